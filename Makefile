@@ -1,0 +1,76 @@
+# tapas: PGXS build of the extension, plus the kernel unit tests and benchmarks.
+#
+#   make && make install          build and install the extension (PG_CONFIG selects the server)
+#   make unit                     build and run the pure-C kernel unit tests (no server)
+#   make bench                    build and run the kernel benchmarks
+#   make installcheck             pg_regress against a running server that preloads tapas
+#                                 (test/check starts one and runs everything)
+
+EXTENSION  = tapas
+EXTVERSION = 0.1
+
+# Every .c under src/ belongs to the shared library; kernels (common, recon,
+# attacks) are also compiled on their own for the unit tests and benchmarks.
+SRCS        = $(sort $(wildcard src/*.c src/*/*.c))
+MODULE_big  = tapas
+OBJS        = $(SRCS:.c=.o)
+KERNEL_SRCS = $(sort $(wildcard src/common/*.c src/recon/*.c src/attacks/*.c))
+
+# The install script is assembled from one fragment per module (src/sql/NN_*.sql),
+# so each module declares its own SQL objects next to its code.
+SQL_PARTS   = $(sort $(wildcard src/sql/*.sql))
+DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
+
+LIBS_KERNEL = -lflint -lgmp -llapacke -lopenblas -lroaring -llinear -lglpk -lm
+PG_CPPFLAGS = -I$(srcdir)/src -I/usr/include/flint
+PG_CFLAGS   = -Werror
+SHLIB_LINK += $(LIBS_KERNEL)
+
+REGRESS     = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+EXTRA_CLEAN = test/build
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
+	cat $^ > $@
+
+# ---------------------------------------------------------------------------
+# Kernel unit tests and benchmarks: plain C, no PostgreSQL headers.
+# ---------------------------------------------------------------------------
+KCC      ?= cc
+KCFLAGS  ?= -std=gnu99 -O2 -g -march=x86-64-v2 -Wall -Wextra -Werror \
+            -Wdeclaration-after-statement -Wno-unused-parameter
+KCPPFLAGS = -Isrc -Itest/unit -I/usr/include/flint
+KBUILD    = test/build
+KOBJS     = $(patsubst src/%.c,$(KBUILD)/obj/%.o,$(KERNEL_SRCS))
+UNIT_SRCS = $(sort $(wildcard test/unit/*/t-*.c))
+UNIT_BINS = $(patsubst test/unit/%.c,$(KBUILD)/unit/%,$(UNIT_SRCS))
+BENCH_SRCS = $(sort $(wildcard test/bench/b-*.c))
+BENCH_BINS = $(patsubst test/bench/%.c,$(KBUILD)/bench/%,$(BENCH_SRCS))
+
+$(KBUILD)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(KCC) $(KCFLAGS) $(KCPPFLAGS) -c $< -o $@
+
+$(KBUILD)/libtapas_kernels.a: $(KOBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(KBUILD)/unit/%: test/unit/%.c $(KBUILD)/libtapas_kernels.a test/unit/tapas_test.h
+	@mkdir -p $(dir $@)
+	$(KCC) $(KCFLAGS) $(KCPPFLAGS) $< -o $@ $(KBUILD)/libtapas_kernels.a $(LIBS_KERNEL)
+
+$(KBUILD)/bench/%: test/bench/%.c $(KBUILD)/libtapas_kernels.a
+	@mkdir -p $(dir $@)
+	$(KCC) $(KCFLAGS) -O3 $(KCPPFLAGS) $< -o $@ $(KBUILD)/libtapas_kernels.a $(LIBS_KERNEL)
+
+.PHONY: unit unit-build bench bench-build
+unit-build: $(UNIT_BINS)
+unit: unit-build
+	@sh test/run-unit $(UNIT_BINS)
+
+bench-build: $(BENCH_BINS)
+bench: bench-build
+	@for b in $(BENCH_BINS); do echo "== $$b"; $$b || exit 1; done

@@ -1,0 +1,68 @@
+# Shell helpers shared by test/check, test/demo and the system tests.
+# Source it; it defines functions and sets PG_CONFIG and PGBIN.
+#
+# A tapas test instance is a private cluster in a directory owned by the
+# postgres OS user (PostgreSQL refuses to run as root), listening on a unix
+# socket in that directory and on a free local port, with tapas preloaded.
+
+export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
+PGBIN=/usr/lib/postgresql/15/bin
+
+as_postgres() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# free_port START: first TCP port from START that nothing listens on
+free_port() {
+	local p=$1
+	while (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; do
+		p=$((p + 1))
+	done
+	echo "$p"
+}
+
+# instance_start DIR [extra postgres -c options...]
+# initdb DIR/data if needed, start the server, export PGHOST/PGPORT/PGUSER.
+instance_start() {
+	local dir=$1
+	shift
+	mkdir -p "$dir"
+	chown postgres: "$dir" 2>/dev/null || true
+	chmod 755 "$dir"
+	if [ ! -f "$dir/data/PG_VERSION" ]; then
+		as_postgres "$PGBIN/initdb" -D "$dir/data" -A trust -U postgres --no-sync >"$dir/initdb.log" 2>&1 ||
+			{ cat "$dir/initdb.log"; return 1; }
+		{
+			echo "shared_preload_libraries = 'tapas'"
+			echo "unix_socket_directories = '$dir'"
+			echo "listen_addresses = ''"
+			echo "fsync = off"
+			echo "max_connections = 40"
+			for opt in "$@"; do echo "$opt"; done
+		} >>"$dir/data/postgresql.conf"
+	fi
+	if [ ! -f "$dir/port" ]; then
+		free_port 5480 >"$dir/port"
+	fi
+	export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres PGDATABASE=postgres
+	as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null ||
+		{ tail -n 30 "$dir/server.log"; return 1; }
+}
+
+instance_stop() {
+	as_postgres "$PGBIN/pg_ctl" -D "$1/data" -m fast -w stop >/dev/null
+}
+
+instance_restart() {
+	as_postgres "$PGBIN/pg_ctl" -D "$1/data" -o "-p $PGPORT" -l "$1/server.log" -m fast -w restart >/dev/null
+}
+
+# instance_destroy DIR: stop if running and remove the cluster
+instance_destroy() {
+	[ -f "$1/data/postmaster.pid" ] && instance_stop "$1" || true
+	rm -rf "$1"
+}
