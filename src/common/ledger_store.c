@@ -362,7 +362,8 @@ lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
 	uint64_t	k,
 				card;
 
-	if (b->first_log_id != 0 && b->first_log_id < s->next_log_id)
+	/* log_ids increase; a META record may have raised next_log_id beyond them */
+	if (s->ncells > 0 && b->first_log_id <= CELLS(s)[s->ncells - 1].log_id)
 		return TAPAS_EINVAL;
 	for (i = 0; i < b->ncells; i++)
 	{
@@ -461,7 +462,7 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 		cell->table = slot;
 		s->ncells++;
 	}
-	s->next_log_id = b->first_log_id + b->ncells;
+	tapas_lstore_bump_log_id(s, b->first_log_id + b->ncells);
 	return TAPAS_OK;
 }
 

@@ -192,7 +192,7 @@ extern tapas_status tapas_lstore_prepare(const tapas_lstore_t *s,
  * Whether batch fits: TAPAS_OK (*full = TAPAS_LSTORE_FITS), TAPAS_ELIMIT
  * with *full naming the first limit exceeded, or TAPAS_EINVAL when the
  * batch contradicts the store (a "new" key already indexed, a cover
- * member beyond its table's n, a log_id below next_log_id): a replayed
+ * member beyond its table's n, a log_id not above the last logged one): a replayed
  * file that does not match.  full may be NULL.
  */
 extern tapas_status tapas_lstore_check(const tapas_lstore_t *s, const tapas_lbatch_t *b,
