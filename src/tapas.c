@@ -20,6 +20,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "ledger/ledger.h"
 #include "tapas.h"
 
 PG_MODULE_MAGIC;
@@ -61,5 +62,8 @@ _PG_init(void)
 	openblas_set_num_threads(1);
 	flint_set_abort(tapas_flint_abort);
 
+	/* subsystems define their GUCs before tapas_guc_define reserves the prefix */
+	tapas_ledger_define_gucs();
 	tapas_guc_define();
+	tapas_ledger_shmem_install();
 }

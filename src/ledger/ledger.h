@@ -80,14 +80,15 @@ extern int64 tapas_ledger_append(const TapasCell *cells, int ncells,
 /*
  * Read API for the auditor.
  *
- * A filter selects the logged rows of one table and statistic, optionally
- * of one role and/or one session, optionally only those after a log_id
- * (for incremental consumers).
+ * A filter selects the logged rows of one table and statistic (or all
+ * statistics), optionally of one role and/or one session, optionally only
+ * those after a log_id (for incremental consumers: remember the last
+ * log_id seen and pass it next time).
  */
 typedef struct TapasLedgerFilter
 {
 	Oid			relid;			/* required */
-	const char *statistic;		/* required, compared exactly */
+	const char *statistic;		/* compared exactly; NULL: every statistic */
 	Oid			roleid;			/* InvalidOid: every role */
 	int32		pid;			/* 0: every session; else with session_start */
 	TimestampTz session_start;	/* backend start time of that pid */
@@ -117,6 +118,7 @@ typedef struct TapasLedgerSnapshot
 	Oid		   *roles;			/* [nrows] session user of each cell */
 	int32	   *pids;			/* [nrows] */
 	TimestampTz *logged_at;		/* [nrows] */
+	char	  **statistics;		/* [nrows] statistic text of each cell */
 	roaring_bitmap_t **covers;	/* [nrows] rows of A over dense indices */
 } TapasLedgerSnapshot;
 
