@@ -557,6 +557,10 @@ tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_rem
 	tapas_lstore_init(s, src->region_size, &lim);
 	s->next_log_id = src->next_log_id;
 
+	/* every other table, also those whose cells cover no record */
+	for (i = 0; i < src->ntables; i++)
+		if (TABLES(src)[i].relid != relid)
+			lstore_add_table(s, TABLES(src)[i].relid);
 	/* records in their original order, so every other table keeps its indices */
 	for (i = 0; i < src->nrecords; i++)
 	{

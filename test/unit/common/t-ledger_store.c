@@ -302,6 +302,19 @@ test_lstore_reset_table(void)
 		check_last_stmt(s, &o, &st, kept_first);
 		wl_stmt_free(&st);
 	}
+	/* a table whose only cell covers nothing survives another table's reset */
+	{
+		tapas_lcell_in_t in = {777, "count(*)", 0, NULL, 0};
+		tapas_lbatch_t *b;
+
+		TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_OK);
+		TAPAS_CHECK(tapas_lstore_apply(s, b, NULL) == TAPAS_OK);
+		tapas_lbatch_free(b);
+		TAPAS_CHECK(tapas_lstore_reset_table(s, wl_relids[0], &removed) == TAPAS_OK);
+		TAPAS_CHECK_MSG(tapas_lstore_validate(s, &reason) == TAPAS_OK, "%s", reason);
+		TAPAS_CHECK(tapas_lstore_table_slot(s, 777) >= 0);
+		TAPAS_CHECK(tapas_lstore_reset_table(s, 777, &removed) == TAPAS_OK && removed == 1);
+	}
 	/* resetting an unknown table removes nothing */
 	TAPAS_CHECK(tapas_lstore_reset_table(s, 12345, &removed) == TAPAS_OK && removed == 0);
 	TAPAS_CHECK(tapas_lstore_validate(s, NULL) == TAPAS_OK);
