@@ -102,8 +102,13 @@ tapas_rowspace_prime_draw(tapas_rng_t *rng)
 	return n_nextprime(x, 1);
 }
 
-/* (re)allocates the basis arrays for capacity cap >= r; TAPAS_ENOMEM keeps
- * the old arrays (possibly enlarged) and capacity */
+/*
+ * (Re)allocates the basis arrays for capacity cap >= r, growing or
+ * shrinking.  M is reallocated first; if that fails nothing changes.  If a
+ * later enlargement fails, TAPAS_ENOMEM keeps the old capacity (arrays
+ * already enlarged just stay larger); a failed shrink keeps the larger
+ * buffer, which is harmless.
+ */
 static tapas_status
 grow_basis(tapas_rowspace_t *rs, uint32_t cap)
 {
@@ -112,12 +117,19 @@ grow_basis(tapas_rowspace_t *rs, uint32_t cap)
 	uint32_t	k;
 	int			e;
 
+	M2 = tapas_malloc_aligned((size_t) cap * cap * sizeof(uint64_t));
+	if (M2 == NULL)
+		return TAPAS_ENOMEM;
 #define GROW(field, elsize) \
 	do { \
 		p = tapas_realloc(field, (size_t) cap * (elsize)); \
-		if (p == NULL) \
+		if (p != NULL) \
+			field = p; \
+		else if (cap > rs->rcap || field == NULL) \
+		{ \
+			tapas_free(M2); \
 			return TAPAS_ENOMEM; \
-		field = p; \
+		} \
 	} while (0)
 	GROW(rs->piv, sizeof(uint32_t));
 	GROW(rs->u, sizeof(uint64_t));
@@ -132,9 +144,6 @@ grow_basis(tapas_rowspace_t *rs, uint32_t cap)
 	}
 	GROW(rs->rows, rs->nwords * sizeof(uint64_t));
 #undef GROW
-	M2 = tapas_malloc_aligned((size_t) cap * cap * sizeof(uint64_t));
-	if (M2 == NULL)
-		return TAPAS_ENOMEM;
 	for (k = 0; k < rs->r; k++)
 		memcpy(M2 + (size_t) k * cap, rs->M + (size_t) k * rs->rcap,
 			   rs->r * sizeof(uint64_t));
@@ -684,6 +693,7 @@ begin_trial(tapas_rowspace_t *rs)
 	rs->save_r = rs->r;
 	rs->save_ndet = rs->ndet;
 	rs->msaved = 0;
+	rs->save_rcap = rs->rcap;
 	rs->rng_save = rs->rng;
 	for (e = 0; e < NPROJ; e++)
 		memcpy(rs->tsave[e], rs->t[e], rs->r * sizeof(uint64_t));
@@ -721,6 +731,9 @@ undo_trial(tapas_rowspace_t *rs)
 	rs->ndet = rs->save_ndet;
 	rs->rng = rs->rng_save;
 	rs->in_trial = 0;
+	/* give back what a large refused statement made the basis grow to */
+	if (rs->rcap > rs->save_rcap)
+		(void) grow_basis(rs, rs->save_rcap);	/* on failure keep it */
 }
 
 tapas_status

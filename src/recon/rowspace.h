@@ -59,9 +59,10 @@ extern uint64_t tapas_rowspace_prime_draw(tapas_rng_t *rng);
  * most TAPAS_ROWSPACE_RANK_MAX; the trial that would exceed it fails with
  * TAPAS_ELIMIT.  rng: draws the two secret projection vectors (advanced;
  * not kept).  Returns NULL on a bad argument or out of memory, with a
- * static message in *reason if reason is not NULL.  Memory: 7n + n/4 words
- * at creation; at rank r, 2r^2 + r(n/64 + 8) more words (see rowspace.c).
- * Free with tapas_rowspace_free.
+ * static message in *reason if reason is not NULL.  Memory: about 80 bytes
+ * per record at creation; at rank r, 8 (c^2 + r^2 + c n / 64) bytes more,
+ * where the capacity c < 2r (the inverse, its trial snapshot and the basis
+ * row bitmaps; tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
  */
 extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
 											   uint32_t rank_limit,
@@ -77,7 +78,7 @@ extern void tapas_rowspace_free(tapas_rowspace_t *rs);
  * entries, nondecreasing), ids distinct within a row and < n; rows may be
  * empty.  On success, *newly points to the *count records that the batch
  * makes determined (not determined before), in increasing basis order; the
- * array is owned by rs and valid until the next commit or rollback.  The
+ * array is owned by rs and valid until the next trial or rollback.  The
  * trial then stays open: exactly one of tapas_rowspace_commit/rollback must
  * follow before the next trial.  On failure nothing changes and no trial is
  * open: TAPAS_EINVAL (bad row, or a trial already open), TAPAS_ELIMIT (the

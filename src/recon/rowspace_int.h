@@ -60,6 +60,7 @@ struct tapas_rowspace
 
 	int			in_trial;		/* a trial is open */
 	uint32_t	save_r;			/* rank at the start of the trial */
+	uint32_t	save_rcap;		/* rcap at the start of the trial */
 	size_t		save_ndet;		/* ndet at the start of the trial */
 	int			msaved;			/* Msave holds the save_r^2 inverse */
 	uint64_t   *Msave;			/* [msave_cap] compact copy of M */
