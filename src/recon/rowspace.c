@@ -376,6 +376,7 @@ choose_pivot(tapas_rowspace_t *rs, size_t ninside, uint32_t natoms0,
 		if ((*sigma = try_pivot(rs, *c, nb)) != 0)
 			return TAPAS_OK;
 	}
+	rs->stats.full_residuals++;
 	*c = full_residual_search(rs);
 	if (*c == UINT32_MAX - 1)
 		return TAPAS_ENOMEM;
@@ -593,6 +594,7 @@ add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	uint32_t	c = 0;
 	tapas_status st;
 
+	rs->stats.rows++;
 	tapas_atoms_split(&rs->atoms, q, len, rs->inside, &ninside, &nnew);
 	for (i = 0; i < ninside; i++)
 		if (rs->inside[i] >= natoms0)
@@ -614,6 +616,7 @@ add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	if (st != TAPAS_OK)
 		return st;
 	border_inverse(rs, sigma, nb, rz);
+	rs->stats.independent++;
 	append_basis_row(rs, q, len, c, az);
 	return TAPAS_OK;
 }
@@ -832,6 +835,12 @@ int
 tapas_rowspace_is_determined(const tapas_rowspace_t *rs, uint32_t j)
 {
 	return rs->det[j] != 0;
+}
+
+void
+tapas_rowspace_stats(const tapas_rowspace_t *rs, tapas_rowspace_stats_t *stats)
+{
+	*stats = rs->stats;
 }
 
 const uint32_t *

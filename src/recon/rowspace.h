@@ -43,7 +43,7 @@ typedef struct tapas_rowspace tapas_rowspace_t;
 
 /* default and hard maximum of the rank (number of independent rows) */
 #define TAPAS_ROWSPACE_RANK_DEFAULT	2048
-#define TAPAS_ROWSPACE_RANK_MAX		16384
+#define TAPAS_ROWSPACE_RANK_MAX		8192
 
 /*
  * Draws a secret prime uniformly-ish in [2^61, 2^62): n_nextprime of a
@@ -134,6 +134,18 @@ extern int	tapas_rowspace_is_determined(const tapas_rowspace_t *rs,
  */
 extern const uint32_t *tapas_rowspace_determined(const tapas_rowspace_t *rs,
 												 size_t *count);
+
+/* Work counters since creation (trials that were rolled back included). */
+typedef struct tapas_rowspace_stats
+{
+	uint64_t	rows;			/* rows processed */
+	uint64_t	independent;	/* rows that extended the basis */
+	uint64_t	full_residuals;	/* pivot searches that needed the full
+								 * O(r n / 64 + nnz) residual */
+} tapas_rowspace_stats_t;
+
+extern void tapas_rowspace_stats(const tapas_rowspace_t *rs,
+								 tapas_rowspace_stats_t *stats);
 
 /* Bytes currently allocated by rs (all buffers, including scratch). */
 extern size_t tapas_rowspace_memory(const tapas_rowspace_t *rs);

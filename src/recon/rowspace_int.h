@@ -21,6 +21,7 @@
 
 #include "common/rng.h"
 #include "recon/atoms.h"
+#include "recon/rowspace.h"
 
 #define NPROJ			2		/* independent projection vectors */
 #define NCANDIDATES		32		/* sampled pivot candidates per source */
@@ -67,6 +68,7 @@ struct tapas_rowspace
 	size_t		msave_cap;		/* words in Msave */
 	uint64_t   *tsave[NPROJ];	/* [rcap] t at the start of the trial */
 	tapas_rng_t rng_save;		/* rng at the start of the trial */
+	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
 };
 
 #endif							/* TAPAS_ROWSPACE_INT_H */

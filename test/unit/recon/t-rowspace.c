@@ -479,20 +479,38 @@ test_rowspace_bernoulli_large(void)
 	check_valid(rs);
 	/* the first row again: dependent, rank unchanged */
 	TAPAS_CHECK(add1(rs, first, flen) == 0 && tapas_rowspace_rank(rs) == 60);
-	/* the first row plus one record outside it */
-	for (target = 0; target < n; target++)
+	/*
+	 * The first row plus one record outside it, for 10 such records: each
+	 * determines exactly its record.  The residual is e_target when the
+	 * target is not a pivot, and no atom splits, so at least one of these
+	 * needs the full residual search.
+	 */
 	{
-		size_t		l;
-		int			in = 0;
+		tapas_rowspace_stats_t st0,
+					st1;
+		int			done = 0;
 
-		for (l = 0; l < flen; l++)
-			in |= first[l] == target;
-		if (!in)
-			break;
+		tapas_rowspace_stats(rs, &st0);
+		TAPAS_CHECK(st0.independent == 60 && st0.rows == 61);
+		for (target = 0; target < n && done < 10; target++)
+		{
+			size_t		l;
+			int			in = 0;
+
+			for (l = 0; l < flen; l++)
+				in |= first[l] == target;
+			if (in)
+				continue;
+			first[flen] = target;
+			TAPAS_CHECK(add1(rs, first, flen + 1) == 1);
+			TAPAS_CHECK(tapas_rowspace_is_determined(rs, target));
+			done++;
+		}
+		tapas_rowspace_stats(rs, &st1);
+		TAPAS_CHECK(st1.rows == st0.rows + 10 && st1.independent == st0.independent + 10);
+		TAPAS_CHECK_MSG(st1.full_residuals > st0.full_residuals,
+						"full residual search never used");
 	}
-	first[flen] = target;
-	TAPAS_CHECK(add1(rs, first, flen + 1) == 1);
-	TAPAS_CHECK(tapas_rowspace_is_determined(rs, target));
 	check_valid(rs);
 	tapas_rowspace_free(rs);
 	tapas_free(ids);
