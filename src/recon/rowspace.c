@@ -53,7 +53,7 @@
  * become singletons after ~17 rows, and an r x N RREF over N = 10^5 columns
  * is 800 MB at r = 1000 and O(r N) per row.  Here memory is O(r^2 + r n/64
  * + n) words (at r = 1000, n = 10^5: 8 MB inverse + 12.5 MB row bitmaps +
- * 6 MB per-record arrays, and an 8 MB snapshot during trials) and the time
+ * 8 MB per-record arrays) and the time
  * per independent row is O(r^2 + |a|), independent of n except in the
  * rare full-residual fallback.  In a benign GROUP BY workload the rank is
  * bounded by the few atoms and most rows are dependent: O(|a|).
@@ -64,12 +64,15 @@
  * errors can only hide a determined record; with a secret random p near
  * 2^62 they are about 1e-10 and 2^-120 respectively.
  *
- * Trial.  A trial records r, t (O(r)), the atom savepoint and, before the
- * first change of M, a compact copy of the r x r inverse (O(r^2), one
- * memcpy); rows beyond r and atoms beyond the savepoint are discarded on
- * rollback, and the split atoms' z sums are merged back.  The basis rows'
- * bitmaps are append-only.  Limit: the rank may not exceed rank_limit
- * (TAPAS_ELIMIT), which bounds the memory at 2 rank_limit^2 + ... words.
+ * Trial.  A trial records r, t (O(r)), the atom savepoint and the sampling
+ * generator.  Rollback downdates M row by row, newest first
+ * (M_old = M11 - M12 M21 / M22, the exact inverse of the bordering, so M is
+ * restored word for word at the cost of the trial itself and with no
+ * O(r^2) snapshot on the commit path), restores t, merges the split atoms
+ * back (their z sums first) and returns basis capacity the trial took.
+ * Basis row bitmaps beyond r are simply overwritten later.  Limit: the rank
+ * may not exceed rank_limit (TAPAS_ELIMIT), which bounds the memory at
+ * 8 (c^2 + c n / 64) bytes for capacity c <= rank_limit.
  *
  * IDENTIFICATION
  *	  src/recon/rowspace.c
@@ -246,7 +249,6 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->upre);
 	tapas_free(rs->g);
 	tapas_free(rs->bidx);
-	tapas_free(rs->Msave);
 	tapas_free(rs);
 }
 
@@ -474,27 +476,42 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 	}
 }
 
-/* copy the committed inverse before the trial first changes it */
-static tapas_status
-snapshot_inverse(tapas_rowspace_t *rs)
+/*
+ * Removes the last basis row and pivot k = r - 1 from M (the inverse of
+ * border_inverse): with the bordered blocks of the banner,
+ *		M_old = M11 - M12 M21 / M22		(M12 M21 / M22 = g u / sigma),
+ * exact over F_p, so a rollback restores M word for word.  O(r^2).
+ */
+static void
+downdate_inverse(tapas_rowspace_t *rs)
 {
-	size_t		need = (size_t) rs->save_r * rs->save_r;
-	uint32_t	k;
+	uint64_t	p = rs->mod.n;
+	uint32_t	k = rs->r - 1;
+	size_t		ld = rs->rcap;
+	const uint64_t *last = rs->M + (size_t) k * ld;
+	uint64_t	sigma = n_invmod(last[k], p);	/* M22 = 1 / sigma */
+	uint32_t	i,
+				j;
 
-	if (need > rs->msave_cap)
+	/* v = M21 / M22 = -u, kept in u with Shoup precomputation */
+	for (j = 0; j < k; j++)
 	{
-		uint64_t   *p = tapas_realloc(rs->Msave, need * sizeof(uint64_t));
-
-		if (p == NULL)
-			return TAPAS_ENOMEM;
-		rs->Msave = p;
-		rs->msave_cap = need;
+		rs->u[j] = n_mulmod2_preinv(last[j], sigma, p, rs->mod.ninv);
+		rs->upre[j] = n_mulmod_precomp_shoup(rs->u[j], p);
 	}
-	for (k = 0; k < rs->save_r; k++)
-		memcpy(rs->Msave + (size_t) k * rs->save_r,
-			   rs->M + (size_t) k * rs->rcap, rs->save_r * sizeof(uint64_t));
-	rs->msaved = 1;
-	return TAPAS_OK;
+	for (i = 0; i < k; i++)
+	{
+		uint64_t   *row = rs->M + (size_t) i * ld;
+		uint64_t	c = row[k];		/* M12[i] = -g_i / sigma */
+
+		if (c == 0)
+			continue;
+		for (j = 0; j < k; j++)
+			row[j] = n_submod(row[j],
+							  n_mulmod_shoup(rs->u[j], c, rs->upre[j], p), p);
+	}
+	rs->pivot_of[rs->piv[k]] = -1;
+	rs->r = k;
 }
 
 /* a new atom b split from parent: move its share of the z sums */
@@ -611,8 +628,6 @@ add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	st = choose_pivot(rs, ninside, natoms0, &c, &sigma, &nb);
 	for (i = 0; i < ninside; i++)
 		rs->inrow[rs->inside[i]] = 0;
-	if (st == TAPAS_OK && !rs->msaved)
-		st = snapshot_inverse(rs);
 	if (st != TAPAS_OK)
 		return st;
 	border_inverse(rs, sigma, nb, rz);
@@ -695,7 +710,6 @@ begin_trial(tapas_rowspace_t *rs)
 
 	rs->save_r = rs->r;
 	rs->save_ndet = rs->ndet;
-	rs->msaved = 0;
 	rs->save_rcap = rs->rcap;
 	rs->rng_save = rs->rng;
 	for (e = 0; e < NPROJ; e++)
@@ -708,19 +722,12 @@ static void
 undo_trial(tapas_rowspace_t *rs)
 {
 	uint64_t	p = rs->mod.n;
-	uint32_t	k,
-				b;
+	uint32_t	b;
 	size_t		i;
 	int			e;
 
-	for (k = rs->save_r; k < rs->r; k++)
-		rs->pivot_of[rs->piv[k]] = -1;
-	rs->r = rs->save_r;
-	if (rs->msaved)
-		for (k = 0; k < rs->r; k++)
-			memcpy(rs->M + (size_t) k * rs->rcap,
-				   rs->Msave + (size_t) k * rs->r, rs->r * sizeof(uint64_t));
-	rs->msaved = 0;
+	while (rs->r > rs->save_r)
+		downdate_inverse(rs);
 	for (e = 0; e < NPROJ; e++)
 		memcpy(rs->t[e], rs->tsave[e], rs->r * sizeof(uint64_t));
 	/* merge the new atoms' z sums back before the atoms themselves */
@@ -780,7 +787,6 @@ tapas_rowspace_commit(tapas_rowspace_t *rs)
 	if (rs == NULL || !rs->in_trial)
 		return TAPAS_EINVAL;
 	rs->in_trial = 0;
-	rs->msaved = 0;
 	tapas_atoms_savepoint(&rs->atoms);
 	return TAPAS_OK;
 }

@@ -60,9 +60,9 @@ extern uint64_t tapas_rowspace_prime_draw(tapas_rng_t *rng);
  * TAPAS_ELIMIT.  rng: draws the two secret projection vectors (advanced;
  * not kept).  Returns NULL on a bad argument or out of memory, with a
  * static message in *reason if reason is not NULL.  Memory: about 80 bytes
- * per record at creation; at rank r, 8 (c^2 + r^2 + c n / 64) bytes more,
- * where the capacity c < 2r (the inverse, its trial snapshot and the basis
- * row bitmaps; tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
+ * per record at creation; at rank r, 8 (c^2 + c n / 64) bytes more, where
+ * the capacity c < 2r (the inverse and the basis row bitmaps;
+ * tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
  */
 extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
 											   uint32_t rank_limit,
@@ -86,8 +86,7 @@ extern void tapas_rowspace_free(tapas_rowspace_t *rs);
  * polled once per row, asked to stop; progress may be NULL).
  * Cost: O(|row|) for a row implied by earlier ones; O(|row| + r^2) for an
  * independent row (plus O(r n / 64 + nnz) in the rare case the pivot search
- * falls back to a full residual), and O(r^2) once per trial to snapshot the
- * inverse if any row is independent.
+ * falls back to a full residual).
  */
 extern tapas_status tapas_rowspace_trial(tapas_rowspace_t *rs,
 										 const uint32_t *ids,
@@ -102,7 +101,8 @@ extern tapas_status tapas_rowspace_commit(tapas_rowspace_t *rs);
 /*
  * Discards the open trial: the state (atoms, basis, inverse, determined
  * set) is restored exactly.  TAPAS_EINVAL if no trial is open.
- * O(r^2 + records in atoms created by the trial).
+ * O(r^2) per independent row of the trial (an exact downdate of the
+ * inverse) plus O(records in the atoms the trial created).
  */
 extern tapas_status tapas_rowspace_rollback(tapas_rowspace_t *rs);
 

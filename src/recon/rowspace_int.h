@@ -63,9 +63,6 @@ struct tapas_rowspace
 	uint32_t	save_r;			/* rank at the start of the trial */
 	uint32_t	save_rcap;		/* rcap at the start of the trial */
 	size_t		save_ndet;		/* ndet at the start of the trial */
-	int			msaved;			/* Msave holds the save_r^2 inverse */
-	uint64_t   *Msave;			/* [msave_cap] compact copy of M */
-	size_t		msave_cap;		/* words in Msave */
 	uint64_t   *tsave[NPROJ];	/* [rcap] t at the start of the trial */
 	tapas_rng_t rng_save;		/* rng at the start of the trial */
 	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
