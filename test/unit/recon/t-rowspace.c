@@ -585,6 +585,122 @@ test_rowspace_trial_rollback(void)
 	}
 }
 
+/*
+ * GROUP BY statements as trial batches (deny mode): records with three
+ * categorical attributes, each statement one cell per group of a random
+ * subset of them (optionally under WHERE on another), cells below k not
+ * answered.  Each trial must report exactly the records the oracle adds;
+ * it is then committed or (at random) rolled back, and the committed state
+ * must match the oracle on the committed rows.
+ */
+static void
+test_rowspace_groupby_trials(void)
+{
+	tapas_rng_t rng;
+	long		iter,
+				iters = tapas_test_iters(12),
+				reported_total = 0,
+				rollbacks = 0;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 41);
+	for (iter = 0; iter < iters && !tapas_test_current_failed; iter++)
+	{
+		uint32_t	n = 60;
+		uint8_t		attr[3][60],
+					A[MAXM * MAXN],
+					before[MAXN],
+					after[MAXN];
+		static const int card[3] = {3, 4, 5};
+		uint32_t	ids[8 * MAXN];
+		size_t		off[MAXN + 1];
+		int			m = 0,
+					stmt,
+					k = 1 + (int) tapas_rng_below(&rng, 3);
+		uint32_t	j;
+		tapas_rowspace_t *rs = make_rs(n, tapas_rng_u64(&rng), 0);
+
+		for (j = 0; j < n; j++)
+			for (stmt = 0; stmt < 3; stmt++)
+				attr[stmt][j] = (uint8_t) tapas_rng_below(&rng, card[stmt]);
+		memset(A, 0, sizeof(A));
+		oracle_determined(A, 0, n, before);
+		for (stmt = 0; stmt < 12 && m < MAXM - 60; stmt++)
+		{
+			int			mask = 1 + (int) tapas_rng_below(&rng, 7);
+			int			wcol = (int) tapas_rng_below(&rng, 4) - 1;	/* -1: none */
+			int			wval = (int) tapas_rng_below(&rng, 3);
+			int			key,
+						c,
+						nrows = 0;
+			size_t		len = 0,
+						cnt,
+						i;
+			const uint32_t *newly;
+
+			if (wcol >= 0 && (mask & (1 << wcol)))
+				wcol = -1;
+			for (key = 0; key < 60; key++)
+			{
+				size_t		start = len;
+
+				for (j = 0; j < n; j++)
+				{
+					int			kj = 0;
+
+					if (wcol >= 0 && attr[wcol][j] != wval)
+						continue;
+					for (c = 0; c < 3; c++)
+						if (mask & (1 << c))
+							kj = kj * card[c] + attr[c][j];
+					if (kj == key)
+						ids[len++] = j;
+				}
+				if (len - start < (size_t) k)
+					len = start;	/* empty or below k: not answered */
+				else
+				{
+					off[nrows] = start;
+					for (i = start; i < len; i++)
+						A[(m + nrows) * n + ids[i]] = 1;
+					nrows++;
+				}
+			}
+			off[nrows] = len;
+			TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, nrows, NULL, &newly, &cnt) == TAPAS_OK);
+			reported_total += (long) cnt;
+			oracle_determined(A, m + nrows, n, after);
+			for (j = 0; j < n; j++)
+			{
+				int			reported = 0;
+
+				for (i = 0; i < cnt; i++)
+					reported |= newly[i] == j;
+				TAPAS_CHECK_MSG(reported == (after[j] && !before[j]),
+								"iter %ld stmt %d record %u", iter, stmt, j);
+			}
+			if (tapas_rng_below(&rng, 3) == 0)
+			{
+				TAPAS_CHECK(tapas_rowspace_rollback(rs) == TAPAS_OK);
+				memset(A + m * n, 0, (size_t) nrows * n);
+				rollbacks++;
+			}
+			else
+			{
+				TAPAS_CHECK(tapas_rowspace_commit(rs) == TAPAS_OK);
+				m += nrows;
+				memcpy(before, after, n);
+			}
+			TAPAS_CHECK(same_as_oracle(rs, before, n));
+			check_valid(rs);
+		}
+		tapas_rowspace_free(rs);
+	}
+	TAPAS_CHECK_MSG(reported_total > 20 && rollbacks > 5,
+					"%ld reported, %ld rollbacks", reported_total, rollbacks);
+	printf("# groupby: %ld records reported by trials, %ld rollbacks\n",
+		   reported_total, rollbacks);
+}
+
 static int
 cancel_now(void *arg, double fraction)
 {
@@ -717,6 +833,7 @@ main(void)
 	TAPAS_TEST_RUN(test_rowspace_hadamard);
 	TAPAS_TEST_RUN(test_rowspace_bernoulli_large);
 	TAPAS_TEST_RUN(test_rowspace_trial_rollback);
+	TAPAS_TEST_RUN(test_rowspace_groupby_trials);
 	TAPAS_TEST_RUN(test_rowspace_errors);
 	TAPAS_TEST_DONE();
 }
