@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <flint/fmpz_mat.h>
+#include <flint/nmod_vec.h>
 
 #include "common/memory.h"
 #include "common/rng.h"
@@ -253,6 +254,131 @@ test_rowspace_small_prime_mismatches(void)
 	int			bad = run_random(tapas_test_seed() + 9, 60, 40, 2, 4, 3, 0);
 
 	TAPAS_CHECK_MSG(bad > 0, "p = 3 agreed with Q on every instance");
+}
+
+/* ---------------------------------------------------------------------
+ * Second oracle for larger ranks: the dense RREF of research 2.2 mod p
+ * ---------------------------------------------------------------------
+ */
+
+#define DN	300
+
+/* adds row q to the dense RREF R (r rows of DN entries); det[] = records
+ * whose pivot row has weight 1 */
+static void
+dense_rref_add(uint64_t *R, int *r, int *rowof, int *piv, nmod_t mod,
+			   const uint32_t *q, size_t len, uint8_t *det)
+{
+	uint64_t	v[DN];
+	size_t		i;
+	int			c,
+				k,
+				j;
+
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < len; i++)
+		v[q[i]] = 1;
+	for (i = 0; i < len; i++)
+		if (rowof[q[i]] >= 0 && v[q[i]] != 0)
+			_nmod_vec_scalar_addmul_nmod(v, R + (size_t) rowof[q[i]] * DN, DN,
+										 nmod_neg(v[q[i]], mod), mod);
+	for (c = 0; c < DN && v[c] == 0; c++)
+		;
+	if (c < DN)
+	{
+		_nmod_vec_scalar_mul_nmod(v, v, DN, n_invmod(v[c], mod.n), mod);
+		for (k = 0; k < *r; k++)
+			if (R[(size_t) k * DN + c] != 0)
+				_nmod_vec_scalar_addmul_nmod(R + (size_t) k * DN, v, DN,
+											 nmod_neg(R[(size_t) k * DN + c], mod), mod);
+		memcpy(R + (size_t) *r * DN, v, sizeof(v));
+		piv[*r] = c;
+		rowof[c] = (*r)++;
+	}
+	memset(det, 0, DN);
+	for (k = 0; k < *r; k++)
+	{
+		int			w = 0;
+
+		for (j = 0; j < DN; j++)
+			w += R[(size_t) k * DN + j] != 0;
+		det[piv[k]] = w == 1;
+	}
+}
+
+/*
+ * n = 300, 420 rows mixing Bernoulli rows, small rows, differences of an
+ * earlier row and one record, and complements: ranks up to 300 (capacity
+ * growth, full-residual searches), checked every 10 rows against the dense
+ * RREF modulo the same prime.
+ */
+static void
+test_rowspace_vs_dense_rref(void)
+{
+	tapas_rng_t rng;
+	uint64_t	p;
+	tapas_rowspace_t *rs;
+	uint64_t   *R = tapas_malloc((size_t) DN * DN * sizeof(uint64_t));
+	uint8_t    *rows = tapas_calloc(420, DN);
+	int			rowof[DN],
+				piv[DN],
+				r = 0,
+				m,
+				j;
+	uint8_t		det[DN];
+	nmod_t		mod;
+	uint32_t	ids[DN];
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 51);
+	p = tapas_rowspace_prime_draw(&rng);
+	nmod_init(&mod, p);
+	rs = tapas_rowspace_create(DN, p, 0, &rng, NULL);
+	for (j = 0; j < DN; j++)
+		rowof[j] = -1;
+	for (m = 0; m < 420 && !tapas_test_current_failed; m++)
+	{
+		int			kind = (int) tapas_rng_below(&rng, 4);
+		uint8_t    *row = rows + (size_t) m * DN;
+		size_t		len = 0;
+
+		if (kind == 0 || m == 0)
+			for (j = 0; j < DN; j++)
+				row[j] = tapas_rng_below(&rng, 2);
+		else if (kind == 1)
+			for (j = 0; j < 1 + (int) tapas_rng_below(&rng, 3); j++)
+				row[tapas_rng_below(&rng, DN)] = 1;
+		else
+		{
+			const uint8_t *old = rows + tapas_rng_below(&rng, m) * DN;
+
+			for (j = 0; j < DN; j++)
+				row[j] = kind == 2 ? old[j] : !old[j];
+			if (kind == 2)
+				row[tapas_rng_below(&rng, DN)] ^= 1;
+		}
+		for (j = 0; j < DN; j++)
+			if (row[j])
+				ids[len++] = j;
+		add1(rs, ids, len);
+		dense_rref_add(R, &r, rowof, piv, mod, ids, len, det);
+		if (m % 10 == 9)
+		{
+			TAPAS_CHECK(tapas_rowspace_rank(rs) == (uint32_t) r);
+			TAPAS_CHECK_MSG(same_as_oracle(rs, det, DN), "row %d rank %d", m, r);
+			check_valid(rs);
+		}
+	}
+	{
+		size_t		ndet;
+
+		tapas_rowspace_determined(rs, &ndet);
+		/* high rank, and a mix of determined and undetermined records */
+		TAPAS_CHECK_MSG(r >= 250 && ndet >= 20 && ndet < DN, "rank %d, %zu determined", r, ndet);
+		printf("# dense rref: rank %d, %zu determined\n", r, ndet);
+	}
+	tapas_rowspace_free(rs);
+	tapas_free(R);
+	tapas_free(rows);
 }
 
 /* ---------------------------------------------------------------------
@@ -828,6 +954,7 @@ main(void)
 	TAPAS_TEST_RUN(test_rowspace_random_small);
 	TAPAS_TEST_RUN(test_rowspace_sparse_rows);
 	TAPAS_TEST_RUN(test_rowspace_small_prime_mismatches);
+	TAPAS_TEST_RUN(test_rowspace_vs_dense_rref);
 	TAPAS_TEST_RUN(test_rowspace_difference_attack);
 	TAPAS_TEST_RUN(test_rowspace_trackers);
 	TAPAS_TEST_RUN(test_rowspace_hadamard);
