@@ -107,13 +107,13 @@ tapas_rowspace_prime_draw(tapas_rng_t *rng)
 
 /*
  * (Re)allocates the basis arrays for capacity cap >= r, growing or
- * shrinking.  M is reallocated first; if that fails nothing changes.  If a
+ * shrinking (see rowspace_int.h).  M is reallocated first; if that fails nothing changes.  If a
  * later enlargement fails, TAPAS_ENOMEM keeps the old capacity (arrays
  * already enlarged just stay larger); a failed shrink keeps the larger
  * buffer, which is harmless.
  */
-static tapas_status
-grow_basis(tapas_rowspace_t *rs, uint32_t cap)
+tapas_status
+tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 {
 	uint64_t   *M2;
 	void	   *p;
@@ -197,7 +197,7 @@ tapas_rowspace_create(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	if (!rs->pivot_of || !rs->inrow || !rs->det || !rs->detlist ||
 		!rs->inside || !rs->seen)
 		FAIL("out of memory");
-	if (grow_basis(rs, rs->rank_limit < INITIAL_RCAP ?
+	if (tapas_rowspace_grow(rs, rs->rank_limit < INITIAL_RCAP ?
 				   rs->rank_limit : INITIAL_RCAP) != TAPAS_OK)
 		FAIL("out of memory");
 	/* the secret projections; atom 0 holds every record */
@@ -482,8 +482,8 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
  *		M_old = M11 - M12 M21 / M22		(M12 M21 / M22 = g u / sigma),
  * exact over F_p, so a rollback restores M word for word.  O(r^2).
  */
-static void
-downdate_inverse(tapas_rowspace_t *rs)
+void
+tapas_rowspace_downdate(tapas_rowspace_t *rs)
 {
 	uint64_t	p = rs->mod.n;
 	uint32_t	k = rs->r - 1;
@@ -546,7 +546,7 @@ reserve_row(tapas_rowspace_t *rs)
 	if (rs->r < rs->rcap)
 		return TAPAS_OK;
 	cap = rs->rcap * 2 > rs->rank_limit ? rs->rank_limit : rs->rcap * 2;
-	return grow_basis(rs, cap);
+	return tapas_rowspace_grow(rs, cap);
 }
 
 /* appends the row q as basis row r with pivot c */
@@ -596,9 +596,9 @@ row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 	}
 }
 
-/* adds one validated row inside an open savepoint */
-static tapas_status
-add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
+/* adds one validated row inside an open savepoint (see rowspace_int.h) */
+tapas_status
+tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 {
 	uint32_t	natoms0 = rs->atoms.natoms;
 	uint64_t	az[NPROJ],
@@ -634,224 +634,4 @@ add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	rs->stats.independent++;
 	append_basis_row(rs, q, len, c, az);
 	return TAPAS_OK;
-}
-
-/* ---------------------------------------------------------------------
- * Trials
- * ---------------------------------------------------------------------
- */
-
-/* checks the batch's shape, ranges and duplicates before anything moves */
-static tapas_status
-validate_batch(tapas_rowspace_t *rs, const uint32_t *ids,
-			   const size_t *offsets, size_t nrows)
-{
-	size_t		i,
-				l;
-	tapas_status st = TAPAS_OK;
-
-	if (nrows > 0 && (offsets == NULL || (ids == NULL && offsets[nrows] > 0)))
-		return TAPAS_EINVAL;
-	for (i = 0; i < nrows && st == TAPAS_OK; i++)
-	{
-		if (offsets[i + 1] < offsets[i])
-			return TAPAS_EINVAL;
-		for (l = offsets[i]; l < offsets[i + 1]; l++)
-		{
-			uint32_t	j = ids[l];
-			uint64_t	bit = UINT64_C(1) << (j % 64);
-
-			if (j >= rs->n || (rs->seen[j / 64] & bit))
-			{
-				st = TAPAS_EINVAL;
-				break;
-			}
-			rs->seen[j / 64] |= bit;
-		}
-		/* clear what this row set (up to where it stopped) */
-		for (; l > offsets[i]; l--)
-		{
-			uint32_t	j = ids[l - 1];
-
-			if (j < rs->n)
-				rs->seen[j / 64] &= ~(UINT64_C(1) << (j % 64));
-		}
-	}
-	return st;
-}
-
-/* records every pivot that passes the projection test (see the banner) */
-static void
-scan_determined(tapas_rowspace_t *rs)
-{
-	uint32_t	k;
-
-	for (k = 0; k < rs->r; k++)
-	{
-		uint32_t	c = rs->piv[k];
-		uint32_t	j;
-
-		if (rs->atoms.size[c] != 1 ||
-			rs->t[0][k] != rs->za[0][c] || rs->t[1][k] != rs->za[1][c])
-			continue;
-		j = tapas_atoms_rep(&rs->atoms, c);
-		if (!rs->det[j])
-		{
-			rs->det[j] = 1;
-			rs->detlist[rs->ndet++] = j;
-		}
-	}
-}
-
-static void
-begin_trial(tapas_rowspace_t *rs)
-{
-	int			e;
-
-	rs->save_r = rs->r;
-	rs->save_ndet = rs->ndet;
-	rs->save_rcap = rs->rcap;
-	rs->rng_save = rs->rng;
-	for (e = 0; e < NPROJ; e++)
-		memcpy(rs->tsave[e], rs->t[e], rs->r * sizeof(uint64_t));
-	tapas_atoms_savepoint(&rs->atoms);
-}
-
-/* restores the state of begin_trial exactly */
-static void
-undo_trial(tapas_rowspace_t *rs)
-{
-	uint64_t	p = rs->mod.n;
-	uint32_t	b;
-	size_t		i;
-	int			e;
-
-	while (rs->r > rs->save_r)
-		downdate_inverse(rs);
-	for (e = 0; e < NPROJ; e++)
-		memcpy(rs->t[e], rs->tsave[e], rs->r * sizeof(uint64_t));
-	/* merge the new atoms' z sums back before the atoms themselves */
-	for (b = rs->atoms.natoms; b-- > rs->atoms.saved_natoms;)
-		for (e = 0; e < NPROJ; e++)
-			rs->za[e][rs->atoms.parent[b]] =
-				n_addmod(rs->za[e][rs->atoms.parent[b]], rs->za[e][b], p);
-	tapas_atoms_rollback(&rs->atoms);
-	for (i = rs->save_ndet; i < rs->ndet; i++)
-		rs->det[rs->detlist[i]] = 0;
-	rs->ndet = rs->save_ndet;
-	rs->rng = rs->rng_save;
-	rs->in_trial = 0;
-	/* give back what a large refused statement made the basis grow to */
-	if (rs->rcap > rs->save_rcap)
-		(void) grow_basis(rs, rs->save_rcap);	/* on failure keep it */
-}
-
-tapas_status
-tapas_rowspace_trial(tapas_rowspace_t *rs, const uint32_t *ids,
-					 const size_t *offsets, size_t nrows,
-					 const tapas_progress_t *progress,
-					 const uint32_t **newly, size_t *count)
-{
-	tapas_status st;
-	size_t		i;
-
-	if (rs == NULL || rs->in_trial || newly == NULL || count == NULL)
-		return TAPAS_EINVAL;
-	if ((st = validate_batch(rs, ids, offsets, nrows)) != TAPAS_OK)
-		return st;
-	begin_trial(rs);
-	for (i = 0; i < nrows; i++)
-	{
-		if (tapas_progress_poll(progress, (double) i / nrows))
-		{
-			undo_trial(rs);
-			return TAPAS_ECANCELED;
-		}
-		st = add_row(rs, ids + offsets[i], offsets[i + 1] - offsets[i]);
-		if (st != TAPAS_OK)
-		{
-			undo_trial(rs);
-			return st;
-		}
-	}
-	scan_determined(rs);
-	rs->in_trial = 1;
-	*newly = rs->detlist + rs->save_ndet;
-	*count = rs->ndet - rs->save_ndet;
-	return TAPAS_OK;
-}
-
-tapas_status
-tapas_rowspace_commit(tapas_rowspace_t *rs)
-{
-	if (rs == NULL || !rs->in_trial)
-		return TAPAS_EINVAL;
-	rs->in_trial = 0;
-	tapas_atoms_savepoint(&rs->atoms);
-	return TAPAS_OK;
-}
-
-tapas_status
-tapas_rowspace_rollback(tapas_rowspace_t *rs)
-{
-	if (rs == NULL || !rs->in_trial)
-		return TAPAS_EINVAL;
-	undo_trial(rs);
-	return TAPAS_OK;
-}
-
-tapas_status
-tapas_rowspace_add(tapas_rowspace_t *rs, const uint32_t *ids,
-				   const size_t *offsets, size_t nrows,
-				   const tapas_progress_t *progress,
-				   const uint32_t **newly, size_t *count)
-{
-	tapas_status st = tapas_rowspace_trial(rs, ids, offsets, nrows, progress,
-										   newly, count);
-
-	if (st != TAPAS_OK)
-		return st;
-	return tapas_rowspace_commit(rs);
-}
-
-/* ---------------------------------------------------------------------
- * Accessors
- * ---------------------------------------------------------------------
- */
-
-uint32_t
-tapas_rowspace_n(const tapas_rowspace_t *rs)
-{
-	return rs->n;
-}
-
-uint32_t
-tapas_rowspace_rank(const tapas_rowspace_t *rs)
-{
-	return rs->r;
-}
-
-uint32_t
-tapas_rowspace_natoms(const tapas_rowspace_t *rs)
-{
-	return rs->atoms.natoms;
-}
-
-int
-tapas_rowspace_is_determined(const tapas_rowspace_t *rs, uint32_t j)
-{
-	return rs->det[j] != 0;
-}
-
-void
-tapas_rowspace_stats(const tapas_rowspace_t *rs, tapas_rowspace_stats_t *stats)
-{
-	*stats = rs->stats;
-}
-
-const uint32_t *
-tapas_rowspace_determined(const tapas_rowspace_t *rs, size_t *count)
-{
-	*count = rs->ndet;
-	return rs->detlist;
 }

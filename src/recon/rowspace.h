@@ -82,8 +82,10 @@ extern void tapas_rowspace_free(tapas_rowspace_t *rs);
  * trial then stays open: exactly one of tapas_rowspace_commit/rollback must
  * follow before the next trial.  On failure nothing changes and no trial is
  * open: TAPAS_EINVAL (bad row, or a trial already open), TAPAS_ELIMIT (the
- * rank would exceed rank_limit), TAPAS_ENOMEM, TAPAS_ECANCELED (progress,
- * polled once per row, asked to stop; progress may be NULL).
+ * rank would exceed rank_limit: the statement cannot be audited, so a deny
+ * mode caller should refuse it), TAPAS_ENOMEM, TAPAS_ECANCELED (progress,
+ * polled once per row, asked to stop; progress may be NULL), and
+ * TAPAS_EINCONSISTENT only on an internal error (cannot happen).
  * Cost: O(|row|) for a row implied by earlier ones; O(|row| + r^2) for an
  * independent row (plus O(r n / 64 + nnz) in the rare case the pivot search
  * falls back to a full residual).

@@ -68,4 +68,20 @@ struct tapas_rowspace
 	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
 };
 
+/* rowspace.c, for rowspace_trial.c */
+
+/*
+ * Adds one validated row ids[0..len) inside an open savepoint: splits the
+ * atoms it cuts and, if it is independent, borders the inverse.  On error
+ * the caller rolls the savepoint back.
+ */
+extern tapas_status tapas_rowspace_add_row(tapas_rowspace_t *rs,
+										   const uint32_t *q, size_t len);
+
+/* Removes the newest basis row from the inverse (exact downdate), r--. */
+extern void tapas_rowspace_downdate(tapas_rowspace_t *rs);
+
+/* Sets the basis capacity to cap >= r (grow or shrink). */
+extern tapas_status tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap);
+
 #endif							/* TAPAS_ROWSPACE_INT_H */
