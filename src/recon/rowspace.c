@@ -40,7 +40,8 @@
  * border the inverse, with g = M A[I,c]:
  *		M' = [ M + g u / sigma   -g / sigma ]      t' = [ t - g t_r ]
  *		     [ -u / sigma          1 / sigma ]           [ t_r = (rho.z)/sigma ]
- * which is O(r^2) with Shoup multiplication (u fixed across rows of M).
+ * which is O(r^2) with Shoup multiplication (one precomputation per
+ * nonzero entry of g, which is often sparse).
  * Pivot search: rho[c] = [c in a] - sum_{i: c in row i} u_i costs O(r) per
  * column; try the atoms a split (one of the two halves always works), some
  * non-pivot atoms of a, some random atoms, then, if all were zero (rho very
@@ -69,10 +70,11 @@
  * (M_old = M11 - M12 M21 / M22, the exact inverse of the bordering, so M is
  * restored word for word at the cost of the trial itself and with no
  * O(r^2) snapshot on the commit path), restores t, merges the split atoms
- * back (their z sums first) and returns basis capacity the trial took.
+ * back (their z sums first) and returns basis capacity the trial took if
+ * it exceeds 4r.
  * Basis row bitmaps beyond r are simply overwritten later.  Limit: the rank
  * may not exceed rank_limit (TAPAS_ELIMIT), which bounds the memory at
- * 8 (c^2 + c n / 64) bytes for capacity c <= rank_limit.
+ * 8 (c^2 + c n / 64) bytes for capacity c <= rank_limit (and c <= 4r).
  *
  * IDENTIFICATION
  *	  src/recon/rowspace.c
@@ -136,7 +138,6 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 	} while (0)
 	GROW(rs->piv, sizeof(uint32_t));
 	GROW(rs->u, sizeof(uint64_t));
-	GROW(rs->upre, sizeof(uint64_t));
 	GROW(rs->g, sizeof(uint64_t));
 	GROW(rs->bidx, sizeof(uint32_t));
 	for (e = 0; e < NPROJ; e++)
@@ -246,7 +247,6 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->M);
 	tapas_free(rs->rows);
 	tapas_free(rs->u);
-	tapas_free(rs->upre);
 	tapas_free(rs->g);
 	tapas_free(rs->bidx);
 	tapas_free(rs);
@@ -393,6 +393,19 @@ choose_pivot(tapas_rowspace_t *rs, size_t ninside, uint32_t natoms0,
  * ---------------------------------------------------------------------
  */
 
+/* row[0..len) += c vec[0..len) mod p, with c fixed (Shoup's method: one
+ * precomputation, then two multiplications per entry); c < p */
+static inline void
+axpy_shoup(uint64_t *row, const uint64_t *vec, uint32_t len, uint64_t c,
+		   uint64_t p)
+{
+	uint64_t	cpre = n_mulmod_precomp_shoup(c, p);
+	uint32_t	j;
+
+	for (j = 0; j < len; j++)
+		row[j] = n_addmod(row[j], n_mulmod_shoup(c, vec[j], cpre, p), p);
+}
+
 /* u = a[P] M: the sum of the rows of M of the pivots inside the row */
 static void
 compute_u(tapas_rowspace_t *rs, size_t ninside)
@@ -443,8 +456,6 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 			acc = n_addmod(acc, row[rs->bidx[l]], p);
 		rs->g[k] = acc;
 	}
-	for (j = 0; j < r; j++)
-		rs->upre[j] = n_mulmod_precomp_shoup(rs->u[j], p);
 	/* M += (g / sigma) u, new column -g / sigma */
 	for (k = 0; k < r; k++)
 	{
@@ -452,11 +463,8 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 		uint64_t	coef = n_mulmod2_preinv(rs->g[k], sinv, p, rs->mod.ninv);
 
 		row[r] = n_negmod(coef, p);
-		if (coef == 0)
-			continue;
-		for (j = 0; j < r; j++)
-			row[j] = n_addmod(row[j],
-							  n_mulmod_shoup(rs->u[j], coef, rs->upre[j], p), p);
+		if (coef != 0)
+			axpy_shoup(row, rs->u, r, coef, p);
 	}
 	/* new row -u / sigma, corner 1 / sigma */
 	for (j = 0; j < r; j++)
@@ -493,22 +501,17 @@ tapas_rowspace_downdate(tapas_rowspace_t *rs)
 	uint32_t	i,
 				j;
 
-	/* v = M21 / M22 = -u, kept in u with Shoup precomputation */
+	/* v = M21 / M22 = -u, kept in the u scratch */
 	for (j = 0; j < k; j++)
-	{
 		rs->u[j] = n_mulmod2_preinv(last[j], sigma, p, rs->mod.ninv);
-		rs->upre[j] = n_mulmod_precomp_shoup(rs->u[j], p);
-	}
+	/* row_i -= M12[i] v, M12[i] = -g_i / sigma: the exact reverse of the
+	 * update of border_inverse, since both products are reduced mod p */
 	for (i = 0; i < k; i++)
 	{
 		uint64_t   *row = rs->M + (size_t) i * ld;
-		uint64_t	c = row[k];		/* M12[i] = -g_i / sigma */
 
-		if (c == 0)
-			continue;
-		for (j = 0; j < k; j++)
-			row[j] = n_submod(row[j],
-							  n_mulmod_shoup(rs->u[j], c, rs->upre[j], p), p);
+		if (row[k] != 0)
+			axpy_shoup(row, rs->u, k, n_negmod(row[k], p), p);
 	}
 	rs->pivot_of[rs->piv[k]] = -1;
 	rs->r = k;

@@ -61,8 +61,8 @@ extern uint64_t tapas_rowspace_prime_draw(tapas_rng_t *rng);
  * not kept).  Returns NULL on a bad argument or out of memory, with a
  * static message in *reason if reason is not NULL.  Memory: about 80 bytes
  * per record at creation; at rank r, 8 (c^2 + c n / 64) bytes more, where
- * the capacity c < 2r (the inverse and the basis row bitmaps;
- * tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
+ * the capacity c < 2r after commits and c <= 4r after rollbacks (r >= 64;
+ * the inverse and the basis row bitmaps; tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
  */
 extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
 											   uint32_t rank_limit,

@@ -39,7 +39,7 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 	/* basis: M, rows, and per-row vectors */
 	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
-	bytes += (size_t) rs->rcap * (3 * NPROJ + 3) * sizeof(uint64_t) +
+	bytes += (size_t) rs->rcap * (3 * NPROJ + 2) * sizeof(uint64_t) +
 		(size_t) rs->rcap * 2 * sizeof(uint32_t);
 	return bytes;
 }

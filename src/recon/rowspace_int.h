@@ -55,7 +55,6 @@ struct tapas_rowspace
 	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
 	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps */
 	uint64_t   *u;				/* [rcap] scratch: a[P] M */
-	uint64_t   *upre;			/* [rcap] scratch: Shoup precomputation */
 	uint64_t   *g;				/* [rcap] scratch: M A[I,c] */
 	uint32_t   *bidx;			/* [rcap] scratch: rows containing c */
 
