@@ -87,8 +87,8 @@ extern void tapas_rowspace_free(tapas_rowspace_t *rs);
  * polled once per row, asked to stop; progress may be NULL), and
  * TAPAS_EINCONSISTENT only on an internal error (cannot happen).
  * Cost: O(|row|) for a row implied by earlier ones; O(|row| + r^2) for an
- * independent row (plus O(r n / 64 + nnz) in the rare case the pivot search
- * falls back to a full residual).
+ * independent row (plus O(r sqrt(n)) when the pivot search falls back to
+ * the block search).
  */
 extern tapas_status tapas_rowspace_trial(tapas_rowspace_t *rs,
 										 const uint32_t *ids,
@@ -142,8 +142,8 @@ typedef struct tapas_rowspace_stats
 {
 	uint64_t	rows;			/* rows processed */
 	uint64_t	independent;	/* rows that extended the basis */
-	uint64_t	full_residuals;	/* pivot searches that needed the full
-								 * O(r n / 64 + nnz) residual */
+	uint64_t	block_searches;	/* pivot searches that needed the
+								 * O(r sqrt(n)) block search */
 } tapas_rowspace_stats_t;
 
 extern void tapas_rowspace_stats(const tapas_rowspace_t *rs,
