@@ -114,10 +114,10 @@ tapas_rowspace_prime_draw(tapas_rng_t *rng)
 
 /*
  * (Re)allocates the basis arrays for capacity cap >= r, growing or
- * shrinking (see rowspace_int.h).  M is reallocated first; if that fails nothing changes.  If a
- * later enlargement fails, TAPAS_ENOMEM keeps the old capacity (arrays
- * already enlarged just stay larger); a failed shrink keeps the larger
- * buffer, which is harmless.
+ * shrinking (see rowspace_int.h).  M is reallocated first; if that fails
+ * nothing changes.  If a later enlargement fails, TAPAS_ENOMEM keeps the
+ * old capacity (arrays already enlarged just stay larger); a failed shrink
+ * keeps the larger buffer, which is harmless.
  */
 tapas_status
 tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)

@@ -7,7 +7,8 @@
  * tapas_rowspace_validate recomputes from the raw basis rows what the
  * incremental code maintains: the atoms' z sums, the row projections s, the
  * rows being constant on atoms, t = M s, and (for small ranks) the exact
- * identity M A[I,P] = 1 over F_p, and the per-block sums of s.  Unit tests call it after every change.
+ * identity M A[I,P] = 1 over F_p, and the per-block sums of s.  Unit
+ * tests call it after every change.
  * tapas_rowspace_fingerprint hashes everything a rollback must restore.
  *
  * IDENTIFICATION
