@@ -1,14 +1,19 @@
 /*
  * t-rowspace.c
- *	  Unit tests for src/recon/rowspace.c (and rowspace_check.c).
+ *	  Unit tests for src/recon/rowspace.c, rowspace_trial.c and
+ *	  rowspace_check.c.
  *
- * Oracle: exact ranks over Q with FLINT's fmpz_mat_rank: record j is
- * determined iff deleting column j of A lowers the rank.  Instances: random
- * small matrices with rows of every size, sparse rows (research B1.5),
- * difference attacks, Denning and Schlorer trackers, complements of small
- * sets, Hadamard rows (everything determined exactly at row n), Bernoulli
- * designs on large n (atom-rich regime), and trial/rollback leaving the
- * fingerprint unchanged.  tapas_rowspace_validate runs after each change.
+ * Oracles: exact ranks over Q with FLINT's fmpz_mat_rank (record j is
+ * determined iff deleting column j of A lowers the rank), and for larger
+ * ranks the dense incremental RREF of research section 2.2 modulo the same
+ * prime.  Instances: random small matrices with rows of every size, sparse
+ * rows (research B1.5) with a p = 3 negative control, GROUP BY statements
+ * as trial batches committed or rolled back, difference attacks (n up to
+ * 100,000), Denning and Schlorer trackers, complements of small sets,
+ * Hadamard rows (everything determined exactly at row n), Bernoulli designs
+ * on n = 20,000 (atom-rich regime, block search), trial/rollback leaving the
+ * fingerprint unchanged, and every error status including allocation
+ * failures.  tapas_rowspace_validate runs after each change.
  */
 #include <string.h>
 
