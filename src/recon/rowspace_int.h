@@ -1,0 +1,90 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowspace_int.h
+ *	  Internal state of the row-space kernel, shared by rowspace.c (the
+ *	  algorithm) and rowspace_check.c (validation, fingerprint, memory).
+ *
+ * Not part of the public interface: callers use rowspace.h only.  The
+ * meaning of every field and the invariants are given in the banner of
+ * rowspace.c; rowspace_check.c verifies them.
+ *
+ * IDENTIFICATION
+ *	  src/recon/rowspace_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_ROWSPACE_INT_H
+#define TAPAS_ROWSPACE_INT_H
+
+#include <flint/flint.h>
+#include <flint/nmod_vec.h>
+
+#include "common/rng.h"
+#include "recon/atoms.h"
+#include "recon/rowspace.h"
+
+#define NPROJ			2		/* independent projection vectors */
+#define NCANDIDATES		32		/* sampled pivot candidates per source */
+#define INITIAL_RCAP	64
+
+struct tapas_rowspace
+{
+	uint32_t	n;				/* records */
+	uint32_t	rank_limit;		/* maximal rank (TAPAS_ELIMIT beyond) */
+	nmod_t		mod;			/* the prime p */
+	tapas_atoms_t atoms;		/* partition of the records */
+	tapas_rng_t rng;			/* pivot candidate sampling only */
+	size_t		nwords;			/* words of a row bitmap: ceil(n / 64) */
+
+	uint64_t   *z[NPROJ];		/* [n] secret projection, per record */
+	uint64_t   *za[NPROJ];		/* [n] per atom: sum of z over members */
+	int32_t    *pivot_of;		/* [n] per atom: basis index, or -1 */
+	uint8_t    *inrow;			/* [n] per atom scratch: inside current row */
+	uint8_t    *det;			/* [n] per record: determined */
+	uint32_t   *detlist;		/* [n] determined records, in order found */
+	size_t		ndet;
+	uint32_t   *inside;			/* [n] scratch: atoms inside current row */
+	uint64_t   *seen;			/* [nwords] scratch: row validation */
+	uint32_t	blk;			/* records per block (multiple of 64) */
+	uint32_t	nblocks;		/* ceil(n / blk) */
+	uint64_t   *blkval;			/* [nblocks] scratch: block shares */
+	uint64_t   *blkacc;			/* [blk] scratch: residual in a block */
+
+	uint32_t	r;				/* rank = number of basis rows */
+	uint32_t	rcap;			/* allocated basis capacity */
+	uint32_t   *piv;			/* [rcap] pivot atom of basis row k */
+	uint64_t   *s[NPROJ];		/* [rcap] s_k = z . (basis row k) */
+	uint64_t   *t[NPROJ];		/* [rcap] t = M s */
+	uint64_t   *bsum[NPROJ];	/* [rcap * nblocks] s per block of records */
+	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
+	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps */
+	uint64_t   *u;				/* [rcap] scratch: a[P] M */
+	uint64_t   *g;				/* [rcap] scratch: M A[I,c] */
+	uint32_t   *bidx;			/* [rcap] scratch: rows containing c */
+
+	int			in_trial;		/* a trial is open */
+	uint32_t	save_r;			/* rank at the start of the trial */
+	uint32_t	save_rcap;		/* rcap at the start of the trial */
+	size_t		save_ndet;		/* ndet at the start of the trial */
+	uint64_t   *tsave[NPROJ];	/* [rcap] t at the start of the trial */
+	tapas_rng_t rng_save;		/* rng at the start of the trial */
+	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
+};
+
+/* rowspace.c, for rowspace_trial.c */
+
+/*
+ * Adds one validated row ids[0..len) inside an open savepoint: splits the
+ * atoms it cuts and, if it is independent, borders the inverse.  On error
+ * the caller rolls the savepoint back.
+ */
+extern tapas_status tapas_rowspace_add_row(tapas_rowspace_t *rs,
+										   const uint32_t *q, size_t len);
+
+/* Removes the newest basis row from the inverse (exact downdate), r--. */
+extern void tapas_rowspace_downdate(tapas_rowspace_t *rs);
+
+/* Sets the basis capacity to cap >= r (grow or shrink). */
+extern tapas_status tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap);
+
+#endif							/* TAPAS_ROWSPACE_INT_H */
