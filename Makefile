@@ -52,7 +52,10 @@ BENCH_BINS = $(patsubst test/bench/%.c,$(KBUILD)/bench/%,$(BENCH_SRCS))
 
 $(KBUILD)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(KCC) $(KCFLAGS) $(KCPPFLAGS) -c $< -o $@
+	$(KCC) $(KCFLAGS) $(KCPPFLAGS) -MMD -MP -c $< -o $@
+
+# header dependencies of the kernel objects (written by -MMD)
+-include $(KOBJS:.o=.d)
 
 $(KBUILD)/libtapas_kernels.a: $(KOBJS)
 	@mkdir -p $(dir $@)
