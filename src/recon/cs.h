@@ -19,8 +19,10 @@
  *			absorbs noise on a total query.  The least-squares fit is kept
  *			by an incremental QR (classical Gram-Schmidt with one
  *			re-orthogonalisation, BLAS dgemv), O(m k) per added column.
- *			Stops after s columns or when the residual is as small as the
- *			noise allows (||r||^2 <= 2 lambda^2 m).
+ *			Stops after s columns; for exact answers when the residual
+ *			vanishes; for noisy answers (variance 2 lambda^2 each) when no
+ *			column's normalised correlation with the residual stands above
+ *			the noise, max_j (a_j^T r)^2 / ||a_j||^2 < 4 lambda^2 ln n.
  *	NNLS	non-negative least squares, Lawson and Hanson's active-set
  *			method ("Solving least squares problems", 1974, ch. 23), the
  *			passive-set least squares by LAPACK dgels.  Recovers sparse
@@ -28,7 +30,8 @@
  *			contains a positive vector (Slawski and Hein 2013).
  *	LP		l1 decoding with a box (Dwork, McSherry and Talwar, STOC 2007):
  *			minimise ||A x - b||_1 + mu 1^T x over 0 <= x <= 1 (binary) or
- *			x >= 0, by GLPK's simplex; robust to Laplace noise and to a
+ *			x >= 0, by GLPK's simplex (mu = 1e-3 for exact answers, a
+ *			tie-break; sqrt(m ln n) for noisy ones, see cs_lp.c); robust to Laplace noise and to a
  *			fraction of arbitrarily wrong answers; needs fewer queries than
  *			OMP for sparse binary x.
  *	AUTO	OMP for exact answers, then LP if OMP's result is inconsistent
@@ -122,7 +125,8 @@ extern tapas_status tapas_cs_nnls(const tapas_binmat_t *A, const double *b,
 								  const tapas_progress_t *progress);
 
 extern tapas_status tapas_cs_lp(const tapas_binmat_t *A, const double *b,
-								int binary, double *x_out, int *iterations,
+								double noise_scale, int binary, double *x_out,
+								int *iterations,
 								const tapas_progress_t *progress);
 
 /*
