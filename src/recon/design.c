@@ -27,9 +27,6 @@
 #include "common/memory.h"
 #include "recon/design.h"
 
-/* answers above this are not exact integers in double precision */
-#define DESIGN_MAX_EXACT	9007199254740992.0	/* 2^53 */
-
 int
 tapas_design_method_from_name(const char *name)
 {
@@ -88,6 +85,12 @@ design_base_member(const tapas_design_t *d, int r, int64_t j)
 			return (int) (design_mix(d->row_key[r] ^ (uint64_t) j) & 1);
 	}
 	return 0;
+}
+
+int
+tapas_design_base_member(const tapas_design_t *d, int r, int64_t j)
+{
+	return design_base_member(d, r, j);
 }
 
 int

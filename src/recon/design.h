@@ -112,6 +112,13 @@ extern int	tapas_design_member(const tapas_design_t *d, int query,
 								int64_t record);
 
 /*
+ * Whether base row r (0..base_rows-1) covers record j (1..n), before the k
+ * complements: the matrix the decoders work on.  Arguments are assumed in
+ * range, not checked.
+ */
+extern int	tapas_design_base_member(const tapas_design_t *d, int r, int64_t j);
+
+/*
  * Decodes answers[0..m-1] (answers[i] = the sum of x over query i) with
  * answer noise scale noise >= 0 (0: exact answers, which must then be
  * integers).  Writes count records (1..n, ascending) and their values to

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common/memory.h"
+#include "recon/cs.h"
 #include "recon/design.h"
 
 #define DESIGN_MAX_EXACT	9007199254740992.0	/* 2^53 */
@@ -182,6 +183,52 @@ decode_bch(tapas_design_t *d, const double *answers, const double *b,
 	*count = st == TAPAS_OK ? w : 0;
 	tapas_free(parity);
 	tapas_free(syn);
+	return st;
+}
+
+/*
+ * Compressed sensing on the base rows: the Bernoulli matrix is written out
+ * as a packed binary matrix and x is recovered as a 0/1 vector of weight
+ * about s (cs.h, AUTO: OMP, then LP when OMP's result is inconsistent).
+ */
+static tapas_status
+decode_bernoulli(tapas_design_t *d, const double *b, double noise,
+				 int64_t *records, double *values, int64_t *count,
+				 const tapas_progress_t *progress, const char **reason)
+{
+	tapas_binmat_t *A = tapas_binmat_create(d->base_rows, d->n);
+	double	   *x = tapas_malloc(d->n * sizeof(double));
+	tapas_cs_report report;
+	tapas_status st = TAPAS_ENOMEM;
+	int64_t		j,
+				c = 0;
+	int			r;
+
+	if (A != NULL && x != NULL)
+	{
+		for (r = 0; r < d->base_rows; r++)
+			for (j = 1; j <= d->n; j++)
+				if (tapas_design_base_member(d, r, j))
+					tapas_binmat_set(A, r, j - 1, 1);
+		st = tapas_cs_recover(A, b, d->s, noise, TAPAS_CS_AUTO, 1, x,
+							  &report, progress);
+	}
+	if (st == TAPAS_OK && !report.consistent)
+	{
+		*reason = noise > 0 ?
+			"no sparse 0/1 vector explains the answers within the noise" :
+			"no sparse 0/1 vector reproduces the answers";
+		st = TAPAS_EINCONSISTENT;
+	}
+	for (j = 0; st == TAPAS_OK && j < d->n; j++)
+		if (x[j] != 0)
+		{
+			records[c] = j + 1;
+			values[c++] = x[j];
+		}
+	*count = c;
+	tapas_binmat_free(A);
+	tapas_free(x);
 	return st;
 }
 
