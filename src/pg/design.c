@@ -229,6 +229,8 @@ design_answers(ArrayType *arr, int m, bool exact)
 	a = palloc(sizeof(double) * Max(m, 1));
 	for (i = 0; i < m; i++)
 	{
+		if ((i & 0xffff) == 0xffff)
+			CHECK_FOR_INTERRUPTS();
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

@@ -59,27 +59,43 @@ poly_degree(const uint32_t *p, int d)
 	return d;
 }
 
-/* a <- a mod b for b of degree db >= 0; returns the degree of the rest */
+/*
+ * a <- a mod b for b of degree db >= 0; returns the degree of the rest.
+ * The logs of b's coefficients are taken once into logb (db words of
+ * scratch; N marks a zero), so each step of the inner loop costs one
+ * antilog lookup: a_(i-db+j) += alpha^(log b_j + l).
+ */
 static int
-poly_rem(const tapas_gf2m_t *gf, uint32_t *a, int da, const uint32_t *b, int db)
+poly_rem(const tapas_gf2m_t *gf, uint32_t *a, int da, const uint32_t *b, int db,
+		 uint32_t *logb)
 {
-	uint32_t	lead_log = gf->log[b[db]];
+	uint32_t	N = gf->N,
+				lead_log = gf->log[b[db]];
 	int			i,
 				j;
 
+	for (j = 0; j < db; j++)
+		logb[j] = gf->log[b[j]];	/* log[0] = N */
 	for (i = da; i >= db; i--)
 	{
 		uint32_t	c = a[i],
 					l;
+		uint32_t   *row = a + i - db;
 
 		if (c == 0)
 			continue;
 		/* a -= (c / b_db) z^(i-db) b, which clears a[i] */
-		l = gf->log[c] + gf->N - lead_log;
-		if (l >= gf->N)
-			l -= gf->N;
+		l = gf->log[c] + N - lead_log;
+		if (l >= N)
+			l -= N;
 		for (j = 0; j < db; j++)
-			a[i - db + j] ^= tapas_gf2m_mul_log(gf, b[j], l);
+		{
+			uint32_t	e = logb[j] + l;
+
+			if (logb[j] == N)
+				continue;
+			row[j] ^= gf->exp[e >= N ? e - N : e];
+		}
 		a[i] = 0;
 	}
 	return poly_degree(a, db - 1 < da ? db - 1 : da);
@@ -101,19 +117,19 @@ poly_make_monic(const tapas_gf2m_t *gf, uint32_t *p, int d)
 
 /*
  * Monic gcd of a (degree da >= 0) and b (degree db < da, may be -1), by
- * Euclid; both are overwritten.  Returns the degree and sets *g to the
+ * Euclid; both are overwritten; logb is scratch for poly_rem.  Returns the degree and sets *g to the
  * array that holds the result (a or b).
  */
 static int
 poly_gcd(const tapas_gf2m_t *gf, uint32_t *a, int da, uint32_t *b, int db,
-		 uint32_t **g)
+		 uint32_t **g, uint32_t *logb)
 {
 	while (db >= 0)
 	{
 		uint32_t   *t = a;
 		int			dt;
 
-		dt = poly_rem(gf, a, da, b, db);
+		dt = poly_rem(gf, a, da, b, db, logb);
 		a = b;
 		da = db;
 		b = t;
@@ -223,7 +239,7 @@ bch_berlekamp_massey(tapas_bch_t *bch, uint32_t *lambda)
 /* out <- p^2 mod f (f monic of degree L, p of degree < L); out has 2L words */
 static void
 bch_sqr_mod(const tapas_gf2m_t *gf, uint32_t *out, const uint32_t *p,
-			const uint32_t *f, int L)
+			const uint32_t *f, int L, uint32_t *logf)
 {
 	int			i;
 
@@ -231,7 +247,7 @@ bch_sqr_mod(const tapas_gf2m_t *gf, uint32_t *out, const uint32_t *p,
 	memset(out, 0, 2 * L * sizeof(uint32_t));
 	for (i = 0; i < L; i++)
 		out[2 * i] = tapas_gf2m_sqr(gf, p[i]);
-	poly_rem(gf, out, 2 * L - 2, f, L);
+	poly_rem(gf, out, 2 * L - 2, f, L, logf);
 }
 
 /*
@@ -249,7 +265,7 @@ bch_frobenius(tapas_bch_t *bch, const uint32_t *f, int L)
 	bch->frob[1] = 1;			/* z, reduced since L >= 2 */
 	for (i = 1; i <= bch->q; i++)
 	{
-		bch_sqr_mod(bch->gf, sq, bch->frob + (i - 1) * w, f, L);
+		bch_sqr_mod(bch->gf, sq, bch->frob + (i - 1) * w, f, L, bch->work + 6 * w);
 		memcpy(bch->frob + i * w, sq, L * sizeof(uint32_t));
 	}
 	for (i = 0; i < L; i++)
@@ -298,11 +314,11 @@ bch_split(tapas_bch_t *bch, const uint32_t *g, int d, int L, int *k,
 	for (; *k < bch->q; (*k)++)
 	{
 		memcpy(b, bch_trace(bch, *k, L), L * sizeof(uint32_t));
-		db = poly_rem(bch->gf, b, L - 1, g, d);
+		db = poly_rem(bch->gf, b, L - 1, g, d, bch->work + 6 * w);
 		if (db <= 0)
 			continue;			/* constant trace: all roots on one side */
 		memcpy(a, g, (d + 1) * sizeof(uint32_t));
-		e = poly_gcd(bch->gf, a, d, b, db, &res);
+		e = poly_gcd(bch->gf, a, d, b, db, &res, bch->work + 6 * w);
 		if (e > 0 && e < d)
 		{
 			memcpy(h, res, (e + 1) * sizeof(uint32_t));

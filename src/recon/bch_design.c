@@ -82,7 +82,7 @@ tapas_bch_create(int64_t n, int s, tapas_status *status)
 	bch->trace = bch_alloc((size_t) q * w, &failed);
 	bch->trace_done = tapas_calloc(q, 1);
 	bch->arena = bch_alloc(2 * w, &failed);
-	bch->work = bch_alloc(6 * w, &failed);
+	bch->work = bch_alloc(7 * w, &failed);
 	bch->stack = tapas_calloc(3 * (size_t) (s + 1), sizeof(int));
 	if (failed || bch->trace_done == NULL || bch->stack == NULL)
 	{
