@@ -251,6 +251,78 @@ bch_sqr_mod(const tapas_gf2m_t *gf, uint32_t *out, const uint32_t *p,
 }
 
 /*
+ * The squaring table of f: row i - h (h = ceil(L/2), i = h..L-1) holds the
+ * logs of the coefficients of z^(2i) mod f (N for zero).  Built from
+ * z^L = f_0 + ... + f_(L-1) z^(L-1) by multiplying by z: O(L^2) once.
+ */
+static void
+bch_square_table(tapas_bch_t *bch, const uint32_t *f, int L)
+{
+	const tapas_gf2m_t *gf = bch->gf;
+	uint32_t   *cur = bch->work + 4 * BCH_W(bch),
+			   *logf = bch->work + 6 * BCH_W(bch);
+	int			h = (L + 1) / 2,
+				e,
+				j;
+
+	for (j = 0; j < L; j++)
+		logf[j] = gf->log[f[j]];
+	memcpy(cur, f, L * sizeof(uint32_t));	/* z^L mod f */
+	for (e = L; e <= 2 * L - 2; e++)
+	{
+		uint32_t	top;
+
+		if (e % 2 == 0 && e / 2 >= h)
+			for (j = 0; j < L; j++)
+				bch->sqtab[(size_t) (e / 2 - h) * L + j] = gf->log[cur[j]];
+		/* z^(e+1) = z * z^e, with z^L replaced by f_low */
+		top = cur[L - 1];
+		memmove(cur + 1, cur, (L - 1) * sizeof(uint32_t));
+		cur[0] = 0;
+		if (top != 0)
+			for (j = 0; j < L; j++)
+				cur[j] ^= tapas_gf2m_mul_log(gf, f[j], gf->log[top]);
+	}
+}
+
+/*
+ * out <- p^2 mod f through the squaring table: the squares of the low half
+ * of p land below z^L, each p_i^2 with 2i >= L adds p_i^2 (z^(2i) mod f).
+ * About L^2 / 2 antilog lookups, half of what a reduction takes.
+ */
+static void
+bch_sqr_mod_table(const tapas_bch_t *bch, uint32_t *out, const uint32_t *p,
+				  int L)
+{
+	const tapas_gf2m_t *gf = bch->gf;
+	uint32_t	N = gf->N;
+	int			h = (L + 1) / 2,
+				i,
+				j;
+
+	memset(out, 0, L * sizeof(uint32_t));
+	for (i = 0; i < h; i++)
+		out[2 * i] = tapas_gf2m_sqr(gf, p[i]);
+	for (i = h; i < L; i++)
+	{
+		const uint32_t *row = bch->sqtab + (size_t) (i - h) * L;
+		uint32_t	lc;
+
+		if (p[i] == 0)
+			continue;
+		lc = 2 * gf->log[p[i]] % N;
+		for (j = 0; j < L; j++)
+		{
+			uint32_t	e = row[j] + lc;
+
+			if (row[j] == N)
+				continue;
+			out[j] ^= gf->exp[e >= N ? e - N : e];
+		}
+	}
+}
+
+/*
  * R_i = z^(2^i) mod f in frob row i (i = 0..q); returns 0 unless R_q = z,
  * i.e. unless f divides z^(2^q) - z (f splits into distinct roots).
  */
@@ -261,12 +333,19 @@ bch_frobenius(tapas_bch_t *bch, const uint32_t *f, int L)
 	uint32_t   *sq = bch->work + 4 * w;
 	int			i;
 
+	if (bch->sqtab != NULL)
+		bch_square_table(bch, f, L);
 	memset(bch->frob, 0, w * sizeof(uint32_t));
 	bch->frob[1] = 1;			/* z, reduced since L >= 2 */
 	for (i = 1; i <= bch->q; i++)
 	{
-		bch_sqr_mod(bch->gf, sq, bch->frob + (i - 1) * w, f, L, bch->work + 6 * w);
-		memcpy(bch->frob + i * w, sq, L * sizeof(uint32_t));
+		if (bch->sqtab != NULL)
+			bch_sqr_mod_table(bch, bch->frob + i * w, bch->frob + (i - 1) * w, L);
+		else
+		{
+			bch_sqr_mod(bch->gf, sq, bch->frob + (i - 1) * w, f, L, bch->work + 6 * w);
+			memcpy(bch->frob + i * w, sq, L * sizeof(uint32_t));
+		}
 	}
 	for (i = 0; i < L; i++)
 		if (bch->frob[bch->q * w + i] != (uint32_t) (i == 1))
