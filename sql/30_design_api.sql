@@ -66,3 +66,9 @@ SELECT tapas.design_member('bch', 100, 1, 8, 1);
 SELECT tapas.design_member('hadamard', 100, 1, 129, 1);
 SELECT * FROM tapas.design_info('bernoulli', 16777216, 100);
 \echo :LAST_ERROR_SQLSTATE
+
+-- long constructions honour cancellation (coverage of 200 x 24 rows over 2^24 records)
+SET statement_timeout = '300ms';
+SELECT * FROM tapas.design_info('bch', 16777215, 200);
+\echo :LAST_ERROR_SQLSTATE
+RESET statement_timeout;

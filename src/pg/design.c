@@ -59,11 +59,15 @@ typedef struct DesignCacheEntry
 static DesignCacheEntry design_cache[DESIGN_CACHE_SIZE];
 static uint64 design_cache_clock = 0;
 
-/* kernel progress callback: stop when an interrupt is pending */
+/*
+ * Kernel progress callback: stop when a cancel or termination is pending
+ * (other interrupts, such as barrier requests, are served after the kernel
+ * returns).  Reads flags only; never raises.
+ */
 static int
 design_progress(void *arg, double fraction)
 {
-	return InterruptPending ? 1 : 0;
+	return InterruptPending && (QueryCancelPending || ProcDiePending) ? 1 : 0;
 }
 
 static const tapas_progress_t design_progress_cb = {design_progress, NULL};
