@@ -52,9 +52,15 @@ SELECT target_key, value, score > 0.8 AS likely, round(sum(score) OVER (PARTITIO
   FROM tapas.aia_scores('synthetic_predictor_aia', 'sp_syn', 'sp_tgt', 's', '{"C": 10}')
  ORDER BY target_key, value;
 -- more than two values: a three-class model, one probability per value
-SELECT target_key, (array_agg(value ORDER BY score DESC))[1] AS best
-  FROM tapas.aia_scores('synthetic_predictor_aia', 'sp_syn', 'sp_tgt', 'a',
-						'{"estimator": "logistic_regression", "exclude": ["s"]}')
+CREATE TABLE sp3 AS
+SELECT (ARRAY['x', 'y', 'z'])[1 + i % 3] AS a, (ARRAY['p', 'q', 'r'])[1 + i % 3] AS b
+  FROM generate_series(1, 60) i;
+CREATE TABLE sp3_tgt(id int PRIMARY KEY, b text);
+INSERT INTO sp3_tgt VALUES (1, 'p'), (2, 'q'), (3, 'r');
+SELECT target_key, (array_agg(value ORDER BY score DESC))[1] AS best,
+	   round(sum(score)::numeric, 9) AS total
+  FROM tapas.aia_scores('synthetic_predictor_aia', 'sp3', 'sp3_tgt', 'a',
+						'{"estimator": "logistic_regression"}')
  GROUP BY target_key ORDER BY target_key;
 
 -- errors
