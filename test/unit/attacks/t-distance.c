@@ -170,6 +170,91 @@ test_l2_matrix(void)
 	tapas_dataset_free(b);
 }
 
+/* the BLAS scan equals the one-target scans exactly, duplicates included */
+static void
+test_l2_scan_vs_scans(void)
+{
+	tapas_rng_t rng;
+	long		iters = tapas_test_iters(20),
+				it;
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0};
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 11);
+	for (it = 0; it < iters; it++)
+	{
+		size_t		n = 1 + tapas_rng_below(&rng, 1200),
+					m = 1 + tapas_rng_below(&rng, 150),
+					a,
+					e;
+		tapas_dataset_t *ds = random_dataset(&rng, n);
+		double	   *x,
+				   *mins = tapas_malloc(m * sizeof(double));
+		size_t	   *counts = tapas_malloc(m * sizeof(size_t));
+		double		radius = (double) tapas_rng_below(&rng, 5) * 0.5;
+
+		e = ds->encoded_dim;
+		x = tapas_malloc(m * e * sizeof(double));
+		for (a = 0; a < m; a++)
+		{
+			double		raw[NC];
+
+			if (a % 3 == 0)		/* a row of ds itself */
+				tapas_dataset_encode_record(ds, ds->values + tapas_rng_below(&rng, n) * NC,
+											x + a * e);
+			else
+			{
+				random_record(&rng, raw);
+				tapas_dataset_encode_record(ds, raw, x + a * e);
+			}
+		}
+		TAPAS_CHECK(tapas_distance_l2_scan(ds, x, m, radius, mins, counts, NULL) == TAPAS_OK);
+		for (a = 0; a < m; a++)
+		{
+			TAPAS_CHECK_MSG(mins[a] == tapas_distance_min(&d, ds, NULL, x + a * e),
+							"iter %ld target %zu: %.17g vs %.17g", it, a, mins[a],
+							tapas_distance_min(&d, ds, NULL, x + a * e));
+			TAPAS_CHECK_MSG(counts[a] == tapas_distance_count_within(&d, ds, NULL, x + a * e, radius),
+							"iter %ld target %zu count", it, a);
+			if (a % 3 == 0)
+				TAPAS_CHECK(mins[a] == 0);
+		}
+		tapas_free(x);
+		tapas_free(mins);
+		tapas_free(counts);
+		tapas_dataset_free(ds);
+	}
+}
+
+/* the scan polls its progress callback and stops when asked */
+static int
+stop_now(void *arg, double fraction)
+{
+	(*(int *) arg)++;
+	return 1;
+}
+
+static void
+test_l2_scan_cancel(void)
+{
+	tapas_rng_t rng;
+	tapas_dataset_t *ds;
+	double		x[16],
+				mins[1];
+	int			calls = 0;
+	tapas_progress_t progress = {stop_now, &calls};
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	ds = random_dataset(&rng, 10);
+	tapas_dataset_encode_record(ds, ds->values, x);
+	TAPAS_CHECK(tapas_distance_l2_scan(ds, x, 1, 1.0, mins, NULL, &progress) ==
+				TAPAS_ECANCELED && calls == 1);
+	tapas_memory_fail_after(1);
+	TAPAS_CHECK(tapas_distance_l2_scan(ds, x, 1, 1.0, mins, NULL, NULL) == TAPAS_ENOMEM);
+	tapas_memory_fail_after(-1);
+	tapas_dataset_free(ds);
+	TAPAS_CHECK(tapas_memory_live() == 0);
+}
+
 static void
 test_check_errors(void)
 {
@@ -224,6 +309,8 @@ main(void)
 	TAPAS_TEST_RUN(test_encoding_layout);
 	TAPAS_TEST_RUN(test_scans_vs_brute);
 	TAPAS_TEST_RUN(test_l2_matrix);
+	TAPAS_TEST_RUN(test_l2_scan_vs_scans);
+	TAPAS_TEST_RUN(test_l2_scan_cancel);
 	TAPAS_TEST_RUN(test_check_errors);
 	TAPAS_TEST_RUN(test_dataset_ops);
 	TAPAS_TEST_DONE();
