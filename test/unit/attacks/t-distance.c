@@ -1,6 +1,6 @@
 /*
  * t-distance.c
- *	  Unit tests for src/attacks/distance.c (and the encoding it reads).
+ *	  Unit tests for src/attacks/distance.c and distance_blas.c.
  *
  * Oracle: brute-force distances written directly from the definitions on
  * random mixed-type datasets (categorical, ordinal, continuous), for every
@@ -75,23 +75,6 @@ brute(const tapas_distance_t *d, const tapas_dataset_t *ds, const double *x,
 				sum += pow(fabs(xe[k] - ye[k]), d->p);
 	}
 	return d->kind == TAPAS_DISTANCE_HAMMING ? sum : pow(sum, 1.0 / d->p);
-}
-
-static void
-test_encoding_layout(void)
-{
-	tapas_dataset_t *ds = tapas_dataset_create(1, NC, SPECS);
-	double		raw[NC] = {2, 1, 0, 3, 4};
-	double		enc[12];
-	double		expect[12] = {0, 0, 1, 0.75, 1, 0, 1, 0, 0, 0, 0, 1};
-	size_t		k;
-
-	TAPAS_CHECK(ds->encoded_dim == 12);
-	TAPAS_CHECK(ds->offset[3] == 6 && ds->width[4] == 5 && ds->offset[4] == 7);
-	tapas_dataset_encode_record(ds, raw, enc);
-	for (k = 0; k < 12; k++)
-		TAPAS_CHECK_MSG(enc[k] == expect[k], "cell %zu = %g", k, enc[k]);
-	tapas_dataset_free(ds);
 }
 
 static void
@@ -274,44 +257,13 @@ test_check_errors(void)
 	tapas_dataset_free(ds);
 }
 
-static void
-test_dataset_ops(void)
-{
-	tapas_rng_t rng;
-	tapas_dataset_t *ds,
-			   *sel,
-			   *cat;
-	size_t		rows[3] = {4, 0, 4};
-	const char *why = NULL;
-	tapas_column_spec_t bad = {TAPAS_COLUMN_CATEGORICAL, 0, 0, 0};
-
-	tapas_rng_seed(&rng, tapas_test_seed() + 7);
-	ds = random_dataset(&rng, 5);
-	sel = tapas_dataset_select_rows(ds, rows, 3);
-	TAPAS_CHECK(sel->n == 3 && sel->values[0] == ds->values[4 * NC] &&
-				sel->encoded[sel->encoded_dim] == ds->encoded[0]);
-	cat = tapas_dataset_concat(ds, sel);
-	TAPAS_CHECK(cat->n == 8 && cat->values[7 * NC + 1] == ds->values[4 * NC + 1]);
-	TAPAS_CHECK(tapas_dataset_validate(cat, &why) == TAPAS_OK);
-	cat->values[2] = 7;
-	TAPAS_CHECK(tapas_dataset_validate(cat, &why) == TAPAS_EINVAL && why != NULL);
-	TAPAS_CHECK(tapas_dataset_create(1, 1, &bad) == NULL);
-	tapas_dataset_free(ds);
-	tapas_dataset_free(sel);
-	tapas_dataset_free(cat);
-	tapas_dataset_free(NULL);
-	TAPAS_CHECK(tapas_memory_live() == 0);
-}
-
 int
 main(void)
 {
-	TAPAS_TEST_RUN(test_encoding_layout);
 	TAPAS_TEST_RUN(test_scans_vs_brute);
 	TAPAS_TEST_RUN(test_l2_matrix);
 	TAPAS_TEST_RUN(test_l2_scan_vs_scans);
 	TAPAS_TEST_RUN(test_l2_scan_cancel);
 	TAPAS_TEST_RUN(test_check_errors);
-	TAPAS_TEST_RUN(test_dataset_ops);
 	TAPAS_TEST_DONE();
 }
