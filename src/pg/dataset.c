@@ -149,18 +149,6 @@ primary_key_column(Oid relid)
 	return name;
 }
 
-/* The union of the column over the tables, as a FROM item "u(v)". */
-static char *
-union_sql(const char *col, Oid synthetic, Oid targets, bool in_targets)
-{
-	char	   *qc = (char *) quote_identifier(col);
-
-	if (!OidIsValid(targets) || !in_targets)
-		return psprintf("(SELECT %s AS v FROM %s) u", qc, tapas_ds_rel_sql_name(synthetic));
-	return psprintf("(SELECT %s AS v FROM %s UNION ALL SELECT %s FROM %s) u",
-					qc, tapas_ds_rel_sql_name(synthetic), qc, tapas_ds_rel_sql_name(targets));
-}
-
 /* runs a read-only query that must succeed */
 void
 tapas_ds_run_query(const char *sql)
@@ -296,6 +284,7 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 	List	   *columns;
 	ListCell   *lc;
 	char	   *key = NULL;
+	bool	   *in_targets;
 	int			j = 0;
 
 	if (!(maxcat >= 0 && maxcat <= INT_MAX))
@@ -329,22 +318,29 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 	schema->ncols = list_length(columns);
 	schema->cols = MemoryContextAllocZero(cxt, sizeof(TapasAttackColumn) * schema->ncols);
 	schema->specs = MemoryContextAllocZero(cxt, sizeof(tapas_column_spec_t) * schema->ncols);
+	in_targets = palloc0(sizeof(bool) * (schema->ncols + 1));
 	foreach(lc, columns)
 	{
 		TapasAttackColumn *col = &schema->cols[j];
 		char	   *name = lfirst(lc);
-		bool		in_targets = OidIsValid(targets) && tapas_ds_find_name(&tc, name) >= 0 &&
-			(optional_column == NULL || strcmp(name, optional_column) != 0);
 
 		col->name = MemoryContextStrdup(cxt, name);
 		col->typid = sc.types[tapas_ds_find_name(&sc, name)];
-		tapas_ds_describe_column(col, override, (int) maxcat,
-						union_sql(name, synthetic, targets, in_targets), cxt);
-		schema->specs[j].kind = col->kind;
-		schema->specs[j].cardinality = col->kind == TAPAS_COLUMN_CONTINUOUS ? 0 : col->ncat;
-		schema->specs[j].lower = col->kind == TAPAS_COLUMN_CONTINUOUS ? col->lower : 0;
-		schema->specs[j].upper = col->kind == TAPAS_COLUMN_CONTINUOUS ? col->upper : 0;
+		in_targets[j] = OidIsValid(targets) && tapas_ds_find_name(&tc, name) >= 0 &&
+			(optional_column == NULL || strcmp(name, optional_column) != 0);
 		j++;
+	}
+	tapas_ds_describe_columns(schema->cols, schema->ncols, in_targets, override,
+							  (int) maxcat, synthetic, targets, cxt);
+	for (j = 0; j < schema->ncols; j++)
+	{
+		TapasAttackColumn *col = &schema->cols[j];
+		bool		cont = col->kind == TAPAS_COLUMN_CONTINUOUS;
+
+		schema->specs[j].kind = col->kind;
+		schema->specs[j].cardinality = cont ? 0 : col->ncat;
+		schema->specs[j].lower = cont ? col->lower : 0;
+		schema->specs[j].upper = cont ? col->upper : 0;
 	}
 	/* every column named in params schema must be a dataset column */
 	if (override != NULL)

@@ -152,9 +152,13 @@ index_labels(TapasAttackColumn *col, MemoryContext cxt)
 	col->nsorted = k;
 }
 
-/* code of a label (NULL = SQL NULL), or -1 */
+/*
+ * Code of the label of len bytes at label (not NUL-terminated; NULL = SQL
+ * NULL), or -1.  Binary search in the strcmp order of the sorted labels:
+ * strncmp over len bytes, then the longer string is the larger.
+ */
 int
-tapas_ds_label_code(const TapasAttackColumn *col, const char *label)
+tapas_ds_label_code(const TapasAttackColumn *col, const char *label, int len)
 {
 	int			lo = 0,
 				hi = col->nsorted - 1;
@@ -164,8 +168,11 @@ tapas_ds_label_code(const TapasAttackColumn *col, const char *label)
 	while (lo <= hi)
 	{
 		int			mid = (lo + hi) / 2;
-		int			c = strcmp(col->sorted[mid], label);
+		const char *s = col->sorted[mid];
+		int			c = strncmp(s, label, len);
 
+		if (c == 0 && s[len] != '\0')
+			c = 1;
 		if (c == 0)
 			return col->sorted_code[mid];
 		if (c < 0)
@@ -177,34 +184,25 @@ tapas_ds_label_code(const TapasAttackColumn *col, const char *label)
 }
 
 /*
- * Codes of a categorical/ordinal column: its distinct values over the union
- * in the column's order (or the declared order), NULL last.
+ * Codes of a categorical/ordinal column from its observed distinct labels
+ * (in the column's order, NULL last; see gather_labels) or the declared
+ * order, which must then list every observed label.
  */
 static void
-build_dictionary(TapasAttackColumn *col, const char *u, List *order,
+build_dictionary(TapasAttackColumn *col, List *observed, List *order,
 				 MemoryContext cxt)
 {
-	uint64		i,
-				n;
+	ListCell   *lc;
 	int			k = 0;
 	bool		has_null = false;
 
-	/* the output is renamed so that ORDER BY v sorts by the value, not its text */
-	tapas_ds_run_query(psprintf("SELECT v::text AS label FROM %s GROUP BY v ORDER BY v NULLS LAST", u));
-	n = SPI_processed;
 	col->labels = MemoryContextAlloc(cxt, sizeof(char *) *
-									 (n + list_length(order) + 1));
-	if (order != NIL)
+									 (list_length(observed) + list_length(order) + 1));
+	foreach(lc, order)
+		col->labels[k++] = MemoryContextStrdup(cxt, lfirst(lc));
+	foreach(lc, observed)
 	{
-		ListCell   *lc;
-
-		foreach(lc, order)
-			col->labels[k++] = MemoryContextStrdup(cxt, lfirst(lc));
-	}
-	for (i = 0; i < n; i++)
-	{
-		char	   *label = SPI_getvalue(SPI_tuptable->vals[i],
-										 SPI_tuptable->tupdesc, 1);
+		char	   *label = lfirst(lc);
 
 		if (label == NULL)
 			has_null = true;
@@ -227,33 +225,89 @@ build_dictionary(TapasAttackColumn *col, const char *u, List *order,
 	index_labels(col, cxt);
 }
 
-/* observed bounds and NULL count of a continuous column */
-static void
-continuous_stats(TapasAttackColumn *col, const char *u)
+/*
+ * The FROM item "u" holding columns idx[0..k-1] as v1..vk: the synthetic
+ * table, and the targets too when targets is valid.
+ */
+static char *
+batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
+		   Oid targets)
 {
-	bool		isnull;
-	Datum		d;
-	double		lo,
-				hi;
+	StringInfoData sel,
+				buf;
+	int			i;
 
-	tapas_ds_run_query(psprintf("SELECT min(x), max(x), "
-					   "count(*) FILTER (WHERE v IS NULL), "
-					   "count(*) FILTER (WHERE x IN ('NaN', 'Infinity', '-Infinity')) "
-					   "FROM (SELECT v, %s AS x FROM %s) s",
-					   tapas_ds_float_expr(col->typid, "v"), u));
-	col->nulls = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-											 SPI_tuptable->tupdesc, 3, &isnull));
-	if (DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-									SPI_tuptable->tupdesc, 4, &isnull)) > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("continuous column \"%s\" contains NaN or infinite values",
-						col->name),
-				 errhint("Filter those rows, or declare the column categorical in params schema.")));
-	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
-	lo = isnull ? 0.0 : DatumGetFloat8(d);
-	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
-	hi = isnull ? 0.0 : DatumGetFloat8(d);
+	initStringInfo(&sel);
+	for (i = 0; i < k; i++)
+		appendStringInfo(&sel, "%s%s AS v%d", i ? ", " : "",
+						 quote_identifier(cols[idx[i]].name), i + 1);
+	initStringInfo(&buf);
+	appendStringInfo(&buf, "(SELECT %s FROM %s", sel.data,
+					 tapas_ds_rel_sql_name(synthetic));
+	if (OidIsValid(targets))
+		appendStringInfo(&buf, " UNION ALL SELECT %s FROM %s", sel.data,
+						 tapas_ds_rel_sql_name(targets));
+	appendStringInfoString(&buf, ") u");
+	return buf.data;
+}
+
+/*
+ * Distinct values of up to 31 columns in one scan: one grouping set per
+ * column; GROUPING() tells which column a row belongs to (bit k-1-i is 0
+ * for column i), and ORDER BY v1, ..., vk sorts each set by its own column
+ * (the others are NULL in it), NULLs last.  The outputs are renamed so
+ * that ORDER BY vi means the value, not its text.  Appends each column's
+ * labels (NULL for SQL NULL) to observed[idx[i]].
+ */
+static void
+gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
+			  Oid targets, List **observed)
+{
+	StringInfoData q,
+				sets,
+				order;
+	int			i;
+	uint64		r;
+
+	initStringInfo(&q);
+	initStringInfo(&sets);
+	initStringInfo(&order);
+	appendStringInfoString(&q, "SELECT GROUPING(");
+	for (i = 0; i < k; i++)
+		appendStringInfo(&q, "%sv%d", i ? ", " : "", i + 1);
+	appendStringInfoString(&q, ")::int");
+	for (i = 0; i < k; i++)
+	{
+		appendStringInfo(&q, ", v%d::text AS t%d", i + 1, i + 1);
+		appendStringInfo(&sets, "%s(v%d)", i ? ", " : "", i + 1);
+		appendStringInfo(&order, ", v%d", i + 1);
+	}
+	appendStringInfo(&q, " FROM %s GROUP BY GROUPING SETS (%s) ORDER BY 1%s",
+					 batch_from(cols, idx, k, synthetic, targets), sets.data,
+					 order.data);
+	tapas_ds_run_query(q.data);
+	for (r = 0; r < SPI_processed; r++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[r];
+		bool		isnull;
+		int			mask = DatumGetInt32(SPI_getbinval(tup, SPI_tuptable->tupdesc,
+													   1, &isnull));
+
+		for (i = 0; i < k; i++)
+			if (((mask >> (k - 1 - i)) & 1) == 0)
+			{
+				observed[idx[i]] = lappend(observed[idx[i]],
+										   SPI_getvalue(tup, SPI_tuptable->tupdesc,
+														i + 2));
+				break;
+			}
+	}
+}
+
+/* sets col's bounds (unless declared) from observed min and max */
+static void
+set_bounds(TapasAttackColumn *col, double lo, double hi)
+{
 	if (!col->declared || isnan(col->lower))
 		col->lower = lo;
 	if (!col->declared || isnan(col->upper))
@@ -263,6 +317,62 @@ continuous_stats(TapasAttackColumn *col, const char *u)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bounds of column \"%s\" are empty: min %g > max %g",
 						col->name, col->lower, col->upper)));
+}
+
+/*
+ * Bounds, NULL counts and non-finite counts of continuous columns idx[],
+ * all in one scan; NaN or infinities are an error.
+ */
+static void
+continuous_stats(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
+				 Oid targets)
+{
+	StringInfoData q,
+				x;
+	int			i;
+	HeapTuple	tup;
+	TupleDesc	desc;
+
+	initStringInfo(&q);
+	initStringInfo(&x);
+	appendStringInfoString(&q, "SELECT ");
+	for (i = 0; i < k; i++)
+	{
+		appendStringInfo(&q, "%smin(x%d), max(x%d), count(*) FILTER (WHERE v%d IS NULL), "
+						 "count(*) FILTER (WHERE x%d IN ('NaN', 'Infinity', '-Infinity'))",
+						 i ? ", " : "", i + 1, i + 1, i + 1, i + 1);
+		appendStringInfo(&x, ", %s AS x%d",
+						 tapas_ds_float_expr(cols[idx[i]].typid, psprintf("v%d", i + 1)),
+						 i + 1);
+	}
+	appendStringInfo(&q, " FROM (SELECT *%s FROM %s) s", x.data,
+					 batch_from(cols, idx, k, synthetic, targets));
+	tapas_ds_run_query(q.data);
+	tup = SPI_tuptable->vals[0];
+	desc = SPI_tuptable->tupdesc;
+	for (i = 0; i < k; i++)
+	{
+		TapasAttackColumn *col = &cols[idx[i]];
+		bool		nl,
+					nh,
+					isnull;
+		Datum		lo = SPI_getbinval(tup, desc, 4 * i + 1, &nl);
+		Datum		hi = SPI_getbinval(tup, desc, 4 * i + 2, &nh);
+
+		col->nulls = DatumGetInt64(SPI_getbinval(tup, desc, 4 * i + 3, &isnull));
+		if (DatumGetInt64(SPI_getbinval(tup, desc, 4 * i + 4, &isnull)) > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("continuous column \"%s\" contains NaN or infinite values",
+							col->name),
+					 errhint("Filter those rows, or declare the column categorical in params schema.")));
+		if (col->nulls > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("continuous column \"%s\" contains NULL", col->name),
+					 errhint("Filter or impute the NULLs, or declare the column categorical in params schema (NULL is then a category).")));
+		set_bounds(col, nl ? 0.0 : DatumGetFloat8(lo), nh ? 0.0 : DatumGetFloat8(hi));
+	}
 }
 
 /* ----------------------------------------------------------------
@@ -357,48 +467,106 @@ apply_override(TapasAttackColumn *col, JsonbContainer *schema, List **order)
 	return true;
 }
 
-/* decides the kind of one column and gathers its dictionary or bounds */
-void
-tapas_ds_describe_column(TapasAttackColumn *col, JsonbContainer *schema,
-				int max_categories, const char *u, MemoryContext cxt)
+/* the kind of col from params schema or its type; integers are pending */
+static void
+classify(TapasAttackColumn *col, JsonbContainer *schema, List **order,
+		 bool *integer)
 {
-	List	   *order;
 	TypeClass	tc = type_class(col->typid);
 
 	col->lower = col->upper = NAN;
-	if (!apply_override(col, schema, &order))
+	*integer = false;
+	if (apply_override(col, schema, order))
+		return;
+	col->source = "type";
+	if (tc == TYPE_UNSUPPORTED)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("column \"%s\" has type %s, which tapas cannot encode",
+						col->name, format_type_be(col->typid)),
+				 errhint("Declare it in params schema, list it in params exclude, or cast it in a view.")));
+	col->kind = tc == TYPE_CONTINUOUS ? TAPAS_COLUMN_CONTINUOUS :
+		TAPAS_COLUMN_CATEGORICAL;
+	if (tc == TYPE_INTEGER)
 	{
-		col->source = "type";
-		if (tc == TYPE_UNSUPPORTED)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("column \"%s\" has type %s, which tapas cannot encode",
-							col->name, format_type_be(col->typid)),
-					 errhint("Declare it in params schema, list it in params exclude, or cast it in a view.")));
-		col->kind = tc == TYPE_CONTINUOUS ? TAPAS_COLUMN_CONTINUOUS :
-			TAPAS_COLUMN_CATEGORICAL;
-		if (tc == TYPE_INTEGER)
-		{
-			bool		isnull;
-
-			tapas_ds_run_query(psprintf("SELECT count(DISTINCT v) FROM %s", u));
-			col->source = "distinct count";
-			if (DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0],
-											SPI_tuptable->tupdesc, 1,
-											&isnull)) > max_categories)
-				col->kind = TAPAS_COLUMN_CONTINUOUS;
-		}
+		col->source = "distinct count";
+		*integer = true;
 	}
-	if (col->kind == TAPAS_COLUMN_CONTINUOUS)
-	{
-		continuous_stats(col, u);
-		if (col->nulls > 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("continuous column \"%s\" contains NULL", col->name),
-					 errhint("Filter or impute the NULLs, or declare the column categorical in params schema (NULL is then a category).")));
-	}
-	else
-		build_dictionary(col, u, order, cxt);
 }
 
+/*
+ * Runs fn over the columns of cols that satisfy want(), in batches of at
+ * most 31 (the limit of GROUPING()), separately for the columns read from
+ * both tables and those read from the synthetic table only.
+ */
+static void
+for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
+			const bool *want, Oid synthetic, Oid targets, List **observed,
+			bool labels)
+{
+	int		   *idx = palloc(sizeof(int) * (ncols + 1));
+	int			pass,
+				j;
+
+	for (pass = 0; pass < 2; pass++)
+	{
+		int			k = 0;
+
+		for (j = 0; j <= ncols; j++)
+		{
+			if (j < ncols && want[j] && in_targets[j] == (pass == 0))
+				idx[k++] = j;
+			if (k > 0 && (k == 31 || j == ncols))
+			{
+				Oid			t = pass == 0 ? targets : InvalidOid;
+
+				if (labels)
+					gather_labels(cols, idx, k, synthetic, t, observed);
+				else
+					continuous_stats(cols, idx, k, synthetic, t);
+				k = 0;
+			}
+		}
+	}
+}
+
+/*
+ * Decides the kind of every column and gathers dictionaries and bounds:
+ * one scan for the distinct values of all non-continuous (and integer)
+ * columns, one for the bounds of the continuous ones.  in_targets[j] says
+ * whether column j is read from the targets too.
+ */
+void
+tapas_ds_describe_columns(TapasAttackColumn *cols, int ncols,
+						  const bool *in_targets, JsonbContainer *schema,
+						  int max_categories, Oid synthetic, Oid targets,
+						  MemoryContext cxt)
+{
+	List	  **order = palloc0(sizeof(List *) * ncols);
+	List	  **observed = palloc0(sizeof(List *) * ncols);
+	bool	   *integer = palloc(sizeof(bool) * ncols);
+	bool	   *want = palloc(sizeof(bool) * ncols);
+	int			j;
+
+	for (j = 0; j < ncols; j++)
+	{
+		classify(&cols[j], schema, &order[j], &integer[j]);
+		want[j] = cols[j].kind != TAPAS_COLUMN_CONTINUOUS;
+	}
+	for_batches(cols, ncols, in_targets, want, synthetic, targets, observed, true);
+	for (j = 0; j < ncols; j++)
+	{
+		ListCell   *lc;
+		int			distinct = 0;
+
+		/* an integer with many distinct (non-NULL) values is continuous */
+		foreach(lc, observed[j])
+			distinct += lfirst(lc) != NULL;
+		if (integer[j] && distinct > max_categories)
+			cols[j].kind = TAPAS_COLUMN_CONTINUOUS;
+		want[j] = cols[j].kind == TAPAS_COLUMN_CONTINUOUS;
+		if (!want[j])
+			build_dictionary(&cols[j], observed[j], order[j], cxt);
+	}
+	for_batches(cols, ncols, in_targets, want, synthetic, targets, NULL, false);
+}

@@ -41,16 +41,19 @@ extern void tapas_ds_run_query(const char *sql);
 /* SQL expression turning the column expression v of type typid into float8 */
 extern char *tapas_ds_float_expr(Oid typid, const char *v);
 
-/* code of a label (NULL = SQL NULL) in col's dictionary, or -1 */
-extern int	tapas_ds_label_code(const TapasAttackColumn *col, const char *label);
+/* code of a label of len bytes (NULL = SQL NULL) in col's dictionary, or -1 */
+extern int	tapas_ds_label_code(const TapasAttackColumn *col, const char *label,
+								int len);
 
 /*
- * Decides col's kind (from its type, or params schema) and gathers its
- * dictionary or bounds over the FROM item u (the column as "v").
+ * Decides every column's kind (from its type, or params schema) and
+ * gathers dictionaries and bounds, over synthetic and, for the columns
+ * with in_targets[j], the targets too.  Results live in cxt.
  */
-extern void tapas_ds_describe_column(TapasAttackColumn *col,
-									 JsonbContainer *schema,
-									 int max_categories, const char *u,
-									 MemoryContext cxt);
+extern void tapas_ds_describe_columns(TapasAttackColumn *cols, int ncols,
+									  const bool *in_targets,
+									  JsonbContainer *schema,
+									  int max_categories, Oid synthetic,
+									  Oid targets, MemoryContext cxt);
 
 #endif							/* TAPAS_DATASET_INT_H */

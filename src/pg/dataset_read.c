@@ -79,7 +79,6 @@ read_cell(TapasAttackColumn *col, HeapTuple tup, TupleDesc desc, int attno,
 {
 	bool		isnull;
 	Datum		d;
-	char	   *label;
 	int			code;
 
 	if (col->kind == TAPAS_COLUMN_CONTINUOUS)
@@ -92,18 +91,23 @@ read_cell(TapasAttackColumn *col, HeapTuple tup, TupleDesc desc, int attno,
 							col->name, role)));
 		return DatumGetFloat8(d);
 	}
-	label = SPI_getvalue(tup, desc, attno);
-	code = tapas_ds_label_code(col, label);
-	if (code < 0)
+	/* the text datum itself: no output function, no copy unless toasted */
+	d = SPI_getbinval(tup, desc, attno, &isnull);
+	if (isnull)
+		code = tapas_ds_label_code(col, NULL, 0);
+	else
 	{
-		if (label == NULL)
-			return 0.0;			/* a column the table lacks (AIA sensitive) */
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("value \"%s\" of column \"%s\" is not in its dictionary",
-						label, col->name)));
+		text	   *t = (text *) pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+		code = tapas_ds_label_code(col, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		if (code < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("value \"%s\" of column \"%s\" is not in its dictionary",
+							text_to_cstring(t), col->name)));
 	}
-	return (double) code;
+	/* a NULL without a NULL category: a column the table lacks (AIA sensitive) */
+	return code < 0 ? 0.0 : (double) code;
 }
 
 double *
