@@ -166,6 +166,27 @@ UPDATE t_empty SET z = 0, a = NULL;
 SELECT * FROM tapas.mia_scores('closest_distance_mia', 'synth', 't_empty');
 \set VERBOSITY terse
 
+-- SQLSTATEs of the main refusals
+SELECT * FROM tapas.mia_scores('nope', 'synth', 'targets');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'synth', 't_lacks');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'synth', 't_type');
+\echo :LAST_ERROR_SQLSTATE
+UPDATE t_empty SET z = NULL;
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'synth', 't_empty');
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM tapas.mia_scores('closest_distance_mia', NULL, 'targets');
+\echo :LAST_ERROR_SQLSTATE
+-- an encoding above the size limit (6,000 rows of 6,000 one-hot cells)
+CREATE TABLE wide AS SELECT 'v' || i AS name FROM generate_series(1, 6000) i;
+CREATE TABLE wide_t(id int PRIMARY KEY, name text);
+INSERT INTO wide_t VALUES (1, 'v1');
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'wide', 'wide_t', '{"distance": "l2"}');
+\echo :LAST_ERROR_SQLSTATE
+-- ... while Hamming needs no encoding
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'wide', 'wide_t');
+
 -- cancellation: a long L2 scoring run stops at the statement timeout
 CREATE TABLE big_s AS SELECT (i % 97)::float8 AS u, (i % 89)::float8 AS v, (i % 83)::float8 AS w
   FROM generate_series(1, 20000) i;
