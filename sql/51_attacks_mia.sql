@@ -193,7 +193,7 @@ CREATE TABLE big_s AS SELECT (i % 97)::float8 AS u, (i % 89)::float8 AS v, (i % 
 CREATE TABLE big_t AS SELECT i AS id, ((i * 7) % 97)::float8 AS u, ((i * 3) % 89)::float8 AS v,
   ((i * 5) % 83)::float8 AS w FROM generate_series(1, 20000) i;
 ALTER TABLE big_t ADD PRIMARY KEY (id);
-SET statement_timeout = '300ms';
+SET statement_timeout = '150ms';
 SELECT count(*) FROM tapas.mia_scores('local_neighbourhood_mia', 'big_s', 'big_t',
 	'{"distance": "l2", "radius": 0.01}');
 RESET statement_timeout;
