@@ -12,19 +12,28 @@ SELECT * FROM tapas.reconstruct_matrix(ARRAY[[1,1,0],[1,0,0],[0,1,1]], ARRAY[5,2
 SELECT * FROM tapas.reconstruct_matrix(
 	ARRAY[[1,0,1,0,1,0,1,0],[0,1,1,0,0,1,1,0],[0,0,0,1,1,1,1,0],[1,1,1,1,1,1,1,1]],
 	ARRAY[0,1,1,1], 'sparse', 1);
--- With s = 2 other supports fit as well: an error naming how many.
+-- The total (last query) fixes the weight at 1, so s = 2 changes nothing.
 SELECT * FROM tapas.reconstruct_matrix(
 	ARRAY[[1,0,1,0,1,0,1,0],[0,1,1,0,0,1,1,0],[0,0,0,1,1,1,1,0],[1,1,1,1,1,1,1,1]],
 	ARRAY[0,1,1,1], 'sparse', 2);
--- Inconsistent: no weight <= 1 vector gives a total of 1 but covers nothing else... with answer 2
+-- Without the total, {6}, {2, 4} and {6, 8} all fit: an error naming how many.
+SELECT * FROM tapas.reconstruct_matrix(
+	ARRAY[[1,0,1,0,1,0,1,0],[0,1,1,0,0,1,1,0],[0,0,0,1,1,1,1,0]],
+	ARRAY[0,1,1], 'sparse', 2);
+\set VERBOSITY default
+SELECT * FROM tapas.reconstruct_matrix(
+	ARRAY[[1,0,1,0,1,0,1,0],[0,1,1,0,0,1,1,0],[0,0,0,1,1,1,1,0]],
+	ARRAY[0,1,1], 'sparse', 2);
+\set VERBOSITY terse
+-- Answers no weight-1 vector can give.
 SELECT * FROM tapas.reconstruct_matrix(
 	ARRAY[[1,0,1,0,1,0,1,0],[0,1,1,0,0,1,1,0],[0,0,0,1,1,1,1,0],[1,1,1,1,1,1,1,1]],
 	ARRAY[0,2,1,1], 'sparse', 1);
 
--- A 12 x 24 random-looking 0/1 design with records 5 and 19 positive.
+-- A 24 x 40 random-looking 0/1 design with records 5 and 19 positive.
 CREATE TEMP TABLE design AS
 SELECT q, r, ((hashint8(q * 1000003 + r) & 1) = 1) AS member
-  FROM generate_series(1, 12) q, generate_series(1, 24) r;
+  FROM generate_series(1, 24) q, generate_series(1, 40) r;
 CREATE TEMP TABLE design_rows AS
 SELECT array_agg(row ORDER BY q) AS rows FROM (
 	SELECT q, array_agg(member::int::bigint ORDER BY r) AS row FROM design GROUP BY q) t;

@@ -28,7 +28,7 @@ SELECT setseed(0.25);
 CREATE TEMP TABLE noisy AS
 SELECT q, cnt + (CASE WHEN u < 0.5 THEN ln(2 * u) ELSE -ln(2 - 2 * u) END) AS noisy_cnt
   FROM (SELECT q, cnt, random() AS u FROM answers ORDER BY q) t;
-SELECT count(*) FILTER (WHERE noisy_cnt <> cnt) AS perturbed, round(avg(abs(noisy_cnt - cnt)), 1) AS mean_abs_noise
+SELECT count(*) FILTER (WHERE noisy_cnt <> cnt) AS perturbed, round(avg(abs(noisy_cnt - cnt))::numeric, 1) AS mean_abs_noise
   FROM noisy JOIN answers USING (q);
 SELECT record, value FROM tapas.reconstruct_matrix(
 	'SELECT q, id FROM generate_series(1, 400) q, generate_series(1, 10000) id
