@@ -312,6 +312,22 @@ tapas_binmat_colbytes_free(tapas_binmat_colbytes_t *P)
 	tapas_free(P);
 }
 
+void
+tapas_binmat_colbytes_weights(const tapas_binmat_colbytes_t *P, size_t *counts)
+{
+	size_t		g,
+				j;
+
+	memset(counts, 0, P->n * sizeof(size_t));
+	for (g = 0; g < P->groups; g++)
+	{
+		const uint8_t *pg = P->p + g * P->n;
+
+		for (j = 0; j < P->n; j++)
+			counts[j] += (size_t) __builtin_popcount(pg[j]);
+	}
+}
+
 /* columns per block: z's block and all tables stay in cache together */
 #define COLBYTES_BLOCK 4096
 

@@ -129,6 +129,10 @@ extern tapas_binmat_colbytes_t *tapas_binmat_colbytes_create(const tapas_binmat_
 /* Frees P; P may be NULL. */
 extern void tapas_binmat_colbytes_free(tapas_binmat_colbytes_t *P);
 
+/* Column weights of A from its patterns: counts[j], j < n. */
+extern void tapas_binmat_colbytes_weights(const tapas_binmat_colbytes_t *P,
+										  size_t *counts);
+
 /*
  * z = A^T r with the patterns of A (r has m entries, z has n; no
  * aliasing).  Not thread-safe on one P (it uses P->tables as scratch).

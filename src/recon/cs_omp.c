@@ -127,7 +127,7 @@ omp_init(omp_work *w, const tapas_binmat_t *A, int s, const double *b)
 		omp_free(w);
 		return TAPAS_ENOMEM;
 	}
-	tapas_binmat_col_weights(A, counts);
+	tapas_binmat_colbytes_weights(w->P, counts);
 	for (j = 0; j < w->n; j++)
 		total += (double) counts[j];
 	total /= mm * (double) w->n;

@@ -130,6 +130,16 @@ test_binmat_products(void)
 		tapas_binmat_mul_i64(A, xi, yi);
 		TAPAS_CHECK(tapas_binmat_mul_t(A, r, z) == TAPAS_OK);
 		tapas_binmat_colbytes_mul_t(P, r, z2);
+		{
+			size_t	   *c1 = malloc(n * sizeof(size_t)),
+					   *c2 = malloc(n * sizeof(size_t));
+
+			tapas_binmat_col_weights(A, c1);
+			tapas_binmat_colbytes_weights(P, c2);
+			TAPAS_CHECK(memcmp(c1, c2, n * sizeof(size_t)) == 0);
+			free(c1);
+			free(c2);
+		}
 		for (i = 0; i < m; i++)
 		{
 			double		s = 0.0;
