@@ -27,6 +27,7 @@ free_port() {
 
 # instance_start DIR [extra postgres -c options...]
 # initdb DIR/data if needed, start the server, export PGHOST/PGPORT/PGUSER.
+# The server never inherits fd 9, the install lock of test/check.
 instance_start() {
 	local dir=$1
 	shift
@@ -49,7 +50,7 @@ instance_start() {
 		free_port 5480 >"$dir/port"
 	fi
 	export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres PGDATABASE=postgres
-	as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null ||
+	as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null 9>&- ||
 		{ tail -n 30 "$dir/server.log"; return 1; }
 }
 
@@ -58,7 +59,7 @@ instance_stop() {
 }
 
 instance_restart() {
-	as_postgres "$PGBIN/pg_ctl" -D "$1/data" -o "-p $PGPORT" -l "$1/server.log" -m fast -w restart >/dev/null
+	as_postgres "$PGBIN/pg_ctl" -D "$1/data" -o "-p $PGPORT" -l "$1/server.log" -m fast -w restart >/dev/null 9>&-
 }
 
 # instance_destroy DIR: stop if running and remove the cluster
