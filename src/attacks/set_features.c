@@ -1,0 +1,706 @@
+/*-------------------------------------------------------------------------
+ *
+ * set_features.c
+ *	  Naive, histogram, correlation and random-targeted-query set features.
+ *
+ * See set_features.h for the definitions.  Extraction makes one pass over
+ * the records that accumulates, in the encoded view X (n x e),
+ *	sum[a] = sum_r X[r][a]		and		S[a][b] = sum_r X[r][a] X[r][b] (a <= b)
+ * using the sparse rows (one nonzero per column: offset[j] + code with
+ * value 1 for categorical columns, offset[j] with the value for numeric
+ * ones).  Then mean = sum/n, var = S[a][a]/n - mean^2 and
+ * corr(a, b) = (S[a][b]/n - mean_a mean_b) / sqrt(var_a var_b).
+ * Medians of one-hot columns follow from their counts; numeric columns use
+ * quickselect.  Queries: each record gets a bit mask of the columns where
+ * it equals the target; the masks are sorted and counted once, and query
+ * q counts the records whose mask contains q.
+ *
+ * IDENTIFICATION
+ *	  src/attacks/set_features.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacks/set_features.h"
+#include "common/memory.h"
+
+/* ----------------------------------------------------------------
+ *		Schema
+ * ----------------------------------------------------------------
+ */
+tapas_coded_schema_t *
+tapas_coded_schema_create(size_t m, const int *kind, const int *ncat)
+{
+	tapas_coded_schema_t *s;
+	size_t		j;
+
+	s = tapas_calloc(1, sizeof(*s));
+	if (s == NULL || m == 0)
+		goto fail;
+	s->m = m;
+	s->kind = tapas_malloc(m * sizeof(int));
+	s->ncat = tapas_malloc(m * sizeof(int));
+	s->offset = tapas_malloc(m * sizeof(size_t));
+	if (!s->kind || !s->ncat || !s->offset)
+		goto fail;
+	for (j = 0; j < m; j++)
+	{
+		s->kind[j] = kind ? kind[j] : TAPAS_COL_NUMERIC;
+		s->ncat[j] = 1;
+		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+		{
+			if (ncat == NULL || ncat[j] < 1)
+				goto fail;
+			s->ncat[j] = ncat[j];
+		}
+		else if (s->kind[j] != TAPAS_COL_NUMERIC)
+			goto fail;
+		s->offset[j] = s->e;
+		s->e += (size_t) s->ncat[j];
+	}
+	return s;
+fail:
+	tapas_coded_schema_free(s);
+	return NULL;
+}
+
+void
+tapas_coded_schema_free(tapas_coded_schema_t *s)
+{
+	if (s == NULL)
+		return;
+	tapas_free(s->kind);
+	tapas_free(s->ncat);
+	tapas_free(s->offset);
+	tapas_free(s);
+}
+
+/* ----------------------------------------------------------------
+ *		Query subsets
+ * ----------------------------------------------------------------
+ */
+uint64_t
+tapas_setfeat_binomial(size_t m, size_t k)
+{
+	uint64_t	c = 1;
+	size_t		i;
+
+	if (k > m)
+		return 0;
+	if (k > m - k)
+		k = m - k;
+	for (i = 1; i <= k; i++)
+	{
+		/* c * (m - k + i) / i is exact; guard the multiplication */
+		if (c > UINT64_MAX / (m - k + i))
+			return UINT64_MAX;
+		c = c * (m - k + i) / i;
+	}
+	return c;
+}
+
+/* a uniformly random subset of `order` of m columns, as a bit mask */
+static uint64_t
+random_subset(tapas_rng_t *rng, size_t m, int order)
+{
+	int			idx[64];
+	uint64_t	mask = 0;
+	size_t		i;
+
+	for (i = 0; i < m; i++)
+		idx[i] = (int) i;
+	for (i = 0; i < (size_t) order; i++)
+	{
+		size_t		j = i + tapas_rng_below(rng, m - i);
+		int			t = idx[i];
+
+		idx[i] = idx[j];
+		idx[j] = t;
+		mask |= UINT64_C(1) << idx[i];
+	}
+	return mask;
+}
+
+/* all subsets of `order` of m columns in lexicographic order, into out */
+static void
+all_subsets(size_t m, int order, uint64_t *out)
+{
+	int			c[64];
+	size_t		n = 0;
+	int			i;
+
+	for (i = 0; i < order; i++)
+		c[i] = i;
+	for (;;)
+	{
+		uint64_t	mask = 0;
+
+		for (i = 0; i < order; i++)
+			mask |= UINT64_C(1) << c[i];
+		out[n++] = mask;
+		/* next combination: bump the last index that can move */
+		for (i = order - 1; i >= 0 && c[i] == (int) m - order + i; i--)
+			;
+		if (i < 0)
+			break;
+		c[i]++;
+		for (i = i + 1; i < order; i++)
+			c[i] = c[i - 1] + 1;
+	}
+}
+
+/* 1 if mask was absent from the open-addressing set (and inserts it) */
+static int
+set_insert(uint64_t *set, size_t cap, uint64_t mask)
+{
+	size_t		h = (size_t) ((mask * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (cap - 1);
+
+	while (set[h] != 0)
+	{
+		if (set[h] == mask)
+			return 0;
+		h = (h + 1) & (cap - 1);
+	}
+	set[h] = mask;
+	return 1;
+}
+
+/*
+ * Draws the query masks of one queries item.  As the reference: when
+ * C(m, order) < 1e6, min(number, C) distinct subsets uniformly without
+ * replacement; otherwise `number` independent draws.
+ */
+static tapas_status
+draw_queries(tapas_setfeat_item_t *it, size_t m)
+{
+	uint64_t	c = tapas_setfeat_binomial(m, (size_t) it->order);
+	tapas_rng_t rng;
+	size_t		i;
+
+	tapas_rng_seed(&rng, it->seed);
+	it->dim = (c < 1000000 && c < (uint64_t) it->number) ? (size_t) c : (size_t) it->number;
+	it->masks = tapas_malloc(it->dim * sizeof(uint64_t));
+	if (it->masks == NULL)
+		return TAPAS_ENOMEM;
+	if (c >= 1000000)
+	{
+		for (i = 0; i < it->dim; i++)
+			it->masks[i] = random_subset(&rng, m, it->order);
+	}
+	else if (2 * (uint64_t) it->dim >= c)
+	{
+		/* dense: enumerate all, shuffle, keep a prefix */
+		uint64_t   *all = tapas_malloc(c * sizeof(uint64_t));
+
+		if (all == NULL)
+			return TAPAS_ENOMEM;
+		all_subsets(m, it->order, all);
+		tapas_rng_shuffle_i64(&rng, (int64_t *) all, c);
+		memcpy(it->masks, all, it->dim * sizeof(uint64_t));
+		tapas_free(all);
+	}
+	else
+	{
+		/* sparse: rejection sampling against a hash set */
+		size_t		cap = 16;
+		uint64_t   *set;
+
+		while (cap < 2 * it->dim)
+			cap <<= 1;
+		set = tapas_calloc(cap, sizeof(uint64_t));
+		if (set == NULL)
+			return TAPAS_ENOMEM;
+		for (i = 0; i < it->dim;)
+		{
+			uint64_t	q = random_subset(&rng, m, it->order);
+
+			if (set_insert(set, cap, q))
+				it->masks[i++] = q;
+		}
+		tapas_free(set);
+	}
+	return TAPAS_OK;
+}
+
+/* ----------------------------------------------------------------
+ *		Creation
+ * ----------------------------------------------------------------
+ */
+
+/* checks one item and sets its dimension (queries: draws the subsets) */
+static tapas_status
+item_prepare(tapas_setfeat_item_t *it, const tapas_coded_schema_t *s,
+			 const double *target, const char **reason)
+{
+	size_t		j;
+
+	switch (it->type)
+	{
+		case TAPAS_SETFEAT_NAIVE:
+			it->dim = 3 * s->e;
+			return TAPAS_OK;
+		case TAPAS_SETFEAT_HIST:
+			if (it->n_bins < 1 || !(it->lo < it->hi))
+			{
+				*reason = "hist needs n_bins >= 1 and bounds lo < hi";
+				return TAPAS_EINVAL;
+			}
+			it->dim = 0;
+			for (j = 0; j < s->m; j++)
+				it->dim += s->kind[j] == TAPAS_COL_CATEGORICAL ?
+					(size_t) s->ncat[j] : (size_t) it->n_bins;
+			return TAPAS_OK;
+		case TAPAS_SETFEAT_CORR:
+			it->dim = s->e * (s->e - 1) / 2;
+			return TAPAS_OK;
+		case TAPAS_SETFEAT_QUERIES:
+			if (target == NULL || s->m > 64)
+			{
+				*reason = "queries need a target record and at most 64 columns";
+				return TAPAS_EINVAL;
+			}
+			if (it->order < 1 || (size_t) it->order > s->m || it->number < 1)
+			{
+				*reason = "queries need 1 <= order <= number of columns and number >= 1";
+				return TAPAS_EINVAL;
+			}
+			return draw_queries(it, s->m);
+	}
+	*reason = "unrecognized feature set";
+	return TAPAS_EINVAL;
+}
+
+tapas_status
+tapas_setfeat_create(tapas_setfeat_t **out, const tapas_coded_schema_t *schema,
+					 const tapas_setfeat_item_t *items, size_t n_items,
+					 const double *target, size_t n_max, const char **reason)
+{
+	tapas_setfeat_t *fs;
+	const char *dummy;
+	tapas_status st = TAPAS_ENOMEM;
+	size_t		i,
+				e = schema ? schema->e : 0;
+
+	if (reason == NULL)
+		reason = &dummy;
+	*reason = NULL;
+	*out = NULL;
+	if (schema == NULL || items == NULL || n_items == 0 || n_max == 0)
+	{
+		*reason = "a feature extractor needs a schema, at least one feature set and n_max >= 1";
+		return TAPAS_EINVAL;
+	}
+	fs = tapas_calloc(1, sizeof(*fs));
+	if (fs == NULL)
+		return TAPAS_ENOMEM;
+	fs->schema = schema;
+	fs->n_max = n_max;
+	fs->items = tapas_calloc(n_items, sizeof(tapas_setfeat_item_t));
+	if (fs->items == NULL)
+		goto fail;
+	fs->n_items = n_items;
+	for (i = 0; i < n_items; i++)
+	{
+		fs->items[i] = items[i];
+		fs->items[i].masks = NULL;
+	}
+	for (i = 0; i < n_items; i++)
+	{
+		st = item_prepare(&fs->items[i], schema, target, reason);
+		if (st != TAPAS_OK)
+			goto fail;
+		fs->dim += fs->items[i].dim;
+	}
+	st = TAPAS_ENOMEM;
+	fs->sum = tapas_malloc(e * sizeof(double));
+	fs->comoment = tapas_malloc(e * e * sizeof(double));
+	fs->colbuf = tapas_malloc(n_max * sizeof(double));
+	fs->maskbuf = tapas_malloc(n_max * sizeof(uint64_t));
+	fs->countbuf = tapas_malloc(n_max * sizeof(double));
+	fs->sd = tapas_malloc((e ? e : 1) * sizeof(double));
+	if (target != NULL)
+	{
+		fs->target = tapas_malloc(schema->m * sizeof(double));
+		if (fs->target == NULL)
+			goto fail;
+		memcpy(fs->target, target, schema->m * sizeof(double));
+	}
+	if (!fs->sum || !fs->comoment || !fs->colbuf || !fs->maskbuf ||
+		!fs->countbuf || !fs->sd)
+		goto fail;
+	*out = fs;
+	return TAPAS_OK;
+fail:
+	tapas_setfeat_free(fs);
+	return st;
+}
+
+void
+tapas_setfeat_free(tapas_setfeat_t *fs)
+{
+	size_t		i;
+
+	if (fs == NULL)
+		return;
+	if (fs->items)
+		for (i = 0; i < fs->n_items; i++)
+			tapas_free(fs->items[i].masks);
+	tapas_free(fs->items);
+	tapas_free(fs->target);
+	tapas_free(fs->sum);
+	tapas_free(fs->comoment);
+	tapas_free(fs->colbuf);
+	tapas_free(fs->maskbuf);
+	tapas_free(fs->countbuf);
+	tapas_free(fs->sd);
+	tapas_free(fs);
+}
+
+/* ----------------------------------------------------------------
+ *		Extraction
+ * ----------------------------------------------------------------
+ */
+
+/* sum and upper-triangular co-moments of the encoded view, one pass */
+static void
+accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
+{
+	const tapas_coded_schema_t *s = fs->schema;
+	size_t		e = s->e,
+				m = s->m,
+				r,
+				j,
+				k;
+	size_t		idx[64];
+	double		val[64];
+	double	   *S = fs->comoment;
+
+	memset(fs->sum, 0, e * sizeof(double));
+	memset(S, 0, e * e * sizeof(double));
+	for (r = 0; r < n; r++)
+	{
+		const double *row = x + r * m;
+
+		/* sparse row, in chunks of 64 columns: entries for (j, k) pairs */
+		for (j = 0; j < m; j++)
+		{
+			size_t		a = s->offset[j];
+			double		v = row[j];
+
+			if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+			{
+				a += (size_t) v;
+				v = 1.0;
+			}
+			fs->sum[a] += v;
+			if (m <= 64)
+			{
+				idx[j] = a;
+				val[j] = v;
+			}
+			else
+			{
+				/* wide numeric matrices: pair with every later column */
+				for (k = j; k < m; k++)
+				{
+					size_t		b = s->offset[k];
+					double		w = row[k];
+
+					if (s->kind[k] == TAPAS_COL_CATEGORICAL)
+					{
+						b += (size_t) w;
+						w = 1.0;
+					}
+					S[a * e + b] += v * w;
+				}
+			}
+		}
+		if (m <= 64)
+			for (j = 0; j < m; j++)
+			{
+				double	   *Srow = S + idx[j] * e;
+				double		v = val[j];
+
+				for (k = j; k < m; k++)
+					Srow[idx[k]] += v * val[k];
+			}
+	}
+}
+
+/*
+ * k-th smallest of v[0..n-1] (Wirth's selection); v is permuted so that
+ * v[0..k-1] <= v[k] <= v[k+1..n-1].
+ */
+static double
+quickselect(double *v, size_t n, size_t k)
+{
+	long		l = 0,
+				h = (long) n - 1,
+				kk = (long) k;
+
+	while (l < h)
+	{
+		double		x = v[kk];
+		long		i = l,
+					j = h;
+
+		do
+		{
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j)
+			{
+				double		t = v[i];
+
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			h = j;
+	}
+	return v[kk];
+}
+
+/* numpy median of a 0/1 column with `ones` ones among n */
+static double
+median_binary(size_t ones, size_t n)
+{
+	/* sorted: n - ones zeros, then ones; position p holds 1 iff p >= n - ones */
+	double		a = (n - 1) / 2 >= n - ones ? 1.0 : 0.0;
+	double		b = n / 2 >= n - ones ? 1.0 : 0.0;
+
+	return n % 2 ? a : (a + b) / 2.0;
+}
+
+static void
+extract_naive(tapas_setfeat_t *fs, const double *x, size_t n, double *out)
+{
+	const tapas_coded_schema_t *s = fs->schema;
+	size_t		e = s->e,
+				j,
+				a,
+				r;
+
+	for (a = 0; a < e; a++)
+	{
+		double		mean = fs->sum[a] / (double) n;
+		double		var = fs->comoment[a * e + a] / (double) n - mean * mean;
+
+		out[a] = mean;
+		out[2 * e + a] = var > 0 ? var : 0.0;
+	}
+	for (j = 0; j < s->m; j++)
+	{
+		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+		{
+			for (a = s->offset[j]; a < s->offset[j] + (size_t) s->ncat[j]; a++)
+				out[e + a] = median_binary((size_t) fs->sum[a], n);
+			continue;
+		}
+		for (r = 0; r < n; r++)
+			fs->colbuf[r] = x[r * s->m + j];
+		a = s->offset[j];
+		if (n % 2)
+			out[e + a] = quickselect(fs->colbuf, n, n / 2);
+		else
+		{
+			double		hi = quickselect(fs->colbuf, n, n / 2);
+			double		lo = fs->colbuf[0];
+
+			/* after selecting n/2, the lower half holds the smaller values */
+			for (r = 1; r < n / 2; r++)
+				if (fs->colbuf[r] > lo)
+					lo = fs->colbuf[r];
+			out[e + a] = (lo + hi) / 2.0;
+		}
+	}
+}
+
+static void
+extract_hist(tapas_setfeat_t *fs, const tapas_setfeat_item_t *it,
+			 const double *x, size_t n, double *out)
+{
+	const tapas_coded_schema_t *s = fs->schema;
+	size_t		j,
+				r,
+				c,
+				pos = 0;
+	double		width = (it->hi - it->lo) / it->n_bins;
+
+	for (j = 0; j < s->m; j++)
+	{
+		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+		{
+			for (c = 0; c < (size_t) s->ncat[j]; c++)
+				out[pos++] = fs->sum[s->offset[j] + c] / (double) n;
+			continue;
+		}
+		memset(out + pos, 0, it->n_bins * sizeof(double));
+		for (r = 0; r < n; r++)
+		{
+			double		v = (x[r * s->m + j] - it->lo) / width;
+			long		b = (long) floor(v);
+
+			if (!(b >= 0))		/* also NaN */
+				b = 0;
+			if (b >= it->n_bins)
+				b = it->n_bins - 1;
+			out[pos + b] += 1.0;
+		}
+		for (c = 0; c < (size_t) it->n_bins; c++)
+			out[pos + c] /= (double) n;
+		pos += it->n_bins;
+	}
+}
+
+static void
+extract_corr(tapas_setfeat_t *fs, size_t n, double *out)
+{
+	size_t		e = fs->schema->e,
+				a,
+				b,
+				pos = 0;
+	double	   *mean = fs->colbuf;	/* holds e values when n_max >= e */
+	double		small[256];
+
+	if (e > fs->n_max)
+		mean = e <= 256 ? small : NULL;
+	for (a = 0; a < e; a++)
+	{
+		double		mu = fs->sum[a] / (double) n;
+		double		var = fs->comoment[a * e + a] / (double) n - mu * mu;
+
+		fs->sd[a] = var > 1e-300 ? sqrt(var) : 0.0;
+		if (mean)
+			mean[a] = mu;
+	}
+	for (a = 0; a < e; a++)
+	{
+		double		ma = fs->sum[a] / (double) n;
+		double		sa = fs->sd[a];
+		const double *Srow = fs->comoment + a * e;
+
+		for (b = a + 1; b < e; b++)
+		{
+			double		mb = mean ? mean[b] : fs->sum[b] / (double) n;
+			double		sb = fs->sd[b];
+			double		c = 0.0;
+
+			if (sa > 0 && sb > 0)
+			{
+				c = (Srow[b] / (double) n - ma * mb) / (sa * sb);
+				if (c > 1.0)
+					c = 1.0;
+				else if (c < -1.0)
+					c = -1.0;
+			}
+			out[pos++] = c;
+		}
+	}
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Match masks of all records against the target, sorted and compacted to
+ * (mask, count) pairs in place; returns the number of distinct masks.
+ */
+static size_t
+match_masks(tapas_setfeat_t *fs, const double *x, size_t n, double *counts)
+{
+	size_t		m = fs->schema->m,
+				r,
+				j,
+				u = 0;
+	uint64_t   *mk = fs->maskbuf;
+
+	for (r = 0; r < n; r++)
+	{
+		uint64_t	mask = 0;
+
+		for (j = 0; j < m; j++)
+			if (x[r * m + j] == fs->target[j])
+				mask |= UINT64_C(1) << j;
+		mk[r] = mask;
+	}
+	qsort(mk, n, sizeof(uint64_t), cmp_u64);
+	for (r = 0; r < n; r++)
+	{
+		if (u > 0 && mk[u - 1] == mk[r])
+			counts[u - 1] += 1.0;
+		else
+		{
+			mk[u] = mk[r];
+			counts[u++] = 1.0;
+		}
+	}
+	return u;
+}
+
+tapas_status
+tapas_setfeat_extract(tapas_setfeat_t *fs, const double *x, size_t n, double *out)
+{
+	size_t		i,
+				pos = 0,
+				n_masks = 0;
+	int			have_masks = 0;
+
+	if (n == 0 || n > fs->n_max)
+		return TAPAS_EINVAL;
+	accumulate_moments(fs, x, n);
+	for (i = 0; i < fs->n_items; i++)
+	{
+		const tapas_setfeat_item_t *it = &fs->items[i];
+		size_t		q,
+					u;
+
+		switch (it->type)
+		{
+			case TAPAS_SETFEAT_NAIVE:
+				extract_naive(fs, x, n, out + pos);
+				break;
+			case TAPAS_SETFEAT_HIST:
+				extract_hist(fs, it, x, n, out + pos);
+				break;
+			case TAPAS_SETFEAT_CORR:
+				extract_corr(fs, n, out + pos);
+				break;
+			case TAPAS_SETFEAT_QUERIES:
+				if (!have_masks)
+				{
+					n_masks = match_masks(fs, x, n, fs->countbuf);
+					have_masks = 1;
+				}
+				for (q = 0; q < it->dim; q++)
+				{
+					uint64_t	qm = it->masks[q];
+					double		c = 0.0;
+
+					for (u = 0; u < n_masks; u++)
+						if ((fs->maskbuf[u] & qm) == qm)
+							c += fs->countbuf[u];
+					out[pos + q] = c;
+				}
+				break;
+		}
+		pos += it->dim;
+	}
+	return TAPAS_OK;
+}
