@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacks/dataset.h"
 #include "attacks/set_features.h"
 #include "common/memory.h"
 
@@ -44,12 +45,16 @@ tapas_coded_schema_create(size_t m, const int *kind, const int *ncat)
 	s->kind = tapas_malloc(m * sizeof(int));
 	s->ncat = tapas_malloc(m * sizeof(int));
 	s->offset = tapas_malloc(m * sizeof(size_t));
-	if (!s->kind || !s->ncat || !s->offset)
+	s->shift = tapas_malloc(m * sizeof(double));
+	s->scale = tapas_malloc(m * sizeof(double));
+	if (!s->kind || !s->ncat || !s->offset || !s->shift || !s->scale)
 		goto fail;
 	for (j = 0; j < m; j++)
 	{
 		s->kind[j] = kind ? kind[j] : TAPAS_COL_NUMERIC;
 		s->ncat[j] = 1;
+		s->shift[j] = 0.0;
+		s->scale[j] = 1.0;
 		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
 		{
 			if (ncat == NULL || ncat[j] < 1)
@@ -75,7 +80,48 @@ tapas_coded_schema_free(tapas_coded_schema_t *s)
 	tapas_free(s->kind);
 	tapas_free(s->ncat);
 	tapas_free(s->offset);
+	tapas_free(s->shift);
+	tapas_free(s->scale);
 	tapas_free(s);
+}
+
+tapas_coded_schema_t *
+tapas_coded_schema_from_specs(size_t c, const struct tapas_column_spec *cols)
+{
+	int		   *kind = tapas_malloc((c ? c : 1) * sizeof(int));
+	int		   *ncat = tapas_malloc((c ? c : 1) * sizeof(int));
+	tapas_coded_schema_t *s = NULL;
+	size_t		j;
+
+	if (kind == NULL || ncat == NULL)
+		goto done;
+	for (j = 0; j < c; j++)
+	{
+		kind[j] = cols[j].kind == TAPAS_COLUMN_CATEGORICAL ?
+			TAPAS_COL_CATEGORICAL : TAPAS_COL_NUMERIC;
+		ncat[j] = (int) cols[j].cardinality;
+		if (cols[j].kind != TAPAS_COLUMN_CONTINUOUS && cols[j].cardinality < 1)
+			goto done;
+	}
+	s = tapas_coded_schema_create(c, kind, ncat);
+	if (s == NULL)
+		goto done;
+	for (j = 0; j < c; j++)
+	{
+		if (cols[j].kind == TAPAS_COLUMN_ORDINAL)
+			s->scale[j] = cols[j].cardinality > 1 ?
+				1.0 / (double) (cols[j].cardinality - 1) : 0.0;
+		else if (cols[j].kind == TAPAS_COLUMN_CONTINUOUS)
+		{
+			s->shift[j] = cols[j].lower;
+			s->scale[j] = cols[j].upper > cols[j].lower ?
+				1.0 / (cols[j].upper - cols[j].lower) : 0.0;
+		}
+	}
+done:
+	tapas_free(kind);
+	tapas_free(ncat);
+	return s;
 }
 
 /* ----------------------------------------------------------------
@@ -395,6 +441,8 @@ accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 				a += (size_t) v;
 				v = 1.0;
 			}
+			else
+				v = (v - s->shift[j]) * s->scale[j];
 			fs->sum[a] += v;
 			if (m <= 64)
 			{
@@ -414,6 +462,8 @@ accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 						b += (size_t) w;
 						w = 1.0;
 					}
+					else
+						w = (w - s->shift[k]) * s->scale[k];
 					S[a * e + b] += v * w;
 				}
 			}
@@ -508,7 +558,7 @@ extract_naive(tapas_setfeat_t *fs, const double *x, size_t n, double *out)
 			continue;
 		}
 		for (r = 0; r < n; r++)
-			fs->colbuf[r] = x[r * s->m + j];
+			fs->colbuf[r] = (x[r * s->m + j] - s->shift[j]) * s->scale[j];
 		a = s->offset[j];
 		if (n % 2)
 			out[e + a] = quickselect(fs->colbuf, n, n / 2);
@@ -548,7 +598,8 @@ extract_hist(tapas_setfeat_t *fs, const tapas_setfeat_item_t *it,
 		memset(out + pos, 0, it->n_bins * sizeof(double));
 		for (r = 0; r < n; r++)
 		{
-			double		v = (x[r * s->m + j] - it->lo) / width;
+			double		enc = (x[r * s->m + j] - s->shift[j]) * s->scale[j];
+			double		v = (enc - it->lo) / width;
 			long		b = (long) floor(v);
 
 			if (!(b >= 0))		/* also NaN */

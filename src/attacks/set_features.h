@@ -6,11 +6,14 @@
  *
  * A dataset is a row-major n x m matrix of "coded" records: column j is
  * either categorical (cell = category code 0..k_j-1, stored as a double)
- * or numeric (cell = value, normally already scaled to [0, 1]).  The
- * encoded view one-hot encodes categorical columns and keeps numeric ones,
- * giving e = sum_j (categorical ? k_j : 1) encoded columns, contiguous in
- * column order (column j starts at offset[j]).  A plain n x d matrix of
- * doubles is the special case of d numeric columns.
+ * or numeric (any value).  The encoded view one-hot encodes categorical
+ * columns and maps a numeric cell v to (v - shift_j) * scale_j, giving
+ * e = sum_j (categorical ? k_j : 1) encoded columns, contiguous in column
+ * order (column j starts at offset[j]).  This is exactly the encoding of
+ * attacks/dataset.h (ordinal: shift 0, scale 1/(card-1); continuous:
+ * shift lower, scale 1/(upper-lower)), built by
+ * tapas_coded_schema_from_specs; a plain n x d matrix of doubles is the
+ * special case of d numeric columns with shift 0 and scale 1.
  *
  * Features (Stadler et al., "Synthetic data - anonymisation groundhog day",
  * USENIX Security 2022; TAPAS set features, research/tapas.md section 5),
@@ -59,6 +62,8 @@ typedef struct tapas_coded_schema
 	size_t		m;				/* number of columns */
 	int		   *kind;			/* TAPAS_COL_* per column */
 	int		   *ncat;			/* categories per categorical column, else 1 */
+	double	   *shift;			/* numeric: encoded = (v - shift) * scale */
+	double	   *scale;
 	size_t	   *offset;			/* first encoded column of each column */
 	size_t		e;				/* encoded dimension */
 } tapas_coded_schema_t;
@@ -72,6 +77,14 @@ typedef struct tapas_coded_schema
 extern tapas_coded_schema_t *tapas_coded_schema_create(size_t m, const int *kind,
 													   const int *ncat);
 extern void tapas_coded_schema_free(tapas_coded_schema_t *schema);
+
+/*
+ * The schema of a dataset.h column list (same encoding as
+ * tapas_dataset_encode).  NULL on ENOMEM or an invalid specification.
+ */
+struct tapas_column_spec;
+extern tapas_coded_schema_t *tapas_coded_schema_from_specs(size_t c,
+														   const struct tapas_column_spec *cols);
 
 #define TAPAS_SETFEAT_NAIVE		0
 #define TAPAS_SETFEAT_HIST		1
