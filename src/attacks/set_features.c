@@ -140,10 +140,12 @@ tapas_setfeat_binomial(size_t m, size_t k)
 		k = m - k;
 	for (i = 1; i <= k; i++)
 	{
-		/* c * (m - k + i) / i is exact; guard the multiplication */
-		if (c > UINT64_MAX / (m - k + i))
+		/* c * (m - k + i) / i is exact; 128-bit intermediate */
+		unsigned __int128 t = (unsigned __int128) c * (m - k + i) / i;
+
+		if (t > UINT64_MAX)
 			return UINT64_MAX;
-		c = c * (m - k + i) / i;
+		c = (uint64_t) t;
 	}
 	return c;
 }
