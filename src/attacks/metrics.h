@@ -21,11 +21,14 @@
  * A rate with an empty denominator (P = 0 or N = 0) is 0.
  *
  * Effective epsilon (Jagielski et al. 2020; TAPAS EffectiveEpsilonReport):
- * an (epsilon, 0)-DP mechanism forces TPR <= e^eps FPR and TNR <= e^eps FNR
- * for every test.  From one threshold's confusion matrix, with one-sided
- * Clopper-Pearson bounds at level 1 - (1 - confidence) / 2 each (so the two
- * bounds hold together with probability >= confidence, Bonferroni):
- *	eps_lower = max(0, ln(TPR_low / FPR_high), ln(TNR_low / FNR_high)).
+ * an (epsilon, 0)-DP mechanism forces TPR <= e^eps FPR, FPR <= e^eps TPR,
+ * TNR <= e^eps FNR and FNR <= e^eps TNR for every test.  From one
+ * threshold's confusion matrix, with two-sided Clopper-Pearson intervals for
+ * TPR and for FPR at level 1 - (1 - confidence) / 2 each (each one-sided
+ * bound at 1 - (1 - confidence) / 4; the intervals hold together with
+ * probability >= confidence, Bonferroni; the same levels as TAPAS):
+ *	eps_lower = max(0, ln(TPR_low / FPR_high), ln(TNR_low / FNR_high),
+ *					   ln(FPR_low / TPR_high), ln(FNR_low / TNR_high)).
  * The bound is valid only if the threshold was not chosen on the same
  * samples; tapas_metrics_epsilon_split() chooses it on a validation prefix.
  * The point estimate tapas_metrics_effective_epsilon() follows the TAPAS
@@ -143,8 +146,9 @@ extern double tapas_metrics_epsilon_lower(const double *s,
  * ceil(validation_fraction * n) samples choose the threshold and direction
  * maximising the Clopper-Pearson lower bound at confidence 0.9; the bound at
  * `confidence` is then computed on the remaining samples only.  *tau gets
- * the chosen threshold and *inverse 1 if the chosen direction is
- * "positive iff s < tau" (either may be NULL).  TAPAS_EINVAL if
+ * the chosen threshold and *inverse 1 if the best bound came from the
+ * inverse decision "positive iff s < tau", i.e. FPR/TPR or FNR/TNR (either
+ * may be NULL).  TAPAS_EINVAL if
  * validation_fraction is not in (0, 1) or either part is empty.
  */
 extern tapas_status tapas_metrics_epsilon_split(const double *s,

@@ -1,0 +1,92 @@
+/*-------------------------------------------------------------------------
+ *
+ * distance.h
+ *	  Record distances for the closest-distance and neighbourhood attacks.
+ *
+ * Hamming: the number of columns (of the subset, if given) on which two raw
+ * records differ; NaN differs from everything.  The reference ignores its
+ * `columns` argument; here the subset is honoured.
+ *
+ * L_p (p > 0): (sum_i |x_i - y_i|^p)^(1/p) over the encoded cells (of the
+ * subset's columns, if given): one categorical mismatch contributes 2 to
+ * the sum (two one-hot cells), a continuous column at most 1 (it is
+ * normalised to [0, 1]).
+ *
+ * A target is given both raw (c values, for Hamming) and encoded
+ * (encoded_dim values, for L_p); the rows are ds->values and ds->encoded
+ * (L_p needs tapas_dataset_encode(ds) first).  The scans run over rows in
+ * storage order (one sequential pass); the minimum stops at distance 0 and
+ * prunes L_p rows whose partial sum already exceeds the best, the ball
+ * count prunes rows whose partial sum exceeds the radius.  The all-pairs
+ * L2 matrix uses ||x||^2 + ||y||^2 - 2 x.y with one cblas_dgemm.
+ *
+ * IDENTIFICATION
+ *	  src/attacks/distance.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_DISTANCE_H
+#define TAPAS_DISTANCE_H
+
+#include <stddef.h>
+
+#include "attacks/dataset.h"
+#include "common/status.h"
+
+typedef enum tapas_distance_kind
+{
+	TAPAS_DISTANCE_HAMMING,
+	TAPAS_DISTANCE_LP
+} tapas_distance_kind;
+
+typedef struct tapas_distance
+{
+	tapas_distance_kind kind;
+	double		p;				/* L_p exponent, > 0 (ignored for Hamming) */
+	const size_t *columns;		/* column subset (indices < c), or NULL = all */
+	size_t		ncolumns;		/* length of columns */
+} tapas_distance_t;
+
+/*
+ * Checks d against ds: p > 0 and finite for L_p, subset indices in range,
+ * ds encoded for L_p.  TAPAS_EINVAL otherwise.
+ */
+extern tapas_status tapas_distance_check(const tapas_distance_t *d,
+										 const tapas_dataset_t *ds);
+
+/* Distance between two records of ds's schema (raw and encoded forms). */
+extern double tapas_distance_pair(const tapas_distance_t *d,
+								  const tapas_dataset_t *ds,
+								  const double *xraw, const double *xenc,
+								  const double *yraw, const double *yenc);
+
+/*
+ * out[i] = distance(target, row i) for all n rows of ds.  d assumed valid
+ * (tapas_distance_check).
+ */
+extern void tapas_distance_to_rows(const tapas_distance_t *d,
+								   const tapas_dataset_t *ds,
+								   const double *xraw, const double *xenc,
+								   double *out);
+
+/* Minimum distance from the target to the rows of ds (+inf if n = 0). */
+extern double tapas_distance_min(const tapas_distance_t *d,
+								 const tapas_dataset_t *ds,
+								 const double *xraw, const double *xenc);
+
+/* Number of rows of ds within distance <= radius of the target. */
+extern size_t tapas_distance_count_within(const tapas_distance_t *d,
+										  const tapas_dataset_t *ds,
+										  const double *xraw,
+										  const double *xenc, double radius);
+
+/*
+ * out[a * ds->n + i] = L2 distance between encoded row a of targets and
+ * encoded row i of ds (both encoded, same encoded_dim), by one dgemm.  All
+ * columns (no subset).  TAPAS_EINVAL if not encoded or dims differ.
+ */
+extern tapas_status tapas_distance_l2_matrix(const tapas_dataset_t *targets,
+											 const tapas_dataset_t *ds,
+											 double *out);
+
+#endif							/* TAPAS_DISTANCE_H */
