@@ -77,18 +77,22 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	if (st != TAPAS_OK)
 		goto fail;
 	n_max = p->num_synthetic_records > n_real ? p->num_synthetic_records : n_real;
-	st = tapas_setfeat_create(&ev->fs, schema, p->items, p->n_items, target,
-							  n_max, reason);
-	if (st != TAPAS_OK)
-		goto fail;
-	ev->dim = ev->fs->dim;
+	if (p->n_items > 0)
+	{
+		/* no feature sets: the caller scores datasets itself (score_eval.h) */
+		st = tapas_setfeat_create(&ev->fs, schema, p->items, p->n_items, target,
+								  n_max, reason);
+		if (st != TAPAS_OK)
+			goto fail;
+		ev->dim = ev->fs->dim;
+	}
 	st = TAPAS_ENOMEM;
 	ev->target = tapas_malloc(m * sizeof(double));
 	ev->target_k = tapas_malloc(m * sizeof(double));
 	ev->real = tapas_malloc(n_real * m * sizeof(double));
 	ev->syn = tapas_malloc(p->num_synthetic_records * m * sizeof(double));
 	ev->scratch = tapas_malloc(n_real * sizeof(size_t));
-	ev->F = tapas_malloc(ev->tm->n_datasets * ev->dim * sizeof(double));
+	ev->F = tapas_malloc((ev->tm->n_datasets * ev->dim + 1) * sizeof(double));
 	ev->y = tapas_malloc(ev->tm->n_datasets * sizeof(int));
 	ev->scores = tapas_calloc(p->tm.n_test, sizeof(double));
 	if (!ev->target || !ev->target_k || !ev->real || !ev->syn || !ev->scratch ||
@@ -136,6 +140,8 @@ tapas_shadow_eval_featurise(tapas_shadow_eval_t *ev, size_t k, size_t n_syn)
 {
 	tapas_status st;
 
+	if (ev->fs == NULL)
+		return TAPAS_EINVAL;
 	st = tapas_setfeat_extract(ev->fs, ev->syn, n_syn, ev->F + k * ev->dim);
 	if (st == TAPAS_OK)
 		ev->n_done++;
@@ -150,6 +156,8 @@ tapas_shadow_eval_fit(tapas_shadow_eval_t *ev, const tapas_progress_t *progress)
 	size_t		n_train = ev->p.tm.n_train,
 				i;
 
+	if (ev->fs == NULL)
+		return TAPAS_EINVAL;
 	st = tapas_clf_fit(&clf, ev->F, ev->y, n_train, ev->dim, &ev->p.clf, progress);
 	if (st != TAPAS_OK)
 		return st;

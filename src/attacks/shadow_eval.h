@@ -50,7 +50,9 @@ typedef struct tapas_shadow_params
 	int			generator;		/* TAPAS_GEN_* or TAPAS_GEN_EXTERNAL */
 	size_t		num_synthetic_records;	/* >= 1 */
 	uint64_t	gen_seed;
-	const tapas_setfeat_item_t *items;	/* feature sets (copied) */
+	const tapas_setfeat_item_t *items;	/* feature sets (copied); none for
+										 * score-based attacks (then only
+										 * real/generate work) */
 	size_t		n_items;
 	tapas_clf_params_t clf;
 	int			sensitive;		/* AIA: sensitive column */
