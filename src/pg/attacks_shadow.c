@@ -292,8 +292,11 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 		maybe_notice(start, &last, k, total);
 		n_syn = generate_one(req, ev, gen, k);
 		if (req->attack == ATTACK_SCORE)
+		{
 			st = tapas_score_attack_run(&req->score, d->schema->specs, d->c, ev->syn,
 										n_syn, ev->target, &all_scores[k]);
+			all_scores[k] += 0.0;	/* -0 (a distance of 0, negated) -> 0 */
+		}
 		else
 			st = tapas_shadow_eval_featurise(ev, k, n_syn);
 		if (st != TAPAS_OK)

@@ -22,6 +22,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
@@ -31,6 +32,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/regproc.h"
+#include "utils/snapmgr.h"
 
 #include "pg/attacks_shadow.h"
 
@@ -163,8 +165,16 @@ tapas_shadow_usergen_run(ShadowUserGen *gen, const double *rows, size_t n,
 					 quote_identifier(out_name), gen->fn_sql, gen->train_rel,
 					 num_rows, seed),
 			SPI_OK_UTILITY);
+	/*
+	 * The reader runs read-only SPI, which uses the active snapshot: make it
+	 * one that sees the rows this transaction just wrote.
+	 */
+	CommandCounterIncrement();
+	PushCopiedSnapshot(GetActiveSnapshot());
+	UpdateActiveSnapshotCommandId();
 	syn = tapas_attack_read_table(gen->schema, temp_table_oid(out_name),
 								  "generator output", &n_out, NULL, gen->cxt);
+	PopActiveSnapshot();
 	if (n_out > cap)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -22,6 +22,7 @@
 
 #include <math.h>
 
+#include "nodes/pg_list.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"

@@ -13,7 +13,9 @@
  * against a straightforward dense implementation (encode to a dense n x e
  * matrix, sort for medians, two-pass correlation) on the same datasets.
  * Environment: TAPAS_CENSUS (path prefix, default ../shared/data/census50k),
- * BENCH_TRAIN, BENCH_TEST, BENCH_SEED, BENCH_FEATURES (groundhog|queries).
+ * BENCH_TRAIN, BENCH_TEST, BENCH_SEED, BENCH_FEATURES (groundhog|queries),
+ * BENCH_DUMP (a path: writes the feature matrix and labels as raw doubles,
+ * n_datasets x (dim + 1) with the label last, to compare classifiers).
  */
 #include <math.h>
 #include <stdio.h>
@@ -216,6 +218,21 @@ main(void)
 	{
 		printf("run failed: %s\n", tapas_status_message(st));
 		return 1;
+	}
+	if (getenv("BENCH_DUMP"))
+	{
+		FILE	   *f = fopen(getenv("BENCH_DUMP"), "wb");
+		size_t		k;
+
+		for (k = 0; f && k < ev->tm->n_datasets; k++)
+		{
+			double		lab = ev->y[k];
+
+			fwrite(ev->F + k * ev->dim, sizeof(double), ev->dim, f);
+			fwrite(&lab, sizeof(double), 1, f);
+		}
+		if (f)
+			fclose(f);
 	}
 	ytest = ev->y + p.tm.n_train;
 	for (i = 0; i < p.tm.n_test; i++)
