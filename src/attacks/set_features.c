@@ -11,9 +11,8 @@
  * ones).  Then mean = sum/n, var = S[a][a]/n - mean^2 and
  * corr(a, b) = (S[a][b]/n - mean_a mean_b) / sqrt(var_a var_b).
  * Medians of one-hot columns follow from their counts; numeric columns use
- * quickselect.  Queries: each record gets a bit mask of the columns where
- * it equals the target; the masks are sorted and counted once, and query
- * q counts the records whose mask contains q.
+ * quickselect.  The schema lives in coded_schema.c, the random targeted
+ * queries in targeted_queries.c.
  *
  * IDENTIFICATION
  *	  src/attacks/set_features.c
@@ -24,254 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attacks/dataset.h"
 #include "attacks/set_features.h"
+#include "attacks/set_features_int.h"
 #include "common/memory.h"
-
-/* ----------------------------------------------------------------
- *		Schema
- * ----------------------------------------------------------------
- */
-tapas_coded_schema_t *
-tapas_coded_schema_create(size_t m, const int *kind, const int *ncat)
-{
-	tapas_coded_schema_t *s;
-	size_t		j;
-
-	s = tapas_calloc(1, sizeof(*s));
-	if (s == NULL || m == 0)
-		goto fail;
-	s->m = m;
-	s->kind = tapas_malloc(m * sizeof(int));
-	s->ncat = tapas_malloc(m * sizeof(int));
-	s->offset = tapas_malloc(m * sizeof(size_t));
-	s->shift = tapas_malloc(m * sizeof(double));
-	s->scale = tapas_malloc(m * sizeof(double));
-	if (!s->kind || !s->ncat || !s->offset || !s->shift || !s->scale)
-		goto fail;
-	for (j = 0; j < m; j++)
-	{
-		s->kind[j] = kind ? kind[j] : TAPAS_COL_NUMERIC;
-		s->ncat[j] = 1;
-		s->shift[j] = 0.0;
-		s->scale[j] = 1.0;
-		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
-		{
-			if (ncat == NULL || ncat[j] < 1)
-				goto fail;
-			s->ncat[j] = ncat[j];
-		}
-		else if (s->kind[j] != TAPAS_COL_NUMERIC)
-			goto fail;
-		s->offset[j] = s->e;
-		s->e += (size_t) s->ncat[j];
-	}
-	return s;
-fail:
-	tapas_coded_schema_free(s);
-	return NULL;
-}
-
-void
-tapas_coded_schema_free(tapas_coded_schema_t *s)
-{
-	if (s == NULL)
-		return;
-	tapas_free(s->kind);
-	tapas_free(s->ncat);
-	tapas_free(s->offset);
-	tapas_free(s->shift);
-	tapas_free(s->scale);
-	tapas_free(s);
-}
-
-tapas_coded_schema_t *
-tapas_coded_schema_from_specs(size_t c, const struct tapas_column_spec *cols)
-{
-	int		   *kind = tapas_malloc((c ? c : 1) * sizeof(int));
-	int		   *ncat = tapas_malloc((c ? c : 1) * sizeof(int));
-	tapas_coded_schema_t *s = NULL;
-	size_t		j;
-
-	if (kind == NULL || ncat == NULL)
-		goto done;
-	for (j = 0; j < c; j++)
-	{
-		kind[j] = cols[j].kind == TAPAS_COLUMN_CATEGORICAL ?
-			TAPAS_COL_CATEGORICAL : TAPAS_COL_NUMERIC;
-		ncat[j] = (int) cols[j].cardinality;
-		if (cols[j].kind != TAPAS_COLUMN_CONTINUOUS && cols[j].cardinality < 1)
-			goto done;
-	}
-	s = tapas_coded_schema_create(c, kind, ncat);
-	if (s == NULL)
-		goto done;
-	for (j = 0; j < c; j++)
-	{
-		if (cols[j].kind == TAPAS_COLUMN_ORDINAL)
-			s->scale[j] = cols[j].cardinality > 1 ?
-				1.0 / (double) (cols[j].cardinality - 1) : 0.0;
-		else if (cols[j].kind == TAPAS_COLUMN_CONTINUOUS)
-		{
-			s->shift[j] = cols[j].lower;
-			s->scale[j] = cols[j].upper > cols[j].lower ?
-				1.0 / (cols[j].upper - cols[j].lower) : 0.0;
-		}
-	}
-done:
-	tapas_free(kind);
-	tapas_free(ncat);
-	return s;
-}
-
-/* ----------------------------------------------------------------
- *		Query subsets
- * ----------------------------------------------------------------
- */
-uint64_t
-tapas_setfeat_binomial(size_t m, size_t k)
-{
-	uint64_t	c = 1;
-	size_t		i;
-
-	if (k > m)
-		return 0;
-	if (k > m - k)
-		k = m - k;
-	for (i = 1; i <= k; i++)
-	{
-		/* c * (m - k + i) / i is exact; 128-bit intermediate */
-		unsigned __int128 t = (unsigned __int128) c * (m - k + i) / i;
-
-		if (t > UINT64_MAX)
-			return UINT64_MAX;
-		c = (uint64_t) t;
-	}
-	return c;
-}
-
-/* a uniformly random subset of `order` of m columns, as a bit mask */
-static uint64_t
-random_subset(tapas_rng_t *rng, size_t m, int order)
-{
-	int			idx[64];
-	uint64_t	mask = 0;
-	size_t		i;
-
-	for (i = 0; i < m; i++)
-		idx[i] = (int) i;
-	for (i = 0; i < (size_t) order; i++)
-	{
-		size_t		j = i + tapas_rng_below(rng, m - i);
-		int			t = idx[i];
-
-		idx[i] = idx[j];
-		idx[j] = t;
-		mask |= UINT64_C(1) << idx[i];
-	}
-	return mask;
-}
-
-/* all subsets of `order` of m columns in lexicographic order, into out */
-static void
-all_subsets(size_t m, int order, uint64_t *out)
-{
-	int			c[64];
-	size_t		n = 0;
-	int			i;
-
-	for (i = 0; i < order; i++)
-		c[i] = i;
-	for (;;)
-	{
-		uint64_t	mask = 0;
-
-		for (i = 0; i < order; i++)
-			mask |= UINT64_C(1) << c[i];
-		out[n++] = mask;
-		/* next combination: bump the last index that can move */
-		for (i = order - 1; i >= 0 && c[i] == (int) m - order + i; i--)
-			;
-		if (i < 0)
-			break;
-		c[i]++;
-		for (i = i + 1; i < order; i++)
-			c[i] = c[i - 1] + 1;
-	}
-}
-
-/* 1 if mask was absent from the open-addressing set (and inserts it) */
-static int
-set_insert(uint64_t *set, size_t cap, uint64_t mask)
-{
-	size_t		h = (size_t) ((mask * UINT64_C(0x9E3779B97F4A7C15)) >> 17) & (cap - 1);
-
-	while (set[h] != 0)
-	{
-		if (set[h] == mask)
-			return 0;
-		h = (h + 1) & (cap - 1);
-	}
-	set[h] = mask;
-	return 1;
-}
-
-/*
- * Draws the query masks of one queries item.  As the reference: when
- * C(m, order) < 1e6, min(number, C) distinct subsets uniformly without
- * replacement; otherwise `number` independent draws.
- */
-static tapas_status
-draw_queries(tapas_setfeat_item_t *it, size_t m)
-{
-	uint64_t	c = tapas_setfeat_binomial(m, (size_t) it->order);
-	tapas_rng_t rng;
-	size_t		i;
-
-	tapas_rng_seed(&rng, it->seed);
-	it->dim = (c < 1000000 && c < (uint64_t) it->number) ? (size_t) c : (size_t) it->number;
-	it->masks = tapas_malloc(it->dim * sizeof(uint64_t));
-	if (it->masks == NULL)
-		return TAPAS_ENOMEM;
-	if (c >= 1000000)
-	{
-		for (i = 0; i < it->dim; i++)
-			it->masks[i] = random_subset(&rng, m, it->order);
-	}
-	else if (2 * (uint64_t) it->dim >= c)
-	{
-		/* dense: enumerate all, shuffle, keep a prefix */
-		uint64_t   *all = tapas_malloc(c * sizeof(uint64_t));
-
-		if (all == NULL)
-			return TAPAS_ENOMEM;
-		all_subsets(m, it->order, all);
-		tapas_rng_shuffle_i64(&rng, (int64_t *) all, c);
-		memcpy(it->masks, all, it->dim * sizeof(uint64_t));
-		tapas_free(all);
-	}
-	else
-	{
-		/* sparse: rejection sampling against a hash set */
-		size_t		cap = 16;
-		uint64_t   *set;
-
-		while (cap < 2 * it->dim)
-			cap <<= 1;
-		set = tapas_calloc(cap, sizeof(uint64_t));
-		if (set == NULL)
-			return TAPAS_ENOMEM;
-		for (i = 0; i < it->dim;)
-		{
-			uint64_t	q = random_subset(&rng, m, it->order);
-
-			if (set_insert(set, cap, q))
-				it->masks[i++] = q;
-		}
-		tapas_free(set);
-	}
-	return TAPAS_OK;
-}
 
 /* ----------------------------------------------------------------
  *		Creation
@@ -315,7 +69,7 @@ item_prepare(tapas_setfeat_item_t *it, const tapas_coded_schema_t *s,
 				*reason = "queries need 1 <= order <= number of columns and number >= 1";
 				return TAPAS_EINVAL;
 			}
-			return draw_queries(it, s->m);
+			return tapas_setfeat_draw_queries(it, s->m);
 	}
 	*reason = "unrecognized feature set";
 	return TAPAS_EINVAL;
@@ -662,51 +416,6 @@ extract_corr(tapas_setfeat_t *fs, size_t n, double *out)
 	}
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a,
-				y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Match masks of all records against the target, sorted and compacted to
- * (mask, count) pairs in place; returns the number of distinct masks.
- */
-static size_t
-match_masks(tapas_setfeat_t *fs, const double *x, size_t n, double *counts)
-{
-	size_t		m = fs->schema->m,
-				r,
-				j,
-				u = 0;
-	uint64_t   *mk = fs->maskbuf;
-
-	for (r = 0; r < n; r++)
-	{
-		uint64_t	mask = 0;
-
-		for (j = 0; j < m; j++)
-			if (x[r * m + j] == fs->target[j])
-				mask |= UINT64_C(1) << j;
-		mk[r] = mask;
-	}
-	qsort(mk, n, sizeof(uint64_t), cmp_u64);
-	for (r = 0; r < n; r++)
-	{
-		if (u > 0 && mk[u - 1] == mk[r])
-			counts[u - 1] += 1.0;
-		else
-		{
-			mk[u] = mk[r];
-			counts[u++] = 1.0;
-		}
-	}
-	return u;
-}
-
 tapas_status
 tapas_setfeat_extract(tapas_setfeat_t *fs, const double *x, size_t n, double *out)
 {
@@ -721,9 +430,6 @@ tapas_setfeat_extract(tapas_setfeat_t *fs, const double *x, size_t n, double *ou
 	for (i = 0; i < fs->n_items; i++)
 	{
 		const tapas_setfeat_item_t *it = &fs->items[i];
-		size_t		q,
-					u;
-
 		switch (it->type)
 		{
 			case TAPAS_SETFEAT_NAIVE:
@@ -738,19 +444,10 @@ tapas_setfeat_extract(tapas_setfeat_t *fs, const double *x, size_t n, double *ou
 			case TAPAS_SETFEAT_QUERIES:
 				if (!have_masks)
 				{
-					n_masks = match_masks(fs, x, n, fs->countbuf);
+					n_masks = tapas_setfeat_match_masks(fs, x, n);
 					have_masks = 1;
 				}
-				for (q = 0; q < it->dim; q++)
-				{
-					uint64_t	qm = it->masks[q];
-					double		c = 0.0;
-
-					for (u = 0; u < n_masks; u++)
-						if ((fs->maskbuf[u] & qm) == qm)
-							c += fs->countbuf[u];
-					out[pos + q] = c;
-				}
+				tapas_setfeat_count_queries(fs, it, n_masks, out + pos);
 				break;
 		}
 		pos += it->dim;

@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
+PGBIN=${TAPAS_PGBIN:-$PGBIN}	# another installation (e.g. a relocated copy)
 data=${TAPAS_CENSUS:-../shared/data/census50k}
 if [ ! -r "$data.csv" ]; then
 	echo "b-groundhog-sql: $data.csv not readable, skipped"
@@ -39,7 +40,9 @@ SELECT round(accuracy::numeric, 3), round(auc::numeric, 3), round(seconds::numer
 SQL
 		echo "census $attack through SQL (1000 x 100 datasets of 5000, raw): $nf features"
 		echo "  tapas.evaluate wall time $secs s, accuracy $acc, AUC $auc"
-		[ $attack = groundhog ] && echo "  reference (TAPAS, same machine): 191 s, accuracy 0.54, AUC 0.573"
-		python3 -c "print('  speed ratio vs reference: %.1fx' % (191.0 / $secs))"
+		if [ $attack = groundhog ]; then
+			echo "  reference (TAPAS, same machine): 191 s, accuracy 0.54, AUC 0.573"
+			python3 -c "print('  speed ratio vs reference: %.1fx' % (191.0 / $secs))"
+		fi
 	done
 done

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "attacks/generators.h"
+#include "attacks/score_eval.h"
 #include "attacks/shadow_eval.h"
 #include "common/memory.h"
 #include "tapas_test.h"
@@ -227,6 +228,44 @@ test_clf_logistic(void)
 	TAPAS_CHECK(tapas_clf_fit(&clf, X, y, 40, 1, &p, NULL) == TAPAS_EINVAL);
 }
 
+/* score attacks through score_eval: closest distance 0 iff the target is in */
+static void
+test_score_eval(void)
+{
+	tapas_column_spec_t cols[M];
+	tapas_score_attack_t a;
+	double		syn[4 * M],
+				score;
+	size_t		j;
+
+	for (j = 0; j < M; j++)
+	{
+		cols[j].kind = TAPAS_COLUMN_CATEGORICAL;
+		cols[j].cardinality = 4;
+		cols[j].lower = cols[j].upper = 0;
+	}
+	memcpy(syn, pool, 4 * M * sizeof(double));
+	memset(&a, 0, sizeof(a));
+	a.kind = TAPAS_SCORE_CLOSEST_DISTANCE_MIA;
+	a.distance.kind = TAPAS_DISTANCE_HAMMING;
+	TAPAS_CHECK(tapas_score_attack_run(&a, cols, M, syn, 4, target, &score) == TAPAS_OK);
+	TAPAS_CHECK(score == -5.0);	/* the pool never uses category 3 */
+	memcpy(syn + 2 * M, target, M * sizeof(double));
+	TAPAS_CHECK(tapas_score_attack_run(&a, cols, M, syn, 4, target, &score) == TAPAS_OK);
+	TAPAS_CHECK(score == 0.0);
+
+	/* AIA on column 0 between 1 and 3: the copy with 3 is closer */
+	a.kind = TAPAS_SCORE_CLOSEST_DISTANCE_AIA;
+	a.sensitive = 0;
+	a.v0 = 1;
+	a.v1 = 3;
+	TAPAS_CHECK(tapas_score_attack_run(&a, cols, M, syn, 4, target, &score) == TAPAS_OK);
+	TAPAS_CHECK(score > 0);
+	a.v1 = 4;					/* out of the column's codes */
+	TAPAS_CHECK(tapas_score_attack_run(&a, cols, M, syn, 4, target, &score) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_score_attack_run(&a, cols, M, syn, 0, target, &score) == TAPAS_EINVAL);
+}
+
 int
 main(void)
 {
@@ -235,6 +274,7 @@ main(void)
 	TAPAS_TEST_RUN(test_shadow_deterministic_and_external);
 	TAPAS_TEST_RUN(test_shadow_errors_and_cancel);
 	TAPAS_TEST_RUN(test_clf_logistic);
+	TAPAS_TEST_RUN(test_score_eval);
 	tapas_coded_schema_free(schema);
 	TAPAS_TEST_DONE();
 }
