@@ -264,7 +264,8 @@ maybe_notice(instr_time start, double *last, size_t k, size_t total)
 	if (t - *last >= PROGRESS_NOTICE_SECONDS)
 	{
 		ereport(NOTICE,
-				(errmsg("tapas.evaluate: %zu of %zu datasets done (%.0f s)", k, total, t)));
+				(errmsg("tapas.evaluate: %zu of %zu datasets done (%.0f s)%s", k, total, t,
+						k == total ? ", training the classifier" : "")));
 		*last = t;
 	}
 }
@@ -303,6 +304,12 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 			raise_status(st, "the attack rejected its parameters for this table");
 	}
 	CHECK_FOR_INTERRUPTS();
+	if (req->attack != ATTACK_SCORE)
+	{
+		/* the fit itself cannot report; say that it starts on long runs */
+		last = 0;				/* i.e. only when the run is already long */
+		maybe_notice(start, &last, total, total);
+	}
 	if (req->attack == ATTACK_SCORE)
 	{
 		size_t		n_train = req->sp.tm.n_train;
