@@ -35,7 +35,8 @@ tapas_closest_distance_mia(const tapas_distance_t *d,
 		return st;
 	if (syn->n == 0)
 		return TAPAS_EINVAL;
-	*score = -tapas_distance_min(d, syn, xraw, xenc);
+	/* + 0.0 turns -0 into 0 */
+	*score = -tapas_distance_min(d, syn, xraw, xenc) + 0.0;
 	return TAPAS_OK;
 }
 
@@ -76,7 +77,7 @@ tapas_closest_distance_aia(const tapas_distance_t *d,
 		total += scores[v];
 	}
 	for (v = 0; v < k; v++)
-		scores[v] = total <= 1e-16 ? -1.0 / (double) k : -scores[v] / total;
+		scores[v] = total <= 1e-16 ? -1.0 / (double) k : -scores[v] / total + 0.0;
 	tapas_free(xv);
 	tapas_free(enc);
 	return TAPAS_OK;

@@ -82,6 +82,9 @@ typedef struct TapasAttackSchema
 	TapasAttackColumn *cols;
 	tapas_column_spec_t *specs; /* ncols kernel specifications */
 	char	   *key;			/* key column of the targets, or NULL */
+	Oid			synthetic;		/* the synthetic table */
+	char	   *optional;		/* column never read from other tables (the
+								 * AIA sensitive column), or NULL */
 } TapasAttackSchema;
 
 /*
@@ -91,8 +94,10 @@ typedef struct TapasAttackSchema
  * have every dataset column except optional_column (the AIA sensitive
  * column, may be NULL) and no other column but the key and the excluded
  * ones.  need_key: find the targets' key (params "key" or primary key).
- * Must be called between SPI_connect and SPI_finish; the result lives in
- * cxt.
+ * optional_column's dictionary comes from the synthetic table alone, and
+ * it is never read from the targets (an attribute inference attack must
+ * not see the target's own value).  Must be called between SPI_connect
+ * and SPI_finish; the result lives in cxt.
  */
 extern TapasAttackSchema *tapas_attack_schema_build(Oid synthetic,
 													Oid targets,

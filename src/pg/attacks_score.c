@@ -107,8 +107,8 @@ find_attack(const char *name, bool aia)
 			if (attack_defs[i].aia != aia)
 				ereport(ERROR,
 						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("attack \"%s\" is a %s attack", name,
-								aia ? "membership inference" : "attribute inference"),
+						 errmsg("attack \"%s\" is %s attack", name,
+								aia ? "a membership inference" : "an attribute inference"),
 						 errhint("Use %s.", aia ? "tapas.mia_scores" : "tapas.aia_scores")));
 			return &attack_defs[i];
 		}

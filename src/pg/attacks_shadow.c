@@ -178,10 +178,10 @@ resolve_sensitive(EvalRequest *req, EvalData *d)
 				 errmsg("sensitive column \"%s\" is not a column of the dataset",
 						req->sensitive)));
 	col = &d->schema->cols[s];
-	if (col->kind == TAPAS_COLUMN_CONTINUOUS)
+	if (col->kind != TAPAS_COLUMN_CATEGORICAL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("sensitive column \"%s\" is continuous", req->sensitive),
+				 errmsg("sensitive column \"%s\" is not categorical", req->sensitive),
 				 errhint("Declare it categorical with params \"schema\".")));
 	req->sp.sensitive = s;
 	req->score.sensitive = s;
@@ -206,6 +206,31 @@ resolve_sensitive(EvalRequest *req, EvalData *d)
 				 errmsg("the two candidate values must differ")));
 	req->score.v0 = (size_t) req->sp.values[0];
 	req->score.v1 = (size_t) req->sp.values[1];
+}
+
+/* the distance's column subset, by name */
+static void
+resolve_distance_columns(EvalRequest *req, EvalData *d)
+{
+	size_t	   *cols;
+	ListCell   *lc;
+	tapas_distance_t *dist = &req->score.distance;
+
+	if (req->distance_columns == NIL)
+		return;
+	cols = palloc(sizeof(size_t) * list_length(req->distance_columns));
+	foreach(lc, req->distance_columns)
+	{
+		int			j = tapas_attack_schema_column(d->schema, lfirst(lc));
+
+		if (j < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("distance column \"%s\" is not a dataset column",
+							(char *) lfirst(lc))));
+		cols[dist->ncolumns++] = (size_t) j;
+	}
+	dist->columns = cols;
 }
 
 /* the sizes must fit the two parts of the auxiliary table */
@@ -356,6 +381,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	read_auxiliary(&req, &d, cxt);
 	if (req.goal == TAPAS_TM_AIA)
 		resolve_sensitive(&req, &d);
+	resolve_distance_columns(&req, &d);
 	check_sizes(&req, &d);
 	if (req.user_gen != NULL)
 		tapas_shadow_usergen_init(&gen, req.user_gen, d.schema, req.auxiliary);

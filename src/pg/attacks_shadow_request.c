@@ -49,10 +49,11 @@ static const char *const shadow_keys[] = {
 	"features", "n_bins", "bounds", "order", "number", NULL
 };
 static const char *const criterion_keys[] = {"criterion", "criterion_value", NULL};
-static const char *const distance_keys[] = {"distance", "p", NULL};
+static const char *const distance_keys[] = {"distance", NULL};
+static const char *const distance_object_keys[] = {"type", "p", "columns", NULL};
 static const char *const radius_keys[] = {"radius", NULL};
 static const char *const density_keys[] = {"estimator", "bandwidth", "bins", "alpha", NULL};
-static const char *const predictor_keys[] = {"C", NULL};
+static const char *const predictor_keys[] = {"estimator", "C", NULL};
 
 /* attack names, their kind, goal (-1 = both) and score kind */
 typedef struct AttackName
@@ -68,9 +69,11 @@ static const AttackName attack_names[] = {
 	{"shadow_modelling", ATTACK_SHADOW, -1, 0},
 	{"closest_distance_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_CLOSEST_DISTANCE_MIA},
 	{"local_neighbourhood_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_MIA},
+	{"probability_estimation_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
 	{"probability_estimation", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
 	{"closest_distance_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_CLOSEST_DISTANCE_AIA},
 	{"local_neighbourhood_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_AIA},
+	{"synthetic_predictor_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
 	{"synthetic_predictor", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
 	{NULL, 0, 0, 0}
 };
@@ -416,45 +419,97 @@ parse_criterion(EvalRequest *req)
 				 errmsg("criterion \"%s\" needs params \"criterion_value\"", c)));
 }
 
+/* kind and p from a distance name (as tapas.mia_scores) */
+static void
+distance_by_name(tapas_distance_t *d, const char *name)
+{
+	d->p = 2;
+	if (strcmp(name, "hamming") == 0)
+		d->kind = TAPAS_DISTANCE_HAMMING;
+	else if (strcmp(name, "l1") == 0)
+	{
+		d->kind = TAPAS_DISTANCE_LP;
+		d->p = 1;
+	}
+	else if (strcmp(name, "l2") == 0 || strcmp(name, "lp") == 0)
+		d->kind = TAPAS_DISTANCE_LP;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("distance \"%s\" does not exist", name),
+				 errhint("Valid distances: hamming, l1, l2, lp (with \"p\").")));
+}
+
+/*
+ * params "distance": "hamming" (default) | "l1" | "l2" | {"type": "lp",
+ * "p": 3, "columns": [names]}; the column names are resolved once the
+ * auxiliary table is read (req->distance_columns).
+ */
+static void
+parse_distance(EvalRequest *req)
+{
+	tapas_distance_t *d = &req->score.distance;
+	JsonbValue	v;
+	Jsonb	   *obj;
+
+	d->kind = TAPAS_DISTANCE_HAMMING;
+	d->p = 2;
+	if (!tapas_attack_param_find(&req->params->root, "distance", &v))
+		return;
+	if (v.type == jbvString)
+	{
+		distance_by_name(d, pnstrdup(v.val.string.val, v.val.string.len));
+		return;
+	}
+	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"distance\" must be a name or an object")));
+	obj = JsonbValueToJsonb(&v);
+	tapas_attack_params_check(obj, distance_object_keys, "distance");
+	distance_by_name(d, tapas_attack_param_text(obj, "type", "hamming"));
+	d->p = tapas_attack_param_float(obj, "p", d->p);
+	if (!(d->p > 0) || !isfinite(d->p))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("distance exponent p must be positive and finite")));
+	req->distance_columns = tapas_attack_param_name_list(obj, "columns");
+}
+
 static void
 parse_score_attack(EvalRequest *req, const AttackName *a)
 {
 	tapas_score_attack_t *s = &req->score;
 	Jsonb	   *p = req->params;
-	char	   *dist = tapas_attack_param_text(p, "distance", "hamming");
 	char	   *est,
 			   *bw;
 
 	memset(s, 0, sizeof(*s));
 	s->kind = a->score;
-	s->distance.kind = TAPAS_DISTANCE_HAMMING;
-	s->distance.p = tapas_attack_param_float(p, "p", 2.0);
-	if (strcmp(dist, "l2") == 0 || strcmp(dist, "lp") == 0)
-		s->distance.kind = TAPAS_DISTANCE_LP;
-	else if (strcmp(dist, "hamming") != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("distance \"%s\" does not exist", dist),
-				 errhint("Valid distances: hamming, l2, lp (with params \"p\").")));
-	if (strcmp(dist, "l2") == 0)
-		s->distance.p = 2.0;
-	if (!(s->distance.p > 0) || !isfinite(s->distance.p))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("parameter \"p\" must be a positive number")));
+	parse_distance(req);
 	s->radius = tapas_attack_param_float(p, "radius", 1.0);
 	if (!(s->radius >= 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("parameter \"radius\" must be non-negative")));
-	est = tapas_attack_param_text(p, "estimator", "kde");
+	est = tapas_attack_param_text(p, "estimator",
+								  a->score == TAPAS_SCORE_SYNTHETIC_PREDICTOR ?
+								  "logistic_regression" : "kde");
 	s->kde = strcmp(est, "kde") == 0;
-	if (!s->kde && strcmp(est, "independent") != 0)
+	if (a->score == TAPAS_SCORE_SYNTHETIC_PREDICTOR)
+	{
+		if (strcmp(est, "logistic_regression") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("estimator \"%s\" does not exist", est),
+					 errhint("Valid estimators: logistic_regression.")));
+	}
+	else if (!s->kde && strcmp(est, "independent") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("estimator \"%s\" does not exist", est),
 				 errhint("Valid estimators: kde, independent.")));
-	bw = tapas_attack_param_text(p, "bandwidth", "1");
+	bw = tapas_attack_param_text(p, "bandwidth", "scott");
 	s->bw_rule = strcmp(bw, "scott") == 0 ? TAPAS_BANDWIDTH_SCOTT :
 		strcmp(bw, "silverman") == 0 ? TAPAS_BANDWIDTH_SILVERMAN : TAPAS_BANDWIDTH_FIXED;
 	if (s->bw_rule == TAPAS_BANDWIDTH_FIXED)
@@ -521,7 +576,7 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("attack \"%s\" does not exist", atk),
-				 errhint("Valid attacks: groundhog, shadow_modelling, closest_distance_mia, local_neighbourhood_mia, probability_estimation (targeted_mia); closest_distance_aia, local_neighbourhood_aia, synthetic_predictor (targeted_aia); groundhog and shadow_modelling work for both.")));
+				 errhint("Valid attacks: groundhog, shadow_modelling, closest_distance_mia, local_neighbourhood_mia, probability_estimation_mia (targeted_mia); closest_distance_aia, local_neighbourhood_aia, synthetic_predictor_aia (targeted_aia); groundhog and shadow_modelling work for both.")));
 	if (a->goal >= 0 && a->goal != req->goal)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

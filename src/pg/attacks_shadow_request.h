@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "nodes/pg_list.h"
 #include "utils/jsonb.h"
 
 #include "attacks/metrics.h"
@@ -40,6 +41,7 @@ typedef struct EvalRequest
 	tapas_shadow_params_t sp;	/* threat model, generator, features, classifier */
 	tapas_setfeat_item_t items[SHADOW_MAX_ITEMS];
 	tapas_score_attack_t score; /* ATTACK_SCORE */
+	List	   *distance_columns;	/* names of a distance column subset */
 	tapas_criterion criterion;	/* ATTACK_SCORE threshold selection */
 	double		criterion_value;
 	char	   *user_gen;		/* a SQL generator function, or NULL */

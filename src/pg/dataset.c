@@ -326,7 +326,8 @@ build_dictionary(TapasAttackColumn *col, const char *u, List *order,
 	int			k = 0;
 	bool		has_null = false;
 
-	run_query(psprintf("SELECT v::text FROM %s GROUP BY v ORDER BY v NULLS LAST", u));
+	/* the output is renamed so that ORDER BY v sorts by the value, not its text */
+	run_query(psprintf("SELECT v::text AS label FROM %s GROUP BY v ORDER BY v NULLS LAST", u));
 	n = SPI_processed;
 	col->labels = MemoryContextAlloc(cxt, sizeof(char *) *
 									 (n + list_length(order) + 1));
@@ -688,6 +689,8 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 	require_rows(synthetic, "synthetic");
 
 	schema->key = key ? MemoryContextStrdup(cxt, key) : NULL;
+	schema->synthetic = synthetic;
+	schema->optional = optional_column ? MemoryContextStrdup(cxt, optional_column) : NULL;
 	schema->ncols = list_length(columns);
 	schema->cols = MemoryContextAllocZero(cxt, sizeof(TapasAttackColumn) * schema->ncols);
 	schema->specs = MemoryContextAllocZero(cxt, sizeof(tapas_column_spec_t) * schema->ncols);
@@ -695,7 +698,8 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 	{
 		TapasAttackColumn *col = &schema->cols[j];
 		char	   *name = lfirst(lc);
-		bool		in_targets = OidIsValid(targets) && find_name(&tc, name) >= 0;
+		bool		in_targets = OidIsValid(targets) && find_name(&tc, name) >= 0 &&
+			(optional_column == NULL || strcmp(name, optional_column) != 0);
 
 		col->name = MemoryContextStrdup(cxt, name);
 		col->typid = sc.types[find_name(&sc, name)];
@@ -759,7 +763,9 @@ read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 
 		if (j > 0)
 			appendStringInfoString(&buf, ", ");
-		if (find_name(&rc, col->name) < 0)
+		if (find_name(&rc, col->name) < 0 ||
+			(relid != schema->synthetic && schema->optional != NULL &&
+			 strcmp(col->name, schema->optional) == 0))
 			appendStringInfoString(&buf, "NULL::text");
 		else if (col->kind == TAPAS_COLUMN_CONTINUOUS)
 			appendStringInfoString(&buf, float_expr(col->typid, qc));
