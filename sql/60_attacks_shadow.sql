@@ -62,8 +62,12 @@ SELECT accuracy, threshold
 SELECT round(accuracy::numeric, 2) AS accuracy, round(auc::numeric, 2) AS auc
   FROM tapas.evaluate('targeted_mia', 'local_neighbourhood_mia', 'shadow_aux', '31',
        :'p'::jsonb || '{"radius": 1}');
+-- On three columns only, the target is no longer unique: near chance.
+SELECT accuracy, auc
+  FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'shadow_aux', '31',
+       :'p'::jsonb || '{"distance": {"type": "lp", "p": 1, "columns": ["c1", "c2", "c3"]}}');
 SELECT round(auc::numeric, 2) > 0.6 AS auc_above_06
-  FROM tapas.evaluate('targeted_mia', 'probability_estimation', 'shadow_aux', '31', :'p');
+  FROM tapas.evaluate('targeted_mia', 'probability_estimation_mia', 'shadow_aux', '31', :'p');
 
 -- The marginals generator breaks the links between columns: the exact
 -- record no longer leaks through closest distance.
@@ -80,7 +84,7 @@ SELECT n_pos + n_neg AS n, accuracy > 0.5 AS above_chance
        :'p'::jsonb || '{"sensitive": "c3", "values": ["p", "s"], "features": ["queries"],
                         "order": [2, 3], "number": 10}');
 SELECT round(auc::numeric, 2) > 0.5 AS auc_above_05
-  FROM tapas.evaluate('targeted_aia', 'synthetic_predictor', 'shadow_aux', '31',
+  FROM tapas.evaluate('targeted_aia', 'synthetic_predictor_aia', 'shadow_aux', '31',
        :'p'::jsonb || '{"sensitive": "c2"}');
 
 -- A user generator: fn(training regclass, num_rows integer, seed bigint).
@@ -162,6 +166,8 @@ SELECT accuracy FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'sha
        :'p'::jsonb || '{"criterion": "tpr"}');
 SELECT accuracy FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'shadow_aux', '31',
        :'p'::jsonb || '{"distance": "cosine"}');
+SELECT accuracy FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'shadow_aux', '31',
+       :'p'::jsonb || '{"distance": {"type": "lp", "columns": ["nosuch"]}}');
 SELECT accuracy FROM tapas.evaluate('targeted_mia', 'groundhog', 'shadow_aux', '31',
        :'p'::jsonb || '{"sensitive": "c2"}');
 
