@@ -95,6 +95,25 @@ SELECT target_key, round(score::numeric, 9) AS score
 						'{"estimator": "independent", "columns": ["z"], "bins": 2, "alpha": 0}')
  ORDER BY target_key;
 
+-- many targets take the blocked BLAS path for L2 (on all columns); the
+-- per-target scans (forced by naming the columns) give identical scores
+CREATE TABLE many AS
+SELECT i AS id, (ARRAY['x', 'y', 'z', 'w'])[1 + i % 4] AS a, 1 + (i * 7) % 3 AS b,
+	   ((i * 13) % 11) / 10.0::float8 AS z
+  FROM generate_series(1, 40) i;
+ALTER TABLE many ADD PRIMARY KEY (id);
+INSERT INTO many SELECT 100 + row_number() OVER (ORDER BY a, b, z), a, b, z FROM synth;
+SELECT count(*) AS targets, count(*) FILTER (WHERE f.score = s.score) AS equal,
+	   count(*) FILTER (WHERE f.score = 0) AS present
+  FROM tapas.mia_scores('closest_distance_mia', 'synth', 'many', '{"distance": "l2"}') f
+  JOIN tapas.mia_scores('closest_distance_mia', 'synth', 'many',
+	'{"distance": {"type": "lp", "p": 2, "columns": ["a", "b", "z"]}}') s USING (target_key);
+SELECT count(*) AS targets, count(*) FILTER (WHERE f.score = s.score) AS equal,
+	   sum(f.score) AS total
+  FROM tapas.mia_scores('local_neighbourhood_mia', 'synth', 'many', '{"distance": "l2", "radius": 1.5}') f
+  JOIN tapas.mia_scores('local_neighbourhood_mia', 'synth', 'many',
+	'{"distance": {"type": "lp", "p": 2, "columns": ["a", "b", "z"]}, "radius": 1.5}') s USING (target_key);
+
 -- the key can be any column
 SELECT * FROM tapas.mia_scores('closest_distance_mia', 'synth', 'real_data',
 	'{"key": "z"}') ORDER BY target_key;

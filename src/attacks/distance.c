@@ -116,6 +116,17 @@ lp_sum(const tapas_distance_t *d, const tapas_dataset_t *ds, const double *x,
 	return sum;
 }
 
+/* the p-th root, exact (sqrt) for p = 2 so that every path agrees */
+static inline double
+root_p(double s, double p)
+{
+	if (p == 1.0)
+		return s;
+	if (p == 2.0)
+		return sqrt(s);
+	return pow(s, 1.0 / p);
+}
+
 double
 tapas_distance_pair(const tapas_distance_t *d, const tapas_dataset_t *ds,
 					const double *xraw, const double *xenc,
@@ -123,7 +134,7 @@ tapas_distance_pair(const tapas_distance_t *d, const tapas_dataset_t *ds,
 {
 	if (d->kind == TAPAS_DISTANCE_HAMMING)
 		return hamming(d, ds->c, xraw, yraw);
-	return pow(lp_sum(d, ds, xenc, yenc, INFINITY), 1.0 / d->p);
+	return root_p(lp_sum(d, ds, xenc, yenc, INFINITY), d->p);
 }
 
 void
@@ -139,8 +150,8 @@ tapas_distance_to_rows(const tapas_distance_t *d, const tapas_dataset_t *ds,
 		return;
 	}
 	for (i = 0; i < ds->n; i++)
-		out[i] = pow(lp_sum(d, ds, xenc, ds->encoded + i * ds->encoded_dim,
-							INFINITY), 1.0 / d->p);
+		out[i] = root_p(lp_sum(d, ds, xenc, ds->encoded + i * ds->encoded_dim,
+							   INFINITY), d->p);
 }
 
 double
@@ -170,7 +181,7 @@ tapas_distance_min(const tapas_distance_t *d, const tapas_dataset_t *ds,
 		if (s < best)
 			best = s;
 	}
-	return isinf(best) ? best : pow(best, 1.0 / d->p);
+	return isinf(best) ? best : root_p(best, d->p);
 }
 
 size_t
@@ -191,13 +202,13 @@ tapas_distance_count_within(const tapas_distance_t *d,
 		return count;
 	}
 	/* compare p-th powers; the root is taken only for rows near the bound */
-	bound = pow(radius, d->p);
+	bound = d->p == 2.0 ? radius * radius : pow(radius, d->p);
 	for (i = 0; i < ds->n; i++)
 	{
 		double		s = lp_sum(d, ds, xenc, ds->encoded + i * ds->encoded_dim,
 							   bound * (1 + 1e-9) + 1e-300);
 
-		if (s <= bound || pow(s, 1.0 / d->p) <= radius)
+		if (s <= bound || root_p(s, d->p) <= radius)
 			count++;
 	}
 	return count;

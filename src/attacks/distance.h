@@ -31,6 +31,7 @@
 #include <stddef.h>
 
 #include "attacks/dataset.h"
+#include "common/progress.h"
 #include "common/status.h"
 
 typedef enum tapas_distance_kind
@@ -88,5 +89,22 @@ extern size_t tapas_distance_count_within(const tapas_distance_t *d,
 extern tapas_status tapas_distance_l2_matrix(const tapas_dataset_t *targets,
 											 const tapas_dataset_t *ds,
 											 double *out);
+
+/*
+ * Many targets against the same rows, L2 on all columns: for the m encoded
+ * targets xenc (m * encoded_dim), mins[a] = min_i ||x_a - y_i|| and, when
+ * counts is not NULL, counts[a] = #{i : ||x_a - y_i|| <= radius}.  Blocks
+ * of targets and rows go through cblas_dgemm (||x||^2 + ||y||^2 - 2 x.y);
+ * rows whose approximate squared distance is within rounding error of the
+ * running minimum or of radius^2 are recomputed exactly, so the results
+ * equal the one-target scans (a present target has minimum exactly 0).
+ * ds must be encoded.  progress (may be NULL) is polled once per block;
+ * TAPAS_ECANCELED if it asks to stop, TAPAS_ENOMEM, TAPAS_EINVAL.
+ */
+extern tapas_status tapas_distance_l2_scan(const tapas_dataset_t *ds,
+										   const double *xenc, size_t m,
+										   double radius, double *mins,
+										   size_t *counts,
+										   const tapas_progress_t *progress);
 
 #endif							/* TAPAS_DISTANCE_H */

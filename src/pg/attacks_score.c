@@ -390,6 +390,44 @@ score_one(ScoreJob *job, const tapas_dataset_t *syn, tapas_density_t *model,
 	check_status(st, job->attack->name);
 }
 
+/* progress callback of the kernels: stop when an interrupt is pending */
+static int
+interrupt_pending(void *arg, double fraction)
+{
+	return InterruptPending != 0;
+}
+
+/*
+ * Many targets, L2 on every column: one blocked BLAS scan for all of them
+ * (distance_blas.c), with the same results as the per-target scans.
+ */
+static bool
+use_blas_scan(const ScoreJob *job)
+{
+	return (job->attack->id == ATTACK_CD_MIA || job->attack->id == ATTACK_LN_MIA) &&
+		job->distance.kind == TAPAS_DISTANCE_LP && job->distance.p == 2.0 &&
+		job->distance.columns == NULL && job->m >= 8;
+}
+
+static void
+blas_scores(ScoreJob *job, const tapas_dataset_t *syn, const double *xenc,
+			double radius, double *scores)
+{
+	tapas_progress_t progress = {interrupt_pending, NULL};
+	bool		ln = job->attack->id == ATTACK_LN_MIA;
+	size_t	   *counts = ln ? palloc(sizeof(size_t) * job->m) : NULL;
+	tapas_status st;
+	size_t		a;
+
+	st = tapas_distance_l2_scan(syn, xenc, job->m, radius, scores, counts,
+								&progress);
+	if (st == TAPAS_ECANCELED)
+		CHECK_FOR_INTERRUPTS();
+	check_status(st, job->attack->name);
+	for (a = 0; a < job->m; a++)
+		scores[a] = ln ? (double) counts[a] / (double) job->n : -scores[a] + 0.0;
+}
+
 /*
  * Fills scores (m values, or m * k for AIA with k sensitive codes).  Kernel
  * objects live only inside the PG_TRY block and are freed in PG_FINALLY.
@@ -436,7 +474,9 @@ run_scores(ScoreJob *job, double *scores)
 		}
 		if (job->attack->id == ATTACK_PE_MIA)
 			model = fit_density(job->params, syn);
-		if (job->attack->id == ATTACK_SP_AIA)
+		if (use_blas_scan(job))
+			blas_scores(job, syn, xenc, radius, scores);
+		else if (job->attack->id == ATTACK_SP_AIA)
 			check_status(tapas_synthetic_predictor_aia(syn, (size_t) job->sensitive,
 													   C, xenc, job->m, scores),
 						 job->attack->name);

@@ -1,6 +1,6 @@
 /*
  * t-distance.c
- *	  Unit tests for src/attacks/distance.c (and the encoding it reads).
+ *	  Unit tests for src/attacks/distance.c and distance_blas.c.
  *
  * Oracle: brute-force distances written directly from the definitions on
  * random mixed-type datasets (categorical, ordinal, continuous), for every
@@ -75,23 +75,6 @@ brute(const tapas_distance_t *d, const tapas_dataset_t *ds, const double *x,
 				sum += pow(fabs(xe[k] - ye[k]), d->p);
 	}
 	return d->kind == TAPAS_DISTANCE_HAMMING ? sum : pow(sum, 1.0 / d->p);
-}
-
-static void
-test_encoding_layout(void)
-{
-	tapas_dataset_t *ds = tapas_dataset_create(1, NC, SPECS);
-	double		raw[NC] = {2, 1, 0, 3, 4};
-	double		enc[12];
-	double		expect[12] = {0, 0, 1, 0.75, 1, 0, 1, 0, 0, 0, 0, 1};
-	size_t		k;
-
-	TAPAS_CHECK(ds->encoded_dim == 12);
-	TAPAS_CHECK(ds->offset[3] == 6 && ds->width[4] == 5 && ds->offset[4] == 7);
-	tapas_dataset_encode_record(ds, raw, enc);
-	for (k = 0; k < 12; k++)
-		TAPAS_CHECK_MSG(enc[k] == expect[k], "cell %zu = %g", k, enc[k]);
-	tapas_dataset_free(ds);
 }
 
 static void
@@ -170,6 +153,91 @@ test_l2_matrix(void)
 	tapas_dataset_free(b);
 }
 
+/* the BLAS scan equals the one-target scans exactly, duplicates included */
+static void
+test_l2_scan_vs_scans(void)
+{
+	tapas_rng_t rng;
+	long		iters = tapas_test_iters(20),
+				it;
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0};
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 11);
+	for (it = 0; it < iters; it++)
+	{
+		size_t		n = 1 + tapas_rng_below(&rng, 1200),
+					m = 1 + tapas_rng_below(&rng, 150),
+					a,
+					e;
+		tapas_dataset_t *ds = random_dataset(&rng, n);
+		double	   *x,
+				   *mins = tapas_malloc(m * sizeof(double));
+		size_t	   *counts = tapas_malloc(m * sizeof(size_t));
+		double		radius = (double) tapas_rng_below(&rng, 5) * 0.5;
+
+		e = ds->encoded_dim;
+		x = tapas_malloc(m * e * sizeof(double));
+		for (a = 0; a < m; a++)
+		{
+			double		raw[NC];
+
+			if (a % 3 == 0)		/* a row of ds itself */
+				tapas_dataset_encode_record(ds, ds->values + tapas_rng_below(&rng, n) * NC,
+											x + a * e);
+			else
+			{
+				random_record(&rng, raw);
+				tapas_dataset_encode_record(ds, raw, x + a * e);
+			}
+		}
+		TAPAS_CHECK(tapas_distance_l2_scan(ds, x, m, radius, mins, counts, NULL) == TAPAS_OK);
+		for (a = 0; a < m; a++)
+		{
+			TAPAS_CHECK_MSG(mins[a] == tapas_distance_min(&d, ds, NULL, x + a * e),
+							"iter %ld target %zu: %.17g vs %.17g", it, a, mins[a],
+							tapas_distance_min(&d, ds, NULL, x + a * e));
+			TAPAS_CHECK_MSG(counts[a] == tapas_distance_count_within(&d, ds, NULL, x + a * e, radius),
+							"iter %ld target %zu count", it, a);
+			if (a % 3 == 0)
+				TAPAS_CHECK(mins[a] == 0);
+		}
+		tapas_free(x);
+		tapas_free(mins);
+		tapas_free(counts);
+		tapas_dataset_free(ds);
+	}
+}
+
+/* the scan polls its progress callback and stops when asked */
+static int
+stop_now(void *arg, double fraction)
+{
+	(*(int *) arg)++;
+	return 1;
+}
+
+static void
+test_l2_scan_cancel(void)
+{
+	tapas_rng_t rng;
+	tapas_dataset_t *ds;
+	double		x[16],
+				mins[1];
+	int			calls = 0;
+	tapas_progress_t progress = {stop_now, &calls};
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	ds = random_dataset(&rng, 10);
+	tapas_dataset_encode_record(ds, ds->values, x);
+	TAPAS_CHECK(tapas_distance_l2_scan(ds, x, 1, 1.0, mins, NULL, &progress) ==
+				TAPAS_ECANCELED && calls == 1);
+	tapas_memory_fail_after(1);
+	TAPAS_CHECK(tapas_distance_l2_scan(ds, x, 1, 1.0, mins, NULL, NULL) == TAPAS_ENOMEM);
+	tapas_memory_fail_after(-1);
+	tapas_dataset_free(ds);
+	TAPAS_CHECK(tapas_memory_live() == 0);
+}
+
 static void
 test_check_errors(void)
 {
@@ -189,42 +257,13 @@ test_check_errors(void)
 	tapas_dataset_free(ds);
 }
 
-static void
-test_dataset_ops(void)
-{
-	tapas_rng_t rng;
-	tapas_dataset_t *ds,
-			   *sel,
-			   *cat;
-	size_t		rows[3] = {4, 0, 4};
-	const char *why = NULL;
-	tapas_column_spec_t bad = {TAPAS_COLUMN_CATEGORICAL, 0, 0, 0};
-
-	tapas_rng_seed(&rng, tapas_test_seed() + 7);
-	ds = random_dataset(&rng, 5);
-	sel = tapas_dataset_select_rows(ds, rows, 3);
-	TAPAS_CHECK(sel->n == 3 && sel->values[0] == ds->values[4 * NC] &&
-				sel->encoded[sel->encoded_dim] == ds->encoded[0]);
-	cat = tapas_dataset_concat(ds, sel);
-	TAPAS_CHECK(cat->n == 8 && cat->values[7 * NC + 1] == ds->values[4 * NC + 1]);
-	TAPAS_CHECK(tapas_dataset_validate(cat, &why) == TAPAS_OK);
-	cat->values[2] = 7;
-	TAPAS_CHECK(tapas_dataset_validate(cat, &why) == TAPAS_EINVAL && why != NULL);
-	TAPAS_CHECK(tapas_dataset_create(1, 1, &bad) == NULL);
-	tapas_dataset_free(ds);
-	tapas_dataset_free(sel);
-	tapas_dataset_free(cat);
-	tapas_dataset_free(NULL);
-	TAPAS_CHECK(tapas_memory_live() == 0);
-}
-
 int
 main(void)
 {
-	TAPAS_TEST_RUN(test_encoding_layout);
 	TAPAS_TEST_RUN(test_scans_vs_brute);
 	TAPAS_TEST_RUN(test_l2_matrix);
+	TAPAS_TEST_RUN(test_l2_scan_vs_scans);
+	TAPAS_TEST_RUN(test_l2_scan_cancel);
 	TAPAS_TEST_RUN(test_check_errors);
-	TAPAS_TEST_RUN(test_dataset_ops);
 	TAPAS_TEST_DONE();
 }

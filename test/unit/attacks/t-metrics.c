@@ -267,6 +267,43 @@ test_compute(void)
 	TAPAS_CHECK(tapas_metrics_compute(S5, Y5, 0, 0.3, 0.95, &m) == TAPAS_EINVAL);
 }
 
+/* allocation failures: ENOMEM, never a leak, and OK once enough succeed */
+static void
+test_allocation_failures(void)
+{
+	tapas_metrics_t m;
+	double	   *f,
+			   *t,
+			   *h,
+				tau;
+	size_t		np;
+	long		k;
+	tapas_status st;
+
+	for (k = 0; k < 40; k++)
+	{
+		tapas_memory_fail_after(k);
+		st = tapas_metrics_compute(S5, Y5, 5, NAN, 0.95, &m);
+		tapas_memory_fail_after(-1);
+		TAPAS_CHECK(st == TAPAS_OK || st == TAPAS_ENOMEM);
+		TAPAS_CHECK(st == TAPAS_ENOMEM || NEAR(m.auc, 3.5 / 6, 1e-12));
+		tapas_memory_fail_after(k);
+		st = tapas_metrics_roc(S5, Y5, 5, &f, &t, &h, &np);
+		tapas_memory_fail_after(-1);
+		if (st == TAPAS_OK)
+		{
+			tapas_free(f);
+			tapas_free(t);
+			tapas_free(h);
+		}
+		tapas_memory_fail_after(k);
+		st = tapas_threshold_select(S5, Y5, 5, TAPAS_CRITERION_FPR, 0.5, &tau);
+		tapas_memory_fail_after(-1);
+		TAPAS_CHECK(st == TAPAS_ENOMEM || NEAR(tau, 0.55, 1e-12));
+	}
+	TAPAS_CHECK(tapas_memory_live() == 0);
+}
+
 int
 main(void)
 {
@@ -281,5 +318,6 @@ main(void)
 	TAPAS_TEST_RUN(test_effective_epsilon_point);
 	TAPAS_TEST_RUN(test_epsilon_split);
 	TAPAS_TEST_RUN(test_compute);
+	TAPAS_TEST_RUN(test_allocation_failures);
 	TAPAS_TEST_DONE();
 }
