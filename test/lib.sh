@@ -49,7 +49,9 @@ instance_start() {
 		free_port 5480 >"$dir/port"
 	fi
 	export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres PGDATABASE=postgres
-	as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null ||
+	# 9>&-: the server must not inherit test/check's install lock (fd 9), or
+	# a server left running would hold the machine-wide lock forever.
+	as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null 9>&- ||
 		{ tail -n 30 "$dir/server.log"; return 1; }
 }
 
@@ -58,7 +60,7 @@ instance_stop() {
 }
 
 instance_restart() {
-	as_postgres "$PGBIN/pg_ctl" -D "$1/data" -o "-p $PGPORT" -l "$1/server.log" -m fast -w restart >/dev/null
+	as_postgres "$PGBIN/pg_ctl" -D "$1/data" -o "-p $PGPORT" -l "$1/server.log" -m fast -w restart >/dev/null 9>&-
 }
 
 # instance_destroy DIR: stop if running and remove the cluster
