@@ -1,0 +1,70 @@
+/*-------------------------------------------------------------------------
+ *
+ * score_eval.h
+ *	  The score-based attacks of score_attacks.h / density.h applied to one
+ *	  synthetic dataset of a threat-model evaluation.
+ *
+ * tapas.evaluate runs these on the same generated datasets as the shadow
+ * attacks: the score of every training dataset trains the threshold
+ * (metrics.h criteria), the test scores give the metrics.  A score here is
+ * one number per dataset, larger meaning "positive":
+ *	MIA attacks:  the attack's score of the target (score_attacks.h).
+ *	AIA attacks:  score[v1] - score[v0] for the two candidate values, so
+ *				  0 separates "v1 scores higher" from "v0 scores higher".
+ *
+ * IDENTIFICATION
+ *	  src/attacks/score_eval.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_SCORE_EVAL_H
+#define TAPAS_SCORE_EVAL_H
+
+#include <stddef.h>
+
+#include "attacks/dataset.h"
+#include "attacks/density.h"
+#include "attacks/distance.h"
+#include "common/status.h"
+
+typedef enum tapas_score_attack_kind
+{
+	TAPAS_SCORE_CLOSEST_DISTANCE_MIA,
+	TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_MIA,
+	TAPAS_SCORE_PROBABILITY_ESTIMATION,
+	TAPAS_SCORE_CLOSEST_DISTANCE_AIA,
+	TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_AIA,
+	TAPAS_SCORE_SYNTHETIC_PREDICTOR
+} tapas_score_attack_kind;
+
+typedef struct tapas_score_attack
+{
+	tapas_score_attack_kind kind;
+	tapas_distance_t distance;	/* closest distance, local neighbourhood */
+	double		radius;			/* local neighbourhood, >= 0 */
+	int			kde;			/* probability estimation: 1 KDE, 0 independent */
+	tapas_bandwidth_rule bw_rule;	/* KDE */
+	double		bandwidth;		/* KDE with a fixed rule */
+	size_t		bins;			/* independent model */
+	double		alpha;			/* independent model smoothing */
+	double		C;				/* synthetic predictor */
+	size_t		sensitive;		/* AIA column (categorical or ordinal) */
+	size_t		v0,
+				v1;				/* AIA candidate codes */
+} tapas_score_attack_t;
+
+/* Nonzero for the AIA kinds. */
+extern int	tapas_score_attack_is_aia(tapas_score_attack_kind kind);
+
+/*
+ * Score of the target (raw, c values) against the synthetic dataset syn
+ * (n x c raw values of schema cols, n >= 1).  Returns TAPAS_OK,
+ * TAPAS_EINVAL (bad parameters for this schema) or TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_score_attack_run(const tapas_score_attack_t *a,
+										   const tapas_column_spec_t *cols,
+										   size_t c, const double *syn,
+										   size_t n, const double *target,
+										   double *score);
+
+#endif							/* TAPAS_SCORE_EVAL_H */

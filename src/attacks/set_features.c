@@ -1,0 +1,456 @@
+/*-------------------------------------------------------------------------
+ *
+ * set_features.c
+ *	  Naive, histogram, correlation and random-targeted-query set features.
+ *
+ * See set_features.h for the definitions.  Extraction makes one pass over
+ * the records that accumulates, in the encoded view X (n x e),
+ *	sum[a] = sum_r X[r][a]		and		S[a][b] = sum_r X[r][a] X[r][b] (a <= b)
+ * using the sparse rows (one nonzero per column: offset[j] + code with
+ * value 1 for categorical columns, offset[j] with the value for numeric
+ * ones).  Then mean = sum/n, var = S[a][a]/n - mean^2 and
+ * corr(a, b) = (S[a][b]/n - mean_a mean_b) / sqrt(var_a var_b).
+ * Medians of one-hot columns follow from their counts; numeric columns use
+ * quickselect.  The schema lives in coded_schema.c, the random targeted
+ * queries in targeted_queries.c.
+ *
+ * IDENTIFICATION
+ *	  src/attacks/set_features.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacks/set_features.h"
+#include "attacks/set_features_int.h"
+#include "common/memory.h"
+
+/* ----------------------------------------------------------------
+ *		Creation
+ * ----------------------------------------------------------------
+ */
+
+/* checks one item and sets its dimension (queries: draws the subsets) */
+static tapas_status
+item_prepare(tapas_setfeat_item_t *it, const tapas_coded_schema_t *s,
+			 const double *target, const char **reason)
+{
+	size_t		j;
+
+	switch (it->type)
+	{
+		case TAPAS_SETFEAT_NAIVE:
+			it->dim = 3 * s->e;
+			return TAPAS_OK;
+		case TAPAS_SETFEAT_HIST:
+			if (it->n_bins < 1 || !(it->lo < it->hi))
+			{
+				*reason = "hist needs n_bins >= 1 and bounds lo < hi";
+				return TAPAS_EINVAL;
+			}
+			it->dim = 0;
+			for (j = 0; j < s->m; j++)
+				it->dim += s->kind[j] == TAPAS_COL_CATEGORICAL ?
+					(size_t) s->ncat[j] : (size_t) it->n_bins;
+			return TAPAS_OK;
+		case TAPAS_SETFEAT_CORR:
+			it->dim = s->e * (s->e - 1) / 2;
+			return TAPAS_OK;
+		case TAPAS_SETFEAT_QUERIES:
+			if (target == NULL || s->m > 64)
+			{
+				*reason = "queries need a target record and at most 64 columns";
+				return TAPAS_EINVAL;
+			}
+			if (it->order < 1 || (size_t) it->order > s->m || it->number < 1)
+			{
+				*reason = "queries need 1 <= order <= number of columns and number >= 1";
+				return TAPAS_EINVAL;
+			}
+			return tapas_setfeat_draw_queries(it, s->m);
+	}
+	*reason = "unrecognized feature set";
+	return TAPAS_EINVAL;
+}
+
+tapas_status
+tapas_setfeat_create(tapas_setfeat_t **out, const tapas_coded_schema_t *schema,
+					 const tapas_setfeat_item_t *items, size_t n_items,
+					 const double *target, size_t n_max, const char **reason)
+{
+	tapas_setfeat_t *fs;
+	const char *dummy;
+	tapas_status st = TAPAS_ENOMEM;
+	size_t		i,
+				e = schema ? schema->e : 0;
+
+	if (reason == NULL)
+		reason = &dummy;
+	*reason = NULL;
+	*out = NULL;
+	if (schema == NULL || items == NULL || n_items == 0 || n_max == 0)
+	{
+		*reason = "a feature extractor needs a schema, at least one feature set and n_max >= 1";
+		return TAPAS_EINVAL;
+	}
+	fs = tapas_calloc(1, sizeof(*fs));
+	if (fs == NULL)
+		return TAPAS_ENOMEM;
+	fs->schema = schema;
+	fs->n_max = n_max;
+	fs->items = tapas_calloc(n_items, sizeof(tapas_setfeat_item_t));
+	if (fs->items == NULL)
+		goto fail;
+	fs->n_items = n_items;
+	for (i = 0; i < n_items; i++)
+	{
+		fs->items[i] = items[i];
+		fs->items[i].masks = NULL;
+	}
+	for (i = 0; i < n_items; i++)
+	{
+		st = item_prepare(&fs->items[i], schema, target, reason);
+		if (st != TAPAS_OK)
+			goto fail;
+		fs->dim += fs->items[i].dim;
+	}
+	st = TAPAS_ENOMEM;
+	fs->sum = tapas_malloc(e * sizeof(double));
+	fs->comoment = tapas_malloc(e * e * sizeof(double));
+	fs->colbuf = tapas_malloc(n_max * sizeof(double));
+	fs->maskbuf = tapas_malloc(n_max * sizeof(uint64_t));
+	fs->countbuf = tapas_malloc(n_max * sizeof(double));
+	fs->sd = tapas_malloc((e ? e : 1) * sizeof(double));
+	if (target != NULL)
+	{
+		fs->target = tapas_malloc(schema->m * sizeof(double));
+		if (fs->target == NULL)
+			goto fail;
+		memcpy(fs->target, target, schema->m * sizeof(double));
+	}
+	if (!fs->sum || !fs->comoment || !fs->colbuf || !fs->maskbuf ||
+		!fs->countbuf || !fs->sd)
+		goto fail;
+	*out = fs;
+	return TAPAS_OK;
+fail:
+	tapas_setfeat_free(fs);
+	return st;
+}
+
+void
+tapas_setfeat_free(tapas_setfeat_t *fs)
+{
+	size_t		i;
+
+	if (fs == NULL)
+		return;
+	if (fs->items)
+		for (i = 0; i < fs->n_items; i++)
+			tapas_free(fs->items[i].masks);
+	tapas_free(fs->items);
+	tapas_free(fs->target);
+	tapas_free(fs->sum);
+	tapas_free(fs->comoment);
+	tapas_free(fs->colbuf);
+	tapas_free(fs->maskbuf);
+	tapas_free(fs->countbuf);
+	tapas_free(fs->sd);
+	tapas_free(fs);
+}
+
+/* ----------------------------------------------------------------
+ *		Extraction
+ * ----------------------------------------------------------------
+ */
+
+/* sum and upper-triangular co-moments of the encoded view, one pass */
+static void
+accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
+{
+	const tapas_coded_schema_t *s = fs->schema;
+	size_t		e = s->e,
+				m = s->m,
+				r,
+				j,
+				k;
+	size_t		idx[64];
+	double		val[64];
+	double	   *S = fs->comoment;
+
+	memset(fs->sum, 0, e * sizeof(double));
+	memset(S, 0, e * e * sizeof(double));
+	for (r = 0; r < n; r++)
+	{
+		const double *row = x + r * m;
+
+		/* sparse row, in chunks of 64 columns: entries for (j, k) pairs */
+		for (j = 0; j < m; j++)
+		{
+			size_t		a = s->offset[j];
+			double		v = row[j];
+
+			if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+			{
+				a += (size_t) v;
+				v = 1.0;
+			}
+			else
+				v = (v - s->shift[j]) * s->scale[j];
+			fs->sum[a] += v;
+			if (m <= 64)
+			{
+				idx[j] = a;
+				val[j] = v;
+			}
+			else
+			{
+				/* wide numeric matrices: pair with every later column */
+				for (k = j; k < m; k++)
+				{
+					size_t		b = s->offset[k];
+					double		w = row[k];
+
+					if (s->kind[k] == TAPAS_COL_CATEGORICAL)
+					{
+						b += (size_t) w;
+						w = 1.0;
+					}
+					else
+						w = (w - s->shift[k]) * s->scale[k];
+					S[a * e + b] += v * w;
+				}
+			}
+		}
+		if (m <= 64)
+			for (j = 0; j < m; j++)
+			{
+				double	   *Srow = S + idx[j] * e;
+				double		v = val[j];
+
+				for (k = j; k < m; k++)
+					Srow[idx[k]] += v * val[k];
+			}
+	}
+}
+
+/*
+ * k-th smallest of v[0..n-1] (Wirth's selection); v is permuted so that
+ * v[0..k-1] <= v[k] <= v[k+1..n-1].
+ */
+static double
+quickselect(double *v, size_t n, size_t k)
+{
+	long		l = 0,
+				h = (long) n - 1,
+				kk = (long) k;
+
+	while (l < h)
+	{
+		double		x = v[kk];
+		long		i = l,
+					j = h;
+
+		do
+		{
+			while (v[i] < x)
+				i++;
+			while (x < v[j])
+				j--;
+			if (i <= j)
+			{
+				double		t = v[i];
+
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				j--;
+			}
+		} while (i <= j);
+		if (j < kk)
+			l = i;
+		if (kk < i)
+			h = j;
+	}
+	return v[kk];
+}
+
+/* numpy median of a 0/1 column with `ones` ones among n */
+static double
+median_binary(size_t ones, size_t n)
+{
+	/* sorted: n - ones zeros, then ones; position p holds 1 iff p >= n - ones */
+	double		a = (n - 1) / 2 >= n - ones ? 1.0 : 0.0;
+	double		b = n / 2 >= n - ones ? 1.0 : 0.0;
+
+	return n % 2 ? a : (a + b) / 2.0;
+}
+
+static void
+extract_naive(tapas_setfeat_t *fs, const double *x, size_t n, double *out)
+{
+	const tapas_coded_schema_t *s = fs->schema;
+	size_t		e = s->e,
+				j,
+				a,
+				r;
+
+	for (a = 0; a < e; a++)
+	{
+		double		mean = fs->sum[a] / (double) n;
+		double		var = fs->comoment[a * e + a] / (double) n - mean * mean;
+
+		out[a] = mean;
+		out[2 * e + a] = var > 0 ? var : 0.0;
+	}
+	for (j = 0; j < s->m; j++)
+	{
+		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+		{
+			for (a = s->offset[j]; a < s->offset[j] + (size_t) s->ncat[j]; a++)
+				out[e + a] = median_binary((size_t) fs->sum[a], n);
+			continue;
+		}
+		for (r = 0; r < n; r++)
+			fs->colbuf[r] = (x[r * s->m + j] - s->shift[j]) * s->scale[j];
+		a = s->offset[j];
+		if (n % 2)
+			out[e + a] = quickselect(fs->colbuf, n, n / 2);
+		else
+		{
+			double		hi = quickselect(fs->colbuf, n, n / 2);
+			double		lo = fs->colbuf[0];
+
+			/* after selecting n/2, the lower half holds the smaller values */
+			for (r = 1; r < n / 2; r++)
+				if (fs->colbuf[r] > lo)
+					lo = fs->colbuf[r];
+			out[e + a] = (lo + hi) / 2.0;
+		}
+	}
+}
+
+static void
+extract_hist(tapas_setfeat_t *fs, const tapas_setfeat_item_t *it,
+			 const double *x, size_t n, double *out)
+{
+	const tapas_coded_schema_t *s = fs->schema;
+	size_t		j,
+				r,
+				c,
+				pos = 0;
+	double		width = (it->hi - it->lo) / it->n_bins;
+
+	for (j = 0; j < s->m; j++)
+	{
+		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+		{
+			for (c = 0; c < (size_t) s->ncat[j]; c++)
+				out[pos++] = fs->sum[s->offset[j] + c] / (double) n;
+			continue;
+		}
+		memset(out + pos, 0, it->n_bins * sizeof(double));
+		for (r = 0; r < n; r++)
+		{
+			double		enc = (x[r * s->m + j] - s->shift[j]) * s->scale[j];
+			double		v = (enc - it->lo) / width;
+			long		b = (long) floor(v);
+
+			if (!(b >= 0))		/* also NaN */
+				b = 0;
+			if (b >= it->n_bins)
+				b = it->n_bins - 1;
+			out[pos + b] += 1.0;
+		}
+		for (c = 0; c < (size_t) it->n_bins; c++)
+			out[pos + c] /= (double) n;
+		pos += it->n_bins;
+	}
+}
+
+static void
+extract_corr(tapas_setfeat_t *fs, size_t n, double *out)
+{
+	size_t		e = fs->schema->e,
+				a,
+				b,
+				pos = 0;
+	double	   *mean = fs->colbuf;	/* holds e values when n_max >= e */
+	double		small[256];
+
+	if (e > fs->n_max)
+		mean = e <= 256 ? small : NULL;
+	for (a = 0; a < e; a++)
+	{
+		double		mu = fs->sum[a] / (double) n;
+		double		var = fs->comoment[a * e + a] / (double) n - mu * mu;
+
+		fs->sd[a] = var > 1e-300 ? sqrt(var) : 0.0;
+		if (mean)
+			mean[a] = mu;
+	}
+	for (a = 0; a < e; a++)
+	{
+		double		ma = fs->sum[a] / (double) n;
+		double		sa = fs->sd[a];
+		const double *Srow = fs->comoment + a * e;
+
+		for (b = a + 1; b < e; b++)
+		{
+			double		mb = mean ? mean[b] : fs->sum[b] / (double) n;
+			double		sb = fs->sd[b];
+			double		c = 0.0;
+
+			if (sa > 0 && sb > 0)
+			{
+				c = (Srow[b] / (double) n - ma * mb) / (sa * sb);
+				if (c > 1.0)
+					c = 1.0;
+				else if (c < -1.0)
+					c = -1.0;
+			}
+			out[pos++] = c;
+		}
+	}
+}
+
+tapas_status
+tapas_setfeat_extract(tapas_setfeat_t *fs, const double *x, size_t n, double *out)
+{
+	size_t		i,
+				pos = 0,
+				n_masks = 0;
+	int			have_masks = 0;
+
+	if (n == 0 || n > fs->n_max)
+		return TAPAS_EINVAL;
+	accumulate_moments(fs, x, n);
+	for (i = 0; i < fs->n_items; i++)
+	{
+		const tapas_setfeat_item_t *it = &fs->items[i];
+		switch (it->type)
+		{
+			case TAPAS_SETFEAT_NAIVE:
+				extract_naive(fs, x, n, out + pos);
+				break;
+			case TAPAS_SETFEAT_HIST:
+				extract_hist(fs, it, x, n, out + pos);
+				break;
+			case TAPAS_SETFEAT_CORR:
+				extract_corr(fs, n, out + pos);
+				break;
+			case TAPAS_SETFEAT_QUERIES:
+				if (!have_masks)
+				{
+					n_masks = tapas_setfeat_match_masks(fs, x, n);
+					have_masks = 1;
+				}
+				tapas_setfeat_count_queries(fs, it, n_masks, out + pos);
+				break;
+		}
+		pos += it->dim;
+	}
+	return TAPAS_OK;
+}

@@ -1,0 +1,34 @@
+/*-------------------------------------------------------------------------
+ *
+ * set_features_int.h
+ *	  Internal interface between the set-feature files.
+ *
+ * set_features.c drives extraction; targeted_queries.c draws query subsets
+ * and counts matches.  Not for use outside src/attacks/set_features*.
+ *
+ * IDENTIFICATION
+ *	  src/attacks/set_features_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_SET_FEATURES_INT_H
+#define TAPAS_SET_FEATURES_INT_H
+
+#include "attacks/set_features.h"
+
+/* Draws it->dim (set here) query masks from it->seed; TAPAS_ENOMEM. */
+extern tapas_status tapas_setfeat_draw_queries(tapas_setfeat_item_t *it, size_t m);
+
+/*
+ * Match masks of the n records against fs->target, sorted and compacted
+ * into fs->maskbuf with their counts in fs->countbuf; returns the number
+ * of distinct masks.
+ */
+extern size_t tapas_setfeat_match_masks(tapas_setfeat_t *fs, const double *x, size_t n);
+
+/* out[q] = records whose mask contains query q of item it. */
+extern void tapas_setfeat_count_queries(const tapas_setfeat_t *fs,
+										const tapas_setfeat_item_t *it,
+										size_t n_masks, double *out);
+
+#endif							/* TAPAS_SET_FEATURES_INT_H */

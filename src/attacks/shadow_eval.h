@@ -1,0 +1,120 @@
+/*-------------------------------------------------------------------------
+ *
+ * shadow_eval.h
+ *	  One shadow-modelling evaluation: threat-model datasets through a
+ *	  generator, set features, a set classifier trained on the training
+ *	  datasets and scored on the test datasets.
+ *
+ * The whole evaluation runs on row numbers into one coded matrix (the
+ * auxiliary table, read once): datasets are index arrays
+ * (threat_model.h), a real dataset is materialised into one buffer, the
+ * synthetic one into another, and only its feature vector is kept
+ * (n_datasets x dim).  Built-in generators (generators.h) run here;
+ * a caller with its own generator (the SQL wrapper's user functions) fills
+ * the synthetic buffer itself between tapas_shadow_eval_real() and
+ * tapas_shadow_eval_featurise().
+ *
+ * AIA: the target's copy in dataset k has its sensitive column set to
+ * values[label_k]; labels are binary (two candidate values), label 1 is
+ * values[1].  The query features use the target as stored, as the
+ * reference does (its sensitive value carries no information about the
+ * randomised label).
+ *
+ * Randomness: the threat model draws from tm.seed; the generator of
+ * dataset k from a generator seeded with mix(gen_seed, k), so a dataset's
+ * synthetic copy does not depend on the order of evaluation; the
+ * classifier from clf.seed.
+ *
+ * IDENTIFICATION
+ *	  src/attacks/shadow_eval.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_SHADOW_EVAL_H
+#define TAPAS_SHADOW_EVAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "attacks/set_classifier.h"
+#include "attacks/set_features.h"
+#include "attacks/threat_model.h"
+#include "common/progress.h"
+#include "common/status.h"
+
+#define TAPAS_GEN_EXTERNAL	(-1)	/* the caller fills the synthetic buffer */
+
+typedef struct tapas_shadow_params
+{
+	tapas_tm_params_t tm;		/* threat model; tm.n_pool is set by create */
+	int			generator;		/* TAPAS_GEN_* or TAPAS_GEN_EXTERNAL */
+	size_t		num_synthetic_records;	/* >= 1 */
+	uint64_t	gen_seed;
+	const tapas_setfeat_item_t *items;	/* feature sets (copied); none for
+										 * score-based attacks (then only
+										 * real/generate work) */
+	size_t		n_items;
+	tapas_clf_params_t clf;
+	int			sensitive;		/* AIA: sensitive column */
+	double		values[2];		/* AIA: the two candidate codes */
+} tapas_shadow_params_t;
+
+typedef struct tapas_shadow_eval
+{
+	tapas_shadow_params_t p;
+	const tapas_coded_schema_t *schema; /* borrowed */
+	const double *pool;			/* borrowed, n_pool x m */
+	size_t		m;
+	double	   *target;			/* m, the stored target */
+	double	   *target_k;		/* m, the target of the current dataset */
+	tapas_tm_t *tm;
+	tapas_setfeat_t *fs;
+	size_t		dim;			/* features per dataset */
+	double	   *real;			/* (num_training_records + 1) x m */
+	double	   *syn;			/* num_synthetic_records x m */
+	size_t	   *scratch;		/* generator scratch */
+	double	   *F;				/* n_datasets x dim */
+	int		   *y;				/* n_datasets binary labels */
+	double	   *scores;			/* n_test: probability of label 1 */
+	size_t		n_done;			/* datasets featurised so far */
+} tapas_shadow_eval_t;
+
+/*
+ * Samples the threat model and prepares the buffers.  pool: n_pool coded
+ * records (m = schema->m columns), target: the target's coded record (not
+ * in the pool).  Returns TAPAS_OK (free with tapas_shadow_eval_free),
+ * TAPAS_EINVAL with *reason, or TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_shadow_eval_create(tapas_shadow_eval_t **out,
+											 const tapas_coded_schema_t *schema,
+											 const double *pool, size_t n_pool,
+											 const double *target,
+											 const tapas_shadow_params_t *p,
+											 const char **reason);
+
+/* Materialises real dataset k (its target copy included); returns rows. */
+extern const double *tapas_shadow_eval_real(tapas_shadow_eval_t *ev, size_t k,
+											size_t *n_rows);
+
+/* Runs the built-in generator on real dataset k into ev->syn. */
+extern tapas_status tapas_shadow_eval_generate(tapas_shadow_eval_t *ev, size_t k,
+											   size_t *n_syn);
+
+/* Features of the n_syn records in ev->syn as dataset k's. */
+extern tapas_status tapas_shadow_eval_featurise(tapas_shadow_eval_t *ev, size_t k,
+												size_t n_syn);
+
+/* Trains on the training datasets and scores the test ones (ev->scores). */
+extern tapas_status tapas_shadow_eval_fit(tapas_shadow_eval_t *ev,
+										  const tapas_progress_t *progress);
+
+/*
+ * Everything with a built-in generator: real -> generate -> featurise for
+ * every dataset (progress polled per dataset), then fit.
+ */
+extern tapas_status tapas_shadow_eval_run(tapas_shadow_eval_t *ev,
+										  const tapas_progress_t *progress);
+
+extern void tapas_shadow_eval_free(tapas_shadow_eval_t *ev);
+
+#endif							/* TAPAS_SHADOW_EVAL_H */

@@ -1,0 +1,95 @@
+/*-------------------------------------------------------------------------
+ *
+ * threat_model.h
+ *	  Targeted MIA and AIA threat models with auxiliary-data knowledge:
+ *	  sampling of the labelled training and test "real" datasets.
+ *
+ * The procedure is TAPAS' (research/tapas.md section 4), with explicit
+ * seeds and without its bugs.  The pool is the N records of the auxiliary
+ * table other than the target, numbered 0..N-1.
+ *	1. Split: a uniformly random floor(auxiliary_split * N) of the pool is
+ *	   the attacker's auxiliary part (training datasets are drawn from it);
+ *	   the rest is the test part (test datasets).
+ *	2. Base datasets of size num_training_records from each part, by
+ *	   TAPAS' index_split: shuffle the part, cut it into floor(N_part /
+ *	   size) disjoint chunks, reshuffle when they are used up.
+ *	3. MIA: each base dataset D gives a pair (D with the target, label 1)
+ *	   and (D, label 0), emitted in random order (generate_pairs), where
+ *	   "with" replaces a uniformly random record of D by the target
+ *	   (replace_target) or appends it.  For an odd count the last pair is
+ *	   cut to one dataset (the reference instead drops to 0 datasets for a
+ *	   count of 1).  Without pairs each D gets a Bernoulli(1/2) label.
+ *	   AIA: each D has a random record replaced by the target, whose
+ *	   sensitive value is drawn uniformly among n_values candidates
+ *	   independently of everything else; the label is the value's index.
+ * A dataset is a list of pool row numbers, TAPAS_TM_TARGET for the target.
+ * Every draw comes from one generator seeded with `seed`, in the order
+ * split, training datasets, test datasets, so a seed fixes everything.
+ *
+ * IDENTIFICATION
+ *	  src/attacks/threat_model.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_THREAT_MODEL_H
+#define TAPAS_THREAT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/status.h"
+
+#define TAPAS_TM_MIA	0
+#define TAPAS_TM_AIA	1
+
+#define TAPAS_TM_TARGET (-1)
+
+typedef struct tapas_tm_params
+{
+	int			goal;			/* TAPAS_TM_MIA or TAPAS_TM_AIA */
+	size_t		n_pool;			/* records other than the target */
+	double		auxiliary_split;	/* in (0, 1), default 0.5 */
+	size_t		num_training_records;	/* size of a base dataset, >= 1 */
+	size_t		n_train;		/* training datasets, >= 1 */
+	size_t		n_test;			/* test datasets, >= 1 */
+	int			replace_target; /* MIA: 1 replace a record, 0 append */
+	int			generate_pairs; /* MIA: 1 pairs, 0 independent labels */
+	int			n_values;		/* AIA: candidate sensitive values, >= 2 */
+	uint64_t	seed;
+} tapas_tm_params_t;
+
+typedef struct tapas_tm_dataset
+{
+	int32_t    *rows;			/* pool row numbers or TAPAS_TM_TARGET */
+	size_t		n_rows;
+	int			label;			/* MIA: 1 iff the target is in; AIA: value index */
+	int			training;		/* 1 from the auxiliary part, 0 test */
+} tapas_tm_dataset_t;
+
+typedef struct tapas_tm
+{
+	size_t		n_datasets;		/* n_train training ones, then n_test */
+	tapas_tm_dataset_t *ds;
+	size_t		n_aux;			/* size of the auxiliary part */
+	size_t		n_test_part;	/* size of the test part */
+	int32_t    *storage;		/* all rows, owned */
+} tapas_tm_t;
+
+/* Fills *p with the defaults (MIA, split 0.5, pairs, replace, seed 0). */
+extern void tapas_tm_params_default(tapas_tm_params_t *p);
+
+/*
+ * Samples every dataset.  Returns TAPAS_OK (free *out with tapas_tm_free),
+ * TAPAS_EINVAL with *reason (a part smaller than num_training_records, a
+ * parameter out of range) or TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_tm_sample(tapas_tm_t **out, const tapas_tm_params_t *p,
+									const char **reason);
+
+/* Checks the labels and the target's presence; 1 if valid, else 0. */
+extern int	tapas_tm_validate(const tapas_tm_t *tm, const tapas_tm_params_t *p,
+							  const char **reason);
+
+extern void tapas_tm_free(tapas_tm_t *tm);
+
+#endif							/* TAPAS_THREAT_MODEL_H */

@@ -1,0 +1,54 @@
+-- Shadow-modelling attacks and the evaluation of attacks under a threat
+-- model (src/pg/attacks_shadow*.c, kernels in src/attacks/).
+
+CREATE FUNCTION tapas.evaluate(
+	threat_model text,
+	attack text,
+	auxiliary regclass,
+	target_key text,
+	params jsonb DEFAULT '{}',
+	OUT accuracy float8,
+	OUT tpr float8,
+	OUT fpr float8,
+	OUT advantage float8,
+	OUT auc float8,
+	OUT tpr_at_fpr_01 float8,
+	OUT tpr_at_fpr_001 float8,
+	OUT effective_epsilon float8,
+	OUT epsilon_lower float8,
+	OUT threshold float8,
+	OUT n_train integer,
+	OUT n_test integer,
+	OUT n_pos integer,
+	OUT n_neg integer,
+	OUT n_features integer,
+	OUT seconds float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tapas_sql_evaluate'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION tapas.evaluate(text, text, regclass, text, jsonb) IS
+'Evaluates an attack on the record of auxiliary whose key is target_key, under threat_model '
+'targeted_mia or targeted_aia: training and test datasets are sampled from the two halves of '
+'auxiliary (without the target; the target is added to positive MIA datasets, and to every AIA '
+'dataset with its sensitive value drawn uniformly between params values), passed through the '
+'generator (params generator: raw, marginals or a function (regclass, integer, bigint) returning '
+'a set of rows), attacked (groundhog, shadow_modelling, closest_distance_mia, '
+'local_neighbourhood_mia, probability_estimation, closest_distance_aia, local_neighbourhood_aia, '
+'synthetic_predictor) and scored; returns the metrics on the test datasets. Every random step is '
+'seeded by params seed.';
+
+CREATE FUNCTION tapas.evaluate_scores(
+	threat_model text,
+	attack text,
+	auxiliary regclass,
+	target_key text,
+	params jsonb DEFAULT '{}')
+RETURNS TABLE (dataset_no integer, label boolean, score float8)
+AS 'MODULE_PATHNAME', 'tapas_sql_evaluate_scores'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION tapas.evaluate_scores(text, text, regclass, text, jsonb) IS
+'The same evaluation as tapas.evaluate, returning one row per test dataset: its number (1..n), '
+'its true label (MIA: the target is a member; AIA: the target has the second candidate value) '
+'and the attack score (larger = more likely positive).';

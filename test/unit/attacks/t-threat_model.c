@@ -1,0 +1,263 @@
+/*
+ * t-threat_model.c
+ *	  Unit tests for src/attacks/threat_model.c and generators.c.
+ *
+ * Checks the sampling invariants directly: the target is in exactly the
+ * positive MIA datasets (and in every AIA one), sizes, balanced pairs that
+ * share their base dataset, training rows only from the auxiliary part and
+ * test rows only from the test part, disjoint chunks within one shuffle,
+ * determinism per seed; generators against their definitions.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacks/generators.h"
+#include "attacks/threat_model.h"
+#include "common/memory.h"
+#include "tapas_test.h"
+
+static size_t
+count_target(const tapas_tm_dataset_t *d)
+{
+	size_t		i,
+				c = 0;
+
+	for (i = 0; i < d->n_rows; i++)
+		c += d->rows[i] == TAPAS_TM_TARGET;
+	return c;
+}
+
+static void
+test_tm_mia_pairs(void)
+{
+	tapas_tm_params_t p;
+	tapas_tm_t *tm;
+	const char *reason = NULL;
+	size_t		k,
+				i,
+				pos = 0;
+	char	   *part = calloc(1000, 1);
+	char	   *seen = calloc(1000, 1);
+
+	tapas_tm_params_default(&p);
+	p.n_pool = 1000;
+	p.num_training_records = 100;
+	p.n_train = 20;
+	p.n_test = 11;
+	p.seed = tapas_test_seed();
+	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_OK);
+	TAPAS_CHECK(tm->n_datasets == 31 && tm->n_aux == 500);
+	TAPAS_CHECK(tapas_tm_validate(tm, &p, &reason));
+	for (k = 0; k < tm->n_datasets; k++)
+	{
+		tapas_tm_dataset_t *d = &tm->ds[k];
+
+		TAPAS_CHECK(d->n_rows == 100);
+		TAPAS_CHECK(count_target(d) == (size_t) d->label);
+		pos += d->label;
+		/* rows of a part never appear in the other part */
+		for (i = 0; i < d->n_rows; i++)
+		{
+			int32_t		r = d->rows[i];
+
+			if (r == TAPAS_TM_TARGET)
+				continue;
+			if (part[r] == 0)
+				part[r] = d->training ? 1 : 2;
+			TAPAS_CHECK(part[r] == (d->training ? 1 : 2));
+		}
+	}
+	/* pairs: 10 + 5 balanced pairs, then one odd test dataset */
+	TAPAS_CHECK(pos >= 15 && pos <= 16);
+	for (k = 0; k < 30; k += 2)
+	{
+		tapas_tm_dataset_t *a = &tm->ds[k],
+				   *b = &tm->ds[k + 1];
+		size_t		diff = 0;
+
+		TAPAS_CHECK(a->label + b->label == 1);
+		TAPAS_CHECK(a->training == b->training);
+		for (i = 0; i < 100; i++)
+			diff += a->rows[i] != b->rows[i];
+		TAPAS_CHECK(diff == 1);
+	}
+	/* the first 5 training bases (500 / 100 chunks) are disjoint */
+	for (k = 0; k < 10; k += 2)
+		for (i = 0; i < 100; i++)
+		{
+			int32_t		r = tm->ds[k].rows[i] == TAPAS_TM_TARGET ?
+				tm->ds[k + 1].rows[i] : tm->ds[k].rows[i];
+
+			TAPAS_CHECK(!seen[r]);
+			seen[r] = 1;
+		}
+	tapas_tm_free(tm);
+	free(part);
+	free(seen);
+}
+
+static void
+test_tm_mia_append_and_determinism(void)
+{
+	tapas_tm_params_t p;
+	tapas_tm_t *a,
+			   *b,
+			   *c;
+	size_t		k,
+				same = 1,
+				differ = 0;
+	const char *reason;
+
+	tapas_tm_params_default(&p);
+	p.n_pool = 300;
+	p.num_training_records = 40;
+	p.n_train = 8;
+	p.n_test = 6;
+	p.replace_target = 0;
+	p.generate_pairs = 0;
+	p.seed = 11;
+	TAPAS_CHECK(tapas_tm_sample(&a, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_tm_sample(&b, &p, NULL) == TAPAS_OK);
+	p.seed = 12;
+	TAPAS_CHECK(tapas_tm_sample(&c, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_tm_validate(a, &p, &reason));
+	for (k = 0; k < a->n_datasets; k++)
+	{
+		TAPAS_CHECK(a->ds[k].n_rows == 40 + (size_t) a->ds[k].label);
+		same &= a->ds[k].label == b->ds[k].label &&
+			memcmp(a->ds[k].rows, b->ds[k].rows, a->ds[k].n_rows * 4) == 0;
+		differ += a->ds[k].rows[0] != c->ds[k].rows[0];
+	}
+	TAPAS_CHECK(same);
+	TAPAS_CHECK(differ > 0);
+	tapas_tm_free(a);
+	tapas_tm_free(b);
+	tapas_tm_free(c);
+}
+
+static void
+test_tm_aia(void)
+{
+	tapas_tm_params_t p;
+	tapas_tm_t *tm;
+	size_t		k,
+				ones = 0;
+	const char *reason;
+
+	tapas_tm_params_default(&p);
+	p.goal = TAPAS_TM_AIA;
+	p.n_pool = 2000;
+	p.num_training_records = 50;
+	p.n_train = 300;
+	p.n_test = 100;
+	p.seed = tapas_test_seed();
+	TAPAS_CHECK(tapas_tm_sample(&tm, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_tm_validate(tm, &p, &reason));
+	for (k = 0; k < tm->n_datasets; k++)
+	{
+		TAPAS_CHECK(tm->ds[k].n_rows == 50 && count_target(&tm->ds[k]) == 1);
+		TAPAS_CHECK(tm->ds[k].label == 0 || tm->ds[k].label == 1);
+		ones += tm->ds[k].label;
+	}
+	/* Binomial(400, 1/2): mean 200, sd 10 */
+	TAPAS_CHECK_MSG(ones > 150 && ones < 250, "ones %zu", ones);
+	tapas_tm_free(tm);
+}
+
+static void
+test_tm_errors(void)
+{
+	tapas_tm_params_t p;
+	tapas_tm_t *tm;
+	const char *reason = NULL;
+	long		live = tapas_memory_live(),
+				k;
+	tapas_status st;
+
+	tapas_tm_params_default(&p);
+	p.n_pool = 100;
+	p.num_training_records = 51;	/* larger than the 50-record parts */
+	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL && reason != NULL);
+	p.num_training_records = 10;
+	p.auxiliary_split = 1.0;
+	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL);
+	p.auxiliary_split = 0.5;
+	p.n_test = 0;
+	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL);
+	p.n_test = 4;
+	p.goal = TAPAS_TM_AIA;
+	p.n_values = 1;
+	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL);
+	p.n_values = 2;
+	for (k = 0; k < 5; k++)
+	{
+		tapas_memory_fail_after(k);
+		st = tapas_tm_sample(&tm, &p, NULL);
+		tapas_memory_fail_after(-1);
+		TAPAS_CHECK(st == TAPAS_OK || st == TAPAS_ENOMEM);
+		tapas_tm_free(tm);
+		TAPAS_CHECK(tapas_memory_live() == live);
+	}
+}
+
+static void
+test_gen_raw_and_marginals(void)
+{
+	size_t		n = 50,
+				m = 3,
+				i,
+				j,
+				l;
+	double	   *train = malloc(n * m * sizeof(double)),
+			   *out = malloc(400 * m * sizeof(double));
+	size_t	   *scratch = malloc(n * sizeof(size_t));
+	tapas_rng_t rng;
+	int32_t		rows[3] = {2, TAPAS_TM_TARGET, 0};
+	double		target[3] = {-1, -2, -3},
+				mat[9];
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (i = 0; i < n; i++)
+		for (j = 0; j < m; j++)
+			train[i * m + j] = 100.0 * j + i;	/* cell identifies its row */
+	TAPAS_CHECK(tapas_gen_run(TAPAS_GEN_RAW, train, n, m, n, &rng, scratch, out) == TAPAS_OK);
+	TAPAS_CHECK(memcmp(out, train, n * m * sizeof(double)) == 0);
+	TAPAS_CHECK(tapas_gen_run(TAPAS_GEN_RAW, train, n, m, 20, &rng, scratch, out) == TAPAS_OK);
+	for (i = 0; i < 20; i++)
+	{
+		/* a whole training row, never twice */
+		TAPAS_CHECK(out[i * m + 1] == out[i * m] + 100 && out[i * m + 2] == out[i * m] + 200);
+		for (l = 0; l < i; l++)
+			TAPAS_CHECK(out[l * m] != out[i * m]);
+	}
+	TAPAS_CHECK(tapas_gen_run(TAPAS_GEN_RAW, train, n, m, n + 1, &rng, scratch, out) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_gen_run(7, train, n, m, n, &rng, scratch, out) == TAPAS_EINVAL);
+
+	/* marginals: column j's cells come from column j; rows get mixed */
+	TAPAS_CHECK(tapas_gen_run(TAPAS_GEN_MARGINALS, train, n, m, 400, &rng, NULL, out) == TAPAS_OK);
+	l = 0;
+	for (i = 0; i < 400; i++)
+	{
+		for (j = 0; j < m; j++)
+			TAPAS_CHECK(out[i * m + j] >= 100.0 * j && out[i * m + j] < 100.0 * j + n);
+		l += out[i * m + 1] - 100 != out[i * m];
+	}
+	TAPAS_CHECK(l > 300);		/* P(same row) = 1/50 */
+
+	tapas_gen_materialise(train, m, target, rows, 3, mat);
+	TAPAS_CHECK(mat[0] == 2 && mat[3] == -1 && mat[5] == -3 && mat[6] == 0);
+	free(train);
+	free(out);
+	free(scratch);
+}
+
+int
+main(void)
+{
+	TAPAS_TEST_RUN(test_tm_mia_pairs);
+	TAPAS_TEST_RUN(test_tm_mia_append_and_determinism);
+	TAPAS_TEST_RUN(test_tm_aia);
+	TAPAS_TEST_RUN(test_tm_errors);
+	TAPAS_TEST_RUN(test_gen_raw_and_marginals);
+	TAPAS_TEST_DONE();
+}
