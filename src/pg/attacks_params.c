@@ -7,6 +7,8 @@
  * declares its valid keys; an unknown key is an error naming the valid
  * ones, because a misspelt parameter silently falling back to its default
  * would give a misleading privacy assessment.  JSON null means "absent".
+ * The "distance" parameter, shared by the score attacks and the shadow
+ * modelling evaluation, is parsed here too so both read it alike.
  *
  * IDENTIFICATION
  *	  src/pg/attacks_params.c
@@ -14,6 +16,8 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
@@ -149,4 +153,93 @@ tapas_attack_param_name_list(Jsonb *params, const char *key)
 		names = lappend(names, pnstrdup(e.val.string.val, e.val.string.len));
 	}
 	return names;
+}
+
+/* ----------------------------------------------------------------
+ *		The "distance" parameter
+ * ----------------------------------------------------------------
+ */
+
+static const char *const distance_object_keys[] = {"type", "p", "columns", NULL};
+
+/* sets kind and p from a distance name; false if the name is unrecognized */
+static bool
+distance_by_name(tapas_distance_t *d, const char *name)
+{
+	d->p = 2;
+	if (strcmp(name, "hamming") == 0)
+		d->kind = TAPAS_DISTANCE_HAMMING;
+	else if (strcmp(name, "l1") == 0)
+	{
+		d->kind = TAPAS_DISTANCE_LP;
+		d->p = 1;
+	}
+	else if (strcmp(name, "l2") == 0 || strcmp(name, "lp") == 0)
+		d->kind = TAPAS_DISTANCE_LP;
+	else
+		return false;
+	return true;
+}
+
+const char *
+tapas_attack_param_distance(Jsonb *params, tapas_distance_t *d,
+							List **columns, bool *has_columns)
+{
+	JsonbValue	v,
+				f;
+	Jsonb	   *obj;
+	char	   *name;
+
+	d->kind = TAPAS_DISTANCE_HAMMING;
+	d->p = 2;
+	d->columns = NULL;
+	d->ncolumns = 0;
+	*columns = NIL;
+	*has_columns = false;
+	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v))
+		return NULL;
+	if (v.type == jbvString)
+	{
+		name = pnstrdup(v.val.string.val, v.val.string.len);
+		return distance_by_name(d, name) ? NULL : name;
+	}
+	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"distance\" must be a name or an object")));
+	obj = JsonbValueToJsonb(&v);
+	tapas_attack_params_check(obj, distance_object_keys, "distance");
+	name = tapas_attack_param_text(obj, "type", "hamming");
+	if (!distance_by_name(d, name))
+		return name;
+	d->p = tapas_attack_param_float(obj, "p", d->p);
+	if (!(d->p > 0) || !isfinite(d->p))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("distance exponent p must be positive and finite")));
+	*has_columns = tapas_attack_param_find(&obj->root, "columns", &f);
+	*columns = tapas_attack_param_name_list(obj, "columns");
+	return NULL;
+}
+
+void
+tapas_attack_distance_columns(TapasAttackSchema *schema, List *names,
+							  tapas_distance_t *d)
+{
+	size_t	   *cols = palloc(sizeof(size_t) * (list_length(names) + 1));
+	ListCell   *lc;
+
+	d->ncolumns = 0;
+	foreach(lc, names)
+	{
+		int			j = tapas_attack_schema_column(schema, lfirst(lc));
+
+		if (j < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("distance column \"%s\" is not a dataset column",
+							(char *) lfirst(lc))));
+		cols[d->ncolumns++] = (size_t) j;
+	}
+	d->columns = cols;
 }

@@ -28,6 +28,7 @@
 #include "utils/jsonb.h"
 
 #include "attacks/dataset.h"
+#include "attacks/distance.h"
 
 /* attacks_params.c */
 
@@ -120,5 +121,28 @@ extern double *tapas_attack_read_table(TapasAttackSchema *schema, Oid rel,
 /* Index of a dataset column by name, or -1. */
 extern int	tapas_attack_schema_column(TapasAttackSchema *schema,
 									   const char *name);
+
+/* attacks_params.c: the "distance" parameter */
+
+/*
+ * Reads params "distance": "hamming" (default) | "l1" | "l2" | {"type":
+ * "lp", "p": 3, "columns": [names]} into d's kind and p (d->columns is
+ * reset to NULL = all columns).  *columns gets the column names (NIL if
+ * none) and *has_columns whether "columns" was given at all; resolve them
+ * with tapas_attack_distance_columns once the schema is known.  Returns
+ * NULL, or an unrecognized distance name, which the caller reports (each
+ * SQL function words that error its own way).  Other errors are raised.
+ */
+extern const char *tapas_attack_param_distance(Jsonb *params,
+											   tapas_distance_t *d,
+											   List **columns,
+											   bool *has_columns);
+
+/*
+ * Sets d->columns (palloc'd) and d->ncolumns to the dataset columns named
+ * in names; an error names a column that is not a dataset column.
+ */
+extern void tapas_attack_distance_columns(TapasAttackSchema *schema,
+										  List *names, tapas_distance_t *d);
 
 #endif							/* TAPAS_ATTACKS_PG_H */

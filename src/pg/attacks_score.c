@@ -129,87 +129,26 @@ find_attack(const char *name, bool aia)
  * ----------------------------------------------------------------
  */
 
-static const char *const distance_keys[] = {"type", "p", "columns", NULL};
-
-/* sets kind and p from a distance name */
-static void
-distance_by_name(tapas_distance_t *d, const char *name)
-{
-	d->p = 2;
-	if (strcmp(name, "hamming") == 0)
-		d->kind = TAPAS_DISTANCE_HAMMING;
-	else if (strcmp(name, "l1") == 0)
-	{
-		d->kind = TAPAS_DISTANCE_LP;
-		d->p = 1;
-	}
-	else if (strcmp(name, "l2") == 0 || strcmp(name, "lp") == 0)
-		d->kind = TAPAS_DISTANCE_LP;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unrecognized distance \"%s\"", name),
-				 errhint("Valid distances are: hamming, l1, l2, lp (with \"p\").")));
-}
-
 /*
- * params "distance": "hamming" (default) | "l1" | "l2" | {"type": "lp",
- * "p": 3, "columns": [names]}; column names map to dataset columns.
+ * params "distance" (see tapas_attack_param_distance); column names map to
+ * dataset columns.
  */
 static void
 parse_distance(ScoreJob *job)
 {
-	JsonbValue	v,
-				f;
 	tapas_distance_t *d = &job->distance;
-	Jsonb	   *obj;
+	List	   *names;
+	bool		has_columns;
+	const char *bad;
 
-	d->kind = TAPAS_DISTANCE_HAMMING;
-	d->p = 2;
-	d->columns = NULL;
-	d->ncolumns = 0;
-	if (job->params == NULL ||
-		!tapas_attack_param_find(&job->params->root, "distance", &v))
-		return;
-	if (v.type == jbvString)
-	{
-		distance_by_name(d, pnstrdup(v.val.string.val, v.val.string.len));
-		return;
-	}
-	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+	bad = tapas_attack_param_distance(job->params, d, &names, &has_columns);
+	if (bad != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("parameter \"distance\" must be a name or an object")));
-	obj = JsonbValueToJsonb(&v);
-	tapas_attack_params_check(obj, distance_keys, "distance");
-	distance_by_name(d, tapas_attack_param_text(obj, "type", "hamming"));
-	if (tapas_attack_param_find(&obj->root, "p", &f))
-	{
-		d->p = tapas_attack_param_float(obj, "p", 2);
-		if (!(d->p > 0) || isinf(d->p))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("distance exponent p must be positive and finite")));
-	}
-	if (tapas_attack_param_find(&obj->root, "columns", &f))
-	{
-		List	   *names = tapas_attack_param_name_list(obj, "columns");
-		size_t	   *cols = palloc(sizeof(size_t) * (list_length(names) + 1));
-		ListCell   *lc;
-
-		foreach(lc, names)
-		{
-			int			j = tapas_attack_schema_column(job->schema, lfirst(lc));
-
-			if (j < 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_UNDEFINED_COLUMN),
-						 errmsg("distance column \"%s\" is not a dataset column",
-								(char *) lfirst(lc))));
-			cols[d->ncolumns++] = (size_t) j;
-		}
-		d->columns = cols;
-	}
+				 errmsg("unrecognized distance \"%s\"", bad),
+				 errhint("Valid distances are: hamming, l1, l2, lp (with \"p\").")));
+	if (has_columns)
+		tapas_attack_distance_columns(job->schema, names, d);
 }
 
 /* reads both tables and the attack's parameters into job */

@@ -208,29 +208,13 @@ resolve_sensitive(EvalRequest *req, EvalData *d)
 	req->score.v1 = (size_t) req->sp.values[1];
 }
 
-/* the distance's column subset, by name */
+/* the distance's column subset, by name (none = all columns) */
 static void
 resolve_distance_columns(EvalRequest *req, EvalData *d)
 {
-	size_t	   *cols;
-	ListCell   *lc;
-	tapas_distance_t *dist = &req->score.distance;
-
-	if (req->distance_columns == NIL)
-		return;
-	cols = palloc(sizeof(size_t) * list_length(req->distance_columns));
-	foreach(lc, req->distance_columns)
-	{
-		int			j = tapas_attack_schema_column(d->schema, lfirst(lc));
-
-		if (j < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("distance column \"%s\" is not a dataset column",
-							(char *) lfirst(lc))));
-		cols[dist->ncolumns++] = (size_t) j;
-	}
-	dist->columns = cols;
+	if (req->distance_columns != NIL)
+		tapas_attack_distance_columns(d->schema, req->distance_columns,
+									  &req->score.distance);
 }
 
 /* the sizes must fit the two parts of the auxiliary table */

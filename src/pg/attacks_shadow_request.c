@@ -50,7 +50,6 @@ static const char *const shadow_keys[] = {
 };
 static const char *const criterion_keys[] = {"criterion", "criterion_value", NULL};
 static const char *const distance_keys[] = {"distance", NULL};
-static const char *const distance_object_keys[] = {"type", "p", "columns", NULL};
 static const char *const radius_keys[] = {"radius", NULL};
 static const char *const density_keys[] = {"estimator", "bandwidth", "bins", "alpha", NULL};
 static const char *const predictor_keys[] = {"estimator", "C", NULL};
@@ -419,61 +418,23 @@ parse_criterion(EvalRequest *req)
 				 errmsg("criterion \"%s\" needs params \"criterion_value\"", c)));
 }
 
-/* kind and p from a distance name (as tapas.mia_scores) */
-static void
-distance_by_name(tapas_distance_t *d, const char *name)
-{
-	d->p = 2;
-	if (strcmp(name, "hamming") == 0)
-		d->kind = TAPAS_DISTANCE_HAMMING;
-	else if (strcmp(name, "l1") == 0)
-	{
-		d->kind = TAPAS_DISTANCE_LP;
-		d->p = 1;
-	}
-	else if (strcmp(name, "l2") == 0 || strcmp(name, "lp") == 0)
-		d->kind = TAPAS_DISTANCE_LP;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("distance \"%s\" does not exist", name),
-				 errhint("Valid distances: hamming, l1, l2, lp (with \"p\").")));
-}
-
 /*
- * params "distance": "hamming" (default) | "l1" | "l2" | {"type": "lp",
- * "p": 3, "columns": [names]}; the column names are resolved once the
- * auxiliary table is read (req->distance_columns).
+ * params "distance" (see tapas_attack_param_distance); the column names are
+ * resolved once the auxiliary table is read (req->distance_columns).
  */
 static void
 parse_distance(EvalRequest *req)
 {
-	tapas_distance_t *d = &req->score.distance;
-	JsonbValue	v;
-	Jsonb	   *obj;
+	bool		has_columns;
+	const char *bad;
 
-	d->kind = TAPAS_DISTANCE_HAMMING;
-	d->p = 2;
-	if (!tapas_attack_param_find(&req->params->root, "distance", &v))
-		return;
-	if (v.type == jbvString)
-	{
-		distance_by_name(d, pnstrdup(v.val.string.val, v.val.string.len));
-		return;
-	}
-	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+	bad = tapas_attack_param_distance(req->params, &req->score.distance,
+									  &req->distance_columns, &has_columns);
+	if (bad != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("parameter \"distance\" must be a name or an object")));
-	obj = JsonbValueToJsonb(&v);
-	tapas_attack_params_check(obj, distance_object_keys, "distance");
-	distance_by_name(d, tapas_attack_param_text(obj, "type", "hamming"));
-	d->p = tapas_attack_param_float(obj, "p", d->p);
-	if (!(d->p > 0) || !isfinite(d->p))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("distance exponent p must be positive and finite")));
-	req->distance_columns = tapas_attack_param_name_list(obj, "columns");
+				 errmsg("distance \"%s\" does not exist", bad),
+				 errhint("Valid distances: hamming, l1, l2, lp (with \"p\").")));
 }
 
 static void
