@@ -16,29 +16,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "bench.h"
 #include "common/memory.h"
 #include "common/rng.h"
 #include "recon/bch.h"
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* distinct random positions in 1..n */
 static void
@@ -122,9 +104,9 @@ bench_decode(int64_t n, int s, int reps, int chien)
 			for (i = 0; i < s; i++)
 				syn[t] ^= tapas_gf2m_pow_alpha(bch->gf, (uint64_t) (2 * t + 1) * c[i]);
 		}
-		t0 = now();
+		t0 = bench_seconds();
 		st = tapas_bch_decode(bch, syn, got, &gw);
-		t0 = now() - t0;
+		t0 = bench_seconds() - t0;
 		ok += st == TAPAS_OK && gw == s;
 		times[r] = t0;
 		total += t0;
@@ -133,13 +115,12 @@ bench_decode(int64_t n, int s, int reps, int chien)
 	}
 	if (chien)
 	{
-		double		t0 = now();
+		double		t0 = bench_seconds();
 
 		found = chien_count(bch, c, s);
-		tc = now() - t0;
+		tc = bench_seconds() - t0;
 	}
-	qsort(times, reps, sizeof(double), cmp_double);
-	median = times[reps / 2];
+	median = bench_median(times, (size_t) reps);
 	printf("bch decode n=%lld s=%d: median %.1f us, mean %.1f us, worst %.1f us, %d/%d exact",
 		   (long long) n, s, median * 1e6, total / reps * 1e6, worst * 1e6, ok, reps);
 	if (chien)

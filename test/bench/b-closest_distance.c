@@ -22,8 +22,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "attacks/dataset.h"
 #include "attacks/score_attacks.h"
 #include "common/memory.h"
@@ -38,15 +38,6 @@
 
 static char labels[NROWS_MAX][NCOL][LABEL_MAX];
 static double codes[NROWS_MAX * NCOL];
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static FILE *
 open_data(void)
@@ -121,29 +112,6 @@ naive_score(const size_t *rows, size_t n, size_t target, double *dist)
 	return -best;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-/* median of `reps` timings (seconds) of one call */
-#define TIME_MEDIAN(reps, out, call) \
-	do { \
-		double t_[reps]; \
-		int r_; \
-		for (r_ = 0; r_ < (reps); r_++) { \
-			double t0_ = now(); \
-			call; \
-			t_[r_] = now() - t0_; \
-		} \
-		qsort(t_, (reps), sizeof(double), cmp_double); \
-		(out) = t_[(reps) / 2]; \
-	} while (0)
-
 /* L2 for NMANY targets: per-target scans vs the BLAS scan */
 static int
 many_targets(tapas_dataset_t *syn, const size_t *perm, size_t n)
@@ -166,13 +134,13 @@ many_targets(tapas_dataset_t *syn, const size_t *perm, size_t n)
 	fast = malloc(m * sizeof(double));
 	for (a = 0; a < m; a++)
 		tapas_dataset_encode_record(syn, codes + perm[NSYN + a] * NCOL, x + a * e);
-	t0 = now();
+	t0 = bench_seconds();
 	for (a = 0; a < m; a++)
 		slow[a] = tapas_distance_min(&l2, syn, NULL, x + a * e);
-	t_slow = now() - t0;
-	t0 = now();
+	t_slow = bench_seconds() - t0;
+	t0 = bench_seconds();
 	tapas_distance_l2_scan(syn, x, m, -1, fast, NULL, NULL);
-	t_fast = now() - t0;
+	t_fast = bench_seconds() - t0;
 	for (a = 0; a < m; a++)
 		if (slow[a] != fast[a])
 		{
@@ -251,11 +219,11 @@ main(void)
 	}
 	present = perm[NSYN / 2];
 
-	TIME_MEDIAN(201, t_naive, s_naive = naive_score(perm, NSYN, absent, dist));
-	TIME_MEDIAN(201, t_fast,
+	BENCH_TIME_MEDIAN(201, t_naive, s_naive = naive_score(perm, NSYN, absent, dist));
+	BENCH_TIME_MEDIAN(201, t_fast,
 				tapas_closest_distance_mia(&ham, syn, codes + absent * NCOL,
 										   NULL, &s_fast));
-	TIME_MEDIAN(201, t_hit,
+	BENCH_TIME_MEDIAN(201, t_hit,
 				tapas_closest_distance_mia(&ham, syn, codes + present * NCOL,
 										   NULL, &s_hit));
 	if (s_fast != s_naive || s_hit != 0)

@@ -18,22 +18,13 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <cblas.h>
 
+#include "bench.h"
 #include "common/memory.h"
 #include "common/rng.h"
 #include "recon/cs.h"
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 /* A random Bernoulli(1/2) m x n design with b = A x, x s-sparse binary */
 static tapas_binmat_t *
@@ -104,9 +95,9 @@ method_trials(tapas_cs_method method, size_t m, size_t n, int s,
 		tapas_rng_seed(&rng, 9000 + (uint64_t) k);
 		for (i = 0; i < m && lambda > 0.0; i++)
 			b[i] += tapas_rng_laplace(&rng, lambda);
-		t0 = now_ms();
+		t0 = bench_ms();
 		tapas_cs_recover(A, b, s, lambda, method, 1, xo, &rep, NULL);
-		total += now_ms() - t0;
+		total += bench_ms() - t0;
 		ok += recovered(x, xo, n);
 		tapas_binmat_free(A);
 	}
@@ -171,13 +162,13 @@ omp_trials(size_t m, size_t n, int s, int seeds, double *ms, int resolve)
 	for (k = 0; k < seeds; k++)
 	{
 		tapas_binmat_t *A = instance(1000 + (uint64_t) k, m, n, s, x, b);
-		double		t0 = now_ms();
+		double		t0 = bench_ms();
 
 		if (resolve)
 			tapas_cs_omp_resolve(A, b, s, 0.0, xo, NULL, NULL);
 		else
 			tapas_cs_omp(A, b, s, 0.0, xo, NULL, NULL);
-		total += now_ms() - t0;
+		total += bench_ms() - t0;
 		ok += recovered(x, xo, n);
 		tapas_binmat_free(A);
 	}
@@ -279,27 +270,27 @@ correlations(void)
 
 	for (i = 0; i < m; i++)
 		b[i] = (double) i - 100.0;
-	t0 = now_ms();
+	t0 = bench_ms();
 	P = tapas_binmat_colbytes_create(A);
-	tbuild = now_ms() - t0;
-	t0 = now_ms();
+	tbuild = bench_ms() - t0;
+	t0 = bench_ms();
 	for (rep = 0; rep < reps; rep++)
 		tapas_binmat_colbytes_mul_t(P, b, z);
-	tcol = (now_ms() - t0) / reps;
-	t0 = now_ms();
+	tcol = (bench_ms() - t0) / reps;
+	t0 = bench_ms();
 	for (rep = 0; rep < reps; rep++)
 		tapas_binmat_mul_t(A, b, z);
-	tfly = (now_ms() - t0) / reps;
-	t0 = now_ms();
+	tfly = (bench_ms() - t0) / reps;
+	t0 = bench_ms();
 	for (rep = 0; rep < reps; rep++)
 		naive_mul_t(A, b, z);
-	tnaive = (now_ms() - t0) / reps;
+	tnaive = (bench_ms() - t0) / reps;
 	tapas_binmat_to_dense(A, D, m);
-	t0 = now_ms();
+	t0 = bench_ms();
 	for (rep = 0; rep < reps; rep++)
 		cblas_dgemv(CblasColMajor, CblasTrans, (int) m, (int) n, 1.0, D, (int) m,
 					b, 1, 0.0, z, 1);
-	tdense = (now_ms() - t0) / reps;
+	tdense = (bench_ms() - t0) / reps;
 	printf("\nA^T r at n=%zu m=%zu (OMP's correlation step), ms per product:\n", n, m);
 	printf("  column patterns %.2f (built once in %.1f ms) | on-the-fly tables %.2f | naive bit walk %.2f | dense dgemv (213 MB) %.2f\n",
 		   tcol, tbuild, tfly, tnaive, tdense);
@@ -350,13 +341,13 @@ table(void)
 int
 main(void)
 {
-	double		t0 = now_ms();
+	double		t0 = bench_ms();
 
 	headline();
 	correlations();
 	decoders();
 	fflush(stdout);
 	table();
-	printf("total bench time %.1f s\n", (now_ms() - t0) / 1e3);
+	printf("total bench time %.1f s\n", (bench_ms() - t0) / 1e3);
 	return 0;
 }

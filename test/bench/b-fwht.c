@@ -11,19 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "common/memory.h"
 #include "recon/fwht.h"
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void
 fill(double *x, size_t n)
@@ -46,14 +37,14 @@ best(int kind, double *x, double *y, size_t n, int reps)
 		double		t;
 
 		fill(x, n);
-		t = now();
+		t = bench_seconds();
 		if (kind == 0)
 			tapas_fwht_double(x, n, NULL);
 		else if (kind == 1)
 			tapas_fwht_double_radix2(x, n);
 		else
 			memcpy(y, x, n * sizeof(double));
-		t = now() - t;
+		t = bench_seconds() - t;
 		if (t < b)
 			b = t;
 	}
@@ -103,9 +94,9 @@ run_int64(int p, int reps)
 
 		for (j = 0; j < n; j++)
 			x[j] = (int64_t) (j % 3);
-		t = now();
+		t = bench_seconds();
 		tapas_fwht_int64(x, n, NULL);
-		t = now() - t;
+		t = bench_seconds() - t;
 		if (t < b)
 			b = t;
 	}

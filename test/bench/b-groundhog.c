@@ -21,22 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "attacks/generators.h"
 #include "attacks/shadow_eval.h"
 #include "census_load.h"
 
 #define REFERENCE_SECONDS 191.0
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static long
 env_long(const char *name, long dflt)
@@ -70,15 +61,6 @@ auc(const double *s, const int *y, size_t n)
 	return P > 0 && N > 0 ? num / (P * N) : 0.5;
 }
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* the straightforward dense implementation of naive + hist + corr */
 static void
 dense_features(const tapas_coded_schema_t *s, const double *x, size_t n, double *out)
@@ -108,7 +90,7 @@ dense_features(const tapas_coded_schema_t *s, const double *x, size_t n, double 
 		for (r = 0; r < n; r++)
 			ss += (X[r * e + a] - mu[a]) * (X[r * e + a] - mu[a]);
 		sd[a] = sqrt(ss / n);
-		qsort(col, n, sizeof(double), cmp_double);
+		qsort(col, n, sizeof(double), bench_cmp_double);
 		out[a] = mu[a];
 		out[e + a] = n % 2 ? col[n / 2] : (col[n / 2 - 1] + col[n / 2]) / 2;
 		out[2 * e + a] = ss / n;
@@ -205,7 +187,7 @@ main(void)
 	tapas_clf_params_default(&p.clf);
 	p.clf.seed = p.tm.seed + 2;
 
-	t0 = now();
+	t0 = bench_seconds();
 	st = tapas_shadow_eval_create(&ev, schema, pool, n_pool, c.x + c.m, &p, &reason);
 	if (st != TAPAS_OK)
 	{
@@ -213,7 +195,7 @@ main(void)
 		return 1;
 	}
 	st = tapas_shadow_eval_run(ev, NULL);
-	t1 = now();
+	t1 = bench_seconds();
 	if (st != TAPAS_OK)
 	{
 		printf("run failed: %s\n", tapas_status_message(st));
@@ -257,12 +239,12 @@ main(void)
 		for (k = 0; k < 20; k++)
 		{
 			tapas_shadow_eval_generate(ev, k, &n_syn);
-			t1 = now();
+			t1 = bench_seconds();
 			tapas_setfeat_extract(ev->fs, ev->syn, n_syn, fa);
-			t2 = now();
+			t2 = bench_seconds();
 			tf_fast += t2 - t1;
 			dense_features(schema, ev->syn, n_syn, fb);
-			tf_dense += now() - t2;
+			tf_dense += bench_seconds() - t2;
 			for (j = 0; j < ev->dim; j++)
 				if (fabs(fa[j] - fb[j]) > maxdiff)
 					maxdiff = fabs(fa[j] - fb[j]);

@@ -26,9 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "common/ledger_file.h"
 #include "common/ledger_store.h"
 #include "common/memory.h"
@@ -36,15 +36,6 @@
 
 #define N			100000
 #define RELID		16384
-
-static double
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
-}
 
 /* logs one cell; returns its bytes of store (header + arena growth) */
 static double
@@ -132,10 +123,10 @@ latency_once(tapas_rng_t *rng, uint64_t m, int reps, int fd, int sync)
 	double		t0;
 	int			r;
 
-	t0 = now_us();
+	t0 = bench_us();
 	for (r = 0; r < reps; r++)
 		log_cell(s, keys + (r * 7919) % (N - m + 1), m, fd, &off, sync);
-	t0 = (now_us() - t0) / reps;
+	t0 = (bench_us() - t0) / reps;
 	free(keys);
 	free(s);
 	return t0;

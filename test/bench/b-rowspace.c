@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <flint/nmod_vec.h>
 #include <flint/ulong_extras.h>
 
+#include "bench.h"
 #include "common/memory.h"
 #include "common/rng.h"
 #include "recon/rowspace.h"
@@ -47,31 +47,6 @@ typedef struct workload
 	uint32_t   *last;			/* [n] the last Bernoulli row, ascending */
 	size_t		lastlen;
 } workload_t;
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double		x = *(const double *) a,
-				y = *(const double *) b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* ---------------------------------------------------------------------
  * Workloads
@@ -429,14 +404,14 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 		next_query(w, b);
 		batch_copy(&mb[q], b);
 		rows += b->nrows;
-		t0 = now_ms();
+		t0 = bench_ms();
 		if (tapas_rowspace_trial(rs, b->ids, b->off, b->nrows, NULL, &newly, &count) != TAPAS_OK)
 			abort();
-		tt[q] = now_ms() - t0;
+		tt[q] = bench_ms() - t0;
 		newly_total += count;
-		t0 = now_ms();
+		t0 = bench_ms();
 		tapas_rowspace_rollback(rs);
-		tr[q] = now_ms() - t0;
+		tr[q] = bench_ms() - t0;
 		if (tt[q] > f->max_ms)
 			f->max_ms = tt[q];
 	}
@@ -448,17 +423,17 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 	f->newly_per_query = (double) newly_total / NMEASURE;
 	for (q = 0; q < NMEASURE; q++)
 	{
-		double		t0 = now_ms();
+		double		t0 = bench_ms();
 
 		for (i = 0; d && i < mb[q].nrows; i++)
 			dense_add(d, mb[q].ids + mb[q].off[i], mb[q].off[i + 1] - mb[q].off[i]);
-		td[q] = now_ms() - t0;
+		td[q] = bench_ms() - t0;
 		free(mb[q].ids);
 		free(mb[q].off);
 	}
-	f->trial_ms = median(tt, NMEASURE);
-	f->rollback_ms = median(tr, NMEASURE);
-	f->dense_ms = d ? median(td, NMEASURE) : -1;
+	f->trial_ms = bench_median(tt, NMEASURE);
+	f->rollback_ms = bench_median(tr, NMEASURE);
+	f->dense_ms = d ? bench_median(td, NMEASURE) : -1;
 	f->rows_per_query = (double) rows / NMEASURE;
 }
 
@@ -528,7 +503,7 @@ main(void)
 {
 	tapas_rng_t rng;
 	uint64_t	prime;
-	double		t0 = now_ms();
+	double		t0 = bench_ms();
 
 	tapas_rng_seed(&rng, 7);
 	prime = tapas_rowspace_prime_draw(&rng);
@@ -546,7 +521,7 @@ main(void)
 	run("a benign (90,2,50)", 4096, 1, 90, 2, 50, 1, 2, prime);
 	run("b bernoulli", 4096, 0, 0, 0, 0, 1, 2, prime);
 	run("b bernoulli", 100000, 0, 0, 0, 0, 1, 1, prime);
-	printf("# total %.1f s\n", (now_ms() - t0) / 1e3);
+	printf("# total %.1f s\n", (bench_ms() - t0) / 1e3);
 	free(gb_count);
 	free(gb_cursor);
 	return 0;

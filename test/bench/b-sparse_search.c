@@ -13,20 +13,11 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench.h"
 #include "common/memory.h"
 #include "common/rng.h"
 #include "recon/sparse_search.h"
-
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static tapas_binmat_t *
 instance(uint64_t seed, size_t m, size_t n, int w, int64_t *b, int64_t *support)
@@ -93,15 +84,15 @@ main(void)
 			double	   *xd = tapas_calloc(n, sizeof(double)),
 						yd[200];
 			tapas_sparse_result res;
-			double		t0 = now_ms();
+			double		t0 = bench_ms();
 
 			tapas_sparse_search(A, b, 3, 16, TAPAS_SPARSE_WORK_LIMIT, &res, NULL);
-			ts += now_ms() - t0;
+			ts += bench_ms() - t0;
 			work += res.work;
 			unique += res.found == 1;
-			t0 = now_ms();
+			t0 = bench_ms();
 			tapas_binmat_mul(A, xd, yd);
-			tm += now_ms() - t0;
+			tm += bench_ms() - t0;
 			tapas_sparse_result_clear(&res);
 			tapas_free(xd);
 			tapas_binmat_free(A);
