@@ -9,21 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
+source test/bench/lib-sql.sh
 data=${TAPAS_CENSUS:-../shared/data/census50k}
 [ -r "$data.csv" ] || data=/work/shared/data/census50k
-if [ ! -r "$data.csv" ]; then
-	echo "b-attacks-score-sql: census50k.csv not readable, skipped"
-	exit 0
-fi
-inst=$(mktemp -d /tmp/tapas-bench.XXXXXX)
-trap 'instance_destroy "$inst"' EXIT
-instance_start "$inst" >/dev/null
-cols=$(python3 -c "import json;print(', '.join('\"%s\" text' % c['name'] for c in json.load(open('$data.json'))))")
-names=$(python3 -c "import json;print(', '.join('\"%s\"' % c['name'] for c in json.load(open('$data.json'))))")
+census_instance b-attacks-score-sql "$data"
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
-CREATE EXTENSION tapas;
-CREATE TABLE census (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, $cols);
-\copy census ($names) FROM '$data.csv' WITH (FORMAT csv)
 -- a seeded sample of 5,000 rows as the synthetic table, targets outside it
 CREATE TABLE syn AS SELECT * FROM census ORDER BY md5(id::text) LIMIT 5000;
 CREATE TABLE tgt1 AS SELECT * FROM census WHERE id NOT IN (SELECT id FROM syn) ORDER BY id LIMIT 1;

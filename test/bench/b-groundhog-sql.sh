@@ -9,22 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
+source test/bench/lib-sql.sh
 PGBIN=${TAPAS_PGBIN:-$PGBIN}	# another installation (e.g. a relocated copy)
 data=${TAPAS_CENSUS:-../shared/data/census50k}
-if [ ! -r "$data.csv" ]; then
-	echo "b-groundhog-sql: $data.csv not readable, skipped"
-	exit 0
-fi
-inst=$(mktemp -d /tmp/tapas-bench.XXXXXX)
-trap 'instance_destroy "$inst"' EXIT
-instance_start "$inst" >/dev/null
-cols=$(python3 -c "import json;print(', '.join('\"%s\" text' % c['name'] for c in json.load(open('$data.json'))))")
-names=$(python3 -c "import json;print(', '.join('\"%s\"' % c['name'] for c in json.load(open('$data.json'))))")
-psql -X -q -v ON_ERROR_STOP=1 <<SQL
-CREATE EXTENSION tapas;
-CREATE TABLE census (id bigint GENERATED ALWAYS AS IDENTITY (MINVALUE 0 START 0) PRIMARY KEY, $cols);
-\copy census ($names) FROM '$data.csv' WITH (FORMAT csv)
-SQL
+census_instance b-groundhog-sql "$data" "(MINVALUE 0 START 0)"
 for attack in groundhog queries; do
 	if [ $attack = groundhog ]; then
 		call="'groundhog'"; extra=""
