@@ -13,41 +13,8 @@
 #include "attacks/distance.h"
 #include "common/memory.h"
 #include "common/rng.h"
+#include "mixed_dataset.h"
 #include "tapas_test.h"
-
-#define NC 5
-
-static const tapas_column_spec_t SPECS[NC] = {
-	{TAPAS_COLUMN_CATEGORICAL, 3, 0, 0},
-	{TAPAS_COLUMN_CONTINUOUS, 0, -2, 2},
-	{TAPAS_COLUMN_CATEGORICAL, 2, 0, 0},
-	{TAPAS_COLUMN_ORDINAL, 4, 0, 0},
-	{TAPAS_COLUMN_CATEGORICAL, 5, 0, 0},
-};
-
-/* random raw record; continuous values on a coarse grid so ties happen */
-static void
-random_record(tapas_rng_t *rng, double *x)
-{
-	size_t		j;
-
-	for (j = 0; j < NC; j++)
-		x[j] = SPECS[j].kind == TAPAS_COLUMN_CONTINUOUS ?
-			-2.0 + (double) tapas_rng_below(rng, 9) * 0.5 :
-			(double) tapas_rng_below(rng, SPECS[j].cardinality);
-}
-
-static tapas_dataset_t *
-random_dataset(tapas_rng_t *rng, size_t n)
-{
-	tapas_dataset_t *ds = tapas_dataset_create(n, NC, SPECS);
-	size_t		i;
-
-	for (i = 0; i < n; i++)
-		random_record(rng, ds->values + i * NC);
-	tapas_dataset_encode(ds);
-	return ds;
-}
 
 /* the definitions, written independently of distance.c */
 static double
