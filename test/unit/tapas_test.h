@@ -12,6 +12,10 @@
  * else a fixed default, and is printed on failure so a run can be replayed.
  * tapas_test_iters(n) scales n by TAPAS_TEST_MULT (default 1).
  *
+ * Shared fixtures: tapas_test_cancel, a progress callback that cancels at
+ * once, and tapas_test_random_row, a random subset of 0..n-1 in random
+ * order (the shape of a query's record set).
+ *
  * Output: "ok - name" / "not ok - name" lines, then "N passed, N failed";
  * the exit status is nonzero when any test failed.  test/run-unit adds up
  * the counts of every binary.
@@ -27,6 +31,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "common/rng.h"
 
 static int	tapas_test_passed = 0;
 static int	tapas_test_failed = 0;
@@ -47,6 +53,39 @@ tapas_test_iters(long n)
 	long		mult = s ? atol(s) : 1;
 
 	return n * (mult > 0 ? mult : 1);
+}
+
+/* progress callback (tapas_progress_t.fn) that cancels at the first call */
+static inline int
+tapas_test_cancel(void *arg, double fraction)
+{
+	(void) arg;
+	(void) fraction;
+	return 1;
+}
+
+/*
+ * Writes a random subset of 0..n-1 of random size in [lo, hi] (lo <= hi <=
+ * n), in random order, to ids and returns its size.
+ */
+static inline size_t
+tapas_test_random_row(tapas_rng_t *rng, uint32_t n, size_t lo, size_t hi,
+					  uint32_t *ids)
+{
+	size_t		len = lo + tapas_rng_below(rng, hi - lo + 1);
+	int64_t    *perm = malloc(((size_t) n + 1) * sizeof(int64_t));
+	uint32_t	j;
+	size_t		i;
+
+	if (perm == NULL)
+		abort();
+	for (j = 0; j < n; j++)
+		perm[j] = j;
+	tapas_rng_shuffle_i64(rng, perm, n);
+	for (i = 0; i < len; i++)
+		ids[i] = (uint32_t) perm[i];
+	free(perm);
+	return len;
 }
 
 #define TAPAS_CHECK_MSG(cond, ...) \

@@ -16,23 +16,6 @@
 #define MAXN	200
 #define MAXROWS	64
 
-/* a random subset of 0..n-1 of random size in [1, n], in random order */
-static size_t
-random_row(tapas_rng_t *rng, uint32_t n, uint32_t *ids)
-{
-	size_t		len = 1 + tapas_rng_below(rng, n);
-	int64_t		perm[MAXN];
-	uint32_t	j;
-	size_t		i;
-
-	for (j = 0; j < n; j++)
-		perm[j] = j;
-	tapas_rng_shuffle_i64(rng, perm, n);
-	for (i = 0; i < len; i++)
-		ids[i] = (uint32_t) perm[i];
-	return len;
-}
-
 /* compares the partition with the signature oracle; returns 1 if equal */
 static int
 matches_oracle(const tapas_atoms_t *at, uint64_t *sig, uint32_t n)
@@ -82,7 +65,7 @@ test_atoms_split_matches_signatures(void)
 		TAPAS_CHECK(tapas_atoms_init(&at, n) == TAPAS_OK);
 		for (row = 0; row < nrows; row++)
 		{
-			size_t		len = random_row(&rng, n, ids),
+			size_t		len = tapas_test_random_row(&rng, n, 1, n, ids),
 						ninside,
 						nnew,
 						i;
@@ -138,7 +121,7 @@ test_atoms_rollback_restores(void)
 		TAPAS_CHECK(tapas_atoms_init(&at, n) == TAPAS_OK);
 		for (k = 0; k < 5; k++)
 		{
-			len = random_row(&rng, n, ids);
+			len = tapas_test_random_row(&rng, n, 1, n, ids);
 			tapas_atoms_split(&at, ids, len, inside, &ninside, &nnew);
 		}
 		tapas_atoms_savepoint(&at);
@@ -147,7 +130,7 @@ test_atoms_rollback_restores(void)
 		memcpy(atom_before, at.atom_of, n * sizeof(uint32_t));
 		for (k = 0; k < 1 + tapas_rng_below(&rng, 8); k++)
 		{
-			len = random_row(&rng, n, ids);
+			len = tapas_test_random_row(&rng, n, 1, n, ids);
 			tapas_atoms_split(&at, ids, len, inside, &ninside, &nnew);
 		}
 		tapas_atoms_rollback(&at);

@@ -278,19 +278,13 @@ test_design_errors(void)
 	TAPAS_CHECK(tapas_memory_live() == live);
 }
 
-static int
-cancel_now(void *arg, double fraction)
-{
-	return 1;
-}
-
 /* every allocation failure and a cancel leave nothing behind */
 static void
 test_design_alloc_failures(void)
 {
 	static const int methods[] = {TAPAS_DESIGN_HADAMARD, TAPAS_DESIGN_BCH,
 	TAPAS_DESIGN_BERNOULLI};
-	tapas_progress_t stop = {cancel_now, NULL};
+	tapas_progress_t stop = {tapas_test_cancel, NULL};
 	long		live = tapas_memory_live();
 	int			mi,
 				i;

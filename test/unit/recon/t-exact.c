@@ -120,12 +120,6 @@ test_exact_vs_rational(void)
 	TAPAS_CHECK(tapas_memory_live() == 0);
 }
 
-static int
-cancel_now(void *arg, double fraction)
-{
-	return 1;
-}
-
 static void
 test_exact_hand_cases(void)
 {
@@ -167,7 +161,7 @@ test_exact_hand_cases(void)
 
 	/* cancellation between the two primes */
 	{
-		tapas_progress_t stop = {cancel_now, NULL};
+		tapas_progress_t stop = {tapas_test_cancel, NULL};
 
 		TAPAS_CHECK(tapas_exact_solve(A, b, &prng, x, det, &res, &stop) == TAPAS_ECANCELED);
 	}

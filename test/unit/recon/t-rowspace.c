@@ -145,23 +145,6 @@ same_as_oracle(const tapas_rowspace_t *rs, const uint8_t *det, int n)
 	return (size_t) expect == count;
 }
 
-/* a random row of size in [lo, hi] of 0..n-1; returns its length */
-static size_t
-random_row(tapas_rng_t *rng, uint32_t n, size_t lo, size_t hi, uint32_t *ids)
-{
-	size_t		len = lo + tapas_rng_below(rng, hi - lo + 1);
-	int64_t		perm[MAXN];
-	uint32_t	j;
-	size_t		i;
-
-	for (j = 0; j < n; j++)
-		perm[j] = j;
-	tapas_rng_shuffle_i64(rng, perm, n);
-	for (i = 0; i < len; i++)
-		ids[i] = (uint32_t) perm[i];
-	return len;
-}
-
 /*
  * Random instances against the oracle, checking after every row (small n)
  * or every few rows; sizes in [lo, hi] (hi = 0: up to n).  Returns the
@@ -204,7 +187,7 @@ run_random(uint64_t seed, long iters, uint32_t maxn, size_t lo, size_t hi,
 		memset(A, 0, sizeof(A));
 		for (row = 0; row < m && !bad; row++)
 		{
-			size_t		len = random_row(&rng, n, lo, hi && hi < n ? hi : n, ids),
+			size_t		len = tapas_test_random_row(&rng, n, lo, hi && hi < n ? hi : n, ids),
 						i;
 
 			for (i = 0; i < len; i++)
@@ -687,7 +670,7 @@ test_rowspace_trial_rollback(void)
 
 		for (row = 0; row < (int) tapas_rng_below(&rng, n); row++)
 		{
-			size_t		len = random_row(&rng, n, 1, n, ids);
+			size_t		len = tapas_test_random_row(&rng, n, 1, n, ids);
 
 			add1(a, ids, len);
 			add1(b, ids, len);
@@ -695,7 +678,7 @@ test_rowspace_trial_rollback(void)
 		off[0] = 0;
 		for (row = 0; row < nbatch; row++)
 			off[row + 1] = off[row] +
-				random_row(&rng, n, tapas_rng_below(&rng, 2), n, ids + off[row]);
+				tapas_test_random_row(&rng, n, tapas_rng_below(&rng, 2), n, ids + off[row]);
 		fp = tapas_rowspace_fingerprint(a);
 		tapas_rowspace_determined(a, &det_before);
 		TAPAS_CHECK(tapas_rowspace_trial(a, ids, off, nbatch, NULL, &new_a, &cnt_a) == TAPAS_OK);

@@ -146,12 +146,6 @@ test_sparse_no_pivot_and_cap(void)
 	TAPAS_CHECK(tapas_memory_live() == 0);
 }
 
-static int
-cancel_now(void *arg, double fraction)
-{
-	return 1;
-}
-
 static void
 test_sparse_planted_unique(void)
 {
@@ -198,7 +192,7 @@ test_sparse_planted_unique(void)
 	}
 	/* cancellation */
 	{
-		tapas_progress_t stop = {cancel_now, NULL};
+		tapas_progress_t stop = {tapas_test_cancel, NULL};
 
 		TAPAS_CHECK(tapas_sparse_search(A, b, 3, 10, TAPAS_SPARSE_WORK_LIMIT, &res,
 										&stop) == TAPAS_ECANCELED);
