@@ -166,6 +166,23 @@ tapas_setfeat_free(tapas_setfeat_t *fs)
  * ----------------------------------------------------------------
  */
 
+/*
+ * The encoded position of raw value v of column j, and its encoded value in
+ * *out: a categorical code is a one at offset + code, a numeric value is
+ * standardized in place.
+ */
+static inline size_t
+encoded_cell(const tapas_coded_schema_t *s, size_t j, double v, double *out)
+{
+	if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+	{
+		*out = 1.0;
+		return s->offset[j] + (size_t) v;
+	}
+	*out = (v - s->shift[j]) * s->scale[j];
+	return s->offset[j];
+}
+
 /* sum and upper-triangular co-moments of the encoded view, one pass */
 static void
 accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
@@ -189,16 +206,9 @@ accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 		/* sparse row, in chunks of 64 columns: entries for (j, k) pairs */
 		for (j = 0; j < m; j++)
 		{
-			size_t		a = s->offset[j];
-			double		v = row[j];
+			double		v;
+			size_t		a = encoded_cell(s, j, row[j], &v);
 
-			if (s->kind[j] == TAPAS_COL_CATEGORICAL)
-			{
-				a += (size_t) v;
-				v = 1.0;
-			}
-			else
-				v = (v - s->shift[j]) * s->scale[j];
 			fs->sum[a] += v;
 			if (m <= 64)
 			{
@@ -210,16 +220,9 @@ accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 				/* wide numeric matrices: pair with every later column */
 				for (k = j; k < m; k++)
 				{
-					size_t		b = s->offset[k];
-					double		w = row[k];
+					double		w;
+					size_t		b = encoded_cell(s, k, row[k], &w);
 
-					if (s->kind[k] == TAPAS_COL_CATEGORICAL)
-					{
-						b += (size_t) w;
-						w = 1.0;
-					}
-					else
-						w = (w - s->shift[k]) * s->scale[k];
 					S[a * e + b] += v * w;
 				}
 			}
