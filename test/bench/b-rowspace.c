@@ -147,6 +147,24 @@ gen_difference(workload_t *w, batch_t *b)
 }
 
 /*
+ * The group key of record j over the quasi-identifiers in mask; false if
+ * the WHERE on column wcol (if >= 0) excludes the record.
+ */
+static int
+group_key(const workload_t *w, int mask, int wcol, int wval, uint32_t j,
+		  uint32_t *key)
+{
+	int			c;
+
+	if (wcol >= 0 && w->qi[wcol][j] != wval)
+		return 0;
+	for (*key = 0, c = 0; c < 3; c++)
+		if (mask & (1 << c))
+			*key = *key * w->card[c] + w->qi[c][j];
+	return 1;
+}
+
+/*
  * One GROUP BY over a random nonempty subset of the quasi-identifiers,
  * with probability 1/2 restricted by WHERE on one other column to the
  * value of a random record; one row per cell with at least k records.
@@ -176,14 +194,8 @@ gen_groupby(workload_t *w, batch_t *b, uint32_t *count, uint32_t *cursor)
 	memset(count, 0, nkeys * sizeof(uint32_t));
 	/* counting sort of the qualifying records by group key */
 	for (j = 0; j < w->n; j++)
-	{
-		if (wcol >= 0 && w->qi[wcol][j] != wval)
-			continue;
-		for (key = 0, c = 0; c < 3; c++)
-			if (mask & (1 << c))
-				key = key * w->card[c] + w->qi[c][j];
-		count[key]++;
-	}
+		if (group_key(w, mask, wcol, wval, j, &key))
+			count[key]++;
 	b->nrows = 0;
 	for (key = 0; key < nkeys; key++)
 	{
@@ -198,15 +210,8 @@ gen_groupby(workload_t *w, batch_t *b, uint32_t *count, uint32_t *cursor)
 	}
 	b->off[b->nrows] = len;
 	for (j = 0; j < w->n; j++)
-	{
-		if (wcol >= 0 && w->qi[wcol][j] != wval)
-			continue;
-		for (key = 0, c = 0; c < 3; c++)
-			if (mask & (1 << c))
-				key = key * w->card[c] + w->qi[c][j];
-		if (count[key])
+		if (group_key(w, mask, wcol, wval, j, &key) && count[key])
 			b->ids[cursor[key]++] = j;
-	}
 }
 
 static uint32_t *gb_count,
