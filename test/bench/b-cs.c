@@ -72,10 +72,18 @@ recovered(const double *x, double *xo, size_t n)
 	return 1;
 }
 
-/* success count of tapas_cs_recover(method) over seeds, with noise */
+/* the decoders that trials() times: a tapas_cs_method, or OMP called directly */
+#define DIRECT_OMP			(-1)	/* tapas_cs_omp */
+#define DIRECT_OMP_RESOLVE	(-2)	/* tapas_cs_omp_resolve */
+
+/*
+ * Success count of decoder over seeds instances (seed0 + k), with Laplace
+ * noise of scale lambda on the answers if lambda > 0; *ms = mean decoding
+ * time.
+ */
 static int
-method_trials(tapas_cs_method method, size_t m, size_t n, int s,
-			  double lambda, int seeds, double *ms)
+trials(int decoder, uint64_t seed0, size_t m, size_t n, int s,
+	   double lambda, int seeds, double *ms)
 {
 	double	   *x = tapas_malloc(n * sizeof(double)),
 			   *xo = tapas_malloc(n * sizeof(double)),
@@ -86,7 +94,7 @@ method_trials(tapas_cs_method method, size_t m, size_t n, int s,
 
 	for (k = 0; k < seeds; k++)
 	{
-		tapas_binmat_t *A = instance(5000 + (uint64_t) k, m, n, s, x, b);
+		tapas_binmat_t *A = instance(seed0 + (uint64_t) k, m, n, s, x, b);
 		tapas_rng_t rng;
 		tapas_cs_report rep;
 		double		t0;
@@ -96,7 +104,13 @@ method_trials(tapas_cs_method method, size_t m, size_t n, int s,
 		for (i = 0; i < m && lambda > 0.0; i++)
 			b[i] += tapas_rng_laplace(&rng, lambda);
 		t0 = bench_ms();
-		tapas_cs_recover(A, b, s, lambda, method, 1, xo, &rep, NULL);
+		if (decoder == DIRECT_OMP)
+			tapas_cs_omp(A, b, s, lambda, xo, NULL, NULL);
+		else if (decoder == DIRECT_OMP_RESOLVE)
+			tapas_cs_omp_resolve(A, b, s, lambda, xo, NULL, NULL);
+		else
+			tapas_cs_recover(A, b, s, lambda, (tapas_cs_method) decoder, 1,
+							 xo, &rep, NULL);
 		total += bench_ms() - t0;
 		ok += recovered(x, xo, n);
 		tapas_binmat_free(A);
@@ -106,6 +120,14 @@ method_trials(tapas_cs_method method, size_t m, size_t n, int s,
 	tapas_free(xo);
 	tapas_free(b);
 	return ok;
+}
+
+/* success count of tapas_cs_recover(method) over seeds, with noise */
+static int
+method_trials(tapas_cs_method method, size_t m, size_t n, int s,
+			  double lambda, int seeds, double *ms)
+{
+	return trials((int) method, 5000, m, n, s, lambda, seeds, ms);
 }
 
 /*
@@ -148,35 +170,12 @@ decoders(void)
 	}
 }
 
-/* success count over seeds at m; *ms = mean OMP time */
+/* success count over seeds at m, exact answers; *ms = mean OMP time */
 static int
 omp_trials(size_t m, size_t n, int s, int seeds, double *ms, int resolve)
 {
-	double	   *x = tapas_malloc(n * sizeof(double)),
-			   *xo = tapas_malloc(n * sizeof(double)),
-			   *b = tapas_malloc(m * sizeof(double)),
-				total = 0.0;
-	int			k,
-				ok = 0;
-
-	for (k = 0; k < seeds; k++)
-	{
-		tapas_binmat_t *A = instance(1000 + (uint64_t) k, m, n, s, x, b);
-		double		t0 = bench_ms();
-
-		if (resolve)
-			tapas_cs_omp_resolve(A, b, s, 0.0, xo, NULL, NULL);
-		else
-			tapas_cs_omp(A, b, s, 0.0, xo, NULL, NULL);
-		total += bench_ms() - t0;
-		ok += recovered(x, xo, n);
-		tapas_binmat_free(A);
-	}
-	*ms = total / seeds;
-	tapas_free(x);
-	tapas_free(xo);
-	tapas_free(b);
-	return ok;
+	return trials(resolve ? DIRECT_OMP_RESOLVE : DIRECT_OMP, 1000, m, n, s,
+				  0.0, seeds, ms);
 }
 
 static double
