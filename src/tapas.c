@@ -20,6 +20,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "capture/capture.h"
 #include "tapas.h"
 
 PG_MODULE_MAGIC;
@@ -62,4 +63,5 @@ _PG_init(void)
 	flint_set_abort(tapas_flint_abort);
 
 	tapas_guc_define();
+	tapas_capture_install();
 }

@@ -1,0 +1,134 @@
+/*-------------------------------------------------------------------------
+ *
+ * capture.h
+ *	  Capture of aggregate answers on protected tables: the protection
+ *	  catalog, query validation and normalisation, the gate CustomScan.
+ *
+ * Phases (one file each, pg_diffix style):
+ *	  protect.c		catalog tapas.protection and its per-backend cache
+ *	  validate.c	refusals only (verify_* functions raise, never rewrite)
+ *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
+ *					hidden group-existence HAVING, capture aggregates,
+ *					statistic texts
+ *	  plan.c		places a gate above each capturing Agg; fail-closed
+ *					check that every scan of a protected table is gated
+ *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
+ *					hand-off to the ledger, release
+ *	  cover.c		tapas._cover, the resjunk capture aggregate
+ *	  hooks.c		thin hook bodies, chained
+ *
+ * The Query phase passes what the plan phase needs in TapasCaptureInfo;
+ * what the executor needs travels in the plan itself (Const arguments of
+ * the capture aggregate, custom_private of the gate), so cached and copied
+ * plans keep working.
+ *
+ * IDENTIFICATION
+ *	  src/capture/capture.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_CAPTURE_H
+#define TAPAS_CAPTURE_H
+
+#include "postgres.h"
+
+#include "nodes/bitmapset.h"
+#include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+
+#if defined(__has_include)
+#if __has_include("ledger/ledger.h")
+#include "ledger/ledger.h"
+#define TAPAS_HAVE_LEDGER 1
+#endif
+#endif
+
+#ifndef TAPAS_HAVE_LEDGER
+/* Same layout as ledger/ledger.h, which owns the definition once merged. */
+typedef struct TapasCell
+{
+	Oid			relid;			/* protected table */
+	const char *statistic;		/* canonical statistic text */
+	double		answer;			/* the cell's value */
+	const int64 *keys;			/* key values of the covered rows */
+	int64		nkeys;
+} TapasCell;
+#endif
+
+/* One protected table, as cached per backend (protect.c). */
+typedef struct TapasProtection
+{
+	Oid			relid;			/* hash key */
+	AttrNumber	key_attno;		/* key column (int2/int4/int8, unique, not null) */
+	Oid			key_type;		/* its type */
+	Bitmapset  *sensitive;		/* attnos of sensitive columns */
+	int			k;				/* minimum covered-set size of a cell */
+	bool		broken;			/* key column vanished: refuse every read */
+} TapasProtection;
+
+/* Result of tapas._cover, after the bytea header; then nkeys int64 keys. */
+typedef struct TapasCoverHeader
+{
+	double		answer;			/* sum of the non-null contributions */
+	int64		nkeys;			/* covered rows */
+} TapasCoverHeader;
+
+/* Audited aggregate kinds (validate.c decides, normalise.c captures). */
+typedef enum TapasAggKind
+{
+	TAPAS_AGG_NONE,
+	TAPAS_AGG_COUNT_STAR,		/* count(*) */
+	TAPAS_AGG_COUNT,			/* count(x) */
+	TAPAS_AGG_SUM,				/* sum(x) */
+	TAPAS_AGG_AVG				/* avg(x): captured as sum(x) and count(x) */
+} TapasAggKind;
+
+/* What normalise.c tells plan.c about one planned Query. */
+typedef struct TapasCaptureInfo
+{
+	int			ncovers;		/* capture aggregates added (0: nothing to gate) */
+	bool		protected_read; /* some level reads a protected table */
+} TapasCaptureInfo;
+
+/* protect.c */
+extern const TapasProtection *tapas_protection_lookup(Oid relid);
+extern bool tapas_protection_any(void);
+extern Oid	tapas_cover_aggregate_oid(void);
+extern void tapas_protection_install(void);
+
+/* normalise.c */
+extern void tapas_normalise_query(Query *parse, TapasCaptureInfo *info);
+extern bool tapas_query_reads_protected(Query *parse);
+
+/* validate.c */
+extern void tapas_verify_statement(Query *q);
+extern void tapas_verify_level(Query *q, RangeTblEntry *rte);
+extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
+								   const char *what, Oid relid);
+extern TapasAggKind tapas_verify_aggregate(Aggref *agg, Oid relid);
+extern void tapas_verify_sublink(SubLink *sl);
+extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot);
+extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
+
+/* plan.c */
+extern void tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info);
+extern void tapas_plan_verify_gated(PlannedStmt *stmt);
+extern bool tapas_plan_reads_protected(PlannedStmt *stmt);
+
+/* gate.c */
+extern CustomScan *tapas_gate_create(Agg *agg, List *cells, List *scan_tlist,
+									 List *tlist, List *qual, int plan_node_id);
+extern bool tapas_plan_is_gate(Plan *plan);
+extern void tapas_gate_register(void);
+
+/* inspect.c */
+extern void tapas_capture_record(const TapasCell *cells, int ncells);
+
+/* hooks.c */
+extern void tapas_capture_install(void);
+
+/* Statistic text helpers (normalise.c) */
+extern char *tapas_statistic_bind_params(const char *stat, ParamListInfo params);
+
+#endif							/* TAPAS_CAPTURE_H */
