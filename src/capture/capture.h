@@ -108,6 +108,7 @@ extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
 								   const char *what, Oid relid);
 extern TapasAggKind tapas_verify_aggregate(Aggref *agg, Oid relid);
 extern void tapas_verify_sublink(SubLink *sl);
+extern void tapas_verify_no_cover(Query *q);
 extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot);
 extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
 

@@ -308,17 +308,28 @@ gate_drain(TapasGateState *gs)
 	gs->drained = true;
 }
 
-/* ExecScan access method: next stored group, or an empty slot */
+/*
+ * ExecScan access method: next stored group in the (virtual) scan slot, or
+ * an empty slot.  The projection expects a virtual slot and reads
+ * tts_values directly, so the minimal tuple is deformed here; by-reference
+ * values point into the store's current tuple, valid until the next fetch.
+ */
 static TupleTableSlot *
 gate_next(ScanState *ss)
 {
 	TapasGateState *gs = (TapasGateState *) ss;
+	TupleTableSlot *scan = ss->ss_ScanTupleSlot;
+	int			natts = scan->tts_tupleDescriptor->natts;
 
 	if (!gs->drained)
 		gate_drain(gs);
+	ExecClearTuple(scan);
 	if (!tuplestore_gettupleslot(gs->store, true, false, gs->readslot))
-		return ExecClearTuple(gs->readslot);
-	return gs->readslot;
+		return scan;
+	slot_getallattrs(gs->readslot);
+	memcpy(scan->tts_values, gs->readslot->tts_values, natts * sizeof(Datum));
+	memcpy(scan->tts_isnull, gs->readslot->tts_isnull, natts * sizeof(bool));
+	return ExecStoreVirtualTuple(scan);
 }
 
 static bool

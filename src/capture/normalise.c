@@ -305,6 +305,7 @@ void
 tapas_normalise_query(Query *parse, TapasCaptureInfo *info)
 {
 	memset(info, 0, sizeof(*info));
+	tapas_verify_no_cover(parse);
 	flatten_query(parse);
 	normalise_query(parse, info);
 }

@@ -82,6 +82,8 @@ refs_walker(Node *node, RefsContext *ctx)
 			(ctx->attnos == NULL || v->varattno <= 0 ||
 			 bms_is_member(v->varattno, ctx->attnos));
 	}
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == ctx->depth)
+		return false;			/* an aggregate's value, not a row's column */
 	if (IsA(node, Query))
 	{
 		bool		r;
@@ -96,8 +98,9 @@ refs_walker(Node *node, RefsContext *ctx)
 
 /*
  * true when node references a column of range-table entry varno of the
- * level it belongs to (also from inside sub-queries); attnos restricts to
- * those columns (a whole-row reference counts as all of them).
+ * level it belongs to (also from inside sub-queries), outside aggregates of
+ * that level; attnos restricts to those columns (a whole-row reference
+ * counts as all of them).
  */
 bool
 tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos)
@@ -391,4 +394,31 @@ tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 					 errhint("Use one aggregate per value instead, e.g. count(*) FILTER (WHERE col = value).")));
 		tapas_verify_leakproof((Node *) tle->expr, varno, 0, "GROUP BY", prot->relid);
 	}
+}
+
+static bool
+cover_walker(Node *node, Oid *cover)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->aggfnoid == *cover)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("tapas._cover cannot be called directly"),
+				 errdetail("It is tapas's own capture aggregate.")));
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, cover_walker, cover, 0);
+	return expression_tree_walker(node, cover_walker, cover);
+}
+
+/*
+ * Refuses a query that calls the capture aggregate itself: the gate would
+ * log whatever relid, statistic and keys it was given.
+ */
+void
+tapas_verify_no_cover(Query *q)
+{
+	Oid			cover = tapas_cover_aggregate_oid();
+
+	(void) cover_walker((Node *) q, &cover);
 }
