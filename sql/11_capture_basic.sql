@@ -12,6 +12,7 @@ CREATE VIEW cap AS
 SELECT statistic, answer, covered, keys FROM tapas.last_capture() ORDER BY statistic, keys;
 \set VERBOSITY terse
 SELECT * FROM pat ORDER BY id;
+SELECT tapas.reset('pat') >= 0 AS reset;
 
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT count(*) FROM pat;
@@ -87,6 +88,19 @@ SELECT * FROM cap;
 -- analyst statement)
 SELECT count(*) FROM pat WHERE id = 1;
 SELECT * FROM cap;
+
+-- every cell above reached the ledger, tagged with the analyst; a query
+-- refused by k logs nothing, and a ROLLBACK does not undo a logged cell
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE id = 1;
+BEGIN;
+SELECT count(*) FROM pat WHERE zip = 2 AND age > 21;
+ROLLBACK;
+RESET SESSION AUTHORIZATION;
+SELECT statistic, answer, keys FROM tapas.query_matrix('pat') ORDER BY log_id;
+SELECT role, count(*) AS cells, count(DISTINCT query) AS statements
+  FROM tapas.query_log WHERE tbl = 'pat'::regclass GROUP BY role;
+SELECT query FROM tapas.query_log WHERE tbl = 'pat'::regclass ORDER BY log_id DESC LIMIT 1;
 
 DROP VIEW cap;
 DROP TABLE pat;
