@@ -241,8 +241,8 @@ max_plan_id(Plan *plan)
 
 /*
  * Places a gate above every capturing Agg of stmt (main plan and
- * sub-plans).  Raises if normalise.c added captures but no gate could be
- * placed: the query would otherwise run unaudited.
+ * sub-plans).  Raises if normalise.c added captures, no gate was placed and
+ * the plan still scans a protected table.
  */
 void
 tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
@@ -262,11 +262,13 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 	stmt->planTree = place_gates(stmt->planTree, &ctx);
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = place_gates(lfirst(lc), &ctx);
+
+	/*
+	 * No gate: the planner dropped every capturing level (an unreferenced
+	 * CTE, say).  That is fine only if no protected table is scanned.
+	 */
 	if (ctx.placed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("tapas could not place its gate in the plan of a query on a protected table"),
-				 errhint("The query is refused rather than answered unaudited.")));
+		tapas_plan_verify_gated(stmt);
 }
 
 /* ----------------------------------------------------------------
