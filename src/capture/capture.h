@@ -8,13 +8,15 @@
  *	  protect.c		catalog tapas.protection and its per-backend cache
  *	  validate.c	refusals only (verify_* functions raise, never rewrite)
  *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
- *					hidden group-existence HAVING, capture aggregates,
- *					statistic texts
+ *					hidden group-existence HAVING, capture aggregates
+ *	  flatten.c		pull-up of plain views over a protected table
+ *	  statistic.c	statistic texts (the ledger key)
  *	  plan.c		places a gate above each capturing Agg; fail-closed
  *					check that every scan of a protected table is gated
  *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
  *					hand-off to the ledger, release
  *	  cover.c		tapas._cover, the resjunk capture aggregate
+ *	  inspect.c		tapas.last_capture(), the admin's view of the last cells
  *	  hooks.c		thin hook bodies, chained
  *
  * The Query phase passes what the plan phase needs in TapasCaptureInfo;
@@ -100,6 +102,10 @@ extern void tapas_protection_install(void);
 /* normalise.c */
 extern void tapas_normalise_query(Query *parse, TapasCaptureInfo *info);
 extern bool tapas_query_reads_protected(Query *parse);
+extern int	tapas_single_protected_from(Query *q);
+
+/* flatten.c */
+extern void tapas_flatten_query(Query *q);
 
 /* validate.c */
 extern void tapas_verify_statement(Query *q);
@@ -129,8 +135,10 @@ extern void tapas_capture_record(const TapasCell *cells, int ncells);
 /* hooks.c */
 extern void tapas_capture_install(void);
 
-/* Statistic text helpers (normalise.c) */
+/* statistic.c */
 #define TAPAS_STAT_DEFERRED '\x1f'	/* separates a deferred text's parts */
+extern char *tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens,
+								  int varno, Oid relid);
 extern char *tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params);
 
 #endif							/* TAPAS_CAPTURE_H */

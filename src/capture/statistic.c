@@ -1,0 +1,175 @@
+/*-------------------------------------------------------------------------
+ *
+ * statistic.c
+ *	  The statistic text of a cell: the key under which the ledger keeps
+ *	  its query matrix, so equal statistics must give equal texts.
+ *
+ * Form: "count(*)", "count(x)" or "sum(x)", where x is PostgreSQL's
+ * deparse of the aggregate argument, then, if the cell has sensitive
+ * conditions S, " filter (where c1 AND c2 ...)" with the deparsed
+ * conjuncts of S sorted bytewise and deduplicated.  Arguments and
+ * conjuncts are constant-folded first (eval_const_expressions), so
+ * "income > 50" and "income > $1" with $1 = 50 read alike, and "hiv =
+ * true" reads "hiv".  Column names are the table's own (varno 1 of a
+ * one-relation deparse context).
+ *
+ * Parameters: a text that depends on PARAM_EXTERN values (prepared
+ * statements, PL/pgSQL variables) is deferred: at plan time it holds the
+ * text with $n (shown by EXPLAIN), TAPAS_STAT_DEFERRED, and the serialized
+ * (kind, arg, conds); the gate binds each execution's values and builds
+ * the final text (tapas_statistic_finish).
+ *
+ * IDENTIFICATION
+ *	  src/capture/statistic.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+
+#include "capture/capture.h"
+
+static bool
+has_param_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+		return true;
+	return expression_tree_walker(node, has_param_walker, ctx);
+}
+
+/* replaces PARAM_EXTERN by the Const of its current value */
+static Node *
+bind_param_mutator(Node *node, ParamListInfo params)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+	{
+		Param	   *p = (Param *) node;
+		ParamExternData work;
+		ParamExternData *prm;
+		int16		typlen;
+		bool		typbyval;
+
+		if (params == NULL || p->paramid < 1 || p->paramid > params->numParams)
+			return node;
+		prm = params->paramFetch != NULL ?
+			params->paramFetch(params, p->paramid, false, &work) :
+			&params->params[p->paramid - 1];
+		if (prm->ptype != p->paramtype)
+			return node;
+		get_typlenbyval(prm->ptype, &typlen, &typbyval);
+		return (Node *) makeConst(p->paramtype, p->paramtypmod, p->paramcollid, typlen,
+								  prm->isnull ? (Datum) 0 : datumCopy(prm->value, typbyval, typlen),
+								  prm->isnull, typbyval);
+	}
+	return expression_tree_mutator(node, bind_param_mutator, params);
+}
+
+/* deparse after constant folding, so 50 and $1 = 50 read alike */
+static char *
+deparse_folded(Node *expr, List *dpcontext, ParamListInfo params)
+{
+	Node	   *e = bind_param_mutator(copyObject(expr), params);
+
+	return deparse_expression(eval_const_expressions(NULL, e), dpcontext, false, false);
+}
+
+static int
+cmp_cstring(const ListCell *a, const ListCell *b)
+{
+	return strcmp((const char *) lfirst(a), (const char *) lfirst(b));
+}
+
+/*
+ * The statistic text of kind(arg) filter (where conds), arg and conds over
+ * varno 1 = relid, parameters bound from params (may be NULL).
+ */
+static char *
+statistic_build(TapasAggKind kind, Node *arg, List *conds, Oid relid,
+				ParamListInfo params)
+{
+	List	   *ctx = deparse_context_for(get_rel_name(relid), relid);
+	StringInfoData buf;
+	List	   *texts = NIL;
+	ListCell   *c;
+
+	initStringInfo(&buf);
+	if (kind == TAPAS_AGG_COUNT_STAR)
+		appendStringInfoString(&buf, "count(*)");
+	else
+		appendStringInfo(&buf, "%s(%s)", kind == TAPAS_AGG_SUM ? "sum" : "count",
+						 deparse_folded(arg, ctx, params));
+	foreach(c, conds)
+		texts = lappend(texts, deparse_folded(lfirst(c), ctx, params));
+	if (texts != NIL)
+	{
+		const char *prev = NULL;
+
+		list_sort(texts, cmp_cstring);
+		appendStringInfoString(&buf, " filter (where ");
+		foreach(c, texts)
+		{
+			if (prev != NULL && strcmp(prev, lfirst(c)) == 0)
+				continue;
+			if (prev != NULL)
+				appendStringInfoString(&buf, " AND ");
+			appendStringInfoString(&buf, lfirst(c));
+			prev = lfirst(c);
+		}
+		appendStringInfoChar(&buf, ')');
+	}
+	return buf.data;
+}
+
+/*
+ * Statistic text at plan time of kind(arg) filter (where sens), arg and
+ * sens over range-table entry varno (= relid).  Without parameters it is
+ * final.  With
+ * parameters it is deferred: the text with $n for EXPLAIN, then
+ * TAPAS_STAT_DEFERRED and the serialized (kind, arg, conds), which the gate
+ * turns into the final text with the parameter values of each execution.
+ */
+char *
+tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens, int varno, Oid relid)
+{
+	Node	   *a = arg ? copyObject(arg) : NULL;
+	List	   *conds = copyObject(sens);
+	char	   *text;
+
+	ChangeVarNodes(a, varno, 1, 0);
+	ChangeVarNodes((Node *) conds, varno, 1, 0);
+	text = statistic_build(kind, a, conds, relid, NULL);
+	if (!has_param_walker(a, NULL) && !has_param_walker((Node *) conds, NULL))
+		return text;
+	return psprintf("%s%c%s", text, TAPAS_STAT_DEFERRED,
+					nodeToString(list_make3(makeInteger(kind), a, conds)));
+}
+
+/*
+ * The final statistic text of a capture for one execution (palloc'd, or
+ * stat itself when it was final at plan time).
+ */
+char *
+tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params)
+{
+	const char *sep = strchr(stat, TAPAS_STAT_DEFERRED);
+	List	   *parts;
+
+	if (sep == NULL)
+		return (char *) stat;
+	parts = (List *) stringToNode(sep + 1);
+	return statistic_build(intVal(linitial(parts)), lsecond(parts), lthird(parts),
+						   relid, params);
+}
