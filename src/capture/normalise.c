@@ -381,6 +381,23 @@ aggs_walker(Node *node, AggsContext *ctx)
 	return expression_tree_walker(node, aggs_walker, ctx);
 }
 
+/* conjuncts with nested ANDs expanded: (a AND (b AND c)) -> a, b, c */
+static List *
+flatten_ands(List *conj)
+{
+	List	   *out = NIL;
+	ListCell   *c;
+
+	foreach(c, conj)
+	{
+		if (is_andclause(lfirst(c)))
+			out = list_concat(out, flatten_ands(((BoolExpr *) lfirst(c))->args));
+		else
+			out = lappend(out, lfirst(c));
+	}
+	return out;
+}
+
 /* splits conjuncts into those that touch a sensitive column and the rest */
 static void
 split_sensitive(LevelContext *lc, List *conj, const char *what,
@@ -388,6 +405,7 @@ split_sensitive(LevelContext *lc, List *conj, const char *what,
 {
 	ListCell   *c;
 
+	conj = flatten_ands(conj);
 	foreach(c, conj)
 	{
 		Node	   *e = lfirst(c);

@@ -10,7 +10,9 @@
  * conjuncts of S sorted bytewise and deduplicated.  Arguments and
  * conjuncts are constant-folded first (eval_const_expressions), so
  * "income > 50" and "income > $1" with $1 = 50 read alike, and "hiv =
- * true" reads "hiv".  Column names are the table's own (varno 1 of a
+ * true" reads "hiv"; nested ANDs are split into conjuncts, and a
+ * comparison with the constant on the left is commuted ("30 < age" reads
+ * "age > 30").  Column names are the table's own (varno 1 of a
  * one-relation deparse context).
  *
  * Parameters: a text that depends on PARAM_EXTERN values (prepared
@@ -77,13 +79,49 @@ bind_param_mutator(Node *node, ParamListInfo params)
 	return expression_tree_mutator(node, bind_param_mutator, params);
 }
 
-/* deparse after constant folding, so 50 and $1 = 50 read alike */
-static char *
-deparse_folded(Node *expr, List *dpcontext, ParamListInfo params)
+/* binds parameters and folds constants, so 50 and $1 = 50 read alike */
+static Node *
+fold(Node *expr, ParamListInfo params)
 {
-	Node	   *e = bind_param_mutator(copyObject(expr), params);
+	return eval_const_expressions(NULL, bind_param_mutator(copyObject(expr), params));
+}
 
-	return deparse_expression(eval_const_expressions(NULL, e), dpcontext, false, false);
+/* "const op expr" -> "expr op' const", so 30 < age reads as age > 30 */
+static Node *
+commute_const_left(Node *node)
+{
+	OpExpr	   *op;
+	Oid			comm;
+
+	if (!IsA(node, OpExpr) || list_length(((OpExpr *) node)->args) != 2)
+		return node;
+	op = (OpExpr *) node;
+	if (!IsA(linitial(op->args), Const) || IsA(lsecond(op->args), Const))
+		return node;
+	comm = get_commutator(op->opno);
+	if (!OidIsValid(comm))
+		return node;
+	op = (OpExpr *) copyObject(op);
+	op->opno = comm;
+	op->opfuncid = InvalidOid;
+	op->args = list_make2(lsecond(op->args), linitial(op->args));
+	return (Node *) op;
+}
+
+/* the deparsed conjuncts of a folded condition (nested ANDs split) */
+static List *
+conjunct_texts(Node *cond, List *dpcontext, List *texts)
+{
+	ListCell   *lc;
+
+	if (is_andclause(cond))
+	{
+		foreach(lc, ((BoolExpr *) cond)->args)
+			texts = conjunct_texts(lfirst(lc), dpcontext, texts);
+		return texts;
+	}
+	return lappend(texts, deparse_expression(commute_const_left(cond), dpcontext,
+											 false, false));
 }
 
 static int
@@ -110,9 +148,9 @@ statistic_build(TapasAggKind kind, Node *arg, List *conds, Oid relid,
 		appendStringInfoString(&buf, "count(*)");
 	else
 		appendStringInfo(&buf, "%s(%s)", kind == TAPAS_AGG_SUM ? "sum" : "count",
-						 deparse_folded(arg, ctx, params));
+						 deparse_expression(fold(arg, params), ctx, false, false));
 	foreach(c, conds)
-		texts = lappend(texts, deparse_folded(lfirst(c), ctx, params));
+		texts = conjunct_texts(fold(lfirst(c), params), ctx, texts);
 	if (texts != NIL)
 	{
 		const char *prev = NULL;
