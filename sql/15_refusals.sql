@@ -59,9 +59,10 @@ SELECT count(DISTINCT zip) FROM pat;
 SELECT sum(age ORDER BY age) FROM pat;
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM pat;
 
--- grouping by a sensitive column
-SELECT hiv, count(*) FROM pat GROUP BY hiv;
+-- grouping sets over a sensitive column, and non-leakproof grouping keys
+SELECT hiv, count(*) FROM pat GROUP BY ROLLUP (hiv);
 \echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM pat GROUP BY income / 2;
 
 -- membership sub-queries and joins
 SELECT count(*) FROM other WHERE EXISTS (SELECT 1 FROM pat WHERE pat.zip = other.zip AND hiv);

@@ -15,6 +15,7 @@
  *					check that every scan of a protected table is gated
  *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
  *					hand-off to the ledger, release
+ *	  groups.c		cells of captures grouped by a sensitive column
  *	  cover.c		tapas._cover, the resjunk capture aggregate
  *	  inspect.c		tapas.last_capture(), the admin's view of the last cells
  *	  hooks.c		thin hook bodies, chained
@@ -137,8 +138,34 @@ extern void tapas_capture_install(void);
 
 /* statistic.c */
 #define TAPAS_STAT_DEFERRED '\x1f'	/* separates a deferred text's parts */
+
+/* The parts of a deferred statistic text (expressions over varno 1). */
+typedef struct TapasStatSpec
+{
+	int			kind;			/* TapasAggKind */
+	Node	   *arg;			/* aggregate argument, or NULL */
+	List	   *conds;			/* sensitive conjuncts */
+	List	   *groups;			/* GROUP BY clauses, see tapas_statistic_text */
+} TapasStatSpec;
+
 extern char *tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens,
-								  int varno, Oid relid);
+								  int varno, Oid relid, List *groups);
+extern TapasStatSpec *tapas_statistic_parse(const char *stat);
+extern char *tapas_statistic_format(const TapasStatSpec *spec, Oid relid,
+									ParamListInfo params, const Datum *gvals,
+									const bool *gnulls);
 extern char *tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params);
+
+/* groups.c */
+typedef struct TapasGroupedCover TapasGroupedCover;
+extern TapasGroupedCover *tapas_grouped_create(const TapasStatSpec *spec, List *groupcols,
+											   TupleDesc desc, Oid relid);
+extern void tapas_grouped_reset(TapasGroupedCover *gc);
+extern void tapas_grouped_add(TapasGroupedCover *gc, MemoryContext cxt, const Datum *values,
+							  const bool *isnull, double answer, const int64 *keys,
+							  int64 nkeys);
+extern bool tapas_grouped_same(const TapasGroupedCover *a, const TapasGroupedCover *b);
+extern TapasCell *tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params,
+									  int *ncells);
 
 #endif							/* TAPAS_CAPTURE_H */

@@ -19,6 +19,9 @@
  *	   S' = S plus the sensitive part of the aggregate's own FILTER); the
  *	   non-sensitive part of that FILTER stays a FILTER of the capture, so
  *	   it narrows the covered set.  avg(x) is captured as sum(x), count(x).
+ *	   With GROUP BY over a sensitive column, a cell's covered set is its
+ *	   non-sensitive group and "col = g" joins its statistic: the gate
+ *	   unions the captures of a non-sensitive group (gate.c).
  *	3. With GROUP BY and S non-empty, moving S out of WHERE would create
  *	   groups in which no row satisfies S.  A hidden HAVING
  *	   count(*) FILTER (WHERE S) > 0 restores the original output; the gate
@@ -65,6 +68,7 @@ typedef struct LevelContext
 	List	   *sens_where;		/* S: sensitive WHERE conjuncts */
 	List	   *stats;			/* statistic texts of captures added (dedup) */
 	List	   *filters;		/* and their capture FILTERs, in step */
+	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
 	TapasCaptureInfo *info;
 } LevelContext;
 
@@ -299,7 +303,8 @@ arg_tle(Node *expr, int resno)
 static void
 add_cover(LevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
 {
-	char	   *stat = tapas_statistic_text(kind, arg, sens, lc->varno, lc->prot->relid);
+	char	   *stat = tapas_statistic_text(kind, arg, sens, lc->varno, lc->prot->relid,
+											  lc->groups);
 	Node	   *filter = narrow ? (Node *) make_ands_explicit(copyObject(narrow)) : NULL;
 	Aggref	   *cover;
 	Var		   *key;
@@ -544,6 +549,32 @@ group_exists_qual(LevelContext *lc)
 	return cond;
 }
 
+/*
+ * The GROUP BY clauses as (sortgroupref, sensitive, expr or NULL, eqop),
+ * when at least one grouping key touches a sensitive column; else NIL.
+ */
+static List *
+sensitive_groups(LevelContext *lc)
+{
+	List	   *groups = NIL;
+	bool		any = false;
+	ListCell   *c;
+
+	foreach(c, lc->q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+		Node	   *e = (Node *) get_sortgroupclause_expr(sgc, lc->q->targetList);
+		bool		sens = tapas_expr_refs(e, lc->varno, lc->prot->sensitive);
+
+		any |= sens;
+		groups = lappend(groups, list_make4(makeInteger(sgc->tleSortGroupRef),
+											makeInteger(sens ? 1 : 0),
+											sens ? copyObject(e) : NULL,
+											makeInteger((int) sgc->eqop)));
+	}
+	return any ? groups : NIL;
+}
+
 static void
 normalise_level(Query *q, int varno, const TapasProtection *prot,
 				TapasCaptureInfo *info)
@@ -573,6 +604,7 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 				 errmsg("row-level security policies on sensitive columns of protected table \"%s\" are not supported",
 						get_rel_name(prot->relid))));
 	tapas_verify_grouping(q, varno, prot);
+	lc.groups = sensitive_groups(&lc);
 
 	/* 1. WHERE = N AND S; S moves into the aggregates' FILTER */
 	split_sensitive(&lc, make_ands_implicit((Expr *) q->jointree->quals), "WHERE",

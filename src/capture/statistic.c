@@ -18,8 +18,13 @@
  * Parameters: a text that depends on PARAM_EXTERN values (prepared
  * statements, PL/pgSQL variables) is deferred: at plan time it holds the
  * text with $n (shown by EXPLAIN), TAPAS_STAT_DEFERRED, and the serialized
- * (kind, arg, conds); the gate binds each execution's values and builds
- * the final text (tapas_statistic_finish).
+ * (kind, arg, conds, groups); the gate binds each execution's values and
+ * builds the final text (tapas_statistic_finish / _format).
+ *
+ * Grouping by a sensitive column: the cell of group value g has statistic
+ * "... filter (where ... AND (col = g))" (or "col IS NULL"), over the
+ * covered set of its non-sensitive group (DESIGN.md section 2); the gate
+ * supplies g (tapas_statistic_format).
  *
  * IDENTIFICATION
  *	  src/capture/statistic.c
@@ -173,41 +178,129 @@ statistic_build(TapasAggKind kind, Node *arg, List *conds, Oid relid,
 
 /*
  * Statistic text at plan time of kind(arg) filter (where sens), arg and
- * sens over range-table entry varno (= relid).  Without parameters it is
- * final.  With
- * parameters it is deferred: the text with $n for EXPLAIN, then
- * TAPAS_STAT_DEFERRED and the serialized (kind, arg, conds), which the gate
- * turns into the final text with the parameter values of each execution.
+ * sens over range-table entry varno (= relid).  groups, when not NIL, lists
+ * the GROUP BY clauses of a level that groups by a sensitive column, each
+ * (Integer sortgroupref, Integer sensitive, expr or NULL, Integer eqop);
+ * every cell then also gets "expr = <its group value>" per sensitive
+ * expression.  Without parameters or such groups the text is final.
+ * Otherwise it is deferred: a readable text for EXPLAIN, then
+ * TAPAS_STAT_DEFERRED and the serialized TapasStatSpec parts, which the
+ * gate formats per execution (and per group value).
  */
 char *
-tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens, int varno, Oid relid)
+tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens, int varno, Oid relid,
+					 List *groups)
 {
 	Node	   *a = arg ? copyObject(arg) : NULL;
 	List	   *conds = copyObject(sens);
+	List	   *gs = NIL;
+	ListCell   *lc;
 	char	   *text;
+	StringInfoData per;
 
 	ChangeVarNodes(a, varno, 1, 0);
 	ChangeVarNodes((Node *) conds, varno, 1, 0);
 	text = statistic_build(kind, a, conds, relid, NULL);
-	if (!has_param_walker(a, NULL) && !has_param_walker((Node *) conds, NULL))
+	initStringInfo(&per);
+	foreach(lc, groups)
+	{
+		List	   *g = lfirst(lc);
+		Node	   *e = copyObject(lthird(g));
+
+		if (e != NULL)
+		{
+			ChangeVarNodes(e, varno, 1, 0);
+			appendStringInfo(&per, "%s%s", per.len ? ", " : "",
+							 deparse_expression(e, deparse_context_for(get_rel_name(relid), relid),
+												false, false));
+		}
+		gs = lappend(gs, list_make4(linitial(g), lsecond(g), e, lfourth(g)));
+	}
+	if (gs == NIL && !has_param_walker(a, NULL) && !has_param_walker((Node *) conds, NULL))
 		return text;
+	if (gs != NIL)
+		text = psprintf("%s per value of %s", text, per.data);
 	return psprintf("%s%c%s", text, TAPAS_STAT_DEFERRED,
-					nodeToString(list_make3(makeInteger(kind), a, conds)));
+					nodeToString(list_make4(makeInteger(kind), a, conds, gs)));
+}
+
+/* The parts of a deferred statistic text, or NULL when stat is final. */
+TapasStatSpec *
+tapas_statistic_parse(const char *stat)
+{
+	const char *sep = strchr(stat, TAPAS_STAT_DEFERRED);
+	List	   *parts;
+	TapasStatSpec *spec;
+
+	if (sep == NULL)
+		return NULL;
+	parts = (List *) stringToNode(sep + 1);
+	spec = palloc0(sizeof(TapasStatSpec));
+	spec->kind = intVal(linitial(parts));
+	spec->arg = lsecond(parts);
+	spec->conds = lthird(parts);
+	spec->groups = lfourth(parts);
+	return spec;
+}
+
+/* "expr = value", or "expr IS NULL" */
+static Node *
+group_condition(Node *expr, Oid eqop, Datum value, bool isnull)
+{
+	int16		typlen;
+	bool		typbyval;
+
+	if (isnull)
+	{
+		NullTest   *nt = makeNode(NullTest);
+
+		nt->arg = (Expr *) expr;
+		nt->nulltesttype = IS_NULL;
+		nt->location = -1;
+		return (Node *) nt;
+	}
+	get_typlenbyval(exprType(expr), &typlen, &typbyval);
+	return (Node *) make_opclause(eqop, BOOLOID, false, (Expr *) expr,
+								  (Expr *) makeConst(exprType(expr), exprTypmod(expr),
+													 exprCollation(expr), typlen,
+													 value, false, typbyval),
+								  InvalidOid, exprCollation(expr));
 }
 
 /*
- * The final statistic text of a capture for one execution (palloc'd, or
- * stat itself when it was final at plan time).
+ * The final text of a deferred statistic for one execution; gvals/gnulls
+ * are the values of the sensitive group expressions of spec->groups, in
+ * order (ignored when there are none).
+ */
+char *
+tapas_statistic_format(const TapasStatSpec *spec, Oid relid, ParamListInfo params,
+					   const Datum *gvals, const bool *gnulls)
+{
+	List	   *conds = list_copy(spec->conds);
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, spec->groups)
+	{
+		List	   *g = lfirst(lc);
+
+		if (!intVal(lsecond(g)))
+			continue;
+		conds = lappend(conds, group_condition(lthird(g), (Oid) intVal(lfourth(g)),
+											   gvals[i], gnulls[i]));
+		i++;
+	}
+	return statistic_build(spec->kind, spec->arg, conds, relid, params);
+}
+
+/*
+ * The final statistic text of a capture without sensitive groups for one
+ * execution (palloc'd, or stat itself when it was final at plan time).
  */
 char *
 tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params)
 {
-	const char *sep = strchr(stat, TAPAS_STAT_DEFERRED);
-	List	   *parts;
+	TapasStatSpec *spec = tapas_statistic_parse(stat);
 
-	if (sep == NULL)
-		return (char *) stat;
-	parts = (List *) stringToNode(sep + 1);
-	return statistic_build(intVal(linitial(parts)), lsecond(parts), lthird(parts),
-						   relid, params);
+	return spec ? tapas_statistic_format(spec, relid, params, NULL, NULL) : (char *) stat;
 }

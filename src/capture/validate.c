@@ -43,6 +43,7 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -396,7 +397,10 @@ tapas_verify_sublink(SubLink *sl)
 				 errhint("Use a scalar sub-query with an aggregate, e.g. (SELECT count(*) FROM ...).")));
 }
 
-/* Refuses grouping by a sensitive column (the group value is an answer). */
+/*
+ * Grouping keys: leakproof; a key over a sensitive column (its value is an
+ * answer, captured per value by the gate) not with grouping sets.
+ */
 void
 tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 {
@@ -409,13 +413,20 @@ tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 		if (tle->ressortgroupref == 0 ||
 			!get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause))
 			continue;
-		if (tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
+		tapas_verify_leakproof((Node *) tle->expr, varno, 0, "GROUP BY", prot->relid);
+		if (!tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
+			continue;
+		if (q->groupingSets != NIL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("grouping by a sensitive column of protected table \"%s\" is not supported",
+					 errmsg("grouping sets over a sensitive column of protected table \"%s\" are not supported",
 							get_rel_name(prot->relid)),
 					 errhint("Use one aggregate per value instead, e.g. count(*) FILTER (WHERE col = value).")));
-		tapas_verify_leakproof((Node *) tle->expr, varno, 0, "GROUP BY", prot->relid);
+		if (contain_vars_of_level((Node *) tle->expr, 1) || checkExprHasSubLink((Node *) tle->expr))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping expressions on sensitive columns of protected table \"%s\" cannot use sub-queries or outer references",
+							get_rel_name(prot->relid))));
 	}
 }
 
