@@ -68,6 +68,11 @@ SELECT c.n FROM c, c AS d;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM cap;
 
+-- a CTE the planner drops is not an answer
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+WITH c AS (SELECT count(*) FROM pat WHERE zip = 0) SELECT 1 AS one;
+RESET SESSION AUTHORIZATION;
+
 -- sub-queries in FROM: aggregate inside, or a row source aggregated above
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT sum(n) FROM (SELECT zip, count(*) AS n FROM pat GROUP BY zip) s WHERE zip > 0;

@@ -456,7 +456,6 @@ gate_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	for (int i = 0; i < gs->ncovers; i++)
 	{
 		char	   *rel = get_rel_name(gs->cover_relid[i]);
-
 		char	   *stat = pstrdup(gs->cover_stat[i]);
 		char	   *sep = strchr(stat, TAPAS_STAT_DEFERRED);
 
