@@ -39,6 +39,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "utils/relcache.h"
 
 #if defined(__has_include)
 #if __has_include("ledger/ledger.h")
@@ -98,6 +99,7 @@ typedef struct TapasCaptureInfo
 extern const TapasProtection *tapas_protection_lookup(Oid relid);
 extern bool tapas_protection_any(void);
 extern Oid	tapas_cover_aggregate_oid(void);
+extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
 extern void tapas_protection_install(void);
 
 /* normalise.c */
@@ -110,7 +112,8 @@ extern void tapas_flatten_query(Query *q);
 
 /* validate.c */
 extern void tapas_verify_statement(Query *q);
-extern void tapas_verify_level(Query *q, RangeTblEntry *rte);
+extern void tapas_verify_level(Query *q, int varno, const TapasProtection *prot);
+extern void tapas_verify_only_protected(Node *expr, int varno, const char *what, Oid relid);
 extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
 								   const char *what, Oid relid);
 extern TapasAggKind tapas_verify_aggregate(Aggref *agg, Oid relid);

@@ -123,36 +123,38 @@ tapas_single_protected_from(Query *q)
 	return ref->rtindex;
 }
 
-/* first protected relation referenced from a jointree node, or NULL */
-static RangeTblEntry *
+/* index of the first protected relation in a jointree node, or 0 */
+static int
 jointree_protected(Node *jt, Query *q)
 {
 	ListCell   *lc;
-	RangeTblEntry *r;
+	int			r;
 
 	if (jt == NULL)
-		return NULL;
+		return 0;
 	if (IsA(jt, RangeTblRef))
 	{
-		r = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
-		return r->rtekind == RTE_RELATION && tapas_protection_lookup(r->relid) ? r : NULL;
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+
+		return rte->rtekind == RTE_RELATION && tapas_protection_lookup(rte->relid) ?
+			((RangeTblRef *) jt)->rtindex : 0;
 	}
 	if (IsA(jt, FromExpr))
 	{
 		foreach(lc, ((FromExpr *) jt)->fromlist)
 		{
-			if ((r = jointree_protected(lfirst(lc), q)) != NULL)
+			if ((r = jointree_protected(lfirst(lc), q)) != 0)
 				return r;
 		}
-		return NULL;
+		return 0;
 	}
 	if (IsA(jt, JoinExpr))
 	{
-		if ((r = jointree_protected(((JoinExpr *) jt)->larg, q)) != NULL)
+		if ((r = jointree_protected(((JoinExpr *) jt)->larg, q)) != 0)
 			return r;
 		return jointree_protected(((JoinExpr *) jt)->rarg, q);
 	}
-	return NULL;
+	return 0;
 }
 
 /* ----------------------------------------------------------------
@@ -197,7 +199,7 @@ normalise_query(Query *q, TapasCaptureInfo *info)
 {
 	WalkContext ctx;
 	ListCell   *lc;
-	RangeTblEntry *rte;
+	int			varno;
 
 	tapas_verify_statement(q);
 	ctx.q = q;
@@ -207,12 +209,14 @@ normalise_query(Query *q, TapasCaptureInfo *info)
 	(void) query_tree_walker(q, levels_walker, &ctx,
 							 QTW_IGNORE_RT_SUBQUERIES | QTW_IGNORE_CTE_SUBQUERIES);
 	/* does this level itself read a protected table? */
-	rte = jointree_protected((Node *) q->jointree, q);
-	if (rte != NULL)
+	varno = jointree_protected((Node *) q->jointree, q);
+	if (varno != 0)
 	{
-		tapas_verify_level(q, rte);
-		normalise_level(q, tapas_single_protected_from(q),
-						tapas_protection_lookup(rte->relid), info);
+		const TapasProtection *prot =
+			tapas_protection_lookup(rt_fetch(varno, q->rtable)->relid);
+
+		tapas_verify_level(q, varno, prot);
+		normalise_level(q, varno, prot, info);
 	}
 }
 
@@ -426,6 +430,7 @@ split_sensitive(LevelContext *lc, List *conj, const char *what,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("conditions on sensitive columns of protected table \"%s\" cannot use sub-queries or outer references",
 							get_rel_name(lc->prot->relid))));
+		tapas_verify_only_protected(e, lc->varno, "conditions", lc->prot->relid);
 		*sens = lappend(*sens, e);
 	}
 }
@@ -450,6 +455,7 @@ normalise_aggregate(LevelContext *lc, Aggref *agg)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("aggregate arguments over protected table \"%s\" cannot use sub-queries or outer references",
 							get_rel_name(lc->prot->relid))));
+		tapas_verify_only_protected(arg, lc->varno, "aggregate arguments", lc->prot->relid);
 	}
 	split_sensitive(lc, userf, "FILTER", &sens, &narrow);
 	all = list_concat(list_copy(lc->sens_where), sens);
@@ -566,6 +572,8 @@ sensitive_groups(LevelContext *lc)
 		Node	   *e = (Node *) get_sortgroupclause_expr(sgc, lc->q->targetList);
 		bool		sens = tapas_expr_refs(e, lc->varno, lc->prot->sensitive);
 
+		if (sens)
+			tapas_verify_only_protected(e, lc->varno, "grouping keys", lc->prot->relid);
 		any |= sens;
 		groups = lappend(groups, list_make4(makeInteger(sgc->tleSortGroupRef),
 											makeInteger(sens ? 1 : 0),
