@@ -18,7 +18,8 @@
  *	- its aggregates are count(*), count(x), sum(x) or avg(x) over numbers,
  *	  without DISTINCT or ORDER BY inside;
  *	- every expression that touches a column of p in WHERE, FILTER, an
- *	  aggregate argument or a grouping key uses only leakproof functions
+ *	  aggregate argument or a grouping key (also inside a correlated
+ *	  sub-query, whose other expressions do not matter) uses only leakproof functions
  *	  and operators, comparison operators of built-in btree operator
  *	  classes, widening casts, boolean logic, CASE and NULL tests:
  *	  otherwise its errors (1/(x-5)) would reveal single rows;
@@ -209,7 +210,9 @@ leak_walker(Node *node, LeakContext *ctx)
 			return false;
 		case T_Aggref:
 		case T_GroupingFunc:
-			return false;		/* aggregates are checked on their own */
+			if (ctx->depth == 0)
+				return false;	/* this level's aggregates are checked on their own */
+			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
 		case T_NullIfExpr:
@@ -239,12 +242,20 @@ leak_walker(Node *node, LeakContext *ctx)
 		case T_ArrayExpr:
 		case T_List:
 			break;
+		case T_Query:
+			{
+				bool		r;
+
+				/* a correlated sub-query: check what it does with p's columns */
+				ctx->depth++;
+				r = query_tree_walker((Query *) node, leak_walker, ctx, 0);
+				ctx->depth--;
+				return r;
+			}
 		case T_SubLink:
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("sub-queries over columns of protected table \"%s\" are not supported",
-							get_rel_name(ctx->relid)),
-					 errdetail("A sub-query appears in %s.", ctx->what)));
+		case T_FromExpr:
+		case T_JoinExpr:
+		case T_TargetEntry:
 			break;
 		default:
 			ereport(ERROR,
