@@ -121,6 +121,15 @@ SELECT count(*) FROM pat p LEFT JOIN zips z ON p.zip = z.zip WHERE z.region IS N
 RESET SESSION AUTHORIZATION;
 SELECT * FROM cap;
 
+-- a plain view joined with a lookup table is pulled up too
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT z.region, count(*) FROM v_older v JOIN zips z USING (zip) WHERE v.hiv GROUP BY z.region ORDER BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM zips z LEFT JOIN v_older v USING (zip);
+RESET SESSION AUTHORIZATION;
+
 -- functions: SQL (planned when called) and PL/pgSQL (with a sensitive
 -- parameter, bound into the statistic)
 SET SESSION AUTHORIZATION regress_tapas_analyst;

@@ -11,7 +11,8 @@
  * in the same way: the sub-query's range table is appended (Vars offset),
  * references to its outputs are replaced by its target-list expressions
  * (ReplaceVarsFromTargetList), its WHERE is AND'ed into the level's, and
- * the level's FROM becomes p.  The sub-query RTE stays in the range table
+ * its place in the level's FROM (alone, or joined with lookup tables, but
+ * never on the nullable side of an outer join) is taken by p.  The sub-query RTE stays in the range table
  * unreferenced, as after the planner's own pull-up; the view's own
  * permission-check entries come along with its range table.
  *
@@ -60,7 +61,32 @@ simple_over_protected(Query *s)
 		tapas_single_protected_from(s) != 0;
 }
 
-/* pulls sub-query RTE sidx of q (simple over p) up into q */
+/* replaces the RangeTblRef to sidx in a jointree node by "by" */
+static Node *
+replace_ref(Node *jt, int sidx, Node *by)
+{
+	ListCell   *lc;
+
+	if (IsA(jt, RangeTblRef))
+		return ((RangeTblRef *) jt)->rtindex == sidx ? by : jt;
+	if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			lfirst(lc) = replace_ref(lfirst(lc), sidx, by);
+	}
+	else if (IsA(jt, JoinExpr))
+	{
+		((JoinExpr *) jt)->larg = replace_ref(((JoinExpr *) jt)->larg, sidx, by);
+		((JoinExpr *) jt)->rarg = replace_ref(((JoinExpr *) jt)->rarg, sidx, by);
+	}
+	return jt;
+}
+
+/*
+ * Pulls sub-query RTE sidx of q (simple over p, not on the nullable side of
+ * an outer join) up into q: its WHERE joins q's WHERE, which is equivalent
+ * for a FROM item whose rows are never NULL-extended.
+ */
 static void
 pull_up(Query *q, int sidx)
 {
@@ -77,8 +103,9 @@ pull_up(Query *q, int sidx)
 											 s->targetList,
 											 REPLACEVARS_REPORT_ERROR, 0,
 											 &sublinks);
+	nq->jointree = (FromExpr *) replace_ref((Node *) nq->jointree, sidx,
+											linitial(s->jointree->fromlist));
 	quals = nq->jointree->quals;
-	nq->jointree->fromlist = s->jointree->fromlist;
 	if (s->jointree->quals != NULL)
 		quals = quals == NULL ? s->jointree->quals :
 			(Node *) make_and_qual(quals, s->jointree->quals);
@@ -88,6 +115,42 @@ pull_up(Query *q, int sidx)
 	memcpy(q, nq, sizeof(Query));
 }
 
+/* the first pullable sub-query FROM item outside nullable sides, or 0 */
+static int
+find_pullable(Query *q, Node *jt, bool nullable)
+{
+	ListCell   *lc;
+	int			r;
+
+	if (IsA(jt, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+
+		return !nullable && rte->rtekind == RTE_SUBQUERY && !rte->lateral &&
+			simple_over_protected(rte->subquery) ? ((RangeTblRef *) jt)->rtindex : 0;
+	}
+	if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+		{
+			if ((r = find_pullable(q, lfirst(lc), nullable)) != 0)
+				return r;
+		}
+		return 0;
+	}
+	if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+
+		if ((r = find_pullable(q, j->larg, nullable || j->jointype == JOIN_RIGHT ||
+							   j->jointype == JOIN_FULL)) != 0)
+			return r;
+		return find_pullable(q, j->rarg, nullable || j->jointype == JOIN_LEFT ||
+							 j->jointype == JOIN_FULL);
+	}
+	return 0;
+}
+
 /*
  * Pulls every simple sub-query over a protected table up into the level
  * above, bottom-up through q's sub-queries, CTEs and sub-links.
@@ -95,18 +158,13 @@ pull_up(Query *q, int sidx)
 void
 tapas_flatten_query(Query *q)
 {
-	RangeTblRef *ref;
-	RangeTblEntry *rte;
+	int			sidx;
 
 	/* bottom-up: sub-queries, CTEs and sub-links first */
 	(void) query_tree_walker(q, flatten_walker, NULL, 0);
 
-	if (q->jointree == NULL || list_length(q->jointree->fromlist) != 1 ||
-		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
+	if (q->jointree == NULL || q->setOperations != NULL)
 		return;
-	ref = linitial(q->jointree->fromlist);
-	rte = rt_fetch(ref->rtindex, q->rtable);
-	if (rte->rtekind == RTE_SUBQUERY && !rte->lateral &&
-		simple_over_protected(rte->subquery))
-		pull_up(q, ref->rtindex);
+	while ((sidx = find_pullable(q, (Node *) q->jointree, false)) != 0)
+		pull_up(q, sidx);
 }
