@@ -20,6 +20,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "capture/capture.h"
 #include "ledger/ledger.h"
 #include "tapas.h"
 
@@ -66,4 +67,5 @@ _PG_init(void)
 	tapas_ledger_define_gucs();
 	tapas_guc_define();
 	tapas_ledger_shmem_install();
+	tapas_capture_install();
 }

@@ -1,0 +1,174 @@
+/*-------------------------------------------------------------------------
+ *
+ * capture.h
+ *	  Capture of aggregate answers on protected tables: the protection
+ *	  catalog, query validation and normalisation, the gate CustomScan.
+ *
+ * Phases (one file each, pg_diffix style):
+ *	  protect.c		catalog tapas.protection and its per-backend cache
+ *	  validate.c	refusals only (verify_* functions raise, never rewrite)
+ *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
+ *					hidden group-existence HAVING, capture aggregates
+ *	  flatten.c		pull-up of plain views over a protected table
+ *	  statistic.c	statistic texts (the ledger key)
+ *	  plan.c		places a gate above each capturing Agg; fail-closed
+ *					check that every scan of a protected table is gated
+ *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
+ *					hand-off to the ledger, release
+ *	  groups.c		cells of captures grouped by a sensitive column
+ *	  cover.c		tapas._cover, the resjunk capture aggregate
+ *	  inspect.c		tapas.last_capture(), the admin's view of the last cells
+ *	  hooks.c		thin hook bodies, chained
+ *
+ * The Query phase passes what the plan phase needs in TapasCaptureInfo;
+ * what the executor needs travels in the plan itself (Const arguments of
+ * the capture aggregate, custom_private of the gate), so cached and copied
+ * plans keep working.
+ *
+ * IDENTIFICATION
+ *	  src/capture/capture.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_CAPTURE_H
+#define TAPAS_CAPTURE_H
+
+#include "postgres.h"
+
+#include "nodes/bitmapset.h"
+#include "nodes/execnodes.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "utils/relcache.h"
+
+#if defined(__has_include)
+#if __has_include("ledger/ledger.h")
+#include "ledger/ledger.h"
+#define TAPAS_HAVE_LEDGER 1
+#endif
+#endif
+
+#ifndef TAPAS_HAVE_LEDGER
+/* Same layout as ledger/ledger.h, which owns the definition once merged. */
+typedef struct TapasCell
+{
+	Oid			relid;			/* protected table */
+	const char *statistic;		/* canonical statistic text */
+	double		answer;			/* the cell's value */
+	const int64 *keys;			/* key values of the covered rows */
+	int64		nkeys;
+} TapasCell;
+#endif
+
+/* One protected table, as cached per backend (protect.c). */
+typedef struct TapasProtection
+{
+	Oid			relid;			/* hash key */
+	AttrNumber	key_attno;		/* key column (int2/int4/int8, unique, not null) */
+	Oid			key_type;		/* its type */
+	Bitmapset  *sensitive;		/* attnos of sensitive columns */
+	int			k;				/* minimum covered-set size of a cell */
+	bool		broken;			/* key column vanished: refuse every read */
+} TapasProtection;
+
+/* Result of tapas._cover, after the bytea header; then nkeys int64 keys. */
+typedef struct TapasCoverHeader
+{
+	double		answer;			/* sum of the non-null contributions */
+	int64		nkeys;			/* covered rows */
+} TapasCoverHeader;
+
+/* Audited aggregate kinds (validate.c decides, normalise.c captures). */
+typedef enum TapasAggKind
+{
+	TAPAS_AGG_NONE,
+	TAPAS_AGG_COUNT_STAR,		/* count(*) */
+	TAPAS_AGG_COUNT,			/* count(x) */
+	TAPAS_AGG_SUM,				/* sum(x) */
+	TAPAS_AGG_AVG				/* avg(x): captured as sum(x) and count(x) */
+} TapasAggKind;
+
+/* What normalise.c tells plan.c about one planned Query. */
+typedef struct TapasCaptureInfo
+{
+	int			ncovers;		/* capture aggregates added (0: nothing to gate) */
+	bool		protected_read; /* some level reads a protected table */
+} TapasCaptureInfo;
+
+/* protect.c */
+extern const TapasProtection *tapas_protection_lookup(Oid relid);
+extern bool tapas_protection_any(void);
+extern Oid	tapas_cover_aggregate_oid(void);
+extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
+extern void tapas_protection_install(void);
+
+/* normalise.c */
+extern void tapas_normalise_query(Query *parse, TapasCaptureInfo *info);
+extern bool tapas_query_reads_protected(Query *parse);
+extern int	tapas_single_protected_from(Query *q);
+
+/* flatten.c */
+extern void tapas_flatten_query(Query *q);
+
+/* validate.c */
+extern void tapas_verify_statement(Query *q);
+extern void tapas_verify_level(Query *q, int varno, const TapasProtection *prot);
+extern void tapas_verify_only_protected(Node *expr, int varno, const char *what, Oid relid);
+extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
+								   const char *what, Oid relid);
+extern TapasAggKind tapas_verify_aggregate(Aggref *agg, Oid relid);
+extern void tapas_verify_sublink(SubLink *sl);
+extern void tapas_verify_no_cover(Query *q);
+extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot);
+extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
+
+/* plan.c */
+extern void tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info);
+extern void tapas_plan_verify_gated(PlannedStmt *stmt);
+extern bool tapas_plan_reads_protected(PlannedStmt *stmt);
+
+/* gate.c */
+extern CustomScan *tapas_gate_create(Agg *agg, List *cells, List *scan_tlist,
+									 List *tlist, List *qual, int plan_node_id);
+extern bool tapas_plan_is_gate(Plan *plan);
+extern void tapas_gate_register(void);
+
+/* inspect.c */
+extern void tapas_capture_record(const TapasCell *cells, int ncells);
+
+/* hooks.c */
+extern void tapas_capture_install(void);
+
+/* statistic.c */
+#define TAPAS_STAT_DEFERRED '\x1f'	/* separates a deferred text's parts */
+
+/* The parts of a deferred statistic text (expressions over varno 1). */
+typedef struct TapasStatSpec
+{
+	int			kind;			/* TapasAggKind */
+	Node	   *arg;			/* aggregate argument, or NULL */
+	List	   *conds;			/* sensitive conjuncts */
+	List	   *groups;			/* GROUP BY clauses, see tapas_statistic_text */
+} TapasStatSpec;
+
+extern char *tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens,
+								  int varno, Oid relid, List *groups);
+extern TapasStatSpec *tapas_statistic_parse(const char *stat);
+extern char *tapas_statistic_format(const TapasStatSpec *spec, Oid relid,
+									ParamListInfo params, const Datum *gvals,
+									const bool *gnulls);
+extern char *tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params);
+
+/* groups.c */
+typedef struct TapasGroupedCover TapasGroupedCover;
+extern TapasGroupedCover *tapas_grouped_create(const TapasStatSpec *spec, List *groupcols,
+											   TupleDesc desc, Oid relid);
+extern void tapas_grouped_reset(TapasGroupedCover *gc);
+extern void tapas_grouped_add(TapasGroupedCover *gc, MemoryContext cxt, const Datum *values,
+							  const bool *isnull, double answer, const int64 *keys,
+							  int64 nkeys);
+extern bool tapas_grouped_same(const TapasGroupedCover *a, const TapasGroupedCover *b);
+extern TapasCell *tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params,
+									  int *ncells);
+
+#endif							/* TAPAS_CAPTURE_H */

@@ -1,0 +1,471 @@
+/*-------------------------------------------------------------------------
+ *
+ * gate.c
+ *	  TapasGate, the CustomScan placed directly above each capturing Agg:
+ *	  nothing leaves it before every cell of the execution is captured,
+ *	  checked against k and logged.
+ *
+ * Per execution (first fetch, and again after a rescan with changed
+ * parameters), in this order:
+ *	1. drain every group from the Agg into a tuplestore, capture columns
+ *	   replaced by NULL; for an audited session, unpack each capture into a
+ *	   cell (relid, statistic with $n bound, answer, covered keys); the
+ *	   captures of a level grouped by a sensitive column become cells after
+ *	   the drain, per non-sensitive group and value (groups.c);
+ *	2. k threshold: a cell covering fewer than k rows fails the whole query
+ *	   (TP002), naming k, never the size;
+ *	3. gate_audit_cells(): the auditor's decision point (a later issue);
+ *	4. tapas_ledger_check_capacity, then tapas_ledger_append (when the
+ *	   ledger is built in), and the per-backend copy for last_capture();
+ *	5. release: stream the stored groups, applying the lifted HAVING and
+ *	   projection (ExecScan with the scan tuple = one flat Agg row).
+ * Admin sessions pass through: no cells, no k, no ledger.
+ *
+ * Memory: the tuplestore and the cells live in "tapas gate", a child of
+ * es_query_cxt created in BeginCustomScan (freed at ExecutorEnd); a rescan
+ * with new parameters resets it.  Stored tuples are minimal tuples, read
+ * into a dedicated minimal slot.
+ *
+ * Backward scans and mark/restore are not offered: the planner puts a
+ * Material node above us for SCROLL cursors.
+ *
+ * IDENTIFICATION
+ *	  src/capture/gate.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "capture/capture.h"
+#include "tapas.h"
+
+typedef struct TapasGateState
+{
+	CustomScanState css;
+	MemoryContext cxt;			/* "tapas gate": store and cells */
+	Tuplestorestate *store;		/* drained groups (flat Agg rows) */
+	TupleTableSlot *readslot;	/* minimal slot for reading the store */
+	bool		drained;		/* this execution's groups are in store */
+	int			ncovers;		/* capture columns */
+	AttrNumber *cover_att;		/* [ncovers] attno in the scan tuple */
+	Oid		   *cover_relid;	/* [ncovers] protected table */
+	char	  **cover_stat;		/* [ncovers] statistic text with $n */
+	TapasGroupedCover **cover_grouped;	/* [ncovers] non-NULL: grouped by a
+										 * sensitive column (groups.c) */
+	TapasCell  *cells;			/* cells of this execution */
+	int			ncells;
+	int			maxcells;
+} TapasGateState;
+
+static Node *gate_create_state(CustomScan *cscan);
+static void gate_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gate_exec(CustomScanState *node);
+static void gate_end(CustomScanState *node);
+static void gate_rescan(CustomScanState *node);
+static void gate_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomScanMethods gate_scan_methods = {
+	.CustomName = "TapasGate",
+	.CreateCustomScanState = gate_create_state,
+};
+
+static const CustomExecMethods gate_exec_methods = {
+	.CustomName = "TapasGate",
+	.BeginCustomScan = gate_begin,
+	.ExecCustomScan = gate_exec,
+	.EndCustomScan = gate_end,
+	.ReScanCustomScan = gate_rescan,
+	.ExplainCustomScan = gate_explain,
+};
+
+void
+tapas_gate_register(void)
+{
+	RegisterCustomScanMethods(&gate_scan_methods);
+}
+
+bool
+tapas_plan_is_gate(Plan *plan)
+{
+	return IsA(plan, CustomScan) && ((CustomScan *) plan)->methods == &gate_scan_methods;
+}
+
+/*
+ * A gate above agg.  cells: (scan attno, relid, statistic) triples;
+ * scan_tlist: OUTER_VAR Vars over the Agg's flat output; tlist and qual:
+ * the Agg's former projection and HAVING over INDEX_VAR.
+ */
+CustomScan *
+tapas_gate_create(Agg *agg, List *cells, List *scan_tlist, List *tlist,
+				  List *qual, int plan_node_id)
+{
+	CustomScan *cs = makeNode(CustomScan);
+	Plan	   *p = &cs->scan.plan;
+
+	p->startup_cost = agg->plan.total_cost;	/* nothing before the Agg is done */
+	p->total_cost = agg->plan.total_cost;
+	p->plan_rows = agg->plan.plan_rows;
+	p->plan_width = agg->plan.plan_width;
+	p->parallel_aware = false;
+	p->parallel_safe = false;
+	p->plan_node_id = plan_node_id;
+	p->targetlist = tlist;
+	p->qual = qual;
+	p->lefttree = (Plan *) agg;
+	p->extParam = bms_copy(agg->plan.extParam);
+	p->allParam = bms_copy(agg->plan.allParam);
+	cs->scan.scanrelid = 0;
+	cs->flags = 0;
+	cs->custom_private = cells;
+	cs->custom_scan_tlist = scan_tlist;
+	cs->methods = &gate_scan_methods;
+	return cs;
+}
+
+/* ----------------------------------------------------------------
+ *		Executor callbacks
+ * ----------------------------------------------------------------
+ */
+
+static Node *
+gate_create_state(CustomScan *cscan)
+{
+	TapasGateState *gs = palloc0(sizeof(TapasGateState));
+
+	NodeSetTag(gs, T_CustomScanState);
+	gs->css.methods = &gate_exec_methods;
+	return (Node *) gs;
+}
+
+static void
+gate_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	TapasGateState *gs = (TapasGateState *) node;
+	CustomScan *cs = (CustomScan *) node->ss.ps.plan;
+	ListCell   *lc;
+	int			i = 0;
+
+	outerPlanState(node) = ExecInitNode(outerPlan(cs), estate, eflags);
+	gs->cxt = AllocSetContextCreate(estate->es_query_cxt, "tapas gate",
+									ALLOCSET_DEFAULT_SIZES);
+	gs->readslot = ExecInitExtraTupleSlot(estate,
+										  node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+										  &TTSOpsMinimalTuple);
+	gs->ncovers = list_length(cs->custom_private);
+	gs->cover_att = palloc(sizeof(AttrNumber) * Max(gs->ncovers, 1));
+	gs->cover_relid = palloc(sizeof(Oid) * Max(gs->ncovers, 1));
+	gs->cover_stat = palloc(sizeof(char *) * Max(gs->ncovers, 1));
+	gs->cover_grouped = palloc(sizeof(TapasGroupedCover *) * Max(gs->ncovers, 1));
+	foreach(lc, cs->custom_private)
+	{
+		List	   *t = lfirst(lc);
+
+		gs->cover_att[i] = intVal(linitial(t));
+		gs->cover_relid[i] = (Oid) intVal(lsecond(t));
+		gs->cover_stat[i] = strVal(lthird(t));
+		gs->cover_grouped[i] =
+			tapas_grouped_create(tapas_statistic_parse(gs->cover_stat[i]), lfourth(t),
+								 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+								 gs->cover_relid[i]);
+		i++;
+	}
+}
+
+/* appends a cell (keys owned by the caller, in gs->cxt) */
+static void
+gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
+				 const int64 *keys, int64 nkeys)
+{
+	if (gs->ncells == gs->maxcells)
+	{
+		gs->maxcells = Max(16, gs->maxcells * 2);
+		gs->cells = gs->cells == NULL ?
+			MemoryContextAlloc(gs->cxt, gs->maxcells * sizeof(TapasCell)) :
+			repalloc(gs->cells, gs->maxcells * sizeof(TapasCell));
+	}
+	gs->cells[gs->ncells].relid = relid;
+	gs->cells[gs->ncells].statistic = stat;
+	gs->cells[gs->ncells].answer = answer;
+	gs->cells[gs->ncells].keys = keys;
+	gs->cells[gs->ncells].nkeys = nkeys;
+	gs->ncells++;
+}
+
+/*
+ * Unpacks capture i of one Agg row: a cell, unless an identical one (same
+ * statistic and keys) came from another capture of the same row; or, for
+ * a capture grouped by a sensitive column, a row for groups.c.
+ */
+static void
+gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
+			   const Datum *values, const bool *isnull)
+{
+	TapasCoverHeader hdr;
+	int64	   *keys;
+	Oid			relid = gs->cover_relid[i];
+
+	memcpy(&hdr, VARDATA_ANY(cover), sizeof(hdr));
+	keys = MemoryContextAllocHuge(gs->cxt, Max(hdr.nkeys, 1) * sizeof(int64));
+	memcpy(keys, VARDATA_ANY(cover) + sizeof(hdr), hdr.nkeys * sizeof(int64));
+	if (gs->cover_grouped[i] != NULL)
+	{
+		tapas_grouped_add(gs->cover_grouped[i], gs->cxt, values, isnull,
+						  hdr.answer, keys, hdr.nkeys);
+		return;
+	}
+	for (int j = gs->ncells - 1; j >= 0 && j >= gs->ncells - gs->ncovers; j--)
+	{
+		TapasCell  *c = &gs->cells[j];
+
+		if (c->relid == relid && c->nkeys == hdr.nkeys && strcmp(c->statistic, stat) == 0 &&
+			c->answer == hdr.answer && memcmp(c->keys, keys, hdr.nkeys * sizeof(int64)) == 0)
+		{
+			pfree(keys);
+			return;
+		}
+	}
+	gate_append_cell(gs, relid, stat, hdr.answer, keys, hdr.nkeys);
+}
+
+/* the cells of the captures grouped by a sensitive column, after the drain */
+static void
+gate_grouped_cells(TapasGateState *gs, ParamListInfo params)
+{
+	for (int i = 0; i < gs->ncovers; i++)
+	{
+		TapasCell  *cells;
+		int			n;
+		bool		dup = false;
+
+		if (gs->cover_grouped[i] == NULL)
+			continue;
+		/* the hidden HAVING's capture often repeats the user's count(*) */
+		for (int j = 0; j < i && !dup; j++)
+			dup = gs->cover_grouped[j] != NULL &&
+				strcmp(gs->cover_stat[i], gs->cover_stat[j]) == 0 &&
+				tapas_grouped_same(gs->cover_grouped[i], gs->cover_grouped[j]);
+		if (dup)
+			continue;
+		cells = tapas_grouped_cells(gs->cover_grouped[i], params, &n);
+		for (int c = 0; c < n; c++)
+			gate_append_cell(gs, cells[c].relid, cells[c].statistic, cells[c].answer,
+							 cells[c].keys, cells[c].nkeys);
+	}
+}
+
+/* k threshold: the whole query fails if one cell covers fewer than k rows */
+static void
+gate_check_k(TapasGateState *gs)
+{
+	for (int i = 0; i < gs->ncells; i++)
+	{
+		const TapasProtection *prot = tapas_protection_lookup(gs->cells[i].relid);
+
+		if (prot != NULL && gs->cells[i].nkeys < prot->k)
+			ereport(ERROR,
+					(errcode(ERRCODE_TAPAS_GROUP_TOO_SMALL),
+					 errmsg("query answers a group of fewer than k = %d rows of protected table \"%s\"",
+							prot->k, get_rel_name(prot->relid)),
+					 errdetail("Every answered aggregate, including groups filtered by HAVING, must cover at least %d rows.",
+							   prot->k),
+					 errhint("Widen the conditions that involve no sensitive column, or use coarser groups.")));
+	}
+}
+
+/*
+ * The auditor's decision point: every candidate cell of this execution is
+ * known and none has been released or logged.  Issue 3 (row-space test,
+ * reconstruction triggers, tapas.mode) plugs in here.
+ */
+static void
+gate_audit_cells(const TapasCell *cells, int ncells)
+{
+	(void) cells;
+	(void) ncells;
+}
+
+/* log this execution's cells: ledger first, then the inspection copy */
+static void
+gate_log_cells(TapasGateState *gs, EState *estate)
+{
+#ifdef TAPAS_HAVE_LEDGER
+	tapas_ledger_check_capacity(gs->cells, gs->ncells);
+	(void) tapas_ledger_append(gs->cells, gs->ncells, estate->es_sourceText);
+#endif
+	tapas_capture_record(gs->cells, gs->ncells);
+}
+
+/* 1-4: drain the Agg, build the cells, check k, audit, log */
+static void
+gate_drain(TapasGateState *gs)
+{
+	PlanState  *outer = outerPlanState(gs);
+	EState	   *estate = gs->css.ss.ps.state;
+	TupleDesc	desc = gs->readslot->tts_tupleDescriptor;
+	bool		audited = tapas_session_is_audited();
+	MemoryContext old;
+	char	  **stats;
+	Datum	   *values;
+	bool	   *isnull;
+
+	MemoryContextReset(gs->cxt);
+	gs->cells = NULL;
+	gs->ncells = gs->maxcells = 0;
+	old = MemoryContextSwitchTo(gs->cxt);
+	gs->store = tuplestore_begin_heap(false, false, work_mem);
+	stats = palloc(sizeof(char *) * Max(gs->ncovers, 1));
+	for (int i = 0; i < gs->ncovers; i++)
+	{
+		stats[i] = NULL;
+		if (gs->cover_grouped[i] != NULL)
+			tapas_grouped_reset(gs->cover_grouped[i]);
+		else
+			stats[i] = tapas_statistic_finish(gs->cover_stat[i], gs->cover_relid[i],
+											  estate->es_param_list_info);
+	}
+	values = palloc(sizeof(Datum) * desc->natts);
+	isnull = palloc(sizeof(bool) * desc->natts);
+	MemoryContextSwitchTo(old);
+
+	for (;;)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		slot = ExecProcNode(outer);
+		if (TupIsNull(slot))
+			break;
+		slot_getallattrs(slot);
+		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
+		memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
+		for (int i = 0; i < gs->ncovers; i++)
+		{
+			int			a = gs->cover_att[i] - 1;
+
+			if (audited && !isnull[a])
+				gate_add_cover(gs, i, stats[i], DatumGetByteaPP(values[a]),
+							   values, isnull);
+			isnull[a] = true;
+			values[a] = (Datum) 0;
+		}
+		old = MemoryContextSwitchTo(gs->cxt);
+		tuplestore_putvalues(gs->store, desc, values, isnull);
+		MemoryContextSwitchTo(old);
+	}
+	if (audited)
+	{
+		old = MemoryContextSwitchTo(gs->cxt);
+		gate_grouped_cells(gs, estate->es_param_list_info);
+		MemoryContextSwitchTo(old);
+	}
+	if (audited && gs->ncells > 0)
+	{
+		gate_check_k(gs);
+		gate_audit_cells(gs->cells, gs->ncells);
+		gate_log_cells(gs, estate);
+	}
+	gs->drained = true;
+}
+
+/*
+ * ExecScan access method: next stored group in the (virtual) scan slot, or
+ * an empty slot.  The projection expects a virtual slot and reads
+ * tts_values directly, so the minimal tuple is deformed here; by-reference
+ * values point into the store's current tuple, valid until the next fetch.
+ */
+static TupleTableSlot *
+gate_next(ScanState *ss)
+{
+	TapasGateState *gs = (TapasGateState *) ss;
+	TupleTableSlot *scan = ss->ss_ScanTupleSlot;
+	int			natts = scan->tts_tupleDescriptor->natts;
+
+	if (!gs->drained)
+		gate_drain(gs);
+	ExecClearTuple(scan);
+	if (!tuplestore_gettupleslot(gs->store, true, false, gs->readslot))
+		return scan;
+	slot_getallattrs(gs->readslot);
+	memcpy(scan->tts_values, gs->readslot->tts_values, natts * sizeof(Datum));
+	memcpy(scan->tts_isnull, gs->readslot->tts_isnull, natts * sizeof(bool));
+	return ExecStoreVirtualTuple(scan);
+}
+
+static bool
+gate_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+gate_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, gate_next, gate_recheck);
+}
+
+static void
+gate_end(CustomScanState *node)
+{
+	TapasGateState *gs = (TapasGateState *) node;
+
+	if (gs->store != NULL)
+		tuplestore_end(gs->store);
+	gs->store = NULL;
+	ExecEndNode(outerPlanState(node));
+}
+
+/*
+ * Same parameters: replay the stored groups (they were logged once).  New
+ * parameters: a new set of answers, drained, checked and logged again.
+ */
+static void
+gate_rescan(CustomScanState *node)
+{
+	TapasGateState *gs = (TapasGateState *) node;
+	PlanState  *outer = outerPlanState(node);
+
+	if (outer->chgParam != NULL || !gs->drained)
+	{
+		if (gs->store != NULL)
+			tuplestore_end(gs->store);
+		gs->store = NULL;
+		gs->drained = false;
+		if (outer->chgParam == NULL)
+			ExecReScan(outer);
+	}
+	else
+		tuplestore_rescan(gs->store);
+}
+
+static void
+gate_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	TapasGateState *gs = (TapasGateState *) node;
+	List	   *stats = NIL;
+	List	   *rels = NIL;
+
+	for (int i = 0; i < gs->ncovers; i++)
+	{
+		char	   *rel = get_rel_name(gs->cover_relid[i]);
+		char	   *stat = pstrdup(gs->cover_stat[i]);
+		char	   *sep = strchr(stat, TAPAS_STAT_DEFERRED);
+
+		if (sep != NULL)
+			*sep = '\0';		/* the text with $n, not the serialized parts */
+		stats = lappend(stats, stat);
+		if (rel != NULL && !list_member(rels, makeString(rel)))
+			rels = lappend(rels, makeString(rel));
+	}
+	if (rels != NIL)
+		ExplainPropertyText("Protected Table", strVal(linitial(rels)), es);
+	ExplainPropertyList("Statistics", stats, es);
+}

@@ -1,0 +1,647 @@
+/*-------------------------------------------------------------------------
+ *
+ * normalise.c
+ *	  Query rewriting for capture: flatten simple views, move sensitive
+ *	  WHERE conjuncts into FILTER, add the capture aggregates and the
+ *	  hidden group-existence condition, and build the statistic texts.
+ *
+ * Runs in the planner hook on the rewritten Query of an audited session,
+ * before the standard planner.  For every Query level whose only FROM item
+ * is a protected table p (DESIGN.md section 2):
+ *
+ *	1. WHERE = N AND S, where S are the conjuncts that touch a sensitive
+ *	   column.  S moves into the FILTER of every aggregate of the level, so
+ *	   the rows reaching the Agg are exactly the covered set Q (rows passing
+ *	   every condition that involves no sensitive column).
+ *	2. Each audited aggregate gets a resjunk tapas._cover(key, v, relid,
+ *	   statistic) with v the row's contribution to the linear statistic
+ *	   (count: CASE WHEN S' THEN 1 ELSE 0, sum: CASE WHEN S' THEN x END,
+ *	   S' = S plus the sensitive part of the aggregate's own FILTER); the
+ *	   non-sensitive part of that FILTER stays a FILTER of the capture, so
+ *	   it narrows the covered set.  avg(x) is captured as sum(x), count(x).
+ *	   With GROUP BY over a sensitive column, a cell's covered set is its
+ *	   non-sensitive group and "col = g" joins its statistic: the gate
+ *	   unions the captures of a non-sensitive group (gate.c).
+ *	3. With GROUP BY and S non-empty, moving S out of WHERE would create
+ *	   groups in which no row satisfies S.  A hidden HAVING
+ *	   count(*) FILTER (WHERE S) > 0 restores the original output; the gate
+ *	   evaluates HAVING itself after logging, so the suppressed groups are
+ *	   logged as cells "count(*) filter (where S)" with answer 0.  A grand
+ *	   total of grouping sets stays visible (GROUPING(...) test).
+ *
+ * Each capture carries its statistic text, the ledger key (statistic.c).
+ *
+ * Simple views and FROM sub-queries over p are pulled up first
+ * (flatten.c), so "SELECT count(*) FROM view" is audited as the query on p.
+ *
+ * IDENTIFICATION
+ *	  src/capture/normalise.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_agg.h"
+#include "parser/parse_coerce.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "capture/capture.h"
+#include "tapas.h"
+
+/* One protected level being normalised. */
+typedef struct LevelContext
+{
+	Query	   *q;
+	int			varno;			/* range-table index of p */
+	const TapasProtection *prot;
+	List	   *sens_where;		/* S: sensitive WHERE conjuncts */
+	List	   *stats;			/* statistic texts of captures added (dedup) */
+	List	   *filters;		/* and their capture FILTERs, in step */
+	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
+	TapasCaptureInfo *info;
+} LevelContext;
+
+static void normalise_query(Query *q, TapasCaptureInfo *info);
+static void normalise_level(Query *q, int varno, const TapasProtection *prot,
+							TapasCaptureInfo *info);
+
+/* ----------------------------------------------------------------
+ *		Finding protected tables
+ * ----------------------------------------------------------------
+ */
+
+static bool
+reads_walker(Node *node, void *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		return rte->rtekind == RTE_RELATION &&
+			tapas_protection_lookup(rte->relid) != NULL;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_walker, ctx,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_walker, ctx);
+}
+
+/* true when q, its sub-queries, CTEs or sub-links read a protected table */
+bool
+tapas_query_reads_protected(Query *q)
+{
+	return reads_walker((Node *) q, NULL);
+}
+
+/* the protected relation that is q's only FROM item, as its index, or 0 */
+int
+tapas_single_protected_from(Query *q)
+{
+	RangeTblRef *ref;
+	RangeTblEntry *rte;
+
+	if (q->jointree == NULL || list_length(q->jointree->fromlist) != 1 ||
+		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
+		return 0;
+	ref = linitial(q->jointree->fromlist);
+	rte = rt_fetch(ref->rtindex, q->rtable);
+	if (rte->rtekind != RTE_RELATION || tapas_protection_lookup(rte->relid) == NULL)
+		return 0;
+	return ref->rtindex;
+}
+
+/* index of the first protected relation in a jointree node, or 0 */
+static int
+jointree_protected(Node *jt, Query *q)
+{
+	ListCell   *lc;
+	int			r;
+
+	if (jt == NULL)
+		return 0;
+	if (IsA(jt, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+
+		return rte->rtekind == RTE_RELATION && tapas_protection_lookup(rte->relid) ?
+			((RangeTblRef *) jt)->rtindex : 0;
+	}
+	if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+		{
+			if ((r = jointree_protected(lfirst(lc), q)) != 0)
+				return r;
+		}
+		return 0;
+	}
+	if (IsA(jt, JoinExpr))
+	{
+		if ((r = jointree_protected(((JoinExpr *) jt)->larg, q)) != 0)
+			return r;
+		return jointree_protected(((JoinExpr *) jt)->rarg, q);
+	}
+	return 0;
+}
+
+/* ----------------------------------------------------------------
+ *		Walking every level
+ * ----------------------------------------------------------------
+ */
+
+typedef struct WalkContext
+{
+	Query	   *q;				/* level being walked */
+	TapasCaptureInfo *info;
+} WalkContext;
+
+static bool
+levels_walker(Node *node, WalkContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, SubLink))
+	{
+		SubLink    *sl = (SubLink *) node;
+
+		tapas_verify_sublink(sl);
+		normalise_query((Query *) sl->subselect, ctx->info);
+		return levels_walker(sl->testexpr, ctx);
+	}
+	if (IsA(node, RangeTblRef))
+	{
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) node)->rtindex, ctx->q->rtable);
+
+		if (rte->rtekind == RTE_SUBQUERY)
+			normalise_query(rte->subquery, ctx->info);
+		return false;
+	}
+	if (IsA(node, Query))
+		return false;			/* reached only through RTEs we handle above */
+	return expression_tree_walker(node, levels_walker, ctx);
+}
+
+static void
+normalise_query(Query *q, TapasCaptureInfo *info)
+{
+	WalkContext ctx;
+	ListCell   *lc;
+	int			varno;
+
+	tapas_verify_statement(q);
+	ctx.q = q;
+	ctx.info = info;
+	foreach(lc, q->cteList)
+		normalise_query((Query *) lfirst_node(CommonTableExpr, lc)->ctequery, info);
+	(void) query_tree_walker(q, levels_walker, &ctx,
+							 QTW_IGNORE_RT_SUBQUERIES | QTW_IGNORE_CTE_SUBQUERIES);
+	/* does this level itself read a protected table? */
+	varno = jointree_protected((Node *) q->jointree, q);
+	if (varno != 0)
+	{
+		const TapasProtection *prot =
+			tapas_protection_lookup(rt_fetch(varno, q->rtable)->relid);
+
+		tapas_verify_level(q, varno, prot);
+		normalise_level(q, varno, prot, info);
+	}
+}
+
+/* Entry point: validate and rewrite parse; info says what to gate. */
+void
+tapas_normalise_query(Query *parse, TapasCaptureInfo *info)
+{
+	memset(info, 0, sizeof(*info));
+	tapas_verify_no_cover(parse);
+	tapas_flatten_query(parse);
+	normalise_query(parse, info);
+}
+
+/* ----------------------------------------------------------------
+ *		Building the capture aggregate
+ * ----------------------------------------------------------------
+ */
+
+static Node *
+float8_const(double v)
+{
+	return (Node *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+							  Float8GetDatum(v), false, FLOAT8PASSBYVAL);
+}
+
+static Node *
+coerce_to(Node *expr, Oid type)
+{
+	Node	   *r = coerce_to_target_type(NULL, expr, exprType(expr), type, -1,
+										  COERCION_EXPLICIT, COERCE_EXPLICIT_CAST, -1);
+
+	if (r == NULL)
+		elog(ERROR, "tapas: cannot cast type %s to %s",
+			 format_type_be(exprType(expr)), format_type_be(type));
+	return r;
+}
+
+/* CASE WHEN cond THEN then ELSE otherwise END, of type float8 */
+static Node *
+make_case(Node *cond, Node *then, Node *otherwise)
+{
+	CaseExpr   *c = makeNode(CaseExpr);
+	CaseWhen   *w = makeNode(CaseWhen);
+
+	w->expr = (Expr *) cond;
+	w->result = (Expr *) then;
+	w->location = -1;
+	c->casetype = FLOAT8OID;
+	c->casecollid = InvalidOid;
+	c->args = list_make1(w);
+	c->defresult = (Expr *) otherwise;
+	c->location = -1;
+	return (Node *) c;
+}
+
+/* the row's contribution v to a statistic of the given kind */
+static Node *
+contribution(TapasAggKind kind, Node *arg, List *sens)
+{
+	Node	   *cond = sens ? (Node *) make_ands_explicit(copyObject(sens)) : NULL;
+
+	if (kind == TAPAS_AGG_COUNT)
+	{
+		NullTest   *nt = makeNode(NullTest);
+
+		nt->arg = (Expr *) copyObject(arg);
+		nt->nulltesttype = IS_NOT_NULL;
+		nt->location = -1;
+		cond = cond ? (Node *) make_and_qual(cond, (Node *) nt) : (Node *) nt;
+	}
+	if (kind == TAPAS_AGG_SUM)
+	{
+		Node	   *x = coerce_to(copyObject(arg), FLOAT8OID);
+
+		return cond ? make_case(cond, x,
+								(Node *) makeNullConst(FLOAT8OID, -1, InvalidOid)) : x;
+	}
+	return cond ? make_case(cond, float8_const(1.0), float8_const(0.0)) : float8_const(1.0);
+}
+
+static TargetEntry *
+arg_tle(Node *expr, int resno)
+{
+	return makeTargetEntry((Expr *) expr, resno, NULL, false);
+}
+
+/* appends a resjunk tapas._cover(...) for one statistic (deduplicated) */
+static void
+add_cover(LevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
+{
+	char	   *stat = tapas_statistic_text(kind, arg, sens, lc->varno, lc->prot->relid,
+											  lc->groups);
+	Node	   *filter = narrow ? (Node *) make_ands_explicit(copyObject(narrow)) : NULL;
+	Aggref	   *cover;
+	Var		   *key;
+	ListCell   *s,
+			   *f;
+
+	forboth(s, lc->stats, f, lc->filters)
+	{
+		if (strcmp(lfirst(s), stat) == 0 && equal(lfirst(f), filter))
+			return;
+	}
+	lc->stats = lappend(lc->stats, stat);
+	lc->filters = lappend(lc->filters, filter);
+
+	key = makeVar(lc->varno, lc->prot->key_attno, lc->prot->key_type, -1, InvalidOid, 0);
+	cover = makeNode(Aggref);
+	cover->aggfnoid = tapas_cover_aggregate_oid();
+	cover->aggtype = BYTEAOID;
+	cover->aggcollid = InvalidOid;
+	cover->inputcollid = InvalidOid;
+	cover->aggtranstype = InvalidOid;
+	cover->aggargtypes = list_make4_oid(INT8OID, FLOAT8OID, OIDOID, TEXTOID);
+	cover->args = list_make4(arg_tle(coerce_to((Node *) key, INT8OID), 1),
+							 arg_tle(contribution(kind, arg, sens), 2),
+							 arg_tle((Node *) makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
+														ObjectIdGetDatum(lc->prot->relid),
+														false, true), 3),
+							 arg_tle((Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+														CStringGetTextDatum(stat), false, false), 4));
+	cover->aggfilter = (Expr *) filter;
+	cover->aggkind = AGGKIND_NORMAL;
+	cover->agglevelsup = 0;
+	cover->aggsplit = AGGSPLIT_SIMPLE;
+	cover->aggno = cover->aggtransno = -1;
+	cover->location = -1;
+	lc->q->targetList = lappend(lc->q->targetList,
+								makeTargetEntry((Expr *) cover,
+												list_length(lc->q->targetList) + 1,
+												pstrdup("tapas_cover"), true));
+	lc->info->ncovers++;
+}
+
+/* ----------------------------------------------------------------
+ *		One protected level
+ * ----------------------------------------------------------------
+ */
+
+typedef struct AggsContext
+{
+	int			depth;
+	List	   *aggs;
+} AggsContext;
+
+static bool
+aggs_walker(Node *node, AggsContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		if (((Aggref *) node)->agglevelsup != ctx->depth)
+			return false;		/* belongs to an outer level */
+		if (ctx->depth > 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("aggregates of a protected table inside sub-queries are not supported")));
+		ctx->aggs = lappend(ctx->aggs, node);
+		return false;
+	}
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ctx->depth++;
+		r = query_tree_walker((Query *) node, aggs_walker, ctx, 0);
+		ctx->depth--;
+		return r;
+	}
+	return expression_tree_walker(node, aggs_walker, ctx);
+}
+
+/* conjuncts with nested ANDs expanded: (a AND (b AND c)) -> a, b, c */
+static List *
+flatten_ands(List *conj)
+{
+	List	   *out = NIL;
+	ListCell   *c;
+
+	foreach(c, conj)
+	{
+		if (is_andclause(lfirst(c)))
+			out = list_concat(out, flatten_ands(((BoolExpr *) lfirst(c))->args));
+		else
+			out = lappend(out, lfirst(c));
+	}
+	return out;
+}
+
+/* splits conjuncts into those that touch a sensitive column and the rest */
+static void
+split_sensitive(LevelContext *lc, List *conj, const char *what,
+				List **sens, List **rest)
+{
+	ListCell   *c;
+
+	conj = flatten_ands(conj);
+	foreach(c, conj)
+	{
+		Node	   *e = lfirst(c);
+
+		tapas_verify_leakproof(e, lc->varno, 0, what, lc->prot->relid);
+		if (!tapas_expr_refs(e, lc->varno, lc->prot->sensitive))
+		{
+			*rest = lappend(*rest, e);
+			continue;
+		}
+		if (contain_vars_of_level(e, 1) || checkExprHasSubLink(e))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("conditions on sensitive columns of protected table \"%s\" cannot use sub-queries or outer references",
+							get_rel_name(lc->prot->relid))));
+		tapas_verify_only_protected(e, lc->varno, "conditions", lc->prot->relid);
+		*sens = lappend(*sens, e);
+	}
+}
+
+/* normalises one audited aggregate (in place) and adds its captures */
+static void
+normalise_aggregate(LevelContext *lc, Aggref *agg)
+{
+	TapasAggKind kind = tapas_verify_aggregate(agg, lc->prot->relid);
+	Node	   *arg = NULL;
+	List	   *userf = make_ands_implicit(agg->aggfilter);
+	List	   *sens = NIL;
+	List	   *narrow = NIL;
+	List	   *all;
+
+	if (kind != TAPAS_AGG_COUNT_STAR)
+	{
+		arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;
+		tapas_verify_leakproof(arg, lc->varno, 0, "an aggregate argument", lc->prot->relid);
+		if (contain_vars_of_level(arg, 1) || checkExprHasSubLink(arg))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("aggregate arguments over protected table \"%s\" cannot use sub-queries or outer references",
+							get_rel_name(lc->prot->relid))));
+		tapas_verify_only_protected(arg, lc->varno, "aggregate arguments", lc->prot->relid);
+	}
+	split_sensitive(lc, userf, "FILTER", &sens, &narrow);
+	all = list_concat(list_copy(lc->sens_where), sens);
+
+	/* the answer keeps its meaning: S joins its FILTER */
+	if (lc->sens_where != NIL)
+		agg->aggfilter = make_ands_explicit(list_concat(copyObject(lc->sens_where), userf));
+
+	if (kind == TAPAS_AGG_AVG)
+	{
+		add_cover(lc, TAPAS_AGG_SUM, arg, all, narrow);
+		add_cover(lc, TAPAS_AGG_COUNT, arg, all, narrow);
+	}
+	else
+		add_cover(lc, kind, arg, all, narrow);
+}
+
+/* count(*) FILTER (WHERE S), built by hand */
+static Aggref *
+make_count_star(List *sens)
+{
+	Aggref	   *a = makeNode(Aggref);
+
+	a->aggfnoid = F_COUNT_;
+	a->aggtype = INT8OID;
+	a->aggtranstype = InvalidOid;
+	a->aggstar = true;
+	a->aggkind = AGGKIND_NORMAL;
+	a->aggsplit = AGGSPLIT_SIMPLE;
+	a->aggno = a->aggtransno = -1;
+	a->aggfilter = sens ? make_ands_explicit(copyObject(sens)) : NULL;
+	a->location = -1;
+	return a;
+}
+
+/* true when the grouping sets of q include the empty set (a grand total) */
+static bool
+has_empty_grouping_set(Query *q)
+{
+	List	   *sets;
+	ListCell   *lc;
+
+	if (q->groupingSets == NIL)
+		return false;
+	sets = expand_grouping_sets(q->groupingSets, q->groupDistinct, -1);
+	foreach(lc, sets)
+	{
+		if (lfirst(lc) == NIL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The hidden group-existence condition count(*) FILTER (WHERE S) > 0, or'ed
+ * with "this is the grand total" when grouping sets include ().
+ */
+static Node *
+group_exists_qual(LevelContext *lc)
+{
+	Query	   *q = lc->q;
+	Oid			gt = OpernameGetOprid(list_make1(makeString(">")), INT8OID, INT8OID);
+	Node	   *cond;
+
+	cond = (Node *) make_opclause(gt, BOOLOID, false,
+								  (Expr *) make_count_star(lc->sens_where),
+								  (Expr *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+													 Int64GetDatum(0), false, FLOAT8PASSBYVAL),
+								  InvalidOid, InvalidOid);
+	if (has_empty_grouping_set(q))
+	{
+		GroupingFunc *g = makeNode(GroupingFunc);
+		ListCell   *c;
+		int			n = 0;
+		Oid			eq = OpernameGetOprid(list_make1(makeString("=")), INT4OID, INT4OID);
+
+		foreach(c, q->groupClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+
+			g->args = lappend(g->args,
+							  copyObject(get_sortgroupclause_expr(sgc, q->targetList)));
+			g->refs = lappend_int(g->refs, sgc->tleSortGroupRef);
+			n++;
+		}
+		if (n > 31)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many grouping columns on a protected table")));
+		g->location = -1;
+		cond = (Node *) make_orclause(list_make2(cond,
+												 make_opclause(eq, BOOLOID, false, (Expr *) g,
+															   (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
+																				  Int32GetDatum((1 << n) - 1), false, true),
+															   InvalidOid, InvalidOid)));
+	}
+	return cond;
+}
+
+/*
+ * The GROUP BY clauses as (sortgroupref, sensitive, expr or NULL, eqop),
+ * when at least one grouping key touches a sensitive column; else NIL.
+ */
+static List *
+sensitive_groups(LevelContext *lc)
+{
+	List	   *groups = NIL;
+	bool		any = false;
+	ListCell   *c;
+
+	foreach(c, lc->q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+		Node	   *e = (Node *) get_sortgroupclause_expr(sgc, lc->q->targetList);
+		bool		sens = tapas_expr_refs(e, lc->varno, lc->prot->sensitive);
+
+		if (sens)
+			tapas_verify_only_protected(e, lc->varno, "grouping keys", lc->prot->relid);
+		any |= sens;
+		groups = lappend(groups, list_make4(makeInteger(sgc->tleSortGroupRef),
+											makeInteger(sens ? 1 : 0),
+											sens ? copyObject(e) : NULL,
+											makeInteger((int) sgc->eqop)));
+	}
+	return any ? groups : NIL;
+}
+
+static void
+normalise_level(Query *q, int varno, const TapasProtection *prot,
+				TapasCaptureInfo *info)
+{
+	LevelContext lc;
+	RangeTblEntry *rte = rt_fetch(varno, q->rtable);
+	AggsContext ac;
+	List	   *keep = NIL;
+	ListCell   *c;
+	bool		grouped = q->groupClause != NIL || q->groupingSets != NIL;
+
+	memset(&lc, 0, sizeof(lc));
+	lc.q = q;
+	lc.varno = varno;
+	lc.prot = prot;
+	lc.info = info;
+	info->protected_read = true;
+	if (prot->broken)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("protected table \"%s\" has lost its key column", get_rel_name(prot->relid)),
+				 errhint("An administrator must protect it again with tapas.protect().")));
+	if (rte->securityQuals != NIL &&
+		tapas_expr_refs((Node *) rte->securityQuals, varno, prot->sensitive))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("row-level security policies on sensitive columns of protected table \"%s\" are not supported",
+						get_rel_name(prot->relid))));
+	tapas_verify_grouping(q, varno, prot);
+	lc.groups = sensitive_groups(&lc);
+
+	/* 1. WHERE = N AND S; S moves into the aggregates' FILTER */
+	split_sensitive(&lc, make_ands_implicit((Expr *) q->jointree->quals), "WHERE",
+					&lc.sens_where, &keep);
+	q->jointree->quals = keep ? (Node *) make_ands_explicit(keep) : NULL;
+	tapas_verify_leakproof(q->havingQual, varno, 0, "HAVING", prot->relid);
+
+	/* 2. captures for every aggregate of this level */
+	ac.depth = 0;
+	ac.aggs = NIL;
+	(void) aggs_walker((Node *) q->targetList, &ac);
+	(void) aggs_walker(q->havingQual, &ac);
+	foreach(c, ac.aggs)
+		normalise_aggregate(&lc, lfirst_node(Aggref, c));
+
+	/* a GROUP BY without aggregates still answers "count(*) >= 1" per group */
+	if (!q->hasAggs)
+	{
+		add_cover(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		q->hasAggs = true;
+	}
+
+	/* 3. absent groups: hidden HAVING, logged through its own capture */
+	if (grouped && lc.sens_where != NIL)
+	{
+		Node	   *exists = group_exists_qual(&lc);
+
+		add_cover(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		q->havingQual = q->havingQual ?
+			(Node *) make_and_qual(q->havingQual, exists) : exists;
+	}
+}

@@ -1,0 +1,628 @@
+/*-------------------------------------------------------------------------
+ *
+ * validate.c
+ *	  Refusals: query shapes that would read protected rows outside an
+ *	  audited aggregate.
+ *
+ * Every verify_* function only checks and raises; none rewrites.  They run
+ * in the planner hook, on the rewritten Query (views expanded), for
+ * audited sessions only.  The rules, per Query level that reads a
+ * protected table p:
+ *
+ *	- the level is an aggregate level (aggregates or GROUP BY): no window
+ *	  functions, set-returning functions in the target list or FOR UPDATE;
+ *	- p is its only FROM item, or is joined only with unprotected lookup
+ *	  tables, each matched by equality on a unique column, and is not on
+ *	  the nullable side of an outer join: no protected row is repeated or
+ *	  NULL-extended, so covered sets stay sets of p's rows;
+ *	- its aggregates are count(*), count(x), sum(x) or avg(x) over numbers,
+ *	  without DISTINCT or ORDER BY inside;
+ *	- every expression that touches a column of p in WHERE, FILTER, an
+ *	  aggregate argument or a grouping key (also inside a correlated
+ *	  sub-query, whose other expressions do not matter) uses only leakproof functions
+ *	  and operators, comparison operators of built-in btree operator
+ *	  classes, widening casts, boolean logic, CASE and NULL tests:
+ *	  otherwise its errors (1/(x-5)) would reveal single rows;
+ *	- no EXISTS/IN/ANY/ALL sub-query reads p (membership leaks rows);
+ *	- UPDATE/DELETE/MERGE of p, RETURNING and INSERT ... ON CONFLICT on p
+ *	  are refused (their row counts and returned rows are unaudited reads).
+ *
+ * SQLSTATEs: insufficient_privilege for reads that are refused on
+ * principle, feature_not_supported for shapes that could be audited but
+ * are not (joins, grouping by a sensitive column).
+ *
+ * IDENTIFICATION
+ *	  src/capture/validate.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "access/table.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "capture/capture.h"
+#include "tapas.h"
+
+typedef struct RefsContext
+{
+	int			varno;			/* range-table index of p at the top level */
+	int			depth;			/* current sub-query depth */
+	const Bitmapset *attnos;	/* columns that count, or NULL for any */
+} RefsContext;
+
+typedef struct LeakContext
+{
+	int			varno;
+	int			depth;
+	Oid			relid;
+	const char *what;			/* "WHERE", "an aggregate argument", ... */
+} LeakContext;
+
+static bool refs_walker(Node *node, RefsContext *ctx);
+static bool leak_walker(Node *node, LeakContext *ctx);
+
+/* ----------------------------------------------------------------
+ *		Column references
+ * ----------------------------------------------------------------
+ */
+
+static bool
+refs_walker(Node *node, RefsContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		return v->varno == ctx->varno && v->varlevelsup == ctx->depth &&
+			(ctx->attnos == NULL || v->varattno <= 0 ||
+			 bms_is_member(v->varattno, ctx->attnos));
+	}
+	if (IsA(node, Aggref) && ((Aggref *) node)->agglevelsup == ctx->depth)
+		return false;			/* an aggregate's value, not a row's column */
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		ctx->depth++;
+		r = query_tree_walker((Query *) node, refs_walker, ctx, 0);
+		ctx->depth--;
+		return r;
+	}
+	return expression_tree_walker(node, refs_walker, ctx);
+}
+
+/*
+ * true when node references a column of range-table entry varno of the
+ * level it belongs to (also from inside sub-queries), outside aggregates of
+ * that level; attnos restricts to those columns (a whole-row reference
+ * counts as all of them).
+ */
+bool
+tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos)
+{
+	RefsContext ctx;
+
+	ctx.varno = varno;
+	ctx.depth = 0;
+	ctx.attnos = attnos;
+	return refs_walker(node, &ctx);
+}
+
+/* ----------------------------------------------------------------
+ *		Leakproof expressions
+ * ----------------------------------------------------------------
+ */
+
+/* widening casts between pg_catalog numeric types cannot fail */
+static bool
+safe_cast(FuncExpr *f)
+{
+	Oid			from;
+	Oid			to = f->funcresulttype;
+
+	if (f->funcformat == COERCE_EXPLICIT_CALL || list_length(f->args) != 1 ||
+		get_func_namespace(f->funcid) != PG_CATALOG_NAMESPACE)
+		return false;
+	from = exprType(linitial(f->args));
+	switch (from)
+	{
+		case BOOLOID:
+			return to == INT4OID;
+		case INT2OID:
+			return to == INT4OID || to == INT8OID || to == FLOAT4OID ||
+				to == FLOAT8OID || to == NUMERICOID;
+		case INT4OID:
+			return to == INT8OID || to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+		case INT8OID:
+			return to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+		case FLOAT4OID:
+			return to == FLOAT8OID;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Comparison operators of PostgreSQL's own btree operator classes (e.g.
+ * numeric's <, =, >) cannot fail on any input even where pg_proc does not
+ * mark them leakproof.
+ */
+static bool
+safe_comparison(Oid opno)
+{
+	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	bool		builtin;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	builtin = ((Form_pg_operator) GETSTRUCT(tup))->oprnamespace == PG_CATALOG_NAMESPACE;
+	ReleaseSysCache(tup);
+	return builtin && get_op_btree_interpretation(opno) != NIL;
+}
+
+static pg_attribute_noreturn() void
+refuse_leaky(LeakContext *ctx, const char *kind, const char *name)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("%s %s is not leakproof and cannot be applied to columns of protected table \"%s\"",
+					kind, name, get_rel_name(ctx->relid)),
+			 errdetail("It appears in %s; its errors could reveal values of single rows.", ctx->what),
+			 errhint("On protected columns use only leakproof operators and functions, widening casts such as hiv::int, CASE and boolean logic.")));
+	pg_unreachable();
+}
+
+static bool
+leak_walker(Node *node, LeakContext *ctx)
+{
+	RefsContext rc;
+
+	if (node == NULL)
+		return false;
+	rc.varno = ctx->varno;
+	rc.depth = ctx->depth;
+	rc.attnos = NULL;
+	if (!refs_walker(node, &rc))
+		return false;			/* touches no column of p: harmless here */
+
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_CaseTestExpr:
+			return false;
+		case T_Aggref:
+		case T_GroupingFunc:
+			if (ctx->depth == 0)
+				return false;	/* this level's aggregates are checked on their own */
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			set_opfuncid((OpExpr *) node);
+			if (!get_func_leakproof(((OpExpr *) node)->opfuncid) &&
+				!safe_comparison(((OpExpr *) node)->opno))
+				refuse_leaky(ctx, "operator", get_opname(((OpExpr *) node)->opno));
+			break;
+		case T_ScalarArrayOpExpr:
+			set_sa_opfuncid((ScalarArrayOpExpr *) node);
+			if (!get_func_leakproof(((ScalarArrayOpExpr *) node)->opfuncid) &&
+				!safe_comparison(((ScalarArrayOpExpr *) node)->opno))
+				refuse_leaky(ctx, "operator", get_opname(((ScalarArrayOpExpr *) node)->opno));
+			break;
+		case T_FuncExpr:
+			if (!get_func_leakproof(((FuncExpr *) node)->funcid) &&
+				!safe_cast((FuncExpr *) node))
+				refuse_leaky(ctx, "function", get_func_name(((FuncExpr *) node)->funcid));
+			break;
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_RelabelType:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CoalesceExpr:
+		case T_ArrayExpr:
+		case T_List:
+			break;
+		case T_Query:
+			{
+				bool		r;
+
+				/* a correlated sub-query: check what it does with p's columns */
+				ctx->depth++;
+				r = query_tree_walker((Query *) node, leak_walker, ctx, 0);
+				ctx->depth--;
+				return r;
+			}
+		case T_SubLink:
+		case T_FromExpr:
+		case T_JoinExpr:
+		case T_TargetEntry:
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("this kind of expression cannot be applied to columns of protected table \"%s\"",
+							get_rel_name(ctx->relid)),
+					 errdetail("It appears in %s.", ctx->what),
+					 errhint("Use columns, constants, leakproof operators and functions, widening casts, CASE and boolean logic.")));
+	}
+	return expression_tree_walker(node, leak_walker, ctx);
+}
+
+/*
+ * Raises unless every sub-expression of expr that touches a column of
+ * range-table entry varno (p, table relid) is leakproof.  "what" says where
+ * expr comes from, for the message.
+ */
+void
+tapas_verify_leakproof(Node *expr, int varno, int depth, const char *what, Oid relid)
+{
+	LeakContext ctx;
+
+	ctx.varno = varno;
+	ctx.depth = depth;
+	ctx.relid = relid;
+	ctx.what = what;
+	(void) leak_walker(expr, &ctx);
+}
+
+/* ----------------------------------------------------------------
+ *		Aggregates
+ * ----------------------------------------------------------------
+ */
+
+/* The audited kind of an aggregate, or refusal. */
+TapasAggKind
+tapas_verify_aggregate(Aggref *agg, Oid relid)
+{
+	char	   *name = get_func_name(agg->aggfnoid);
+	bool		catalog = get_func_namespace(agg->aggfnoid) == PG_CATALOG_NAMESPACE;
+	TapasAggKind kind = TAPAS_AGG_NONE;
+
+	if (catalog && strcmp(name, "count") == 0)
+		kind = agg->aggstar ? TAPAS_AGG_COUNT_STAR : TAPAS_AGG_COUNT;
+	else if (catalog && (strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0))
+	{
+		Oid			t = linitial_oid(agg->aggargtypes);
+
+		if (t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID ||
+			t == FLOAT4OID || t == FLOAT8OID)
+			kind = name[0] == 's' ? TAPAS_AGG_SUM : TAPAS_AGG_AVG;
+	}
+	if (kind == TAPAS_AGG_NONE || agg->aggkind != AGGKIND_NORMAL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("aggregate function %s is not allowed on protected table \"%s\"",
+						name, get_rel_name(relid)),
+				 errdetail("Only count, and sum and avg of numbers, are audited; other aggregates such as min, max, string_agg, array_agg, stddev and variance can reveal values of single rows."),
+				 errhint("Rewrite the query with count(*), count(x), sum(x) or avg(x).")));
+	if (agg->aggdistinct != NIL || agg->aggorder != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("DISTINCT or ORDER BY inside aggregate %s is not supported on protected table \"%s\"",
+						name, get_rel_name(relid))));
+	return kind;
+}
+
+/* ----------------------------------------------------------------
+ *		Statements and levels
+ * ----------------------------------------------------------------
+ */
+
+/* Refuses writes that read p's rows (row counts, RETURNING). */
+void
+tapas_verify_statement(Query *q)
+{
+	RangeTblEntry *rte;
+	const char *name;
+
+	if (q->resultRelation <= 0)
+		return;
+	rte = rt_fetch(q->resultRelation, q->rtable);
+	if (rte->rtekind != RTE_RELATION || tapas_protection_lookup(rte->relid) == NULL)
+		return;
+	name = get_rel_name(rte->relid);
+	if (q->commandType == CMD_UPDATE || q->commandType == CMD_DELETE ||
+		q->commandType == CMD_MERGE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("cannot update or delete rows of protected table \"%s\"", name),
+				 errdetail("The number of rows affected would be an unaudited answer.")));
+	if (q->returningList != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("RETURNING is not allowed on protected table \"%s\"", name)));
+	if (q->onConflict != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("INSERT ... ON CONFLICT is not allowed on protected table \"%s\"", name),
+				 errdetail("Whether a conflict happens reveals existing rows.")));
+}
+
+/* The FROM clause of a level, flattened. */
+typedef struct JoinShape
+{
+	List	   *rels;			/* range-table indexes of the FROM items */
+	Bitmapset  *nullable;		/* those on the nullable side of an outer join */
+	List	   *quals;			/* every WHERE conjunct and join qual */
+	List	   *on_quals;		/* the JOIN ... ON quals alone */
+} JoinShape;
+
+static void
+collect_join(Node *jt, bool nullable, JoinShape *js)
+{
+	ListCell   *lc;
+
+	if (IsA(jt, RangeTblRef))
+	{
+		js->rels = lappend_int(js->rels, ((RangeTblRef *) jt)->rtindex);
+		if (nullable)
+			js->nullable = bms_add_member(js->nullable, ((RangeTblRef *) jt)->rtindex);
+	}
+	else if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			collect_join(lfirst(lc), nullable, js);
+		js->quals = list_concat(js->quals, make_ands_implicit((Expr *) ((FromExpr *) jt)->quals));
+	}
+	else if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+		List	   *q = make_ands_implicit((Expr *) j->quals);
+
+		collect_join(j->larg, nullable || j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL, js);
+		collect_join(j->rarg, nullable || j->jointype == JOIN_LEFT || j->jointype == JOIN_FULL, js);
+		js->quals = list_concat(js->quals, q);
+		js->on_quals = list_concat(js->on_quals, list_copy(q));
+	}
+	else
+		elog(ERROR, "tapas: unrecognized join tree node %d", (int) nodeTag(jt));
+}
+
+static Var *
+plain_var(Node *node)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) && ((Var *) node)->varlevelsup == 0 ? (Var *) node : NULL;
+}
+
+/*
+ * true when some qual is "r.c = other.x" with an equality operator and c
+ * alone in a unique index of r: every combination of the other FROM items
+ * then matches at most one row of r, so r repeats no protected row.
+ */
+static bool
+joined_on_unique(Query *q, int r, List *quals)
+{
+	ListCell   *lc;
+	Relation	rel = table_open(rt_fetch(r, q->rtable)->relid, AccessShareLock);
+	bool		found = false;
+
+	foreach(lc, quals)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *a;
+		Var		   *b;
+
+		if (found || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!op_mergejoinable(op->opno, exprType(linitial(op->args))))
+			continue;
+		a = plain_var(linitial(op->args));
+		b = plain_var(lsecond(op->args));
+		if (a == NULL || b == NULL || a->varno == b->varno)
+			continue;
+		if (b->varno == r)
+		{
+			Var		   *t = a;
+
+			a = b;
+			b = t;
+		}
+		found = a->varno == r && a->varattno > 0 && tapas_column_is_unique(rel, a->varattno);
+	}
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
+ * Joins at a protected level: audited exactly only when no protected row is
+ * repeated or NULL-extended.  Other FROM items must be plain unprotected
+ * tables, each matched on a column with a unique index (lookup tables);
+ * the protected table is never on the nullable side of an outer join; and
+ * conditions on its columns in JOIN ... ON are leakproof and not sensitive.
+ */
+static void
+verify_joins(Query *q, int varno, const TapasProtection *prot)
+{
+	JoinShape	js;
+	ListCell   *lc;
+	const char *name = get_rel_name(prot->relid);
+
+	memset(&js, 0, sizeof(js));
+	collect_join((Node *) q->jointree, false, &js);
+	if (list_length(js.rels) == 1)
+		return;
+	if (bms_is_member(varno, js.nullable))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("protected table \"%s\" cannot be on the nullable side of an outer join", name)));
+	foreach(lc, js.rels)
+	{
+		int			r = lfirst_int(lc);
+		RangeTblEntry *rte = rt_fetch(r, q->rtable);
+
+		if (r == varno)
+			continue;
+		if (rte->rtekind != RTE_RELATION || rte->relkind == RELKIND_VIEW ||
+			tapas_protection_lookup(rte->relid) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("protected table \"%s\" can only be joined with unprotected tables", name),
+					 errhint("Aggregate the protected table in a sub-query, then join the result.")));
+		if (!joined_on_unique(q, r, js.quals))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("join of protected table \"%s\" with \"%s\" may repeat its rows",
+							name, get_rel_name(rte->relid)),
+					 errdetail("Every joined table must be matched by equality on a column with a unique index of its own (a lookup table)."),
+					 errhint("Aggregate the protected table in a sub-query, then join the result.")));
+	}
+	foreach(lc, js.on_quals)
+	{
+		tapas_verify_leakproof(lfirst(lc), varno, 0, "JOIN ... ON", prot->relid);
+		if (tapas_expr_refs(lfirst(lc), varno, prot->sensitive))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("conditions on sensitive columns of protected table \"%s\" must be in WHERE, not in JOIN ... ON", name)));
+	}
+}
+
+/*
+ * Shape of a level whose FROM clause reads protected table varno: an
+ * aggregate level where the protected table is alone or joined with
+ * lookup tables (verify_joins).
+ */
+void
+tapas_verify_level(Query *q, int varno, const TapasProtection *prot)
+{
+	RangeTblEntry *rte = rt_fetch(varno, q->rtable);
+	const char *name = get_rel_name(rte->relid);
+
+	if (q->hasWindowFuncs)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("window functions are not allowed on protected table \"%s\"", name),
+				 errdetail("A window function returns a value for every row.")));
+	if (q->hasTargetSRFs)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-returning functions are not supported on protected table \"%s\"", name)));
+	if (q->rowMarks != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("FOR UPDATE/SHARE is not allowed on protected table \"%s\"", name)));
+	if (!q->hasAggs && q->groupClause == NIL && q->groupingSets == NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("only aggregate queries are allowed on protected table \"%s\"", name),
+				 errdetail("Reading individual rows (SELECT *, DISTINCT, LIMIT without aggregation) is refused."),
+				 errhint("Use count(*), count(x), sum(x) or avg(x), with WHERE and GROUP BY.")));
+	if (rte->inh && has_subclass(rte->relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("protected table \"%s\" has inheritance children", name),
+				 errhint("Query it with ONLY.")));
+	verify_joins(q, varno, prot);
+}
+
+/*
+ * Raises unless expr (a sensitive condition, aggregate argument or
+ * sensitive grouping key) references no FROM item but the protected table
+ * varno: its statistic text is written over that table alone.
+ */
+void
+tapas_verify_only_protected(Node *expr, int varno, const char *what, Oid relid)
+{
+	Bitmapset  *rels = pull_varnos(NULL, expr);
+
+	if (!bms_is_empty(rels) && !(bms_num_members(rels) == 1 && bms_is_member(varno, rels)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s that involve sensitive columns of protected table \"%s\" cannot use columns of other tables",
+						what, get_rel_name(relid))));
+}
+
+/* Refuses EXISTS/IN/ANY/ALL sub-queries that read a protected table. */
+void
+tapas_verify_sublink(SubLink *sl)
+{
+	if (sl->subLinkType == EXPR_SUBLINK || sl->subLinkType == ARRAY_SUBLINK ||
+		sl->subLinkType == MULTIEXPR_SUBLINK || sl->subLinkType == CTE_SUBLINK)
+		return;
+	if (tapas_query_reads_protected((Query *) sl->subselect))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("protected tables cannot be read in EXISTS, IN, ANY or ALL sub-queries"),
+				 errdetail("Membership tests reveal single rows."),
+				 errhint("Use a scalar sub-query with an aggregate, e.g. (SELECT count(*) FROM ...).")));
+}
+
+/*
+ * Grouping keys: leakproof; a key over a sensitive column (its value is an
+ * answer, captured per value by the gate) not with grouping sets.
+ */
+void
+tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (tle->ressortgroupref == 0 ||
+			!get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause))
+			continue;
+		tapas_verify_leakproof((Node *) tle->expr, varno, 0, "GROUP BY", prot->relid);
+		if (!tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
+			continue;
+		if (q->groupingSets != NIL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping sets over a sensitive column of protected table \"%s\" are not supported",
+							get_rel_name(prot->relid)),
+					 errhint("Use one aggregate per value instead, e.g. count(*) FILTER (WHERE col = value).")));
+		if (contain_vars_of_level((Node *) tle->expr, 1) || checkExprHasSubLink((Node *) tle->expr))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping expressions on sensitive columns of protected table \"%s\" cannot use sub-queries or outer references",
+							get_rel_name(prot->relid))));
+	}
+}
+
+static bool
+cover_walker(Node *node, Oid *cover)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->aggfnoid == *cover)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("tapas._cover cannot be called directly"),
+				 errdetail("It is tapas's own capture aggregate.")));
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, cover_walker, cover, 0);
+	return expression_tree_walker(node, cover_walker, cover);
+}
+
+/*
+ * Refuses a query that calls the capture aggregate itself: the gate would
+ * log whatever relid, statistic and keys it was given.
+ */
+void
+tapas_verify_no_cover(Query *q)
+{
+	Oid			cover = tapas_cover_aggregate_oid();
+
+	(void) cover_walker((Node *) q, &cover);
+}

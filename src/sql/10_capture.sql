@@ -1,0 +1,123 @@
+
+-- ---------------------------------------------------------------------------
+-- Capture: protection catalog, capture aggregate, inspection (src/capture/)
+-- ---------------------------------------------------------------------------
+
+CREATE TABLE tapas.protection (
+	relid				regclass PRIMARY KEY,
+	key_column			name NOT NULL,
+	key_attnum			int2 NOT NULL,
+	sensitive_columns	name[] NOT NULL,
+	sensitive_attnums	int2[] NOT NULL,
+	k					integer NOT NULL CHECK (k >= 1)
+);
+SELECT pg_catalog.pg_extension_config_dump('tapas.protection', '');
+REVOKE ALL ON tapas.protection FROM PUBLIC;
+COMMENT ON TABLE tapas.protection IS
+	'Protected tables: key column, sensitive columns and group-size threshold k (change through tapas.protect/unprotect)';
+
+CREATE FUNCTION tapas.protect(tbl regclass, key_column name, sensitive_columns name[], k integer)
+RETURNS void
+AS 'MODULE_PATHNAME', 'tapas_sql_protect'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION tapas.protect(regclass, name, name[], integer) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION tapas.protect(regclass, name, name[], integer) TO tapas_admin;
+COMMENT ON FUNCTION tapas.protect(regclass, name, name[], integer) IS
+	'Protects a table: every aggregate answer on it by an audited role is captured, and cells covering fewer than k rows are refused (admin only)';
+
+CREATE FUNCTION tapas.unprotect(tbl regclass)
+RETURNS void
+AS 'MODULE_PATHNAME', 'tapas_sql_unprotect'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp;
+REVOKE ALL ON FUNCTION tapas.unprotect(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION tapas.unprotect(regclass) TO tapas_admin;
+COMMENT ON FUNCTION tapas.unprotect(regclass) IS
+	'Removes the protection of a table (admin only); its ledger is kept';
+
+CREATE FUNCTION tapas._is_admin()
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'tapas_sql_is_admin'
+LANGUAGE C STABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas._is_admin() IS
+	'True when the session user is a superuser or a member of tapas_admin (not audited)';
+
+-- Analysts may know which tables are protected and their k (a refusal names
+-- k anyway), but not which columns are the key and the sensitive ones.
+CREATE VIEW tapas.protected_tables AS
+SELECT p.relid AS table_name,
+	   CASE WHEN tapas._is_admin() THEN p.key_column END AS key_column,
+	   CASE WHEN tapas._is_admin() THEN p.sensitive_columns END AS sensitive_columns,
+	   p.k
+  FROM tapas.protection p
+ WHERE EXISTS (SELECT FROM pg_catalog.pg_class c WHERE c.oid = p.relid);
+GRANT SELECT ON tapas.protected_tables TO PUBLIC;
+COMMENT ON VIEW tapas.protected_tables IS
+	'Protected tables with their k; key and sensitive columns are shown to admins only';
+
+-- DROP TABLE of a protected table removes its catalog row.
+CREATE FUNCTION tapas._drop_protection()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	IF pg_catalog.to_regclass('tapas.protection') IS NOT NULL THEN
+		DELETE FROM tapas.protection p
+		 USING pg_catalog.pg_event_trigger_dropped_objects() d
+		 WHERE d.classid = 'pg_catalog.pg_class'::regclass
+		   AND d.objsubid = 0 AND p.relid::oid = d.objid;
+	END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION tapas._drop_protection() FROM PUBLIC;
+COMMENT ON FUNCTION tapas._drop_protection() IS
+	'sql_drop event trigger function: forgets the protection of dropped tables';
+CREATE EVENT TRIGGER tapas_drop_protection ON sql_drop
+	EXECUTE FUNCTION tapas._drop_protection();
+COMMENT ON EVENT TRIGGER tapas_drop_protection IS
+	'Forgets the protection of a table when it is dropped';
+
+-- The capture aggregate the planner hook adds (resjunk) next to every audited
+-- aggregate: tapas._cover(key, value, relid, statistic) returns the covered
+-- keys and the cell's answer (sum of non-null values), packed in a bytea.
+-- No combine function, so the planner never splits it across workers.
+CREATE FUNCTION tapas._cover_trans(internal, int8, float8, oid, text)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION tapas._cover_trans(internal, int8, float8, oid, text) IS
+	'Transition function of tapas._cover (internal)';
+
+CREATE FUNCTION tapas._cover_final(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION tapas._cover_final(internal) IS
+	'Final function of tapas._cover (internal)';
+
+CREATE AGGREGATE tapas._cover(int8, float8, oid, text) (
+	SFUNC = tapas._cover_trans,
+	STYPE = internal,
+	SSPACE = 4096,
+	FINALFUNC = tapas._cover_final,
+	PARALLEL = RESTRICTED
+);
+COMMENT ON AGGREGATE tapas._cover(int8, float8, oid, text) IS
+	'Capture aggregate added by tapas to audited queries (internal; not for direct use)';
+-- Volatile, so that the planner never drops an unreferenced capture column
+-- of a sub-query (remove_unused_subquery_outputs keeps volatile outputs).
+UPDATE pg_catalog.pg_proc SET provolatile = 'v'
+ WHERE oid = 'tapas._cover(int8, float8, oid, text)'::pg_catalog.regprocedure;
+
+-- Admin inspection of what the gate captured in this session.
+CREATE FUNCTION tapas.last_capture(OUT relid regclass, OUT statistic text,
+								   OUT answer float8, OUT covered bigint, OUT keys bigint[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'tapas_sql_last_capture'
+LANGUAGE C STRICT VOLATILE;
+REVOKE ALL ON FUNCTION tapas.last_capture() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION tapas.last_capture() TO tapas_admin;
+COMMENT ON FUNCTION tapas.last_capture() IS
+	'Cells captured in this backend by the last statement that captured any (admin only, for inspection and tests)';
