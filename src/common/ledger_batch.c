@@ -191,6 +191,8 @@ batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
 	return TAPAS_OK;
 }
 
+#define LOOKUP_AHEAD 16			/* keys between a prefetch and its lookup */
+
 /* indices and new keys of one cell; idx is scratch of in->nkeys entries */
 static tapas_status
 batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
@@ -205,7 +207,14 @@ batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
 		return TAPAS_ENOMEM;
 	for (k = 0; k < in->nkeys; k++)
 	{
-		int64_t		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
+		int64_t		j;
+
+		/* keep a few probes in flight: the lookups are memory-latency bound */
+		if (k + 2 * LOOKUP_AHEAD < in->nkeys)
+			tapas_lstore_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
+		if (k + LOOKUP_AHEAD < in->nkeys)
+			tapas_lstore_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
+		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
 
 		if (j < 0)
 		{

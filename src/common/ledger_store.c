@@ -143,6 +143,21 @@ tapas_lstore_probe(const tapas_lstore_t *s, uint32_t relid, int64_t key)
 	}
 }
 
+void
+tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+{
+	__builtin_prefetch(&HASH(s)[(uint32_t) lstore_hash(relid, key) & s->hash_mask]);
+}
+
+void
+tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+{
+	uint32_t	pos = HASH(s)[(uint32_t) lstore_hash(relid, key) & s->hash_mask];
+
+	if (pos != 0)
+		__builtin_prefetch(&RECORDS(s)[pos - 1]);
+}
+
 int64_t
 tapas_lstore_lookup(const tapas_lstore_t *s, uint32_t relid, int64_t key)
 {

@@ -241,6 +241,13 @@ extern uint64_t tapas_lstore_table_n(const tapas_lstore_t *s, uint32_t relid);
 extern void tapas_lstore_table_keys(const tapas_lstore_t *s, uint32_t relid, int64_t *keys);
 /* dense index of (relid, key), or -1 */
 extern int64_t tapas_lstore_lookup(const tapas_lstore_t *s, uint32_t relid, int64_t key);
+/*
+ * Prefetch hints for a lookup a few keys ahead: a probe costs two cache
+ * misses (hash slot, then record), so batch loops ask for the slot of key
+ * k + 2d and the record of key k + d while they look up key k.
+ */
+extern void tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint32_t relid, int64_t key);
+extern void tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint32_t relid, int64_t key);
 /* arena offset of the interned statistic, 0 if never logged for relid */
 extern uint64_t tapas_lstore_find_stat(const tapas_lstore_t *s, uint32_t relid,
 									   const char *stat, uint32_t len);
