@@ -21,6 +21,7 @@
 #include "miscadmin.h"
 
 #include "capture/capture.h"
+#include "ledger/ledger.h"
 #include "tapas.h"
 
 PG_MODULE_MAGIC;
@@ -62,6 +63,9 @@ _PG_init(void)
 	openblas_set_num_threads(1);
 	flint_set_abort(tapas_flint_abort);
 
+	/* subsystems define their GUCs before tapas_guc_define reserves the prefix */
+	tapas_ledger_define_gucs();
 	tapas_guc_define();
 	tapas_capture_install();
+	tapas_ledger_shmem_install();
 }

@@ -1,0 +1,228 @@
+/*-------------------------------------------------------------------------
+ *
+ * ledger_batch.c
+ *	  Prepare the cells of one statement for the ledger: dense indices and
+ *	  compressed covers, without touching the store.
+ *
+ * For each cell, each key is looked up in the store; a key the store has
+ * never seen gets the index apply will give it: the table's n plus the
+ * number of new keys of that table met so far in this batch, in cell
+ * order and then key order.  A small open-addressing table of the batch's
+ * new keys makes a key new in cell 0 and covered again by cell 3 (or
+ * twice by one cell) map to one index.  The indices of a cell go into a
+ * CRoaring bitmap, which is run-optimised and serialised in the portable
+ * format; apply copies those bytes into the arena unchanged.
+ *
+ * Cost: O(total keys) hash probes plus CRoaring's construction; nothing is
+ * allocated in the store.  The caller holds the ledger lock exclusively
+ * from here to apply, so the predicted indices stay valid.
+ *
+ * IDENTIFICATION
+ *	  src/common/ledger_batch.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "common/ledger_store.h"
+
+#include <string.h>
+
+#include <roaring/roaring.h>
+
+#include "common/memory.h"
+
+/* keys first seen in this batch: (relid, key) -> provisional index */
+typedef struct pending_keys
+{
+	uint64_t	mask;
+	uint32_t   *relid;			/* 0 = empty slot (relid 0 is invalid) */
+	int64_t    *key;
+	uint32_t   *idx;
+} pending_keys_t;
+
+/* per table of the batch: next index to give */
+typedef struct table_next
+{
+	uint32_t	relid;
+	uint64_t	next;
+} table_next_t;
+
+static uint64_t
+pending_hash(uint32_t relid, int64_t key)
+{
+	uint64_t	z = (uint64_t) key + (uint64_t) relid * UINT64_C(0x9E3779B97F4A7C15);
+
+	z = (z ^ (z >> 33)) * UINT64_C(0xFF51AFD7ED558CCD);
+	z = (z ^ (z >> 33)) * UINT64_C(0xC4CEB9FE1A85EC53);
+	return z ^ (z >> 33);
+}
+
+static int
+pending_init(pending_keys_t *p, uint64_t nkeys)
+{
+	uint64_t	slots = 16;
+
+	while (slots < 2 * nkeys)
+		slots <<= 1;
+	p->mask = slots - 1;
+	p->relid = tapas_calloc(slots, sizeof(uint32_t));
+	p->key = tapas_malloc(slots * sizeof(int64_t));
+	p->idx = tapas_malloc(slots * sizeof(uint32_t));
+	return p->relid && p->key && p->idx;
+}
+
+static void
+pending_clear(pending_keys_t *p)
+{
+	tapas_free(p->relid);
+	tapas_free(p->key);
+	tapas_free(p->idx);
+}
+
+/* slot of (relid, key) in p, or of the empty slot where it goes */
+static uint64_t
+pending_probe(const pending_keys_t *p, uint32_t relid, int64_t key)
+{
+	uint64_t	h = pending_hash(relid, key) & p->mask;
+
+	while (p->relid[h] != 0 && (p->relid[h] != relid || p->key[h] != key))
+		h = (h + 1) & p->mask;
+	return h;
+}
+
+/* the table_next entry of relid, added with the store's n if missing */
+static table_next_t *
+table_next_get(const tapas_lstore_t *s, table_next_t *tn, int *ntn, uint32_t relid)
+{
+	int			i;
+
+	for (i = 0; i < *ntn; i++)
+		if (tn[i].relid == relid)
+			return &tn[i];
+	tn[*ntn].relid = relid;
+	tn[*ntn].next = tapas_lstore_table_n(s, relid);
+	return &tn[(*ntn)++];
+}
+
+/* serialises the cover of m indices into c->cover */
+static tapas_status
+batch_make_cover(tapas_lbatch_cell_t *c, const uint32_t *idx, uint64_t m)
+{
+	roaring_bitmap_t *r = roaring_bitmap_create();
+	size_t		len;
+	uint8_t    *buf;
+
+	if (r == NULL)
+		return TAPAS_ENOMEM;
+	roaring_bitmap_add_many(r, m, idx);
+	roaring_bitmap_run_optimize(r);
+	c->ncovered = roaring_bitmap_get_cardinality(r);
+	len = roaring_bitmap_portable_size_in_bytes(r);
+	buf = tapas_malloc(len);
+	if (buf == NULL)
+	{
+		roaring_bitmap_free(r);
+		return TAPAS_ENOMEM;
+	}
+	roaring_bitmap_portable_serialize(r, (char *) buf);
+	roaring_bitmap_free(r);
+	c->cover = buf;
+	c->cover_len = len;
+	return TAPAS_OK;
+}
+
+/* indices and new keys of one cell; idx is scratch of in->nkeys entries */
+static tapas_status
+batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
+				 tapas_lbatch_cell_t *c, pending_keys_t *p,
+				 table_next_t *tn, int *ntn, uint32_t *idx)
+{
+	table_next_t *t = table_next_get(s, tn, ntn, in->relid);
+	uint64_t	k;
+
+	c->newkeys = tapas_malloc((in->nkeys ? in->nkeys : 1) * sizeof(int64_t));
+	if (c->newkeys == NULL)
+		return TAPAS_ENOMEM;
+	for (k = 0; k < in->nkeys; k++)
+	{
+		int64_t		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
+
+		if (j < 0)
+		{
+			uint64_t	h = pending_probe(p, in->relid, in->keys[k]);
+
+			if (p->relid[h] == 0)
+			{
+				if (t->next >= UINT32_MAX)
+					return TAPAS_ELIMIT;
+				p->relid[h] = in->relid;
+				p->key[h] = in->keys[k];
+				p->idx[h] = (uint32_t) t->next++;
+				c->newkeys[c->nnew++] = in->keys[k];
+			}
+			j = p->idx[h];
+		}
+		idx[k] = (uint32_t) j;
+	}
+	return batch_make_cover(c, idx, in->nkeys);
+}
+
+tapas_status
+tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
+					 int ncells, const char *query, tapas_lbatch_t **batch)
+{
+	tapas_lbatch_t *b;
+	pending_keys_t p = {0, NULL, NULL, NULL};
+	table_next_t *tn = NULL;
+	uint32_t   *idx = NULL;
+	uint64_t	total = 0,
+				maxkeys = 1;
+	int			i,
+				ntn = 0;
+	tapas_status st = TAPAS_OK;
+
+	*batch = NULL;
+	if (ncells < 1)
+		return TAPAS_EINVAL;
+	for (i = 0; i < ncells; i++)
+	{
+		size_t		len = cells[i].statistic ? strlen(cells[i].statistic) : 0;
+
+		if (cells[i].relid == 0 || len == 0 || len > 65535 ||
+			(cells[i].nkeys > 0 && cells[i].keys == NULL))
+			return TAPAS_EINVAL;
+		total += cells[i].nkeys;
+		if (cells[i].nkeys > maxkeys)
+			maxkeys = cells[i].nkeys;
+	}
+	b = tapas_calloc(1, sizeof(tapas_lbatch_t));
+	if (b == NULL)
+		return TAPAS_ENOMEM;
+	b->owns_covers = 1;
+	b->query = query;
+	b->query_len = query ? (uint32_t) strnlen(query, UINT32_MAX - 1) : 0;
+	b->cells = tapas_calloc(ncells, sizeof(tapas_lbatch_cell_t));
+	tn = tapas_malloc(ncells * sizeof(table_next_t));
+	idx = tapas_malloc(maxkeys * sizeof(uint32_t));
+	if (b->cells == NULL || tn == NULL || idx == NULL || !pending_init(&p, total))
+		st = TAPAS_ENOMEM;
+	else
+		b->ncells = ncells;
+	for (i = 0; st == TAPAS_OK && i < ncells; i++)
+	{
+		b->cells[i].relid = cells[i].relid;
+		b->cells[i].statistic = cells[i].statistic;
+		b->cells[i].stat_len = (uint32_t) strlen(cells[i].statistic);
+		b->cells[i].answer = cells[i].answer;
+		st = batch_index_cell(s, &cells[i], &b->cells[i], &p, tn, &ntn, idx);
+	}
+	pending_clear(&p);
+	tapas_free(tn);
+	tapas_free(idx);
+	if (st != TAPAS_OK)
+	{
+		tapas_lbatch_free(b);
+		return st;
+	}
+	*batch = b;
+	return TAPAS_OK;
+}

@@ -1,0 +1,256 @@
+/*-------------------------------------------------------------------------
+ *
+ * append.c
+ *	  Log the answered cells of a statement; check capacity; reset a table.
+ *
+ * tapas_ledger_append runs one critical section under the exclusive
+ * ledger lock: prepare the batch (dense indices, covers) from the store,
+ * check it fits, encode and write it to the file (fsync'd if
+ * tapas.ledger_sync), and only then apply it to shared memory.  Every
+ * step that can fail comes before the apply, which cannot fail after a
+ * successful check, so a statement is logged whole or not at all, in
+ * memory and on disk alike, and log_ids, indices and file order agree.
+ *
+ * Memory: the batch and frame are kernel memory (tapas_malloc, CRoaring's
+ * malloc) freed in PG_FINALLY, so an error in between leaks nothing; the
+ * converted input lives in the caller's CurrentMemoryContext (statement
+ * lifetime) and is freed before returning.
+ *
+ * IDENTIFICATION
+ *	  src/ledger/append.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "utils/timestamp.h"
+
+#include "common/ledger_file.h"
+#include "common/memory.h"
+#include "ledger/ledger.h"
+#include "ledger/ledger_int.h"
+#include "tapas.h"
+
+void
+tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)
+{
+	const char *what = "memory";
+	const char *guc = "tapas.ledger_memory";
+
+	if (st == TAPAS_ENOMEM)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory while logging to the tapas ledger")));
+	if (st != TAPAS_ELIMIT)
+		elog(ERROR, "tapas ledger store failed: %s", tapas_status_message(st));
+	switch (full)
+	{
+		case TAPAS_LSTORE_FULL_CELLS:
+			what = "cells";
+			guc = "tapas.ledger_max_cells";
+			break;
+		case TAPAS_LSTORE_FULL_RECORDS:
+			what = "records";
+			guc = "tapas.max_records";
+			break;
+		case TAPAS_LSTORE_FULL_TABLES:
+			ereport(ERROR,
+					(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+					 errmsg("tapas ledger is full"),
+					 errdetail("The ledger holds cells of %d tables, its maximum.",
+							   TAPAS_LSTORE_MAX_TABLES),
+					 errhint("Remove the entries of a table with tapas.reset().")));
+			break;
+		case TAPAS_LSTORE_FULL_MEMORY:
+		case TAPAS_LSTORE_FITS:
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+			 errmsg("tapas ledger is full"),
+			 errdetail("Logging this statement's answers needs more %s than the ledger has left; no answer was released.",
+					   what),
+			 errhint("Raise %s and restart the server, or remove the entries of a table with tapas.reset().",
+					 guc)));
+}
+
+/* validates the cells and converts them to the kernel's input */
+static tapas_lcell_in_t *
+cells_to_input(const TapasCell *cells, int ncells)
+{
+	tapas_lcell_in_t *in = palloc(sizeof(tapas_lcell_in_t) * ncells);
+	int			i;
+
+	for (i = 0; i < ncells; i++)
+	{
+		const TapasCell *c = &cells[i];
+		size_t		len = c->statistic ? strlen(c->statistic) : 0;
+
+		if (!OidIsValid(c->relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid table for the tapas ledger")));
+		if (len == 0 || len > TAPAS_LEDGER_MAX_STATISTIC)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("statistic must have 1 to %d bytes", TAPAS_LEDGER_MAX_STATISTIC)));
+		if (c->nkeys < 0 || (c->nkeys > 0 && c->keys == NULL))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid covered keys for the tapas ledger")));
+		in[i].relid = c->relid;
+		in[i].statistic = c->statistic;
+		in[i].answer = c->answer;
+		in[i].keys = (const int64_t *) c->keys;
+		in[i].nkeys = (uint64_t) c->nkeys;
+	}
+	return in;
+}
+
+void
+tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
+{
+	TapasLedgerShared *sh = tapas_ledger_shared();
+	tapas_lcell_in_t *in;
+	tapas_lbatch_t *volatile batch = NULL;
+	tapas_status st;
+	tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+
+	if (ncells <= 0)
+		return;
+	in = cells_to_input(cells, ncells);
+	LWLockAcquire(sh->lock, LW_SHARED);
+	PG_TRY();
+	{
+		tapas_lbatch_t *b = NULL;
+
+		st = tapas_lstore_prepare(TAPAS_LEDGER_STORE(sh), in, ncells, NULL, &b);
+		batch = b;
+		if (st == TAPAS_OK)
+			st = tapas_lstore_check(TAPAS_LEDGER_STORE(sh), b, &full);
+		if (st != TAPAS_OK)
+			tapas_ledger_report(st, full);
+	}
+	PG_FINALLY();
+	{
+		tapas_lbatch_free(batch);
+	}
+	PG_END_TRY();
+	LWLockRelease(sh->lock);
+	pfree(in);
+}
+
+/* the query text to log: clipped to TAPAS_LEDGER_MAX_QUERY bytes */
+static const char *
+clip_query(const char *query_text)
+{
+	size_t		len;
+
+	if (query_text == NULL)
+		return NULL;
+	len = strlen(query_text);
+	if (len <= TAPAS_LEDGER_MAX_QUERY)
+		return query_text;
+	return pnstrdup(query_text, pg_mbcliplen(query_text, len, TAPAS_LEDGER_MAX_QUERY));
+}
+
+int64
+tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
+{
+	TapasLedgerShared *sh = tapas_ledger_shared();
+	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_lcell_in_t *in;
+	const char *query;
+	TimestampTz now = GetCurrentTimestamp();
+	tapas_lbatch_t *volatile batch = NULL;
+	uint8_t    *volatile frame = NULL;
+	int64		first = 0;
+
+	if (ncells <= 0)
+		return 0;
+	in = cells_to_input(cells, ncells);
+	query = clip_query(query_text);
+
+	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
+	PG_TRY();
+	{
+		tapas_lbatch_t *b = NULL;
+		uint8_t    *f = NULL;
+		size_t		len = 0;
+		tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+		tapas_status st;
+
+		/* 1. indices and covers, and whether they fit */
+		st = tapas_lstore_prepare(store, in, ncells, query, &b);
+		batch = b;
+		if (st == TAPAS_OK)
+			st = tapas_lstore_check(store, b, &full);
+		if (st != TAPAS_OK)
+			tapas_ledger_report(st, full);
+		b->role = GetSessionUserId();
+		b->pid = MyProcPid;
+		b->session_start = MyStartTimestamp;
+		b->logged_at = now;
+
+		/* 2. durable first: the frame carries the log_ids apply will give */
+		b->first_log_id = store->next_log_id;
+		st = tapas_lfile_encode_stmt(b, &f, &len);
+		frame = f;
+		if (st != TAPAS_OK)
+			tapas_ledger_report(st, TAPAS_LSTORE_FULL_MEMORY);
+		tapas_ledger_persist_append(sh, f, len);
+
+		/* 3. shared memory; cannot fail after the check above */
+		b->first_log_id = 0;
+		st = tapas_lstore_apply(store, b, &full);
+		if (st != TAPAS_OK)
+			ereport(PANIC,
+					(errmsg("tapas ledger changed under its lock: %s",
+							tapas_status_message(st))));
+		first = b->first_log_id;
+	}
+	PG_FINALLY();
+	{
+		tapas_lbatch_free(batch);
+		tapas_free(frame);
+	}
+	PG_END_TRY();
+	LWLockRelease(sh->lock);
+	pfree(in);
+	return first;
+}
+
+uint64
+tapas_ledger_reset(Oid relid)
+{
+	TapasLedgerShared *sh = tapas_ledger_shared();
+	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_lstore_t *copy;
+	uint64		removed = 0;
+	tapas_status st;
+
+	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
+	if (tapas_lstore_table_slot(store, relid) < 0)
+	{
+		LWLockRelease(sh->lock);
+		return 0;
+	}
+
+	/*
+	 * Work on a private copy (the region holds no pointers), rewrite the
+	 * file from it, and only then install it: a failure on the way leaves
+	 * memory and file as they were.
+	 */
+	copy = palloc_extended(sh->store_size, MCXT_ALLOC_HUGE);
+	memcpy(copy, store, sh->store_size);
+	st = tapas_lstore_reset_table(copy, relid, &removed);
+	if (st != TAPAS_OK)
+		tapas_ledger_report(st, TAPAS_LSTORE_FITS);
+	tapas_ledger_persist_rewrite(sh, copy);
+	memcpy(store, copy, sh->store_size);
+	LWLockRelease(sh->lock);
+	pfree(copy);
+	return removed;
+}

@@ -1,0 +1,85 @@
+/*-------------------------------------------------------------------------
+ *
+ * gucs.c
+ *	  Configuration parameters of the ledger.
+ *
+ * The three sizes are PGC_POSTMASTER: they size the shared memory region
+ * (shmem.c) and cannot change while the server runs.  A full ledger
+ * refuses new cells with ERRCODE_TAPAS_LEDGER_FULL (never evicts), so the
+ * remedy is to raise a limit and restart, or tapas.reset(tbl).
+ * tapas.ledger_sync is PGC_SUSET: an audited role cannot weaken the
+ * durability of its own answers.
+ *
+ * IDENTIFICATION
+ *	  src/ledger/gucs.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+#include "ledger/ledger.h"
+#include "ledger/ledger_int.h"
+#include "tapas.h"
+
+int			tapas_ledger_memory_kb = 32 * 1024;
+int			tapas_ledger_max_cells = 100000;
+int			tapas_max_records = 1000000;
+bool		tapas_ledger_sync = true;
+
+void
+tapas_ledger_define_gucs(void)
+{
+	DefineCustomIntVariable("tapas.ledger_memory",
+							"Shared memory for logged statistics, query texts and covers.",
+							"Covers are compressed bitmaps: about n/8 bytes for a cell covering "
+							"half of n records, 2 bytes per record for small cells.  Cell headers "
+							"and the record index are sized by tapas.ledger_max_cells and "
+							"tapas.max_records on top of this.",
+							&tapas_ledger_memory_kb,
+							32 * 1024, 1024, INT_MAX,
+							PGC_POSTMASTER,
+							GUC_UNIT_KB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("tapas.ledger_max_cells",
+							"Maximum number of logged cells, all tables together.",
+							"Each cell costs 80 bytes of shared memory plus its cover.",
+							&tapas_ledger_max_cells,
+							100000, 16, INT_MAX,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("tapas.max_records",
+							"Maximum number of distinct (table, key) records the ledger indexes.",
+							"Each costs 24 bytes of shared memory.",
+							&tapas_max_records,
+							1000000, 16, INT_MAX,
+							PGC_POSTMASTER,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("tapas.ledger_sync",
+							 "Whether each logged statement is fsync'd to the ledger file before its rows are released.",
+							 "Off: a statement is written but not flushed; it survives a crash "
+							 "of PostgreSQL but maybe not of the operating system.",
+							 &tapas_ledger_sync,
+							 true,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+}
+
+/* the store limits from the GUCs */
+void
+tapas_ledger_limits(tapas_lstore_limits_t *lim)
+{
+	lim->max_records = (uint64) tapas_max_records;
+	lim->max_cells = (uint64) tapas_ledger_max_cells;
+	lim->arena_bytes = (uint64) tapas_ledger_memory_kb * 1024;
+	lim->max_tables = TAPAS_LSTORE_MAX_TABLES;
+}

@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * ledger_int.h
+ *	  Declarations shared by the files of src/ledger/ and src/pg/ledger.c;
+ *	  not part of the public ledger API (ledger.h).
+ *
+ * The shared state is one TapasLedgerShared struct in the main shared
+ * memory segment, followed by the pure-C store (common/ledger_store.h).
+ * One LWLock of tranche "tapas_ledger" guards all of it:
+ *	- LW_SHARED to read cells, statistics, covers and the dense index;
+ *	- LW_EXCLUSIVE to append (prepare, file write, apply: one critical
+ *	  section, so log_ids, dense indices and file order agree), to reset a
+ *	  table and to rewrite the file.
+ * file_size and file_generation are written only under LW_EXCLUSIVE.
+ * At startup the postmaster replays the file before any backend exists,
+ * so no lock is needed there.
+ *
+ * IDENTIFICATION
+ *	  src/ledger/ledger_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_LEDGER_INT_H
+#define TAPAS_LEDGER_INT_H
+
+#include "postgres.h"
+
+#include "storage/lwlock.h"
+
+#include "common/ledger_store.h"
+#include "common/status.h"
+
+#define TAPAS_LEDGER_DIR		"pg_tapas"
+#define TAPAS_LEDGER_FILE		"pg_tapas/ledger.log"
+#define TAPAS_LEDGER_TMPFILE	"pg_tapas/ledger.log.tmp"
+#define TAPAS_LEDGER_DAMAGED	"pg_tapas/ledger.log.damaged"
+#define TAPAS_LEDGER_MAX_QUERY	65536	/* bytes of query text kept per statement */
+
+typedef struct TapasLedgerShared
+{
+	LWLock	   *lock;			/* guards everything below and the store */
+	uint64		file_size;		/* bytes of valid file; appends go here */
+	uint64		file_generation;	/* bumped when the file is rewritten */
+	bool		file_ok;		/* false: startup could not open the file */
+	uint64		store_size;		/* bytes of the store region */
+	/* the store follows, 8-byte aligned (TAPAS_LEDGER_STORE) */
+} TapasLedgerShared;
+
+#define TAPAS_LEDGER_STORE(sh) \
+	((tapas_lstore_t *) ((char *) (sh) + MAXALIGN(sizeof(TapasLedgerShared))))
+
+/* gucs.c */
+extern int	tapas_ledger_memory_kb;
+extern int	tapas_ledger_max_cells;
+extern int	tapas_max_records;
+extern bool tapas_ledger_sync;
+extern void tapas_ledger_limits(tapas_lstore_limits_t *lim);
+
+/* shmem.c: the attached state; raises if tapas was not preloaded */
+extern TapasLedgerShared *tapas_ledger_shared(void);
+
+/* persist.c */
+extern void tapas_ledger_persist_load(TapasLedgerShared *sh);
+extern void tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len);
+extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store);
+
+/* append.c */
+extern void tapas_ledger_report(tapas_status st, tapas_lstore_full_t full);
+/* removes every cell and key of relid from memory and file; returns cells removed */
+extern uint64 tapas_ledger_reset(Oid relid);
+
+#endif							/* TAPAS_LEDGER_INT_H */

@@ -1,0 +1,324 @@
+/*-------------------------------------------------------------------------
+ *
+ * persist.c
+ *	  The ledger's durable file $PGDATA/pg_tapas/ledger.log.
+ *
+ * Why a file and not a table written by a background worker: the gate
+ * must know that an answer is durable before it releases a single row,
+ * inside the analyst's transaction, and whatever that transaction does
+ * next (ROLLBACK included).  A worker would need a synchronous handshake
+ * per statement and its own transaction and WAL flush; an append-only
+ * file written under the ledger lock costs one write() and, with
+ * tapas.ledger_sync (default on), one fdatasync() per statement, and has
+ * no catalog dependency at startup, when the postmaster replays it.
+ *
+ * Protocol (format in common/ledger_file.h):
+ *	- append: under the exclusive ledger lock, the statement's frame is
+ *	  written at offset file_size with pwrite, then fdatasync'd if
+ *	  tapas.ledger_sync, and only then applied to shared memory and
+ *	  file_size advanced.  A failed write truncates the file back to
+ *	  file_size and raises an error: nothing is logged and no row is
+ *	  released.  A crash after the write keeps the frame, so every answer
+ *	  that was released is in the file (a frame whose statement then failed
+ *	  is kept too: logging an answer that was not sent is the safe side).
+ *	- startup (postmaster, shmem_startup_hook, also after a crash
+ *	  restart): replay every frame; a torn tail (incomplete frame or CRC
+ *	  mismatch) ends the replay and is cut off, after saving the whole file
+ *	  as ledger.log.damaged for the DBA (LOG for a small torn tail, WARNING
+ *	  when more was lost).  A valid frame that does not fit the configured
+ *	  limits stops the server (FATAL) rather than drop logged answers.
+ *	- rewrite (tapas.reset): the store without the table is dumped to
+ *	  ledger.log.tmp, fsync'd and renamed over ledger.log (durable_rename),
+ *	  so the removed entries leave the disk too; file_generation tells
+ *	  backends to reopen.
+ * Each backend keeps its own descriptor (ledger_fd), reopened when
+ * file_generation changes.  tapas.ledger_sync uses fdatasync directly, so
+ * it holds even with fsync = off (PostgreSQL's own data then is not
+ * crash-safe, but the ledger is).
+ *
+ * IDENTIFICATION
+ *	  src/ledger/persist.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/file_perm.h"
+#include "storage/fd.h"
+
+#include "common/ledger_file.h"
+#include "ledger/ledger.h"
+#include "ledger/ledger_int.h"
+#include "tapas.h"
+
+/* this backend's descriptor of the ledger file, and its generation */
+static int	ledger_fd = -1;
+static uint64 ledger_fd_generation = 0;
+
+/* writes all of buf at offset; false with errno set on failure */
+static bool
+write_all(int fd, const void *buf, size_t len, off_t offset)
+{
+	const char *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		n = pwrite(fd, p, len, offset);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+		{
+			if (n == 0)
+				errno = ENOSPC;
+			return false;
+		}
+		p += n;
+		len -= n;
+		offset += n;
+	}
+	return true;
+}
+
+/* reads the whole file at fd into a malloc'd buffer (NULL, errno on failure) */
+static uint8 *
+read_all(int fd, size_t *len)
+{
+	struct stat st;
+	uint8	   *buf;
+	size_t		done = 0;
+
+	if (fstat(fd, &st) != 0)
+		return NULL;
+	*len = (size_t) st.st_size;
+	buf = malloc(*len > 0 ? *len : 1);
+	if (buf == NULL)
+		return NULL;
+	while (done < *len)
+	{
+		ssize_t		n = pread(fd, buf + done, *len - done, done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+		{
+			free(buf);
+			if (n == 0)
+				errno = EIO;
+			return NULL;
+		}
+		done += n;
+	}
+	return buf;
+}
+
+/* saves a copy of a damaged file image next to the ledger, for the DBA */
+static void
+save_damaged(const uint8 *buf, size_t len)
+{
+	int			fd = OpenTransientFile(TAPAS_LEDGER_DAMAGED,
+									   O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+
+	if (fd < 0 || !write_all(fd, buf, len, 0) || pg_fsync(fd) != 0)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not save damaged tapas ledger to \"%s\": %m",
+						TAPAS_LEDGER_DAMAGED)));
+	if (fd >= 0)
+		CloseTransientFile(fd);
+}
+
+/* replays the image into the store and reports; returns the valid length */
+static size_t
+replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len)
+{
+	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	size_t		good;
+	uint64		nframes;
+	const char *reason;
+	tapas_status st = tapas_lfile_replay(store, buf, len, &good, &nframes, &reason);
+
+	if (st == TAPAS_ELIMIT || st == TAPAS_ENOMEM)
+		ereport(FATAL,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("tapas ledger file \"%s\" does not fit the configured ledger",
+						TAPAS_LEDGER_FILE),
+				 errdetail("%s (record at byte %zu).",
+						   reason ? reason : tapas_status_message(st), good),
+				 errhint("Raise tapas.ledger_memory, tapas.ledger_max_cells or tapas.max_records and start the server again.")));
+	if (good < len)
+	{
+		ereport(st == TAPAS_OK && len - good < 64 * 1024 ? LOG : WARNING,
+				(errmsg("tapas ledger file \"%s\" is cut at byte %zu of %zu",
+						TAPAS_LEDGER_FILE, good, len),
+				 errdetail("%s.", reason ? reason : "The rest does not decode"),
+				 errhint("A torn last record comes from a crash during its write; its statement released no rows.  The whole file was saved as \"%s\".",
+						 TAPAS_LEDGER_DAMAGED)));
+		save_damaged(buf, len);
+	}
+	if (good < TAPAS_LFILE_HEADER_LEN)
+	{
+		/* not even a valid header: start a fresh ledger file */
+		tapas_lstore_limits_t lim = store->lim;
+
+		tapas_lstore_init(store, sh->store_size, &lim);
+		good = 0;
+	}
+	ereport(LOG,
+			(errmsg("tapas ledger: %llu cells of %u tables replayed from \"%s\"",
+					(unsigned long long) store->ncells, store->ntables,
+					TAPAS_LEDGER_FILE)));
+	return good;
+}
+
+void
+tapas_ledger_persist_load(TapasLedgerShared *sh)
+{
+	int			fd;
+	uint8	   *buf;
+	size_t		len = 0,
+				good;
+
+	sh->file_ok = false;
+	if (MakePGDirectory(TAPAS_LEDGER_DIR) < 0 && errno != EEXIST)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not create directory \"%s\": %m", TAPAS_LEDGER_DIR)));
+		return;
+	}
+	fd = BasicOpenFile(TAPAS_LEDGER_FILE, O_RDWR | O_CREAT | PG_BINARY);
+	if (fd < 0 || (buf = read_all(fd, &len)) == NULL)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not read tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	good = replay_image(sh, buf, len);
+	free(buf);
+	if (good == 0)
+	{
+		if (!write_all(fd, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN, 0))
+			good = 0;
+		else
+			good = TAPAS_LFILE_HEADER_LEN;
+	}
+	if (good != len && (ftruncate(fd, good) != 0 || pg_fsync(fd) != 0))
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not truncate tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
+		close(fd);
+		return;
+	}
+	close(fd);
+	fsync_fname(TAPAS_LEDGER_DIR, true);
+	sh->file_size = good;
+	sh->file_generation++;
+	sh->file_ok = good >= TAPAS_LFILE_HEADER_LEN;
+}
+
+/* opens (or reopens after a rewrite) this backend's descriptor */
+static void
+ensure_open(TapasLedgerShared *sh)
+{
+	if (ledger_fd >= 0 && ledger_fd_generation == sh->file_generation)
+		return;
+	if (ledger_fd >= 0)
+		close(ledger_fd);
+	ledger_fd = BasicOpenFile(TAPAS_LEDGER_FILE, O_WRONLY | PG_BINARY);
+	if (ledger_fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not open tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
+	ledger_fd_generation = sh->file_generation;
+}
+
+void
+tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len)
+{
+	ensure_open(sh);
+	if (!write_all(ledger_fd, frame, len, (off_t) sh->file_size))
+	{
+		int			save_errno = errno;
+
+		/* leave no partial frame behind the valid end */
+		if (ftruncate(ledger_fd, (off_t) sh->file_size) != 0)
+			ereport(WARNING,
+					(errcode_for_file_access(),
+					 errmsg("could not truncate tapas ledger file \"%s\": %m",
+							TAPAS_LEDGER_FILE)));
+		errno = save_errno;
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE),
+				 errdetail("The statement's answers were not logged, so none is released.")));
+	}
+	if (tapas_ledger_sync && fdatasync(ledger_fd) != 0)
+		ereport(data_sync_elevel(ERROR),
+				(errcode_for_file_access(),
+				 errmsg("could not fsync tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
+	sh->file_size += len;
+}
+
+/* tapas_lfile_dump callback: appends to the temporary file */
+typedef struct DumpTarget
+{
+	int			fd;
+	uint64		size;
+	int			save_errno;
+} DumpTarget;
+
+static int
+dump_write(void *arg, const void *data, size_t len)
+{
+	DumpTarget *t = arg;
+
+	if (!write_all(t->fd, data, len, (off_t) t->size))
+	{
+		t->save_errno = errno;
+		return -1;
+	}
+	t->size += len;
+	return 0;
+}
+
+void
+tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
+{
+	DumpTarget	t = {-1, 0, 0};
+	tapas_status st;
+
+	t.fd = OpenTransientFile(TAPAS_LEDGER_TMPFILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
+	if (t.fd < 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not create file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));
+	st = tapas_lfile_dump(store, dump_write, &t);
+	if (st != TAPAS_OK || (tapas_ledger_sync && fsync(t.fd) != 0))
+	{
+		int			save_errno = st == TAPAS_OK ? errno : t.save_errno;
+
+		CloseTransientFile(t.fd);
+		unlink(TAPAS_LEDGER_TMPFILE);
+		errno = save_errno;
+		if (st == TAPAS_ENOMEM)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory while rewriting the tapas ledger file")));
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));
+	}
+	CloseTransientFile(t.fd);
+	durable_rename(TAPAS_LEDGER_TMPFILE, TAPAS_LEDGER_FILE, ERROR);
+	sh->file_size = t.size;
+	sh->file_generation++;
+}

@@ -1,0 +1,185 @@
+/*-------------------------------------------------------------------------
+ *
+ * snapshot.c
+ *	  Read API of the ledger: snapshots of (A, b) and the dense index.
+ *
+ * A snapshot copies, under the shared ledger lock, the selected cells
+ * (log_id order) and the table's dense index into a private memory
+ * context, and deserialises each cover into a CRoaring bitmap.  The
+ * bitmaps are malloc'd by CRoaring; a reset callback on the snapshot's
+ * context frees them, so they cannot outlive it or leak on ERROR.  The
+ * covers array is zeroed and the callback registered before the first
+ * bitmap is made.
+ *
+ * Cost: O(ncells) to scan, plus the size of the selected covers and
+ * O(records) to copy the index (a scan of the records array).
+ *
+ * IDENTIFICATION
+ *	  src/ledger/snapshot.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "ledger/ledger.h"
+#include "ledger/ledger_int.h"
+#include "tapas.h"
+
+/* frees the CRoaring bitmaps of a snapshot when its context goes away */
+static void
+snapshot_release(void *arg)
+{
+	TapasLedgerSnapshot *snap = arg;
+	int			i;
+
+	for (i = 0; i < snap->nrows; i++)
+		if (snap->covers[i] != NULL)
+		{
+			roaring_bitmap_free(snap->covers[i]);
+			snap->covers[i] = NULL;
+		}
+}
+
+/* whether cell c passes filter f; stat_off is the interned statistic or 0 */
+static bool
+cell_selected(const tapas_lstore_cell_t *c, const TapasLedgerFilter *f, uint64 stat_off)
+{
+	if (c->relid != f->relid || c->log_id <= f->after_log_id)
+		return false;
+	if (f->statistic != NULL && c->stat_off != stat_off)
+		return false;
+	if (OidIsValid(f->roleid) && c->role != f->roleid)
+		return false;
+	if (f->pid != 0 && (c->pid != f->pid || c->session_start != f->session_start))
+		return false;
+	return true;
+}
+
+/* allocates the per-row arrays of snap in its context */
+static void
+snapshot_alloc_rows(TapasLedgerSnapshot *snap, int nrows)
+{
+	int			m = Max(nrows, 1);
+
+	snap->log_ids = palloc(sizeof(int64) * m);
+	snap->answers = palloc(sizeof(double) * m);
+	snap->roles = palloc(sizeof(Oid) * m);
+	snap->pids = palloc(sizeof(int32) * m);
+	snap->logged_at = palloc(sizeof(TimestampTz) * m);
+	snap->statistics = palloc(sizeof(char *) * m);
+	snap->covers = palloc0(sizeof(roaring_bitmap_t *) * m);
+}
+
+/* copies the selected cells; called with the lock held, in snap->cxt */
+static void
+snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store,
+			  const TapasLedgerFilter *f)
+{
+	uint64		stat_off = 0,
+				i;
+	int			nrows = 0,
+				k = 0;
+
+	if (f->statistic != NULL)
+	{
+		stat_off = tapas_lstore_find_stat(store, f->relid, f->statistic,
+										  (uint32) strlen(f->statistic));
+		if (stat_off == 0)
+		{
+			snapshot_alloc_rows(snap, 0);
+			return;
+		}
+	}
+	for (i = 0; i < store->ncells; i++)
+		if (cell_selected(tapas_lstore_cell(store, i), f, stat_off))
+			nrows++;
+	snapshot_alloc_rows(snap, nrows);
+	for (i = 0; i < store->ncells && k < nrows; i++)
+	{
+		const tapas_lstore_cell_t *c = tapas_lstore_cell(store, i);
+		uint32		len;
+		const char *stat;
+
+		if (!cell_selected(c, f, stat_off))
+			continue;
+		snap->log_ids[k] = c->log_id;
+		snap->answers[k] = c->answer;
+		snap->roles[k] = c->role;
+		snap->pids[k] = c->pid;
+		snap->logged_at[k] = c->logged_at;
+		stat = tapas_lstore_stat_text(store, c, &len);
+		snap->statistics[k] = pnstrdup(stat, len);
+		snap->covers[k] = roaring_bitmap_portable_deserialize_safe(
+											(const char *) tapas_lstore_cover(store, c),
+											c->cover_len);
+		snap->nrows = ++k;		/* the callback frees covers[0..nrows) */
+		if (snap->covers[k - 1] == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("tapas ledger cover of log_id %lld does not decode",
+							(long long) c->log_id)));
+	}
+}
+
+TapasLedgerSnapshot *
+tapas_ledger_snapshot(const TapasLedgerFilter *filter)
+{
+	TapasLedgerShared *sh = tapas_ledger_shared();
+	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	MemoryContext cxt,
+				old;
+	TapasLedgerSnapshot *snap;
+	MemoryContextCallback *cb;
+
+	if (filter == NULL || !OidIsValid(filter->relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid table for a tapas ledger snapshot")));
+
+	/* a child of the caller's context: the snapshot lives as long as the caller wants */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "tapas ledger snapshot",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	snap = palloc0(sizeof(TapasLedgerSnapshot));
+	snap->cxt = cxt;
+	snap->relid = filter->relid;
+	cb = palloc(sizeof(MemoryContextCallback));
+	cb->func = snapshot_release;
+	cb->arg = snap;
+	MemoryContextRegisterResetCallback(cxt, cb);
+
+	LWLockAcquire(sh->lock, LW_SHARED);
+	snap->nrecords = (int64) tapas_lstore_table_n(store, filter->relid);
+	snap->keys = MemoryContextAllocHuge(cxt, sizeof(int64) * Max(snap->nrecords, 1));
+	tapas_lstore_table_keys(store, filter->relid, (int64_t *) snap->keys);
+	snapshot_fill(snap, store, filter);
+	LWLockRelease(sh->lock);
+
+	MemoryContextSwitchTo(old);
+	return snap;
+}
+
+void
+tapas_ledger_snapshot_free(TapasLedgerSnapshot *snap)
+{
+	if (snap != NULL)
+		MemoryContextDelete(snap->cxt);
+}
+
+int64
+tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
+{
+	TapasLedgerShared *sh = tapas_ledger_shared();
+	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	int64		n,
+				i;
+
+	LWLockAcquire(sh->lock, LW_SHARED);
+	n = (int64) tapas_lstore_table_n(store, relid);
+	for (i = 0; i < nkeys; i++)
+		idx[i] = tapas_lstore_lookup(store, relid, keys[i]);
+	LWLockRelease(sh->lock);
+	return n;
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# The ledger survives a clean restart, the crash of one backend (kill -9:
+# the postmaster re-initialises shared memory and replays the file), the
+# crash of the whole server (kill -9 of the postmaster and its children),
+# and a torn tail of its file, which startup cuts off (saving the file as
+# ledger.log.damaged).  Usage: t-ledger-restart.sh INSTANCE_DIR (a running
+# instance from test/lib.sh, PGHOST/PGPORT/PGUSER exported).
+set -uo pipefail
+dir=$1
+cd "$(dirname "$0")/../.."
+source test/lib.sh
+export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres
+db=tapas_ledger_sys
+ledger=$dir/data/pg_tapas/ledger.log
+
+fail() { echo "FAIL: $*"; tail -n 20 "$dir/server.log"; exit 1; }
+q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+wait_ready() {
+	local i
+	for i in $(seq 1 120); do
+		psql -X -qAt -d "$db" -c 'SELECT 1' >/dev/null 2>&1 && return 0
+		sleep 0.25
+	done
+	return 1
+}
+start() { as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null; }
+snapshot() {
+	q "SELECT string_agg(log_id - $first || ':' || statistic || ':' || answer || ':' || keys::text, ' '
+						ORDER BY log_id) FROM tapas.query_matrix('t')"
+}
+check() {	# check WHEN EXPECTED
+	local got
+	got=$(snapshot)
+	[ "$got" = "$2" ] || fail "$1: ledger is '$got', expected '$2'"
+	echo "ok: $1"
+}
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || fail "createdb"
+q "CREATE EXTENSION tapas; CREATE TABLE t (id bigint PRIMARY KEY)" || fail "setup"
+first=$(q "SELECT tapas.ledger_record('t', 'count(*)', 3, '{3,1,2}', 'SELECT 1')") || fail "record"
+q "SELECT tapas.ledger_record('t', 'sum(x)', 7.5, '{4,3}')" >/dev/null || fail "record"
+expect="0:count(*):3:{1,2,3} 1:sum(x):7.5:{3,4}"
+check "logged" "$expect"
+
+# 1. clean restart
+instance_restart "$dir" || fail "restart"
+check "after a clean restart" "$expect"
+q "SELECT tapas.ledger_record('t', 'count(*)', 1, '{5}')" >/dev/null || fail "record after restart"
+expect="$expect 2:count(*):1:{5}"
+
+# 2. a backend that logged a cell is killed: crash restart of all backends
+psql -X -qAt -d "$db" -c "SELECT tapas.ledger_record('t', 'count(*)', 2, '{6,7}')" \
+	-c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+for i in $(seq 1 80); do
+	pid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'")
+	[ -n "$pid" ] && break
+	sleep 0.25
+done
+[ -n "$pid" ] || fail "no sleeping backend"
+kill -9 "$pid"
+wait
+wait_ready || fail "no crash restart"
+expect="$expect 3:count(*):2:{6,7}"
+check "after kill -9 of a backend" "$expect"
+
+# 3. the whole server is killed right after an append
+q "SELECT tapas.ledger_record('t', 'sum(x)', -1, '{8,1}')" >/dev/null || fail "record"
+pm=$(head -n 1 "$dir/data/postmaster.pid")
+kids=$(ps -o pid= --ppid "$pm")
+kill -9 "$pm" $kids
+for i in $(seq 1 80); do
+	kill -0 "$pm" $kids 2>/dev/null || break
+	sleep 0.25
+done
+start || fail "start after kill -9 of the postmaster"
+wait_ready || fail "not ready"
+expect="$expect 4:sum(x):-1:{1,8}"
+check "after kill -9 of the postmaster" "$expect"
+
+# 4. garbage after the last frame (a torn write) is cut off at startup
+instance_stop "$dir" || fail "stop"
+size=$(stat -c %s "$ledger")
+printf '\x40\x00\x00\x00\x12\x34\x56\x78torn' >>"$ledger"
+start || fail "start with a torn tail"
+check "after a torn tail" "$expect"
+[ "$(stat -c %s "$ledger")" = "$size" ] || fail "torn tail not cut: $(stat -c %s "$ledger") bytes, expected $size"
+[ -f "$dir/data/pg_tapas/ledger.log.damaged" ] || fail "damaged copy not saved"
+grep -q 'is cut at byte' "$dir/server.log" || fail "no log line about the cut"
+echo "ok: torn tail cut, file saved"
+
+# 5. a last frame cut short (crash in the middle of its write) is dropped
+#    whole: its statement never released a row
+instance_stop "$dir" || fail "stop"
+truncate -s -3 "$ledger"
+start || fail "start with a short last frame"
+expect="${expect% 4:*}"
+check "after a short last frame" "$expect"
+q "SELECT tapas.ledger_record('t', 'count(*)', 9, '{9}')" >/dev/null || fail "record after cut"
+instance_restart "$dir" || fail "restart"
+check "appends continue after the cut" "$expect 4:count(*):9:{9}"
+
+# 6. reset removes the entries from the file too
+q "SELECT tapas.reset('t')" >/dev/null || fail "reset"
+instance_restart "$dir" || fail "restart"
+[ "$(q "SELECT count(*) FROM tapas.query_matrix('t')")" = 0 ] || fail "reset undone by restart"
+echo "ok: reset survives a restart"
+
+psql -X -q -d postgres -c "DROP DATABASE $db" || fail "dropdb"
