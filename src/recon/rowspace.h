@@ -1,0 +1,157 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowspace.h
+ *	  Which records are determined by the logged rows (Chin's criterion),
+ *	  incrementally, with trial/commit/rollback for deny mode.
+ *
+ * A ledger of one (table, statistic, role) is a binary query matrix A whose
+ * rows are sets of records 0..n-1.  Record j is determined iff e_j lies in
+ * rowspace(A): then its value follows from the answers whatever the data.
+ * The test looks only at A, never at the answers, so refusing a query on it
+ * leaks nothing (simulatable auditing).
+ *
+ * Arithmetic is modulo a prime p, which the caller draws once at server
+ * start with tapas_rowspace_prime_draw() from a secret seed.  Errors are
+ * one-sided (research/reconstruction.md section 2.3): a record reported
+ * determined could be a false alarm with probability below about 2^-120 per
+ * check (two random projections), and a determined record is missed only
+ * if p divides a pivot minor of A over Q (about 1e-10 for 10^4 rows at
+ * p ~ 2^62, less for a secret random p).  See rowspace.c for the algorithm.
+ *
+ * Usage: create once per ledger; for each statement, tapas_rowspace_trial()
+ * with all its cells, read the records that would become determined, then
+ * tapas_rowspace_commit() (answer sent) or tapas_rowspace_rollback() (deny:
+ * the state is exactly as before the trial).  tapas_rowspace_add() is trial
+ * plus commit.  Not thread-safe; one object per ledger.
+ *
+ * IDENTIFICATION
+ *	  src/recon/rowspace.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_ROWSPACE_H
+#define TAPAS_ROWSPACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/progress.h"
+#include "common/rng.h"
+#include "common/status.h"
+
+typedef struct tapas_rowspace tapas_rowspace_t;
+
+/* default and hard maximum of the rank (number of independent rows) */
+#define TAPAS_ROWSPACE_RANK_DEFAULT	2048
+#define TAPAS_ROWSPACE_RANK_MAX		16384
+
+/*
+ * Draws a secret prime uniformly-ish in [2^61, 2^62): n_nextprime of a
+ * uniform 61-bit offset from 2^61.  The caller seeds rng from a secret
+ * (e.g. /dev/urandom at server start) and never discloses the prime.
+ */
+extern uint64_t tapas_rowspace_prime_draw(tapas_rng_t *rng);
+
+/*
+ * Creates the state for records 0..n-1 (1 <= n < 2^31) and no rows.
+ * prime: an odd prime below 2^62 (checked; primes other than a secret one
+ * near 2^62 are for tests only).  rank_limit: 0 for the default, else at
+ * most TAPAS_ROWSPACE_RANK_MAX; the trial that would exceed it fails with
+ * TAPAS_ELIMIT.  rng: draws the two secret projection vectors (advanced;
+ * not kept).  Returns NULL on a bad argument or out of memory, with a
+ * static message in *reason if reason is not NULL.  Memory: about 80 bytes
+ * per record at creation; at rank r, 8 (c^2 + r^2 + c n / 64) bytes more,
+ * where the capacity c < 2r (the inverse, its trial snapshot and the basis
+ * row bitmaps; tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
+ */
+extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
+											   uint32_t rank_limit,
+											   tapas_rng_t *rng,
+											   const char **reason);
+
+/* Frees rs and everything it owns; accepts NULL. */
+extern void tapas_rowspace_free(tapas_rowspace_t *rs);
+
+/*
+ * Tests a batch of rows (one statement's cells) on top of the committed
+ * state.  Row i is ids[offsets[i] .. offsets[i+1]) (offsets has nrows + 1
+ * entries, nondecreasing), ids distinct within a row and < n; rows may be
+ * empty.  On success, *newly points to the *count records that the batch
+ * makes determined (not determined before), in increasing basis order; the
+ * array is owned by rs and valid until the next trial or rollback.  The
+ * trial then stays open: exactly one of tapas_rowspace_commit/rollback must
+ * follow before the next trial.  On failure nothing changes and no trial is
+ * open: TAPAS_EINVAL (bad row, or a trial already open), TAPAS_ELIMIT (the
+ * rank would exceed rank_limit), TAPAS_ENOMEM, TAPAS_ECANCELED (progress,
+ * polled once per row, asked to stop; progress may be NULL).
+ * Cost: O(|row|) for a row implied by earlier ones; O(|row| + r^2) for an
+ * independent row (plus O(r n / 64 + nnz) in the rare case the pivot search
+ * falls back to a full residual), and O(r^2) once per trial to snapshot the
+ * inverse if any row is independent.
+ */
+extern tapas_status tapas_rowspace_trial(tapas_rowspace_t *rs,
+										 const uint32_t *ids,
+										 const size_t *offsets, size_t nrows,
+										 const tapas_progress_t *progress,
+										 const uint32_t **newly,
+										 size_t *count);
+
+/* Keeps the open trial's rows.  TAPAS_EINVAL if no trial is open.  O(1). */
+extern tapas_status tapas_rowspace_commit(tapas_rowspace_t *rs);
+
+/*
+ * Discards the open trial: the state (atoms, basis, inverse, determined
+ * set) is restored exactly.  TAPAS_EINVAL if no trial is open.
+ * O(r^2 + records in atoms created by the trial).
+ */
+extern tapas_status tapas_rowspace_rollback(tapas_rowspace_t *rs);
+
+/* tapas_rowspace_trial followed by tapas_rowspace_commit on success. */
+extern tapas_status tapas_rowspace_add(tapas_rowspace_t *rs,
+									   const uint32_t *ids,
+									   const size_t *offsets, size_t nrows,
+									   const tapas_progress_t *progress,
+									   const uint32_t **newly, size_t *count);
+
+/* --- Read-only accessors (include an open trial's effect) --- */
+
+/* Number of records n. */
+extern uint32_t tapas_rowspace_n(const tapas_rowspace_t *rs);
+
+/* Rank of the logged rows (over F_p), i.e. the number of basis rows. */
+extern uint32_t tapas_rowspace_rank(const tapas_rowspace_t *rs);
+
+/* Number of atoms. */
+extern uint32_t tapas_rowspace_natoms(const tapas_rowspace_t *rs);
+
+/* 1 if record j (< n, not checked) is determined, else 0.  O(1). */
+extern int	tapas_rowspace_is_determined(const tapas_rowspace_t *rs,
+										 uint32_t j);
+
+/*
+ * All determined records, in the order they became determined; owned by
+ * rs, valid until the next trial/commit/rollback.
+ */
+extern const uint32_t *tapas_rowspace_determined(const tapas_rowspace_t *rs,
+												 size_t *count);
+
+/* Bytes currently allocated by rs (all buffers, including scratch). */
+extern size_t tapas_rowspace_memory(const tapas_rowspace_t *rs);
+
+/*
+ * Hash of the whole logical state (partition, basis rows and pivots, the
+ * inverse, projections, determined set), for tests of rollback.  O(r^2 +
+ * r n / 64 + n).
+ */
+extern uint64_t tapas_rowspace_fingerprint(const tapas_rowspace_t *rs);
+
+/*
+ * Checks the invariants, including the exact identity M * A[I,P] = 1 when
+ * the rank is at most max_rank_exact (O(r^3); pass 0 to skip it).  Returns
+ * 1 if valid, else 0 with a static message in *reason (may be NULL).
+ */
+extern int	tapas_rowspace_validate(const tapas_rowspace_t *rs,
+									uint32_t max_rank_exact,
+									const char **reason);
+
+#endif							/* TAPAS_ROWSPACE_H */

@@ -1,0 +1,218 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowspace_check.c
+ *	  Invariant checker, state fingerprint and memory accounting of the
+ *	  row-space kernel.
+ *
+ * tapas_rowspace_validate recomputes from the raw basis rows what the
+ * incremental code maintains: the atoms' z sums, the row projections s, the
+ * rows being constant on atoms, t = M s, and (for small ranks) the exact
+ * identity M A[I,P] = 1 over F_p.  Unit tests call it after every change.
+ * tapas_rowspace_fingerprint hashes everything a rollback must restore.
+ *
+ * IDENTIFICATION
+ *	  src/recon/rowspace_check.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include <flint/ulong_extras.h>
+
+#include "common/memory.h"
+#include "recon/rowspace.h"
+#include "recon/rowspace_int.h"
+
+size_t
+tapas_rowspace_memory(const tapas_rowspace_t *rs)
+{
+	size_t		n = rs->n;
+	size_t		bytes = sizeof(*rs);
+
+	/* atoms: 8 arrays of n words of 4 bytes */
+	bytes += 8 * n * sizeof(uint32_t);
+	/* z, za; pivot_of, detlist, inside; inrow, det; seen */
+	bytes += 2 * NPROJ * n * sizeof(uint64_t) + 3 * n * sizeof(uint32_t) +
+		2 * n + rs->nwords * sizeof(uint64_t);
+	if (rs->acc)
+		bytes += n * sizeof(uint64_t);
+	/* basis: M, rows, and per-row vectors */
+	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
+	bytes += (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
+	bytes += (size_t) rs->rcap * (3 * NPROJ + 3) * sizeof(uint64_t) +
+		(size_t) rs->rcap * 2 * sizeof(uint32_t);
+	bytes += rs->msave_cap * sizeof(uint64_t);
+	return bytes;
+}
+
+/* FNV-1a style mixing of one word */
+static inline uint64_t
+mix(uint64_t h, uint64_t x)
+{
+	h ^= x;
+	h *= UINT64_C(0x100000001b3);
+	return h ^ (h >> 29);
+}
+
+uint64_t
+tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
+{
+	uint64_t	h = tapas_atoms_fingerprint(&rs->atoms);
+	uint32_t	a,
+				k,
+				j;
+	size_t		w,
+				i;
+	int			e;
+
+	h = mix(h, rs->r);
+	h = mix(h, rs->atoms.natoms);
+	for (a = 0; a < rs->atoms.natoms; a++)
+	{
+		h = mix(h, (uint64_t) (int64_t) rs->pivot_of[a]);
+		for (e = 0; e < NPROJ; e++)
+			h = mix(h, rs->za[e][a]);
+	}
+	for (j = 0; j < rs->n; j++)
+		h = mix(h, rs->atoms.atom_of[j]);
+	for (k = 0; k < rs->r; k++)
+	{
+		h = mix(h, rs->piv[k]);
+		for (e = 0; e < NPROJ; e++)
+			h = mix(mix(h, rs->s[e][k]), rs->t[e][k]);
+		for (j = 0; j < rs->r; j++)
+			h = mix(h, rs->M[(size_t) k * rs->rcap + j]);
+		for (w = 0; w < rs->nwords; w++)
+			h = mix(h, rs->rows[(size_t) k * rs->nwords + w]);
+	}
+	h = mix(h, rs->ndet);
+	for (i = 0; i < rs->ndet; i++)
+		h = mix(h, rs->detlist[i]);
+	return h;
+}
+
+/* bit j of basis row i */
+static inline int
+row_bit(const tapas_rowspace_t *rs, uint32_t i, uint32_t j)
+{
+	return (rs->rows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
+}
+
+/* za = sums of z over atoms, s = z . rows, rows constant on atoms */
+static const char *
+check_sums(const tapas_rowspace_t *rs)
+{
+	uint64_t	p = rs->mod.n;
+	uint32_t	a,
+				k,
+				j;
+	int			e;
+
+	for (a = 0; a < rs->atoms.natoms; a++)
+		for (e = 0; e < NPROJ; e++)
+		{
+			uint64_t	sum = 0;
+
+			for (k = rs->atoms.start[a]; k < rs->atoms.start[a] + rs->atoms.size[a]; k++)
+				sum = n_addmod(sum, rs->z[e][rs->atoms.order[k]], p);
+			if (sum != rs->za[e][a])
+				return "atom z sum is stale";
+		}
+	for (k = 0; k < rs->r; k++)
+	{
+		uint64_t	sum[NPROJ] = {0};
+
+		for (j = 0; j < rs->n; j++)
+		{
+			if (row_bit(rs, k, j) !=
+				row_bit(rs, k, tapas_atoms_rep(&rs->atoms, rs->atoms.atom_of[j])))
+				return "a basis row cuts an atom";
+			if (row_bit(rs, k, j))
+				for (e = 0; e < NPROJ; e++)
+					sum[e] = n_addmod(sum[e], rs->z[e][j], p);
+		}
+		for (e = 0; e < NPROJ; e++)
+			if (sum[e] != rs->s[e][k])
+				return "row projection s is stale";
+	}
+	return NULL;
+}
+
+/* t = M s, and M B = 1 when r <= max_exact */
+static const char *
+check_inverse(const tapas_rowspace_t *rs, uint32_t max_exact)
+{
+	uint64_t	p = rs->mod.n;
+	uint32_t	k,
+				i,
+				l;
+	int			e;
+
+	for (e = 0; e < NPROJ; e++)
+		for (k = 0; k < rs->r; k++)
+			if (_nmod_vec_dot(rs->M + (size_t) k * rs->rcap, rs->s[e], rs->r,
+							  rs->mod, _nmod_vec_dot_bound_limbs(rs->r, rs->mod))
+				!= rs->t[e][k])
+				return "t differs from M s";
+	if (rs->r > max_exact)
+		return NULL;
+	/* (M B)[k][l] = sum_i M[k][i] B[i][l], B[i][l] = bit of pivot l in row i */
+	for (k = 0; k < rs->r; k++)
+		for (l = 0; l < rs->r; l++)
+		{
+			uint32_t	rep = tapas_atoms_rep(&rs->atoms, rs->piv[l]);
+			uint64_t	acc = 0;
+
+			for (i = 0; i < rs->r; i++)
+				if (row_bit(rs, i, rep))
+					acc = n_addmod(acc, rs->M[(size_t) k * rs->rcap + i], p);
+			if (acc != (k == l))
+				return "M is not the inverse of A[I,P]";
+		}
+	return NULL;
+}
+
+int
+tapas_rowspace_validate(const tapas_rowspace_t *rs, uint32_t max_rank_exact,
+						const char **reason)
+{
+	const char *msg = NULL;
+	uint32_t	a,
+				k,
+				npiv = 0;
+	size_t		i,
+				nflag = 0;
+
+	if (!tapas_atoms_validate(&rs->atoms, &msg))
+		goto fail;
+	msg = "pivot map is inconsistent";
+	for (k = 0; k < rs->r; k++)
+		if (rs->piv[k] >= rs->atoms.natoms || rs->pivot_of[rs->piv[k]] != (int32_t) k)
+			goto fail;
+	for (a = 0; a < rs->atoms.natoms; a++)
+		npiv += rs->pivot_of[a] >= 0;
+	if (npiv != rs->r)
+		goto fail;
+	msg = "determined list is inconsistent";
+	for (i = 0; i < rs->n; i++)
+		nflag += rs->det[i] != 0;
+	if (nflag != rs->ndet)
+		goto fail;
+	for (i = 0; i < rs->ndet; i++)
+	{
+		uint32_t	c = rs->atoms.atom_of[rs->detlist[i]];
+
+		if (!rs->det[rs->detlist[i]] || rs->atoms.size[c] != 1 ||
+			rs->pivot_of[c] < 0)
+			goto fail;
+	}
+	if ((msg = check_sums(rs)) != NULL || (msg = check_inverse(rs, max_rank_exact)) != NULL)
+		goto fail;
+	if (reason)
+		*reason = NULL;
+	return 1;
+fail:
+	if (reason)
+		*reason = msg;
+	return 0;
+}

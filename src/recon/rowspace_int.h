@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowspace_int.h
+ *	  Internal state of the row-space kernel, shared by rowspace.c (the
+ *	  algorithm) and rowspace_check.c (validation, fingerprint, memory).
+ *
+ * Not part of the public interface: callers use rowspace.h only.  The
+ * meaning of every field and the invariants are given in the banner of
+ * rowspace.c; rowspace_check.c verifies them.
+ *
+ * IDENTIFICATION
+ *	  src/recon/rowspace_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_ROWSPACE_INT_H
+#define TAPAS_ROWSPACE_INT_H
+
+#include <flint/flint.h>
+#include <flint/nmod_vec.h>
+
+#include "common/rng.h"
+#include "recon/atoms.h"
+
+#define NPROJ			2		/* independent projection vectors */
+#define NCANDIDATES		32		/* sampled pivot candidates per source */
+#define INITIAL_RCAP	64
+
+struct tapas_rowspace
+{
+	uint32_t	n;				/* records */
+	uint32_t	rank_limit;		/* maximal rank (TAPAS_ELIMIT beyond) */
+	nmod_t		mod;			/* the prime p */
+	tapas_atoms_t atoms;		/* partition of the records */
+	tapas_rng_t rng;			/* pivot candidate sampling only */
+	size_t		nwords;			/* words of a row bitmap: ceil(n / 64) */
+
+	uint64_t   *z[NPROJ];		/* [n] secret projection, per record */
+	uint64_t   *za[NPROJ];		/* [n] per atom: sum of z over members */
+	int32_t    *pivot_of;		/* [n] per atom: basis index, or -1 */
+	uint8_t    *inrow;			/* [n] per atom scratch: inside current row */
+	uint8_t    *det;			/* [n] per record: determined */
+	uint32_t   *detlist;		/* [n] determined records, in order found */
+	size_t		ndet;
+	uint32_t   *inside;			/* [n] scratch: atoms inside current row */
+	uint64_t   *seen;			/* [nwords] scratch: row validation */
+	uint64_t   *acc;			/* [n] full-residual scratch, lazily made */
+
+	uint32_t	r;				/* rank = number of basis rows */
+	uint32_t	rcap;			/* allocated basis capacity */
+	uint32_t   *piv;			/* [rcap] pivot atom of basis row k */
+	uint64_t   *s[NPROJ];		/* [rcap] s_k = z . (basis row k) */
+	uint64_t   *t[NPROJ];		/* [rcap] t = M s */
+	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
+	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps */
+	uint64_t   *u;				/* [rcap] scratch: a[P] M */
+	uint64_t   *upre;			/* [rcap] scratch: Shoup precomputation */
+	uint64_t   *g;				/* [rcap] scratch: M A[I,c] */
+	uint32_t   *bidx;			/* [rcap] scratch: rows containing c */
+
+	int			in_trial;		/* a trial is open */
+	uint32_t	save_r;			/* rank at the start of the trial */
+	uint32_t	save_rcap;		/* rcap at the start of the trial */
+	size_t		save_ndet;		/* ndet at the start of the trial */
+	int			msaved;			/* Msave holds the save_r^2 inverse */
+	uint64_t   *Msave;			/* [msave_cap] compact copy of M */
+	size_t		msave_cap;		/* words in Msave */
+	uint64_t   *tsave[NPROJ];	/* [rcap] t at the start of the trial */
+	tapas_rng_t rng_save;		/* rng at the start of the trial */
+};
+
+#endif							/* TAPAS_ROWSPACE_INT_H */

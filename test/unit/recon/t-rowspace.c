@@ -1,0 +1,704 @@
+/*
+ * t-rowspace.c
+ *	  Unit tests for src/recon/rowspace.c (and rowspace_check.c).
+ *
+ * Oracle: exact ranks over Q with FLINT's fmpz_mat_rank: record j is
+ * determined iff deleting column j of A lowers the rank.  Instances: random
+ * small matrices with rows of every size, sparse rows (research B1.5),
+ * difference attacks, Denning and Schlorer trackers, complements of small
+ * sets, Hadamard rows (everything determined exactly at row n), Bernoulli
+ * designs on large n (atom-rich regime), and trial/rollback leaving the
+ * fingerprint unchanged.  tapas_rowspace_validate runs after each change.
+ */
+#include <string.h>
+
+#include <flint/fmpz_mat.h>
+
+#include "common/memory.h"
+#include "common/rng.h"
+#include "recon/rowspace.h"
+#include "tapas_test.h"
+
+#define MAXN	64
+#define MAXM	80
+
+/* a fixed test prime near 2^62 and a fresh state */
+static tapas_rowspace_t *
+make_rs(uint32_t n, uint64_t seed, uint32_t rank_limit)
+{
+	tapas_rng_t rng;
+	uint64_t	p;
+	const char *reason = NULL;
+	tapas_rowspace_t *rs;
+
+	tapas_rng_seed(&rng, seed);
+	p = tapas_rowspace_prime_draw(&rng);
+	rs = tapas_rowspace_create(n, p, rank_limit, &rng, &reason);
+	TAPAS_CHECK_MSG(rs != NULL, "create: %s", reason ? reason : "?");
+	return rs;
+}
+
+/* adds one row, returns the number of newly determined records */
+static size_t
+add1(tapas_rowspace_t *rs, const uint32_t *ids, size_t len)
+{
+	size_t		off[2] = {0, len},
+				count = 0;
+	const uint32_t *newly;
+	tapas_status st = tapas_rowspace_add(rs, ids, off, 1, NULL, &newly, &count);
+
+	TAPAS_CHECK_MSG(st == TAPAS_OK, "add: status %d", st);
+	return count;
+}
+
+static void
+check_valid(const tapas_rowspace_t *rs)
+{
+	const char *reason = NULL;
+
+	TAPAS_CHECK_MSG(tapas_rowspace_validate(rs, 96, &reason), "invalid: %s",
+					reason ? reason : "?");
+}
+
+/* ---------------------------------------------------------------------
+ * The oracle over Q
+ * ---------------------------------------------------------------------
+ */
+
+/* rank over Q of the m x n 0/1 matrix A (row-major bytes) without column
+ * skip (skip = n keeps every column) */
+static slong
+rank_q(const uint8_t *A, int m, int n, int skip)
+{
+	fmpz_mat_t	M;
+	slong		rank;
+	int			i,
+				j,
+				c;
+
+	if (m == 0 || n - (skip < n) == 0)
+		return 0;
+	fmpz_mat_init(M, m, n - (skip < n));
+	for (i = 0; i < m; i++)
+		for (j = 0, c = 0; j < n; j++)
+			if (j != skip)
+				fmpz_set_ui(fmpz_mat_entry(M, i, c++), A[i * n + j]);
+	rank = fmpz_mat_rank(M);
+	fmpz_mat_clear(M);
+	return rank;
+}
+
+/* det[j] = 1 iff e_j in rowspace_Q(A); returns the number determined */
+static int
+oracle_determined(const uint8_t *A, int m, int n, uint8_t *det)
+{
+	slong		full = rank_q(A, m, n, n);
+	int			j,
+				k,
+				i,
+				count = 0;
+
+	for (j = 0; j < n; j++)
+	{
+		int			dup = 0;
+
+		/* a column equal to another one never lowers the rank (shortcut) */
+		for (k = 0; k < n && !dup; k++)
+		{
+			if (k == j)
+				continue;
+			for (i = 0; i < m && A[i * n + j] == A[i * n + k]; i++)
+				;
+			dup = i == m;
+		}
+		det[j] = !dup && full > 0 && rank_q(A, m, n, j) < full;
+		count += det[j];
+	}
+	return count;
+}
+
+/* 1 iff the kernel's determined set equals det[] */
+static int
+same_as_oracle(const tapas_rowspace_t *rs, const uint8_t *det, int n)
+{
+	size_t		count,
+				i;
+	const uint32_t *list = tapas_rowspace_determined(rs, &count);
+	int			j,
+				expect = 0;
+
+	for (j = 0; j < n; j++)
+	{
+		expect += det[j];
+		if (det[j] != tapas_rowspace_is_determined(rs, j))
+			return 0;
+	}
+	for (i = 0; i < count; i++)
+		if (!det[list[i]])
+			return 0;
+	return (size_t) expect == count;
+}
+
+/* a random row of size in [lo, hi] of 0..n-1; returns its length */
+static size_t
+random_row(tapas_rng_t *rng, uint32_t n, size_t lo, size_t hi, uint32_t *ids)
+{
+	size_t		len = lo + tapas_rng_below(rng, hi - lo + 1);
+	int64_t		perm[MAXN];
+	uint32_t	j;
+	size_t		i;
+
+	for (j = 0; j < n; j++)
+		perm[j] = j;
+	tapas_rng_shuffle_i64(rng, perm, n);
+	for (i = 0; i < len; i++)
+		ids[i] = (uint32_t) perm[i];
+	return len;
+}
+
+/*
+ * Random instances against the oracle, checking after every row (small n)
+ * or every few rows; sizes in [lo, hi] (hi = 0: up to n).  Returns the
+ * number of instances that disagreed with the oracle at some checkpoint.
+ */
+static long oracle_total;		/* determined records seen by the oracle */
+static long oracle_checks;		/* oracle checkpoints */
+
+static int
+run_random(uint64_t seed, long iters, uint32_t maxn, size_t lo, size_t hi,
+		   uint64_t prime, int strict)
+{
+	tapas_rng_t rng;
+	long		iter;
+	int			mismatches = 0;
+
+	tapas_rng_seed(&rng, seed);
+	for (iter = 0; iter < iters; iter++)
+	{
+		uint32_t	nmin = hi ? (uint32_t) hi : 1;
+		uint32_t	n = nmin + (uint32_t) tapas_rng_below(&rng, maxn - nmin + 1);
+		int			m = 1 + (int) tapas_rng_below(&rng, n + 8);
+		uint8_t		A[MAXM * MAXN],
+					det[MAXN];
+		uint32_t	ids[MAXN];
+		tapas_rowspace_t *rs;
+		int			row,
+					bad = 0;
+		const char *reason = NULL;
+
+		if (prime)
+		{
+			rs = tapas_rowspace_create(n, prime, 0, &rng, &reason);
+			TAPAS_CHECK(rs != NULL);
+		}
+		else
+			rs = make_rs(n, tapas_rng_u64(&rng), 0);
+		if (rs == NULL)
+			return -1;
+		memset(A, 0, sizeof(A));
+		for (row = 0; row < m && !bad; row++)
+		{
+			size_t		len = random_row(&rng, n, lo, hi && hi < n ? hi : n, ids),
+						i;
+
+			for (i = 0; i < len; i++)
+				A[row * n + ids[i]] = 1;
+			add1(rs, ids, len);
+			if (strict)
+				check_valid(rs);
+			if (n <= 24 || row % 6 == 5 || row == m - 1)
+			{
+				oracle_total += oracle_determined(A, row + 1, n, det);
+				oracle_checks++;
+				bad = !same_as_oracle(rs, det, n);
+				if (bad && strict)
+					TAPAS_CHECK_MSG(0, "iter %ld n=%u row=%d mismatch", iter, n, row);
+			}
+		}
+		mismatches += bad;
+		tapas_rowspace_free(rs);
+		if (strict && tapas_test_current_failed)
+			break;
+	}
+	return mismatches;
+}
+
+static void
+test_rowspace_random_small(void)
+{
+	oracle_total = oracle_checks = 0;
+	run_random(tapas_test_seed(), tapas_test_iters(300), 60, 1, 0, 0, 1);
+	/* the comparison is not vacuous: many checkpoints, many determinations */
+	TAPAS_CHECK_MSG(oracle_checks > 2000 && oracle_total > 2000,
+					"%ld checks, %ld determined", oracle_checks, oracle_total);
+	printf("# random: %ld oracle checkpoints, %ld determined records\n",
+		   oracle_checks, oracle_total);
+}
+
+/* research B1.5: n = 40, rows of size 2..4, many exact compromises */
+static void
+test_rowspace_sparse_rows(void)
+{
+	oracle_total = oracle_checks = 0;
+	run_random(tapas_test_seed() + 7, tapas_test_iters(100), 40, 2, 4, 0, 1);
+	TAPAS_CHECK_MSG(oracle_total > 1000, "%ld determined", oracle_total);
+	printf("# sparse: %ld oracle checkpoints, %ld determined records\n",
+		   oracle_checks, oracle_total);
+}
+
+/* negative control: with p = 3 the same comparison must catch mismatches */
+static void
+test_rowspace_small_prime_mismatches(void)
+{
+	int			bad = run_random(tapas_test_seed() + 9, 60, 40, 2, 4, 3, 0);
+
+	TAPAS_CHECK_MSG(bad > 0, "p = 3 agreed with Q on every instance");
+}
+
+/* ---------------------------------------------------------------------
+ * Attacks with a known answer
+ * ---------------------------------------------------------------------
+ */
+
+/* difference attack: S then S + {j} determines exactly j, at the 2nd row */
+static void
+test_rowspace_difference_attack(void)
+{
+	static const uint32_t sizes[] = {1000, 100000};
+	tapas_rng_t rng;
+	int			s;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 11);
+	for (s = 0; s < 2; s++)
+	{
+		uint32_t	n = sizes[s];
+		uint32_t   *ids = tapas_malloc((n / 2 + 1) * sizeof(uint32_t));
+		uint32_t	target = (uint32_t) tapas_rng_below(&rng, n / 2) * 2 + 1;
+		tapas_rowspace_t *rs = make_rs(n, tapas_rng_u64(&rng), 0);
+		size_t		len = 0,
+					off[2],
+					count;
+		const uint32_t *newly;
+		uint32_t	j;
+
+		/* S = the even records */
+		for (j = 0; j < n; j += 2)
+			ids[len++] = j;
+		TAPAS_CHECK(add1(rs, ids, len) == 0);
+		ids[len++] = target;
+		off[0] = 0;
+		off[1] = len;
+		TAPAS_CHECK(tapas_rowspace_add(rs, ids, off, 1, NULL, &newly, &count) == TAPAS_OK);
+		TAPAS_CHECK_MSG(count == 1 && newly[0] == target, "n=%u count=%zu", n, count);
+		TAPAS_CHECK(tapas_rowspace_rank(rs) == 2 && tapas_rowspace_natoms(rs) == 3);
+		if (n <= 1000)
+			check_valid(rs);
+		tapas_rowspace_free(rs);
+		tapas_free(ids);
+	}
+}
+
+/* fills ids with the records of 0..n-1 for which keep(j) holds */
+static size_t
+select_ids(uint32_t n, uint32_t *ids, uint32_t t, uint32_t target, int mode)
+{
+	size_t		len = 0;
+	uint32_t	j;
+
+	for (j = 0; j < n; j++)
+	{
+		int			inT = j < t;
+		int			keep = mode == 0 ? inT : mode == 1 ? !inT :
+			mode == 2 ? (inT || j == target) : (!inT || j == target);
+
+		if (keep)
+			ids[len++] = j;
+	}
+	return len;
+}
+
+/*
+ * Denning's general tracker (research B1.2) with C = {target}, T = records
+ * 0..499: queries T, not T, C or T, C or not T each cover at least 499
+ * records.  With the target in T (77) the 3rd query equals T and the 4th
+ * determines exactly the target; with the target outside T (777), C or T is
+ * T plus the target, so the 3rd query already does (a difference).  The
+ * tracker's own order C or T, C or not T, All also flags at the 3rd.  Then
+ * Schlorer's individual tracker and the complement of a small set.
+ */
+static void
+test_rowspace_trackers(void)
+{
+	static const int orders[3][4] = {{0, 1, 2, 3}, {0, 1, 2, 3}, {2, 3, 4, -1}};
+	static const uint32_t targets[3] = {77, 777, 777};
+	static const int flag_at[3] = {3, 2, 2};
+	uint32_t	n = 1000,
+				ids[1000];
+	tapas_rowspace_t *rs;
+	size_t		len;
+	int			v,
+				q;
+
+	for (v = 0; v < 3; v++)
+	{
+		rs = make_rs(n, tapas_test_seed() + 13 + v, 0);
+		for (q = 0; q < 4 && orders[v][q] >= 0; q++)
+		{
+			size_t		got;
+
+			if (orders[v][q] == 4)
+				len = select_ids(n, ids, n, n, 0);	/* All */
+			else
+				len = select_ids(n, ids, 500, targets[v], orders[v][q]);
+			TAPAS_CHECK(len >= 499);
+			got = add1(rs, ids, len);
+			TAPAS_CHECK_MSG(got == (size_t) (q == flag_at[v]),
+							"variant %d query %d flagged %zu", v, q, got);
+		}
+		TAPAS_CHECK(tapas_rowspace_is_determined(rs, targets[v]));
+		TAPAS_CHECK(!tapas_rowspace_is_determined(rs, targets[v] - 1));
+		check_valid(rs);
+		tapas_rowspace_free(rs);
+	}
+
+	/* Schlorer: C1 (records 0..99), then C1 without the target 42 */
+	rs = make_rs(n, tapas_test_seed() + 14, 0);
+	len = select_ids(n, ids, 100, n, 0);
+	TAPAS_CHECK(add1(rs, ids, len) == 0);
+	len = select_ids(n, ids, 100, n, 0);
+	memmove(ids + 42, ids + 43, (len - 43) * sizeof(uint32_t));
+	TAPAS_CHECK(add1(rs, ids, len - 1) == 1);
+	TAPAS_CHECK(tapas_rowspace_is_determined(rs, 42));
+	tapas_rowspace_free(rs);
+
+	/* complement of a small set: All, then All minus {3, 5}, then minus {3} */
+	rs = make_rs(n, tapas_test_seed() + 15, 0);
+	len = select_ids(n, ids, n, n, 0);
+	TAPAS_CHECK(add1(rs, ids, len) == 0);
+	memmove(ids + 5, ids + 6, (len - 6) * sizeof(uint32_t));
+	memmove(ids + 3, ids + 4, (len - 5) * sizeof(uint32_t));
+	TAPAS_CHECK(add1(rs, ids, len - 2) == 0);
+	len = select_ids(n, ids, n, n, 0);
+	memmove(ids + 3, ids + 4, (len - 4) * sizeof(uint32_t));
+	TAPAS_CHECK(add1(rs, ids, len - 1) == 2);
+	TAPAS_CHECK(tapas_rowspace_is_determined(rs, 3) && tapas_rowspace_is_determined(rs, 5));
+	check_valid(rs);
+	tapas_rowspace_free(rs);
+}
+
+/* rows of (H + J) / 2, Sylvester order: row i holds j iff |i & j| is even */
+static void
+test_rowspace_hadamard(void)
+{
+	static const uint32_t sizes[] = {16, 64, 256};
+	int			s;
+
+	for (s = 0; s < 3; s++)
+	{
+		uint32_t	n = sizes[s],
+					i,
+					j,
+					ids[256];
+		tapas_rowspace_t *rs = make_rs(n, tapas_test_seed() + 17 + s, 0);
+
+		for (i = 0; i < n; i++)
+		{
+			size_t		len = 0,
+						got;
+
+			for (j = 0; j < n; j++)
+				if (__builtin_popcount(i & j) % 2 == 0)
+					ids[len++] = j;
+			got = add1(rs, ids, len);
+			TAPAS_CHECK_MSG(got == (i + 1 == n ? n : 0),
+							"n=%u row %u flagged %zu", n, i, got);
+		}
+		TAPAS_CHECK(tapas_rowspace_rank(rs) == n);
+		if (n <= 64)
+			check_valid(rs);
+		tapas_rowspace_free(rs);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Regimes, trials, errors
+ * ---------------------------------------------------------------------
+ */
+
+/* a Bernoulli(1/2) row of 0..n-1 */
+static size_t
+bernoulli_row(tapas_rng_t *rng, uint32_t n, uint32_t *ids)
+{
+	size_t		len = 0;
+	uint32_t	j;
+
+	for (j = 0; j < n; j += 64)
+	{
+		uint64_t	bits = tapas_rng_u64(rng);
+		uint32_t	b;
+
+		for (b = 0; b < 64 && j + b < n; b++)
+			if ((bits >> b) & 1)
+				ids[len++] = j + b;
+	}
+	return len;
+}
+
+/*
+ * Atom-rich regime: n = 20000, 60 Bernoulli rows (all atoms singletons,
+ * full row rank, nothing determined: a unit vector in the span of 60 random
+ * rows over 20000 columns would need a combination vanishing on 19999 of
+ * them), then a difference row determines exactly its extra record; a
+ * duplicate of an old row is dependent.
+ */
+static void
+test_rowspace_bernoulli_large(void)
+{
+	uint32_t	n = 20000,
+				i;
+	uint32_t   *ids = tapas_malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *first = tapas_malloc((n + 1) * sizeof(uint32_t));
+	tapas_rng_t rng;
+	tapas_rowspace_t *rs = make_rs(n, tapas_test_seed() + 21, 0);
+	size_t		len,
+				flen = 0,
+				got = 0;
+	uint32_t	target;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 22);
+	for (i = 0; i < 60; i++)
+	{
+		len = bernoulli_row(&rng, n, ids);
+		if (i == 0)
+			memcpy(first, ids, (flen = len) * sizeof(uint32_t));
+		got += add1(rs, ids, len);
+	}
+	TAPAS_CHECK(got == 0);
+	TAPAS_CHECK(tapas_rowspace_rank(rs) == 60);
+	TAPAS_CHECK(tapas_rowspace_natoms(rs) == n);
+	check_valid(rs);
+	/* the first row again: dependent, rank unchanged */
+	TAPAS_CHECK(add1(rs, first, flen) == 0 && tapas_rowspace_rank(rs) == 60);
+	/* the first row plus one record outside it */
+	for (target = 0; target < n; target++)
+	{
+		size_t		l;
+		int			in = 0;
+
+		for (l = 0; l < flen; l++)
+			in |= first[l] == target;
+		if (!in)
+			break;
+	}
+	first[flen] = target;
+	TAPAS_CHECK(add1(rs, first, flen + 1) == 1);
+	TAPAS_CHECK(tapas_rowspace_is_determined(rs, target));
+	check_valid(rs);
+	tapas_rowspace_free(rs);
+	tapas_free(ids);
+	tapas_free(first);
+}
+
+/*
+ * Trials: on random states, a random batch's trial reports what adding it
+ * reports; rollback restores the fingerprint and the determined set; a
+ * commit equals adding the rows.  Checked against the oracle too.
+ */
+static void
+test_rowspace_trial_rollback(void)
+{
+	tapas_rng_t rng;
+	long		iter,
+				iters = tapas_test_iters(80);
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 31);
+	for (iter = 0; iter < iters && !tapas_test_current_failed; iter++)
+	{
+		uint32_t	n = 2 + (uint32_t) tapas_rng_below(&rng, 40);
+		uint64_t	seed = tapas_rng_u64(&rng);
+		tapas_rowspace_t *a = make_rs(n, seed, 0);
+		tapas_rowspace_t *b = make_rs(n, seed, 0);
+		uint32_t	ids[8 * MAXN];
+		size_t		off[9],
+					cnt_a,
+					cnt_b,
+					det_before,
+					i;
+		const uint32_t *new_a,
+				   *new_b;
+		int			row,
+					nbatch = 1 + (int) tapas_rng_below(&rng, 8);
+		uint64_t	fp;
+
+		for (row = 0; row < (int) tapas_rng_below(&rng, n); row++)
+		{
+			size_t		len = random_row(&rng, n, 1, n, ids);
+
+			add1(a, ids, len);
+			add1(b, ids, len);
+		}
+		off[0] = 0;
+		for (row = 0; row < nbatch; row++)
+			off[row + 1] = off[row] +
+				random_row(&rng, n, tapas_rng_below(&rng, 2), n, ids + off[row]);
+		fp = tapas_rowspace_fingerprint(a);
+		tapas_rowspace_determined(a, &det_before);
+		TAPAS_CHECK(tapas_rowspace_trial(a, ids, off, nbatch, NULL, &new_a, &cnt_a) == TAPAS_OK);
+		check_valid(a);
+		TAPAS_CHECK(tapas_rowspace_trial(a, ids, off, nbatch, NULL, &new_b, &cnt_b) == TAPAS_EINVAL);
+		TAPAS_CHECK(tapas_rowspace_rollback(a) == TAPAS_OK);
+		TAPAS_CHECK(tapas_rowspace_rollback(a) == TAPAS_EINVAL);
+		TAPAS_CHECK_MSG(tapas_rowspace_fingerprint(a) == fp, "iter %ld", iter);
+		tapas_rowspace_determined(a, &i);
+		TAPAS_CHECK(i == det_before);
+		check_valid(a);
+		/* the same trial again, committed, equals b adding the batch */
+		TAPAS_CHECK(tapas_rowspace_trial(a, ids, off, nbatch, NULL, &new_a, &cnt_a) == TAPAS_OK);
+		TAPAS_CHECK(tapas_rowspace_commit(a) == TAPAS_OK);
+		TAPAS_CHECK(tapas_rowspace_commit(a) == TAPAS_EINVAL);
+		TAPAS_CHECK(tapas_rowspace_add(b, ids, off, nbatch, NULL, &new_b, &cnt_b) == TAPAS_OK);
+		TAPAS_CHECK(cnt_a == cnt_b);
+		for (i = 0; i < cnt_a && i < cnt_b; i++)
+			TAPAS_CHECK(new_a[i] == new_b[i]);
+		TAPAS_CHECK(tapas_rowspace_fingerprint(a) == tapas_rowspace_fingerprint(b));
+		check_valid(a);
+		tapas_rowspace_free(a);
+		tapas_rowspace_free(b);
+	}
+}
+
+static int
+cancel_now(void *arg, double fraction)
+{
+	return ++*(int *) arg > 1;
+}
+
+static void
+test_rowspace_errors(void)
+{
+	tapas_rng_t rng;
+	const char *reason = NULL;
+	tapas_rowspace_t *rs;
+	uint32_t	ids[6] = {1, 2, 3, 3, 10, 0};
+	size_t		off[3] = {0, 3, 4},
+				count,
+				k;
+	const uint32_t *newly;
+	uint64_t	fp;
+	long		base = tapas_memory_live();
+	int			calls = 0;
+	tapas_progress_t progress = {cancel_now, &calls};
+
+	tapas_rng_seed(&rng, 5);
+	TAPAS_CHECK(tapas_rowspace_create(0, 1000003, 0, &rng, &reason) == NULL && reason);
+	TAPAS_CHECK(tapas_rowspace_create(10, 1000001, 0, &rng, &reason) == NULL);	/* 101 * 9901 */
+	TAPAS_CHECK(tapas_rowspace_create(10, 2, 0, &rng, &reason) == NULL);
+	TAPAS_CHECK(tapas_rowspace_create(10, UINT64_C(1) << 62, 0, &rng, &reason) == NULL);
+	TAPAS_CHECK(tapas_rowspace_create(10, 1000003, TAPAS_ROWSPACE_RANK_MAX + 1, &rng, &reason) == NULL);
+	TAPAS_CHECK(tapas_memory_live() == base);
+	rs = tapas_rowspace_create(10, 1000003, 2, &rng, &reason);
+	TAPAS_CHECK(rs != NULL);
+	TAPAS_CHECK(tapas_rowspace_add(rs, ids, off, 1, NULL, &newly, &count) == TAPAS_OK);
+	fp = tapas_rowspace_fingerprint(rs);
+	/* duplicate id in a row, id out of range, decreasing offsets */
+	TAPAS_CHECK(tapas_rowspace_trial(rs, ids + 1, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	off[1] = 2;
+	off[2] = 1;
+	TAPAS_CHECK(tapas_rowspace_trial(rs, ids + 3, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	off[2] = 3;
+	TAPAS_CHECK(tapas_rowspace_trial(rs, ids + 3, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_rowspace_commit(rs) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+	/* rank limit 2: {0}, then {2} would be rank 3 */
+	off[1] = 1;
+	off[2] = 2;
+	ids[0] = 0;
+	ids[1] = 2;
+	TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, 2, NULL, &newly, &count) == TAPAS_ELIMIT);
+	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+	/* cancellation at the second row */
+	TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, 2, &progress, &newly, &count) == TAPAS_ECANCELED);
+	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+	check_valid(rs);
+	tapas_rowspace_free(rs);
+	TAPAS_CHECK(tapas_memory_live() == base);
+	/* allocation failures: create fails cleanly; a trial fails cleanly */
+	for (k = 0; k < 40; k++)
+	{
+		tapas_memory_fail_after((long) k);
+		rs = tapas_rowspace_create(100, 1000003, 0, &rng, &reason);
+		tapas_memory_fail_after(-1);
+		tapas_rowspace_free(rs);
+		TAPAS_CHECK(tapas_memory_live() == base);
+	}
+	rs = make_rs(3000, 99, 0);
+	{
+		uint32_t	big[3000];
+		size_t		boff[2] = {0, 0};
+		uint32_t	j;
+
+		for (j = 0; j < 3000; j += 2)
+			big[boff[1]++] = j;
+		add1(rs, big, boff[1]);
+		fp = tapas_rowspace_fingerprint(rs);
+		for (k = 0; k < 4; k++)
+		{
+			for (j = 0; j < 70; j++)
+			{
+				big[j] = j * 41 % 3000;
+			}
+			boff[1] = 70;
+			tapas_memory_fail_after((long) k);
+			/* 70 distinct rows of one record each: rank grows past 64 */
+			{
+				size_t		o[71];
+
+				for (j = 0; j <= 70; j++)
+					o[j] = j;
+				count = 0;
+				if (tapas_rowspace_trial(rs, big, o, 70, NULL, &newly, &count) == TAPAS_OK)
+					tapas_rowspace_rollback(rs);
+			}
+			tapas_memory_fail_after(-1);
+			TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+			check_valid(rs);
+		}
+	}
+	tapas_rowspace_free(rs);
+	TAPAS_CHECK(tapas_memory_live() == base);
+}
+
+static void
+test_rowspace_prime_draw(void)
+{
+	tapas_rng_t rng;
+	uint64_t	prev = 0;
+	int			i;
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (i = 0; i < 20; i++)
+	{
+		uint64_t	p = tapas_rowspace_prime_draw(&rng);
+
+		TAPAS_CHECK(p >= (UINT64_C(1) << 61) && p < (UINT64_C(1) << 62));
+		TAPAS_CHECK(n_is_prime(p));
+		TAPAS_CHECK(p != prev);
+		prev = p;
+	}
+}
+
+int
+main(void)
+{
+	TAPAS_TEST_RUN(test_rowspace_prime_draw);
+	TAPAS_TEST_RUN(test_rowspace_random_small);
+	TAPAS_TEST_RUN(test_rowspace_sparse_rows);
+	TAPAS_TEST_RUN(test_rowspace_small_prime_mismatches);
+	TAPAS_TEST_RUN(test_rowspace_difference_attack);
+	TAPAS_TEST_RUN(test_rowspace_trackers);
+	TAPAS_TEST_RUN(test_rowspace_hadamard);
+	TAPAS_TEST_RUN(test_rowspace_bernoulli_large);
+	TAPAS_TEST_RUN(test_rowspace_trial_rollback);
+	TAPAS_TEST_RUN(test_rowspace_errors);
+	TAPAS_TEST_DONE();
+}
