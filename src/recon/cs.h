@@ -1,0 +1,144 @@
+/*-------------------------------------------------------------------------
+ *
+ * cs.h
+ *	  Compressed sensing: sparse recovery of x in R^n from answers
+ *	  b = A x + e to the 0/1 queries of an m x n binary matrix A.
+ *
+ * Notation (research/reconstruction.md section 4): n records, m queries,
+ * A in {0,1}^{m x n}, x the sensitive values (often binary and s-sparse),
+ * e the noise on the answers (zero for exact COUNT/SUM answers, Laplace or
+ * Gaussian otherwise), lambda = noise_scale.
+ *
+ * Decoders:
+ *	OMP		orthogonal matching pursuit (Tropp and Gilbert, IEEE TIT 53(12),
+ *			2007) on the centred design: the constant vector 1 is projected
+ *			out of every column and of b (equivalently, an intercept is
+ *			fitted), which turns Bernoulli(1/2) 0/1 columns, mutually
+ *			correlated at 1/2, into nearly orthogonal +-1/2 columns as the
+ *			total-count centring of research section 4.1 does, and also
+ *			absorbs noise on a total query.  The least-squares fit is kept
+ *			by an incremental QR (classical Gram-Schmidt with one
+ *			re-orthogonalisation, BLAS dgemv), O(m k) per added column.
+ *			Stops after s columns; for exact answers when the residual
+ *			vanishes; for noisy answers (variance 2 lambda^2 each) when no
+ *			column's normalised correlation with the residual stands above
+ *			the noise, max_j (a_j^T r)^2 / ||a_j||^2 < 4 lambda^2 ln n.
+ *	NNLS	non-negative least squares, Lawson and Hanson's active-set
+ *			method ("Solving least squares problems", 1974, ch. 23), the
+ *			passive-set least squares by LAPACK dgels.  Recovers sparse
+ *			non-negative x below the simplex threshold when A's row span
+ *			contains a positive vector (Slawski and Hein 2013).
+ *	LP		l1 decoding with a box (Dwork, McSherry and Talwar, STOC 2007):
+ *			minimise ||A x - b||_1 + mu 1^T x over 0 <= x <= 1 (binary) or
+ *			x >= 0, by GLPK's simplex (mu = 1e-3 for exact answers, a
+ *			tie-break; sqrt(m ln n) for noisy ones, see cs_lp.c); robust to Laplace noise and to a
+ *			fraction of arbitrarily wrong answers; needs fewer queries than
+ *			OMP for sparse binary x.
+ *	AUTO	OMP for exact answers, then LP if OMP's result is inconsistent
+ *			with b; LP first for noisy answers when the problem is small
+ *			enough (m * n <= TAPAS_CS_LP_AUTO_LIMIT), else OMP.
+ *
+ * With binary != 0, x is known to be 0/1: the estimate is rounded at 1/2.
+ * Consistency (report->consistent): for exact answers (noise_scale == 0)
+ * x_out must reproduce every answer, max_i |(A x_out)_i - b_i| <= 1e-6
+ * (after rounding when binary, so it is then an exact integer check); for
+ * noisy answers the mean squared residual must be within what the noise
+ * allows: mean r_i^2 <= 2 lambda^2 (1 + 5 sqrt(5 / m)), a bound exceeded
+ * with probability below 1e-6 for Laplace or Gaussian noise of that
+ * variance (it is 5 standard errors of the mean of e_i^2).
+ *
+ * IDENTIFICATION
+ *	  src/recon/cs.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_CS_H
+#define TAPAS_CS_H
+
+#include "common/progress.h"
+#include "common/status.h"
+#include "recon/binmat.h"
+
+/* m * n above which AUTO does not try the LP first for noisy answers */
+#define TAPAS_CS_LP_AUTO_LIMIT	4000000.0
+
+typedef enum tapas_cs_method
+{
+	TAPAS_CS_AUTO = 0,
+	TAPAS_CS_OMP,
+	TAPAS_CS_NNLS,
+	TAPAS_CS_LP
+} tapas_cs_method;
+
+typedef struct tapas_cs_report
+{
+	tapas_cs_method method;		/* the decoder whose result is in x_out */
+	int			iterations;		/* OMP columns added, NNLS outer steps, or
+								 * simplex iterations */
+	int			support;		/* number of nonzero x_out[j] */
+	double		residual_norm;	/* ||A x_out - b||_2 */
+	double		max_residual;	/* max_i |(A x_out - b)_i| */
+	int			consistent;		/* 1 if x_out is consistent with b (above) */
+} tapas_cs_report;
+
+/*
+ * Recovers x (n entries, caller's array) from b (m entries) = A x + e.
+ *
+ * s >= 1 is the sparsity bound: OMP adds at most s columns (NNLS and LP
+ * ignore it, except that AUTO uses it); noise_scale >= 0 is lambda (0 for
+ * exact answers; a Gaussian of standard deviation sigma corresponds to
+ * lambda = sigma / sqrt(2)).  binary != 0 rounds x_out to 0/1.  report may
+ * be NULL; progress may be NULL.
+ *
+ * Returns TAPAS_OK when x_out holds the estimate (even if inconsistent:
+ * look at report->consistent); TAPAS_EINVAL for s < 1, negative or
+ * non-finite noise_scale, non-finite b, an unknown method, or m or n = 0;
+ * TAPAS_ENOMEM; TAPAS_ECANCELED; TAPAS_ENUMERIC when LAPACK or GLPK fail.
+ * x_out is all zero on any error.
+ */
+extern tapas_status tapas_cs_recover(const tapas_binmat_t *A, const double *b,
+									 int s, double noise_scale,
+									 tapas_cs_method method, int binary,
+									 double *x_out, tapas_cs_report *report,
+									 const tapas_progress_t *progress);
+
+/*
+ * The individual decoders, same contract as tapas_cs_recover (without the
+ * rounding and the consistency report, which tapas_cs_recover adds).
+ * *iterations (may be NULL) receives the iteration count.
+ */
+extern tapas_status tapas_cs_omp(const tapas_binmat_t *A, const double *b,
+								 int s, double noise_scale, double *x_out,
+								 int *iterations,
+								 const tapas_progress_t *progress);
+
+/* OMP that re-solves the full least squares (dgels) at each step: the
+ * baseline of the benchmark; same results up to rounding. */
+extern tapas_status tapas_cs_omp_resolve(const tapas_binmat_t *A,
+										 const double *b, int s,
+										 double noise_scale, double *x_out,
+										 int *iterations,
+										 const tapas_progress_t *progress);
+
+extern tapas_status tapas_cs_nnls(const tapas_binmat_t *A, const double *b,
+								  double *x_out, int *iterations,
+								  const tapas_progress_t *progress);
+
+extern tapas_status tapas_cs_lp(const tapas_binmat_t *A, const double *b,
+								double noise_scale, int binary, double *x_out,
+								int *iterations,
+								const tapas_progress_t *progress);
+
+/*
+ * Fills report for a candidate x (rounding it first when binary) against
+ * b with noise scale lambda: support, residuals and consistency as
+ * defined above.  Returns TAPAS_ENOMEM or TAPAS_OK.
+ */
+extern tapas_status tapas_cs_check(const tapas_binmat_t *A, const double *b,
+								   double noise_scale, int binary, double *x,
+								   tapas_cs_report *report);
+
+/* "omp", "nnls", "lp", "auto" -> method; returns -1 for other names. */
+extern int	tapas_cs_method_from_name(const char *name);
+
+#endif							/* TAPAS_CS_H */
