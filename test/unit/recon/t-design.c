@@ -1,0 +1,289 @@
+/*
+ * t-design.c
+ *	  Unit tests for src/recon/design.c and src/recon/design_decode.c.
+ *
+ * Oracles: brute-force counts of tapas_design_member for the coverage,
+ * min and mean (and the k guarantee); answers computed query by query from
+ * a known x for the decoders, which must return x; an independent copy of
+ * the documented splitmix64 formula for the Bernoulli bits.  Failure
+ * cases: overweight supports (TAPAS_EDECODE), inconsistent and malformed
+ * answers, impossible k, bad arguments.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "common/memory.h"
+#include "common/rng.h"
+#include "recon/design.h"
+#include "tapas_test.h"
+
+/* the documented hash, written out again from design.h */
+static uint64_t
+ref_mix(uint64_t z)
+{
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* answers[i] = sum of x over query i (x indexed by record - 1) */
+static void
+answers_of(const tapas_design_t *d, const double *x, double *a)
+{
+	int			i;
+	int64_t		j;
+
+	for (i = 0; i < d->m; i++)
+	{
+		a[i] = 0;
+		for (j = 1; j <= d->n; j++)
+			if (tapas_design_member(d, i, j))
+				a[i] += x[j - 1];
+	}
+}
+
+static void
+test_design_coverage_and_k(void)
+{
+	static const struct
+	{
+		int			method;
+		int64_t		n;
+		int			s;
+		int64_t		k;
+	}			cases[] = {
+		{TAPAS_DESIGN_HADAMARD, 100, 1, 0}, {TAPAS_DESIGN_HADAMARD, 100, 1, 50},
+		{TAPAS_DESIGN_HADAMARD, 1024, 1, 512}, {TAPAS_DESIGN_BCH, 1000, 3, 0},
+		{TAPAS_DESIGN_BCH, 1000, 3, 500}, {TAPAS_DESIGN_BCH, 100000, 1, 50000},
+		{TAPAS_DESIGN_BERNOULLI, 2000, 3, 0}, {TAPAS_DESIGN_BERNOULLI, 2000, 3, 1000}
+	};
+	int			c;
+
+	for (c = 0; c < (int) (sizeof(cases) / sizeof(cases[0])); c++)
+	{
+		tapas_status st;
+		const char *why;
+		tapas_design_t *d = tapas_design_create(cases[c].method, cases[c].n,
+												cases[c].s, cases[c].k, 7, 1,
+												NULL, &st, &why);
+		int64_t		minc = INT64_MAX;
+		double		sum = 0;
+		int			i,
+					ok = 1;
+
+		TAPAS_CHECK_MSG(d != NULL, "case %d: %s", c, why ? why : "");
+		if (d == NULL)
+			continue;
+		for (i = 0; i < d->m; i++)
+		{
+			int64_t		cnt = 0,
+						j;
+
+			for (j = 1; j <= d->n; j++)
+				cnt += tapas_design_member(d, i, j);
+			ok &= cnt == d->coverage[i] && cnt >= cases[c].k;
+			minc = cnt < minc ? cnt : minc;
+			sum += cnt;
+		}
+		ok &= minc == d->min_coverage && fabs(sum / d->m - d->mean_coverage) < 1e-9;
+		/* a total query appears exactly when some row was complemented */
+		if (cases[c].method != TAPAS_DESIGN_HADAMARD)
+			ok &= (d->total_query >= 0) == (d->complemented != NULL) &&
+				d->m == d->base_rows + (d->total_query >= 0);
+		ok &= !tapas_design_member(d, 0, 0) && !tapas_design_member(d, 0, d->n + 1) &&
+			!tapas_design_member(d, -1, 1) && !tapas_design_member(d, d->m, 1);
+		TAPAS_CHECK_MSG(ok, "case %d", c);
+		if (c == 5)				/* the article: 17 queries plus the total */
+			TAPAS_CHECK(d->m == 18 && d->total_query == 17);
+		tapas_design_free(d);
+	}
+}
+
+static void
+test_design_bernoulli_hash(void)
+{
+	tapas_status st;
+	tapas_design_t *d = tapas_design_create(TAPAS_DESIGN_BERNOULLI, 500, 2, 0,
+											12345, 0, NULL, &st, NULL);
+	int			i,
+				ok = 1;
+	int64_t		j;
+
+	TAPAS_CHECK(d != NULL && d->m == (int) ceil(2 * 2 * log2(500 / 2.0)));
+	if (d == NULL)
+		return;
+	for (i = 0; i < d->m; i++)
+		for (j = 1; j <= d->n; j++)
+			ok &= tapas_design_member(d, i, j) ==
+				(int) (ref_mix(ref_mix(12345 ^ ref_mix((uint64_t) i + 1)) ^ (uint64_t) j) & 1);
+	TAPAS_CHECK(ok);
+	TAPAS_CHECK(tapas_design_bernoulli_bits(12345, 1, 1) ==
+				ref_mix(ref_mix(12345 ^ ref_mix(1)) ^ 1));
+	tapas_design_free(d);
+}
+
+/* decode x back through a design; returns the status */
+static tapas_status
+roundtrip(tapas_design_t *d, const double *x, int64_t *rec, double *val,
+		  int64_t *cnt, const char **why)
+{
+	double	   *a = tapas_malloc(d->m * sizeof(double));
+	tapas_status st;
+
+	answers_of(d, x, a);
+	st = tapas_design_decode(d, a, 0, rec, val, cnt, NULL, why);
+	tapas_free(a);
+	return st;
+}
+
+static void
+test_design_decode(void)
+{
+	static const int methods[] = {TAPAS_DESIGN_HADAMARD, TAPAS_DESIGN_BCH,
+	TAPAS_DESIGN_BERNOULLI};
+	tapas_rng_t rng;
+	int			mi,
+				k,
+				it;
+	int64_t		n = 1000;
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (mi = 0; mi < 3; mi++)
+		for (k = 0; k <= 1; k++)
+		{
+			tapas_status st;
+			const char *why = NULL;
+			tapas_design_t *d = tapas_design_create(methods[mi], n, 3, k * n / 2,
+													99, 0, NULL, &st, &why);
+			double	   *x = tapas_calloc(n, sizeof(double)),
+					   *val = tapas_malloc(n * sizeof(double));
+			int64_t    *rec = tapas_malloc(n * sizeof(int64_t)),
+						cnt,
+						j;
+
+			TAPAS_CHECK_MSG(d != NULL, "method %d k %d: %s", mi, k, why ? why : "");
+			if (d == NULL)
+				continue;
+			for (it = 0; it < 5; it++)
+			{
+				int			ok = 1,
+							w = 0;
+
+				memset(x, 0, n * sizeof(double));
+				if (methods[mi] == TAPAS_DESIGN_HADAMARD)
+					for (j = 0; j < n; j++)
+						x[j] = (double) tapas_rng_below(&rng, 50);
+				else
+					while (w < 1 + it % 3)
+					{
+						j = (int64_t) tapas_rng_below(&rng, n);
+						w += x[j] == 0;
+						x[j] = 1;
+					}
+				st = roundtrip(d, x, rec, val, &cnt, &why);
+				for (j = 0; ok && st == TAPAS_OK && j < cnt; j++)
+					ok &= val[j] == x[rec[j] - 1];
+				if (methods[mi] != TAPAS_DESIGN_HADAMARD)
+					ok &= cnt == w;
+				TAPAS_CHECK_MSG(st == TAPAS_OK && ok, "method %d k %d it %d: %d %s",
+								mi, k, it, st, why ? why : "");
+			}
+			/* overweight BCH: 4..6 positives are detected, never decoded */
+			if (methods[mi] == TAPAS_DESIGN_BCH)
+				for (it = 0; it < 20; it++)
+				{
+					int			w = 0;
+
+					memset(x, 0, n * sizeof(double));
+					while (w < 4 + it % 3)
+					{
+						j = (int64_t) tapas_rng_below(&rng, n);
+						w += x[j] == 0;
+						x[j] = 1;
+					}
+					st = roundtrip(d, x, rec, val, &cnt, &why);
+					TAPAS_CHECK_MSG(st == TAPAS_EDECODE, "overweight %d: status %d", w, st);
+				}
+			tapas_free(x);
+			tapas_free(val);
+			tapas_free(rec);
+			tapas_design_free(d);
+		}
+}
+
+static void
+test_design_errors(void)
+{
+	tapas_status st;
+	const char *why;
+	tapas_design_t *d;
+	double		a[40];
+	int64_t		rec[1000],
+				cnt;
+	double		val[1000];
+	int			i;
+	long		live = tapas_memory_live();
+
+	TAPAS_CHECK(tapas_design_method_from_name("bch") == TAPAS_DESIGN_BCH &&
+				tapas_design_method_from_name("BCH") == -1 &&
+				tapas_design_method_from_name(NULL) == -1);
+	TAPAS_CHECK(tapas_design_create(7, 100, 1, 0, 0, 0, NULL, &st, &why) == NULL && st == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_design_create(0, 0, 1, 0, 0, 0, NULL, &st, &why) == NULL && st == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_design_create(0, (1 << 24) + 1, 1, 0, 0, 0, NULL, &st, &why) == NULL && st == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_design_create(1, 1 << 24, 1, 0, 0, 0, NULL, &st, &why) == NULL && st == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_design_create(1, 100, 0, 0, 0, 0, NULL, &st, &why) == NULL && st == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_design_create(1, 100, 1, 101, 0, 0, NULL, &st, &why) == NULL && st == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_design_create(1, 100, 1, -1, 0, 0, NULL, &st, &why) == NULL && st == TAPAS_EINVAL);
+	/* every BCH row covers about half: k = 90 of 100 cannot be met */
+	TAPAS_CHECK(tapas_design_create(1, 100, 1, 90, 0, 0, NULL, &st, &why) == NULL &&
+				st == TAPAS_EINVAL && why != NULL);
+
+	d = tapas_design_create(1, 1000, 2, 500, 0, 0, NULL, &st, &why);
+	TAPAS_CHECK(d != NULL && d->m <= 40);
+	if (d != NULL)
+	{
+		for (i = 0; i < d->m; i++)
+			a[i] = 0;
+		/* x = 0 decodes to nothing */
+		TAPAS_CHECK(tapas_design_decode(d, a, 0, rec, val, &cnt, NULL, &why) == TAPAS_OK && cnt == 0);
+		a[0] = 0.5;
+		TAPAS_CHECK(tapas_design_decode(d, a, 0, rec, val, &cnt, NULL, &why) == TAPAS_EINVAL);
+		a[0] = -1;
+		TAPAS_CHECK(tapas_design_decode(d, a, 0, rec, val, &cnt, NULL, &why) == TAPAS_EINVAL);
+		a[0] = NAN;
+		TAPAS_CHECK(tapas_design_decode(d, a, 0, rec, val, &cnt, NULL, &why) == TAPAS_EINVAL);
+		a[0] = 0;
+		TAPAS_CHECK(tapas_design_decode(d, a, 1.0, rec, val, &cnt, NULL, &why) == TAPAS_EINVAL);
+		TAPAS_CHECK(tapas_design_decode(d, a, -1.0, rec, val, &cnt, NULL, &why) == TAPAS_EINVAL);
+		/* a single count of 1 with a total of 0 is inconsistent */
+		a[0] = 1;
+		st = tapas_design_decode(d, a, 0, rec, val, &cnt, NULL, &why);
+		TAPAS_CHECK_MSG(st == TAPAS_EDECODE || st == TAPAS_EINCONSISTENT, "status %d", st);
+		tapas_design_free(d);
+	}
+	/* hadamard: answers of no integer x */
+	d = tapas_design_create(0, 16, 1, 0, 0, 0, NULL, &st, &why);
+	TAPAS_CHECK(d != NULL && d->m == 16 && d->total_query == 0);
+	if (d != NULL)
+	{
+		for (i = 0; i < 16; i++)
+			a[i] = 0;
+		a[3] = 1;
+		TAPAS_CHECK(tapas_design_decode(d, a, 0, rec, val, &cnt, NULL, &why) == TAPAS_EINCONSISTENT);
+		/* with noise the least-squares estimate is returned */
+		TAPAS_CHECK(tapas_design_decode(d, a, 1.0, rec, val, &cnt, NULL, &why) == TAPAS_OK && cnt == 16);
+		tapas_design_free(d);
+	}
+	TAPAS_CHECK(tapas_memory_live() == live);
+}
+
+int
+main(void)
+{
+	TAPAS_TEST_RUN(test_design_coverage_and_k);
+	TAPAS_TEST_RUN(test_design_bernoulli_hash);
+	TAPAS_TEST_RUN(test_design_decode);
+	TAPAS_TEST_RUN(test_design_errors);
+	TAPAS_TEST_DONE();
+}
