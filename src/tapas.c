@@ -68,7 +68,7 @@ _PG_init(void)
 	tapas_ledger_define_gucs();
 	tapas_audit_define_gucs();
 	tapas_guc_define();
-	tapas_capture_install();
 	tapas_ledger_shmem_install();
+	tapas_capture_install();
 	tapas_alerts_shmem_install();
 }

@@ -130,6 +130,7 @@ extern void tapas_capture_record(const TapasCell *cells, int ncells);
 extern void tapas_capture_install(void);
 
 /* Statistic text helpers (normalise.c) */
-extern char *tapas_statistic_bind_params(const char *stat, ParamListInfo params);
+#define TAPAS_STAT_DEFERRED '\x1f'	/* separates a deferred text's parts */
+extern char *tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params);
 
 #endif							/* TAPAS_CAPTURE_H */

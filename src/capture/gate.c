@@ -264,7 +264,8 @@ gate_drain(TapasGateState *gs)
 	gs->store = tuplestore_begin_heap(false, false, work_mem);
 	stats = palloc(sizeof(char *) * Max(gs->ncovers, 1));
 	for (int i = 0; i < gs->ncovers; i++)
-		stats[i] = tapas_statistic_bind_params(gs->cover_stat[i], estate->es_param_list_info);
+		stats[i] = tapas_statistic_finish(gs->cover_stat[i], gs->cover_relid[i],
+										  estate->es_param_list_info);
 	values = palloc(sizeof(Datum) * desc->natts);
 	isnull = palloc(sizeof(bool) * desc->natts);
 	MemoryContextSwitchTo(old);
@@ -387,7 +388,12 @@ gate_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		char	   *rel = get_rel_name(gs->cover_relid[i]);
 
-		stats = lappend(stats, gs->cover_stat[i]);
+		char	   *stat = pstrdup(gs->cover_stat[i]);
+		char	   *sep = strchr(stat, TAPAS_STAT_DEFERRED);
+
+		if (sep != NULL)
+			*sep = '\0';		/* the text with $n, not the serialized parts */
+		stats = lappend(stats, stat);
 		if (rel != NULL && !list_member(rels, makeString(rel)))
 			rels = lappend(rels, makeString(rel));
 	}

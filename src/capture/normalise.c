@@ -29,9 +29,11 @@
  * Statistic text (the ledger key): "count(*)", "count(x)" or "sum(x)",
  * where x is PostgreSQL's deparse of the argument, then, if S' is not
  * empty, " filter (where c1 AND c2 ...)" with the deparsed conjuncts of S'
- * sorted bytewise and deduplicated.  Parameters ($n) are printed as such
- * and replaced by their deparsed value when the gate runs, so a prepared
- * statement gives the same text as the literal query.
+ * sorted bytewise and deduplicated; arguments and conjuncts are
+ * constant-folded first (eval_const_expressions), so "income > 50" and
+ * "income > 50.0" read alike.  Parameters ($n) are bound when the gate runs
+ * (the text is deferred, see statistic_text), so a prepared statement or a
+ * PL/pgSQL variable gives the same text as the literal query.
  *
  * Flattening: a view or FROM sub-query that is a plain projection and
  * filter of p, used as the only FROM item of the level above, is pulled up
@@ -59,6 +61,7 @@
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
@@ -315,17 +318,52 @@ tapas_normalise_query(Query *parse, TapasCaptureInfo *info)
  * ----------------------------------------------------------------
  */
 
-/* PostgreSQL's deparse of an expression over p, with p named as itself */
-static char *
-deparse_over(Node *expr, LevelContext *lc)
+static bool
+has_param_walker(Node *node, void *ctx)
 {
-	Node	   *copy = copyObject(expr);
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+		return true;
+	return expression_tree_walker(node, has_param_walker, ctx);
+}
 
-	ChangeVarNodes(copy, lc->varno, 1, 0);
-	return deparse_expression(copy,
-							  deparse_context_for(get_rel_name(lc->prot->relid),
-												  lc->prot->relid),
-							  false, false);
+/* replaces PARAM_EXTERN by the Const of its current value */
+static Node *
+bind_param_mutator(Node *node, ParamListInfo params)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+	{
+		Param	   *p = (Param *) node;
+		ParamExternData work;
+		ParamExternData *prm;
+		int16		typlen;
+		bool		typbyval;
+
+		if (params == NULL || p->paramid < 1 || p->paramid > params->numParams)
+			return node;
+		prm = params->paramFetch != NULL ?
+			params->paramFetch(params, p->paramid, false, &work) :
+			&params->params[p->paramid - 1];
+		if (prm->ptype != p->paramtype)
+			return node;
+		get_typlenbyval(prm->ptype, &typlen, &typbyval);
+		return (Node *) makeConst(p->paramtype, p->paramtypmod, p->paramcollid, typlen,
+								  prm->isnull ? (Datum) 0 : datumCopy(prm->value, typbyval, typlen),
+								  prm->isnull, typbyval);
+	}
+	return expression_tree_mutator(node, bind_param_mutator, params);
+}
+
+/* deparse after constant folding, so 50 and $1 = 50 read alike */
+static char *
+deparse_folded(Node *expr, List *dpcontext, ParamListInfo params)
+{
+	Node	   *e = bind_param_mutator(copyObject(expr), params);
+
+	return deparse_expression(eval_const_expressions(NULL, e), dpcontext, false, false);
 }
 
 static int
@@ -334,11 +372,17 @@ cmp_cstring(const ListCell *a, const ListCell *b)
 	return strcmp((const char *) lfirst(a), (const char *) lfirst(b));
 }
 
+/*
+ * The statistic text of kind(arg) filter (where conds), arg and conds over
+ * varno 1 = relid, parameters bound from params (may be NULL).
+ */
 static char *
-statistic_text(TapasAggKind kind, Node *arg, List *sens, LevelContext *lc)
+statistic_build(TapasAggKind kind, Node *arg, List *conds, Oid relid,
+				ParamListInfo params)
 {
+	List	   *ctx = deparse_context_for(get_rel_name(relid), relid);
 	StringInfoData buf;
-	List	   *conds = NIL;
+	List	   *texts = NIL;
 	ListCell   *c;
 
 	initStringInfo(&buf);
@@ -346,16 +390,16 @@ statistic_text(TapasAggKind kind, Node *arg, List *sens, LevelContext *lc)
 		appendStringInfoString(&buf, "count(*)");
 	else
 		appendStringInfo(&buf, "%s(%s)", kind == TAPAS_AGG_SUM ? "sum" : "count",
-						 deparse_over(arg, lc));
-	foreach(c, sens)
-		conds = lappend(conds, deparse_over(lfirst(c), lc));
-	if (conds != NIL)
+						 deparse_folded(arg, ctx, params));
+	foreach(c, conds)
+		texts = lappend(texts, deparse_folded(lfirst(c), ctx, params));
+	if (texts != NIL)
 	{
 		const char *prev = NULL;
 
-		list_sort(conds, cmp_cstring);
+		list_sort(texts, cmp_cstring);
 		appendStringInfoString(&buf, " filter (where ");
-		foreach(c, conds)
+		foreach(c, texts)
 		{
 			if (prev != NULL && strcmp(prev, lfirst(c)) == 0)
 				continue;
@@ -369,66 +413,43 @@ statistic_text(TapasAggKind kind, Node *arg, List *sens, LevelContext *lc)
 	return buf.data;
 }
 
-/* the deparsed value of parameter n, as a literal would be deparsed */
+/*
+ * Statistic text at plan time.  Without parameters it is final.  With
+ * parameters it is deferred: the text with $n for EXPLAIN, then
+ * TAPAS_STAT_DEFERRED and the serialized (kind, arg, conds), which the gate
+ * turns into the final text with the parameter values of each execution.
+ */
 static char *
-param_text(ParamListInfo params, int n)
+statistic_text(TapasAggKind kind, Node *arg, List *sens, LevelContext *lc)
 {
-	ParamExternData *prm;
-	ParamExternData work;
-	int16		typlen;
-	bool		typbyval;
+	Node	   *a = arg ? copyObject(arg) : NULL;
+	List	   *conds = copyObject(sens);
+	char	   *text;
 
-	if (params == NULL || n < 1 || n > params->numParams)
-		return NULL;
-	if (params->paramFetch != NULL)
-		prm = params->paramFetch(params, n, false, &work);
-	else
-		prm = &params->params[n - 1];
-	if (!OidIsValid(prm->ptype))
-		return NULL;
-	get_typlenbyval(prm->ptype, &typlen, &typbyval);
-	return deparse_expression((Node *) makeConst(prm->ptype, -1, InvalidOid, typlen,
-												 prm->value, prm->isnull, typbyval),
-							  NIL, false, false);
+	ChangeVarNodes(a, lc->varno, 1, 0);
+	ChangeVarNodes((Node *) conds, lc->varno, 1, 0);
+	text = statistic_build(kind, a, conds, lc->prot->relid, NULL);
+	if (!has_param_walker(a, NULL) && !has_param_walker((Node *) conds, NULL))
+		return text;
+	return psprintf("%s%c%s", text, TAPAS_STAT_DEFERRED,
+					nodeToString(list_make3(makeInteger(kind), a, conds)));
 }
 
 /*
- * Replaces each $n outside quoted literals in stat by the deparsed value of
- * parameter n (palloc'd result; stat itself when there is nothing to do).
+ * The final statistic text of a capture for one execution (palloc'd, or
+ * stat itself when it was final at plan time).
  */
 char *
-tapas_statistic_bind_params(const char *stat, ParamListInfo params)
+tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params)
 {
-	StringInfoData buf;
-	bool		quoted = false;
-	const char *p;
+	const char *sep = strchr(stat, TAPAS_STAT_DEFERRED);
+	List	   *parts;
 
-	if (params == NULL || strchr(stat, '$') == NULL)
+	if (sep == NULL)
 		return (char *) stat;
-	initStringInfo(&buf);
-	for (p = stat; *p; p++)
-	{
-		if (*p == '\'')
-			quoted = !quoted;
-		if (!quoted && *p == '$' && isdigit((unsigned char) p[1]))
-		{
-			int			n = 0;
-			const char *q = p + 1;
-			char	   *val;
-
-			while (isdigit((unsigned char) *q) && n < 100000)
-				n = n * 10 + (*q++ - '0');
-			val = param_text(params, n);
-			if (val != NULL)
-			{
-				appendStringInfoString(&buf, val);
-				p = q - 1;
-				continue;
-			}
-		}
-		appendStringInfoChar(&buf, *p);
-	}
-	return buf.data;
+	parts = (List *) stringToNode(sep + 1);
+	return statistic_build(intVal(linitial(parts)), lsecond(parts), lthird(parts),
+						   relid, params);
 }
 
 /* ----------------------------------------------------------------

@@ -259,7 +259,8 @@ check_protectable(Relation rel)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot protect temporary table \"%s\"", name)));
-	if (has_subclass(RelationGetRelid(rel)) || rel->rd_rel->relispartition)
+	if (has_subclass(RelationGetRelid(rel)) || has_superclass(RelationGetRelid(rel)) ||
+		rel->rd_rel->relispartition)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot protect table \"%s\" because it takes part in inheritance or partitioning", name)));

@@ -16,7 +16,8 @@
  *	  without DISTINCT or ORDER BY inside;
  *	- every expression that touches a column of p in WHERE, FILTER, an
  *	  aggregate argument or a grouping key uses only leakproof functions
- *	  and operators, widening casts, boolean logic, CASE and NULL tests:
+ *	  and operators, comparison operators of built-in btree operator
+ *	  classes, widening casts, boolean logic, CASE and NULL tests:
  *	  otherwise its errors (1/(x-5)) would reveal single rows;
  *	- no EXISTS/IN/ANY/ALL sub-query reads p (membership leaks rows);
  *	- UPDATE/DELETE/MERGE of p, RETURNING and INSERT ... ON CONFLICT on p
@@ -37,11 +38,13 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "capture/capture.h"
 #include "tapas.h"
@@ -147,6 +150,24 @@ safe_cast(FuncExpr *f)
 	}
 }
 
+/*
+ * Comparison operators of PostgreSQL's own btree operator classes (e.g.
+ * numeric's <, =, >) cannot fail on any input even where pg_proc does not
+ * mark them leakproof.
+ */
+static bool
+safe_comparison(Oid opno)
+{
+	HeapTuple	tup = SearchSysCache1(OPEROID, ObjectIdGetDatum(opno));
+	bool		builtin;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	builtin = ((Form_pg_operator) GETSTRUCT(tup))->oprnamespace == PG_CATALOG_NAMESPACE;
+	ReleaseSysCache(tup);
+	return builtin && get_op_btree_interpretation(opno) != NIL;
+}
+
 static pg_attribute_noreturn() void
 refuse_leaky(LeakContext *ctx, const char *kind, const char *name)
 {
@@ -186,12 +207,14 @@ leak_walker(Node *node, LeakContext *ctx)
 		case T_DistinctExpr:
 		case T_NullIfExpr:
 			set_opfuncid((OpExpr *) node);
-			if (!get_func_leakproof(((OpExpr *) node)->opfuncid))
+			if (!get_func_leakproof(((OpExpr *) node)->opfuncid) &&
+				!safe_comparison(((OpExpr *) node)->opno))
 				refuse_leaky(ctx, "operator", get_opname(((OpExpr *) node)->opno));
 			break;
 		case T_ScalarArrayOpExpr:
 			set_sa_opfuncid((ScalarArrayOpExpr *) node);
-			if (!get_func_leakproof(((ScalarArrayOpExpr *) node)->opfuncid))
+			if (!get_func_leakproof(((ScalarArrayOpExpr *) node)->opfuncid) &&
+				!safe_comparison(((ScalarArrayOpExpr *) node)->opno))
 				refuse_leaky(ctx, "operator", get_opname(((ScalarArrayOpExpr *) node)->opno));
 			break;
 		case T_FuncExpr:

@@ -369,6 +369,7 @@ lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
 	{
 		const tapas_lbatch_cell_t *c = &b->cells[i];
 		uint64_t	n = tapas_lstore_table_n(s, c->relid);
+		int64_t		max;
 		int			j;
 
 		for (k = 0; k < c->nnew; k++)
@@ -378,9 +379,8 @@ lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
 		for (j = 0; j <= i; j++)
 			if (b->cells[j].relid == c->relid)
 				n += b->cells[j].nnew;
-		if (lstore_cover_max(c->cover, c->cover_len, &card) >= (int64_t) n ||
-			lstore_cover_max(c->cover, c->cover_len, &card) == -2 ||
-			card != c->ncovered)
+		max = lstore_cover_max(c->cover, c->cover_len, &card);
+		if (max == -2 || max >= (int64_t) n || card != c->ncovered)
 			return TAPAS_EINVAL;
 	}
 	return TAPAS_OK;

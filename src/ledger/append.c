@@ -25,6 +25,7 @@
 
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "utils/memutils.h"
 #include "utils/timestamp.h"
 
 #include "common/ledger_file.h"
@@ -109,6 +110,45 @@ cells_to_input(const TapasCell *cells, int ncells)
 	return in;
 }
 
+/*
+ * The batch prepared by the last capacity check, kept (kernel memory, one
+ * batch at most) so that the append of the same cells right after it need
+ * not rebuild the covers.  Valid while the store's version is unchanged
+ * and the append passes the very same cells (same array, same pointers).
+ */
+static tapas_lbatch_t *checked_batch = NULL;
+static uint64 checked_version = 0;
+static const TapasCell *checked_cells = NULL;
+static TapasCell *checked_copy = NULL;	/* TopMemoryContext: compared at append */
+static int	checked_ncells = 0;
+
+static void
+forget_checked(void)
+{
+	tapas_lbatch_free(checked_batch);
+	checked_batch = NULL;
+	checked_cells = NULL;
+	checked_ncells = 0;
+}
+
+/* the cached batch if it was prepared for exactly these cells at version */
+static tapas_lbatch_t *
+take_checked(const TapasCell *cells, int ncells, uint64 version)
+{
+	tapas_lbatch_t *b = checked_batch;
+
+	if (b == NULL || cells != checked_cells || ncells != checked_ncells ||
+		version != checked_version ||
+		memcmp(cells, checked_copy, sizeof(TapasCell) * ncells) != 0)
+	{
+		forget_checked();
+		return NULL;
+	}
+	checked_batch = NULL;
+	forget_checked();
+	return b;
+}
+
 void
 tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 {
@@ -117,7 +157,9 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	tapas_lbatch_t *volatile batch = NULL;
 	tapas_status st;
 	tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+	uint64		version;
 
+	forget_checked();
 	if (ncells <= 0)
 		return;
 	in = cells_to_input(cells, ncells);
@@ -133,13 +175,28 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		tapas_lbatch_free(batch);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	version = sh->version;
 	LWLockRelease(sh->lock);
 	pfree(in);
+
+	/* keep it for the append that normally follows */
+	if (checked_copy == NULL || ncells > checked_ncells)
+	{
+		if (checked_copy)
+			pfree(checked_copy);
+		checked_copy = MemoryContextAlloc(TopMemoryContext, sizeof(TapasCell) * ncells);
+	}
+	memcpy(checked_copy, cells, sizeof(TapasCell) * ncells);
+	checked_batch = batch;
+	checked_cells = cells;
+	checked_ncells = ncells;
+	checked_version = version;
 }
 
 /* the query text to log: clipped to TAPAS_LEDGER_MAX_QUERY bytes */
@@ -182,8 +239,16 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 		tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
 		tapas_status st;
 
-		/* 1. indices and covers, and whether they fit */
-		st = tapas_lstore_prepare(store, in, ncells, query, &b);
+		/* 1. indices and covers (reused from the capacity check if valid) */
+		b = take_checked(cells, ncells, sh->version);
+		if (b != NULL)
+		{
+			b->query = query;
+			b->query_len = query ? (uint32) strlen(query) : 0;
+			st = TAPAS_OK;
+		}
+		else
+			st = tapas_lstore_prepare(store, in, ncells, query, &b);
 		batch = b;
 		if (st == TAPAS_OK)
 			st = tapas_lstore_check(store, b, &full);
@@ -209,6 +274,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 			ereport(PANIC,
 					(errmsg("tapas ledger changed under its lock: %s",
 							tapas_status_message(st))));
+		sh->version++;
 		first = b->first_log_id;
 	}
 	PG_FINALLY();
@@ -250,6 +316,7 @@ tapas_ledger_reset(Oid relid)
 		tapas_ledger_report(st, TAPAS_LSTORE_FITS);
 	tapas_ledger_persist_rewrite(sh, copy);
 	memcpy(store, copy, sh->store_size);
+	sh->version++;
 	LWLockRelease(sh->lock);
 	pfree(copy);
 	return removed;

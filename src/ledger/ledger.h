@@ -55,7 +55,10 @@ typedef struct TapasCell
  * Raises ERRCODE_TAPAS_LEDGER_FULL if these cells would not fit; call
  * before releasing any row.  Advisory under concurrency: another backend
  * may fill the ledger between this check and tapas_ledger_append, which
- * then raises the same error itself (and logs nothing).
+ * then raises the same error itself (and logs nothing).  The check builds
+ * the covers; a tapas_ledger_append right after it with the same cells
+ * array, unmodified, and no other change of the ledger in between reuses
+ * them instead of building them again (one batch cached per backend).
  */
 extern void tapas_ledger_check_capacity(const TapasCell *cells, int ncells);
 

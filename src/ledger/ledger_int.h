@@ -11,7 +11,8 @@
  *	- LW_EXCLUSIVE to append (prepare, file write, apply: one critical
  *	  section, so log_ids, dense indices and file order agree), to reset a
  *	  table and to rewrite the file.
- * file_size and file_generation are written only under LW_EXCLUSIVE.
+ * file_size, file_generation and version are written only under
+ * LW_EXCLUSIVE.
  * At startup the postmaster replays the file before any backend exists,
  * so no lock is needed there.
  *
@@ -42,6 +43,7 @@ typedef struct TapasLedgerShared
 	uint64		file_size;		/* bytes of valid file; appends go here */
 	uint64		file_generation;	/* bumped when the file is rewritten */
 	bool		file_ok;		/* false: startup could not open the file */
+	uint64		version;		/* bumped by every change of the store */
 	uint64		store_size;		/* bytes of the store region */
 	/* the store follows, 8-byte aligned (TAPAS_LEDGER_STORE) */
 } TapasLedgerShared;

@@ -224,6 +224,8 @@ tapas_sql_ledger_record(PG_FUNCTION_ARGS)
 	cell.keys = keys_arg(PG_GETARG_ARRAYTYPE_P(3), &nkeys);
 	cell.nkeys = nkeys;
 	query = PG_ARGISNULL(4) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(4));
+	/* the gate's sequence: check (builds the cover), then append (reuses it) */
+	tapas_ledger_check_capacity(&cell, 1);
 	PG_RETURN_INT64(tapas_ledger_append(&cell, 1, query));
 }
 

@@ -1,0 +1,67 @@
+-- GROUPING SETS, ROLLUP, CUBE, HAVING (cells consulted by HAVING are captured
+-- even when their group is filtered out), ORDER BY / LIMIT / DISTINCT above
+-- the aggregate.
+SET client_min_messages = warning;
+CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
+INSERT INTO pat
+SELECT i, i % 3, 20 + i % 7, i % 4 = 0, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 10 END
+  FROM generate_series(1, 12) i;
+GRANT SELECT ON pat TO regress_tapas_analyst;
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 2);
+-- what the gate captured for the last analyst statement, in a stable order
+CREATE VIEW cap AS
+SELECT statistic, answer, covered, keys FROM tapas.last_capture() ORDER BY statistic, keys;
+\set VERBOSITY terse
+
+-- every grouping-set row is a cell
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, age > 22 AS older, count(*)
+  FROM pat GROUP BY GROUPING SETS ((zip), (age > 22), ()) ORDER BY 1, 2;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, sum(income) FROM pat GROUP BY ROLLUP (zip) ORDER BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, zip > 0 AS pos, count(*) FROM pat GROUP BY CUBE (zip, zip > 0)
+HAVING count(*) >= 5 ORDER BY 1, 2;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) AS cells, sum(covered) AS covered FROM cap;
+
+-- a sensitive WHERE with ROLLUP: the grand total stays, absent groups are
+-- logged with answer 0
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, count(*) FROM pat WHERE hiv AND age > 21 GROUP BY ROLLUP (zip) ORDER BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- HAVING: groups filtered out are captured too, including aggregates that
+-- only HAVING uses
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, count(*) FROM pat GROUP BY zip HAVING sum(income) > 150 ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat HAVING count(*) > 100;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- ORDER BY / LIMIT / OFFSET / DISTINCT above the aggregate: every group is
+-- captured, not only the rows returned
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, count(*) FROM pat GROUP BY zip ORDER BY sum(income) DESC LIMIT 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT DISTINCT count(*) FROM pat GROUP BY zip;
+SELECT zip, count(*) FROM pat GROUP BY zip ORDER BY zip OFFSET 2;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+DROP VIEW cap;
+DROP TABLE pat;

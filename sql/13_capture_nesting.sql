@@ -1,0 +1,124 @@
+-- Capture through views, CTEs, sub-queries in FROM, set operations, LATERAL,
+-- scalar sub-queries, SQL and PL/pgSQL functions.
+SET client_min_messages = warning;
+CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
+INSERT INTO pat
+SELECT i, i % 3, 20 + i % 7, i % 4 = 0, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 10 END
+  FROM generate_series(1, 12) i;
+GRANT SELECT ON pat TO regress_tapas_analyst;
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 2);
+-- what the gate captured for the last analyst statement, in a stable order
+CREATE VIEW cap AS
+SELECT statistic, answer, covered, keys FROM tapas.last_capture() ORDER BY statistic, keys;
+\set VERBOSITY terse
+CREATE VIEW v_older AS SELECT id, zip, age, hiv, income FROM pat WHERE age > 22;
+CREATE VIEW v_sick AS SELECT zip, income FROM pat WHERE hiv;
+CREATE VIEW v_flag AS SELECT zip, CASE WHEN hiv THEN 1 ELSE 0 END AS flag FROM pat;
+CREATE VIEW v_by_zip AS SELECT zip, count(*) AS n, sum(income) AS s FROM pat GROUP BY zip;
+CREATE VIEW v_barrier WITH (security_barrier) AS SELECT zip, hiv FROM pat WHERE zip < 2;
+GRANT SELECT ON v_older, v_sick, v_flag, v_by_zip, v_barrier TO regress_tapas_analyst;
+CREATE FUNCTION f_count(z int) RETURNS bigint LANGUAGE sql STABLE
+	AS $$ SELECT count(*) FROM pat WHERE zip = z $$;
+CREATE FUNCTION f_sick(z int, flag bool) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	r bigint;
+BEGIN
+	SELECT count(*) INTO r FROM pat WHERE zip = z AND hiv = flag;
+	RETURN r;
+END
+$$;
+
+-- a projection/filter view is audited as the query on the table
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM v_older WHERE hiv;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- a view whose own WHERE is sensitive: its condition joins the FILTER
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, sum(income) FROM v_sick GROUP BY zip ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(flag) FROM v_flag WHERE zip = 0;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM v_barrier WHERE hiv;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- an aggregating view
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT * FROM v_by_zip WHERE n > 1 ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- CTEs, inlined or materialized
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+WITH c AS (SELECT zip, count(*) AS n FROM pat WHERE hiv GROUP BY zip)
+SELECT * FROM c ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+WITH c AS MATERIALIZED (SELECT count(*) AS n FROM pat WHERE zip = 1)
+SELECT c.n FROM c, c AS d;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- sub-queries in FROM: aggregate inside, or a row source aggregated above
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(n) FROM (SELECT zip, count(*) AS n FROM pat GROUP BY zip) s WHERE zip > 0;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM (SELECT id, hiv FROM pat WHERE zip = 2) s WHERE hiv;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM (SELECT * FROM (SELECT * FROM pat WHERE age < 25) a WHERE zip = 1) b;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- set operations, scalar sub-queries, LATERAL (one execution per outer row)
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE zip = 0 UNION ALL SELECT count(*) FROM pat WHERE zip = 1 AND hiv;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT (SELECT count(*) FROM pat WHERE zip = 2) AS n, 1 AS one;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT z, s.n FROM (VALUES (0), (2)) o(z),
+	LATERAL (SELECT count(*) AS n FROM pat WHERE zip = o.z AND hiv) s ORDER BY z;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- functions: SQL (planned when called) and PL/pgSQL (with a sensitive
+-- parameter, bound into the statistic)
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT f_count(1);
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT f_sick(0, true);
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- results stored by the analyst are aggregates too
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+CREATE TEMP TABLE zip_counts AS SELECT zip, count(*) AS n FROM pat GROUP BY zip;
+SELECT * FROM zip_counts ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) AS cells FROM cap;
+
+DROP FUNCTION f_count(int), f_sick(int, bool);
+DROP VIEW v_older, v_sick, v_flag, v_by_zip, v_barrier, cap;
+DROP TABLE pat;

@@ -1,0 +1,57 @@
+-- Leakproof rule: expressions on columns of a protected table may not raise
+-- errors that depend on a row (1/(x-5)); leakproof functions and widening
+-- casts are allowed.
+SET client_min_messages = warning;
+CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
+INSERT INTO pat
+SELECT i, i % 3, 20 + i % 7, i % 4 = 0, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 10 END
+  FROM generate_series(1, 12) i;
+GRANT SELECT ON pat TO regress_tapas_analyst;
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 2);
+-- what the gate captured for the last analyst statement, in a stable order
+CREATE VIEW cap AS
+SELECT statistic, answer, covered, keys FROM tapas.last_capture() ORDER BY statistic, keys;
+\set VERBOSITY terse
+-- a stand-in for tapas.design_member(): LEAKPROOF, over the key column
+CREATE FUNCTION member_even(k bigint) RETURNS boolean LANGUAGE sql IMMUTABLE LEAKPROOF
+	AS $$ SELECT k % 2 = 0 $$;
+CREATE FUNCTION member_even_leaky(k bigint) RETURNS boolean LANGUAGE sql IMMUTABLE
+	AS $$ SELECT k % 2 = 0 $$;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+-- error channels are refused
+SELECT count(*) FROM pat WHERE 1 / (age - 25) > 0;
+\echo :LAST_ERROR_SQLSTATE
+SELECT sum(1 / (age - 25)) FROM pat;
+SELECT count(*) FROM pat WHERE hiv AND 1 / (age - 25) > 0;
+SELECT count(*) FROM pat WHERE zip + 1 = 2;
+SELECT sum(income::int) FROM pat;
+SELECT sum(income) FILTER (WHERE income / 0 > 1) FROM pat;
+SELECT count(*) FROM pat WHERE member_even_leaky(id);
+SELECT count(*) FROM pat GROUP BY age / 10;
+SELECT count(*) FROM pat WHERE income::text = '10';
+SELECT count(*) FROM pat WHERE hiv IN (SELECT true);
+
+-- leakproof operators, widening casts, CASE, IN lists and LEAKPROOF functions
+SELECT count(*) FROM pat WHERE zip = 1 AND age < 25;
+SELECT sum(hiv::int), sum(age::bigint), sum(CASE WHEN hiv THEN income ELSE 0 END) FROM pat;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE zip IN (0, 2) AND hiv IS NOT TRUE;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(hiv::int) FROM pat WHERE member_even(id);
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- errors in expressions over aggregates happen after the cells are captured
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, 1 / (count(*) - 4) FROM pat GROUP BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+DROP FUNCTION member_even(bigint), member_even_leaky(bigint);
+DROP VIEW cap;
+DROP TABLE pat;

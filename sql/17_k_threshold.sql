@@ -1,0 +1,54 @@
+-- The k threshold: a cell covering fewer than k rows fails the whole query
+-- (TP002), naming k and never the size.
+SET client_min_messages = warning;
+CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
+INSERT INTO pat
+SELECT i, i % 3, 20 + i % 7, i % 4 = 0, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 10 END
+  FROM generate_series(1, 12) i;
+GRANT SELECT ON pat TO regress_tapas_analyst;
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 2);
+-- what the gate captured for the last analyst statement, in a stable order
+CREATE VIEW cap AS
+SELECT statistic, answer, covered, keys FROM tapas.last_capture() ORDER BY statistic, keys;
+\set VERBOSITY terse
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 4);
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE id = 3;
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM pat WHERE zip = 1 AND age > 24;
+SELECT count(*) FROM pat WHERE zip = 7;
+SELECT age, count(*) FROM pat GROUP BY age;
+-- a group filtered out by HAVING still counts
+SELECT zip, age, count(*) FROM pat GROUP BY zip, age HAVING count(*) >= 4;
+-- grouping sets: the small (zip, age) groups fail the query
+SELECT zip, count(*) FROM pat GROUP BY GROUPING SETS ((zip), (zip, age));
+-- the answer may be small: k bounds the covered set, not the count
+SELECT count(*) FROM pat WHERE hiv AND zip = 0;
+SELECT zip, count(*) FROM pat GROUP BY zip ORDER BY zip;
+-- complements of small sets pass (the auditor catches such trackers)
+SELECT count(*) FROM pat WHERE id <> 3;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- a new k applies at once; k = 1 allows single rows
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 1);
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE id = 3;
+SELECT count(*) FROM pat WHERE zip = 7;
+\echo :LAST_ERROR_SQLSTATE
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- admins are not bound by k
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 5);
+SELECT count(*) FROM pat WHERE id = 3;
+
+-- after unprotect, the table is an ordinary table again
+SELECT tapas.unprotect('pat');
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT id FROM pat WHERE id = 3;
+RESET SESSION AUTHORIZATION;
+
+DROP VIEW cap;
+DROP TABLE pat;
