@@ -39,6 +39,16 @@ SELECT cells >= 4 AS has_cells, records >= 13 AS has_records, max_cells, max_rec
 	   file_bytes > 8 AS file_written, shared_memory > memory_limit AS shmem_ok
   FROM tapas.ledger_usage();
 
+-- Per role, and only the cells after a log_id (how an incremental reader follows the ledger).
+SET SESSION AUTHORIZATION regress_tapas_auditor;
+SELECT tapas.ledger_record('ledger_t', 'count(*)', 4, ARRAY[1,2,3,4]) - :first AS rel;
+RESET SESSION AUTHORIZATION;
+SELECT log_id - :first AS rel, answer, keys
+  FROM tapas.query_matrix('ledger_t', 'count(*)', 'regress_tapas_auditor') ORDER BY log_id;
+SELECT count(*) FROM tapas.query_matrix('ledger_t', NULL, 'postgres');
+SELECT log_id - :first AS rel, statistic FROM tapas.query_matrix('ledger_t', after_log_id => :first + 1)
+ ORDER BY log_id;
+
 -- Non-transactional: a ROLLBACK (or an error) after logging keeps the cell.
 BEGIN;
 SELECT tapas.ledger_record('ledger_t', 'count(*)', 2, ARRAY[11,12]) - :first AS rel;
@@ -107,12 +117,12 @@ SELECT ledger_peek();
 SET tapas.ledger_sync = off;
 \echo :LAST_ERROR_SQLSTATE
 RESET SESSION AUTHORIZATION;
-GRANT EXECUTE ON FUNCTION tapas.query_matrix(regclass, text) TO regress_tapas_analyst;
+GRANT EXECUTE ON FUNCTION tapas.query_matrix(regclass, text, regrole, bigint) TO regress_tapas_analyst;
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT * FROM tapas.query_matrix('ledger_t');
 \echo :LAST_ERROR_SQLSTATE
 RESET SESSION AUTHORIZATION;
-REVOKE EXECUTE ON FUNCTION tapas.query_matrix(regclass, text) FROM regress_tapas_analyst;
+REVOKE EXECUTE ON FUNCTION tapas.query_matrix(regclass, text, regrole, bigint) FROM regress_tapas_analyst;
 
 -- A non-superuser member of tapas_admin reads it.
 SET SESSION AUTHORIZATION regress_tapas_auditor;

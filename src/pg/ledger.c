@@ -147,6 +147,8 @@ tapas_sql_query_matrix(PG_FUNCTION_ARGS)
 	tapas_require_admin("read the tapas ledger");
 	filter.relid = table_arg(fcinfo, 0);
 	filter.statistic = PG_ARGISNULL(1) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(1));
+	filter.roleid = PG_ARGISNULL(2) ? InvalidOid : PG_GETARG_OID(2);
+	filter.after_log_id = PG_ARGISNULL(3) ? 0 : PG_GETARG_INT64(3);
 	InitMaterializedSRF(fcinfo, 0);
 	snap = tapas_ledger_snapshot(&filter);
 	for (i = 0; i < snap->nrows; i++)

@@ -24,12 +24,13 @@ COMMENT ON VIEW tapas.query_log IS
 	'Logged answers: one row per answered cell (log_id, time, session user, pid and backend start = session, table, statistic, answer, number of covered rows, query text); admin only';
 
 CREATE FUNCTION tapas.query_matrix(tbl regclass, statistic text DEFAULT NULL,
+	role regrole DEFAULT NULL, after_log_id bigint DEFAULT 0,
 	OUT log_id bigint, OUT statistic text, OUT answer double precision, OUT keys bigint[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_query_matrix'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
-COMMENT ON FUNCTION tapas.query_matrix(regclass, text) IS
-	'The logged query matrix of a table: per cell its log_id, statistic, answer b and covered keys (a row of A) as a sorted array; all statistics when statistic is NULL; admin only';
+COMMENT ON FUNCTION tapas.query_matrix(regclass, text, regrole, bigint) IS
+	'The logged query matrix of a table: per cell its log_id, statistic, answer b and covered keys (a row of A) as a sorted array; all statistics when statistic is NULL, all roles when role is NULL, only cells after after_log_id; admin only';
 
 CREATE FUNCTION tapas.reset(tbl regclass)
 RETURNS bigint
@@ -58,13 +59,13 @@ COMMENT ON FUNCTION tapas.ledger_usage() IS
 
 REVOKE ALL ON FUNCTION tapas.query_log_raw() FROM PUBLIC;
 REVOKE ALL ON tapas.query_log FROM PUBLIC;
-REVOKE ALL ON FUNCTION tapas.query_matrix(regclass, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION tapas.query_matrix(regclass, text, regrole, bigint) FROM PUBLIC;
 REVOKE ALL ON FUNCTION tapas.reset(regclass) FROM PUBLIC;
 REVOKE ALL ON FUNCTION tapas.ledger_record(regclass, text, double precision, bigint[], text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION tapas.ledger_usage() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION tapas.query_log_raw() TO tapas_admin;
 GRANT SELECT ON tapas.query_log TO tapas_admin;
-GRANT EXECUTE ON FUNCTION tapas.query_matrix(regclass, text) TO tapas_admin;
+GRANT EXECUTE ON FUNCTION tapas.query_matrix(regclass, text, regrole, bigint) TO tapas_admin;
 GRANT EXECUTE ON FUNCTION tapas.reset(regclass) TO tapas_admin;
 GRANT EXECUTE ON FUNCTION tapas.ledger_record(regclass, text, double precision, bigint[], text) TO tapas_admin;
 GRANT EXECUTE ON FUNCTION tapas.ledger_usage() TO tapas_admin;
