@@ -53,7 +53,7 @@
  * become singletons after ~17 rows, and an r x N RREF over N = 10^5 columns
  * is 800 MB at r = 1000 and O(r N) per row.  Here memory is O(r^2 + r n/64
  * + n) words (at r = 1000, n = 10^5: 8 MB inverse + 12.5 MB row bitmaps +
- * 6 MB per-record arrays, and an 8 MB snapshot during trials) and the time
+ * 8 MB per-record arrays) and the time
  * per independent row is O(r^2 + |a|), independent of n except in the
  * rare full-residual fallback.  In a benign GROUP BY workload the rank is
  * bounded by the few atoms and most rows are dependent: O(|a|).
@@ -64,12 +64,15 @@
  * errors can only hide a determined record; with a secret random p near
  * 2^62 they are about 1e-10 and 2^-120 respectively.
  *
- * Trial.  A trial records r, t (O(r)), the atom savepoint and, before the
- * first change of M, a compact copy of the r x r inverse (O(r^2), one
- * memcpy); rows beyond r and atoms beyond the savepoint are discarded on
- * rollback, and the split atoms' z sums are merged back.  The basis rows'
- * bitmaps are append-only.  Limit: the rank may not exceed rank_limit
- * (TAPAS_ELIMIT), which bounds the memory at 2 rank_limit^2 + ... words.
+ * Trial.  A trial records r, t (O(r)), the atom savepoint and the sampling
+ * generator.  Rollback downdates M row by row, newest first
+ * (M_old = M11 - M12 M21 / M22, the exact inverse of the bordering, so M is
+ * restored word for word at the cost of the trial itself and with no
+ * O(r^2) snapshot on the commit path), restores t, merges the split atoms
+ * back (their z sums first) and returns basis capacity the trial took.
+ * Basis row bitmaps beyond r are simply overwritten later.  Limit: the rank
+ * may not exceed rank_limit (TAPAS_ELIMIT), which bounds the memory at
+ * 8 (c^2 + c n / 64) bytes for capacity c <= rank_limit.
  *
  * IDENTIFICATION
  *	  src/recon/rowspace.c
@@ -104,13 +107,13 @@ tapas_rowspace_prime_draw(tapas_rng_t *rng)
 
 /*
  * (Re)allocates the basis arrays for capacity cap >= r, growing or
- * shrinking.  M is reallocated first; if that fails nothing changes.  If a
+ * shrinking (see rowspace_int.h).  M is reallocated first; if that fails nothing changes.  If a
  * later enlargement fails, TAPAS_ENOMEM keeps the old capacity (arrays
  * already enlarged just stay larger); a failed shrink keeps the larger
  * buffer, which is harmless.
  */
-static tapas_status
-grow_basis(tapas_rowspace_t *rs, uint32_t cap)
+tapas_status
+tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 {
 	uint64_t   *M2;
 	void	   *p;
@@ -194,7 +197,7 @@ tapas_rowspace_create(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	if (!rs->pivot_of || !rs->inrow || !rs->det || !rs->detlist ||
 		!rs->inside || !rs->seen)
 		FAIL("out of memory");
-	if (grow_basis(rs, rs->rank_limit < INITIAL_RCAP ?
+	if (tapas_rowspace_grow(rs, rs->rank_limit < INITIAL_RCAP ?
 				   rs->rank_limit : INITIAL_RCAP) != TAPAS_OK)
 		FAIL("out of memory");
 	/* the secret projections; atom 0 holds every record */
@@ -246,7 +249,6 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->upre);
 	tapas_free(rs->g);
 	tapas_free(rs->bidx);
-	tapas_free(rs->Msave);
 	tapas_free(rs);
 }
 
@@ -376,6 +378,7 @@ choose_pivot(tapas_rowspace_t *rs, size_t ninside, uint32_t natoms0,
 		if ((*sigma = try_pivot(rs, *c, nb)) != 0)
 			return TAPAS_OK;
 	}
+	rs->stats.full_residuals++;
 	*c = full_residual_search(rs);
 	if (*c == UINT32_MAX - 1)
 		return TAPAS_ENOMEM;
@@ -473,27 +476,42 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 	}
 }
 
-/* copy the committed inverse before the trial first changes it */
-static tapas_status
-snapshot_inverse(tapas_rowspace_t *rs)
+/*
+ * Removes the last basis row and pivot k = r - 1 from M (the inverse of
+ * border_inverse): with the bordered blocks of the banner,
+ *		M_old = M11 - M12 M21 / M22		(M12 M21 / M22 = g u / sigma),
+ * exact over F_p, so a rollback restores M word for word.  O(r^2).
+ */
+void
+tapas_rowspace_downdate(tapas_rowspace_t *rs)
 {
-	size_t		need = (size_t) rs->save_r * rs->save_r;
-	uint32_t	k;
+	uint64_t	p = rs->mod.n;
+	uint32_t	k = rs->r - 1;
+	size_t		ld = rs->rcap;
+	const uint64_t *last = rs->M + (size_t) k * ld;
+	uint64_t	sigma = n_invmod(last[k], p);	/* M22 = 1 / sigma */
+	uint32_t	i,
+				j;
 
-	if (need > rs->msave_cap)
+	/* v = M21 / M22 = -u, kept in u with Shoup precomputation */
+	for (j = 0; j < k; j++)
 	{
-		uint64_t   *p = tapas_realloc(rs->Msave, need * sizeof(uint64_t));
-
-		if (p == NULL)
-			return TAPAS_ENOMEM;
-		rs->Msave = p;
-		rs->msave_cap = need;
+		rs->u[j] = n_mulmod2_preinv(last[j], sigma, p, rs->mod.ninv);
+		rs->upre[j] = n_mulmod_precomp_shoup(rs->u[j], p);
 	}
-	for (k = 0; k < rs->save_r; k++)
-		memcpy(rs->Msave + (size_t) k * rs->save_r,
-			   rs->M + (size_t) k * rs->rcap, rs->save_r * sizeof(uint64_t));
-	rs->msaved = 1;
-	return TAPAS_OK;
+	for (i = 0; i < k; i++)
+	{
+		uint64_t   *row = rs->M + (size_t) i * ld;
+		uint64_t	c = row[k];		/* M12[i] = -g_i / sigma */
+
+		if (c == 0)
+			continue;
+		for (j = 0; j < k; j++)
+			row[j] = n_submod(row[j],
+							  n_mulmod_shoup(rs->u[j], c, rs->upre[j], p), p);
+	}
+	rs->pivot_of[rs->piv[k]] = -1;
+	rs->r = k;
 }
 
 /* a new atom b split from parent: move its share of the z sums */
@@ -528,7 +546,7 @@ reserve_row(tapas_rowspace_t *rs)
 	if (rs->r < rs->rcap)
 		return TAPAS_OK;
 	cap = rs->rcap * 2 > rs->rank_limit ? rs->rank_limit : rs->rcap * 2;
-	return grow_basis(rs, cap);
+	return tapas_rowspace_grow(rs, cap);
 }
 
 /* appends the row q as basis row r with pivot c */
@@ -578,9 +596,9 @@ row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 	}
 }
 
-/* adds one validated row inside an open savepoint */
-static tapas_status
-add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
+/* adds one validated row inside an open savepoint (see rowspace_int.h) */
+tapas_status
+tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 {
 	uint32_t	natoms0 = rs->atoms.natoms;
 	uint64_t	az[NPROJ],
@@ -593,6 +611,7 @@ add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	uint32_t	c = 0;
 	tapas_status st;
 
+	rs->stats.rows++;
 	tapas_atoms_split(&rs->atoms, q, len, rs->inside, &ninside, &nnew);
 	for (i = 0; i < ninside; i++)
 		if (rs->inside[i] >= natoms0)
@@ -609,234 +628,10 @@ add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	st = choose_pivot(rs, ninside, natoms0, &c, &sigma, &nb);
 	for (i = 0; i < ninside; i++)
 		rs->inrow[rs->inside[i]] = 0;
-	if (st == TAPAS_OK && !rs->msaved)
-		st = snapshot_inverse(rs);
 	if (st != TAPAS_OK)
 		return st;
 	border_inverse(rs, sigma, nb, rz);
+	rs->stats.independent++;
 	append_basis_row(rs, q, len, c, az);
 	return TAPAS_OK;
-}
-
-/* ---------------------------------------------------------------------
- * Trials
- * ---------------------------------------------------------------------
- */
-
-/* checks the batch's shape, ranges and duplicates before anything moves */
-static tapas_status
-validate_batch(tapas_rowspace_t *rs, const uint32_t *ids,
-			   const size_t *offsets, size_t nrows)
-{
-	size_t		i,
-				l;
-	tapas_status st = TAPAS_OK;
-
-	if (nrows > 0 && (offsets == NULL || (ids == NULL && offsets[nrows] > 0)))
-		return TAPAS_EINVAL;
-	for (i = 0; i < nrows && st == TAPAS_OK; i++)
-	{
-		if (offsets[i + 1] < offsets[i])
-			return TAPAS_EINVAL;
-		for (l = offsets[i]; l < offsets[i + 1]; l++)
-		{
-			uint32_t	j = ids[l];
-			uint64_t	bit = UINT64_C(1) << (j % 64);
-
-			if (j >= rs->n || (rs->seen[j / 64] & bit))
-			{
-				st = TAPAS_EINVAL;
-				break;
-			}
-			rs->seen[j / 64] |= bit;
-		}
-		/* clear what this row set (up to where it stopped) */
-		for (; l > offsets[i]; l--)
-		{
-			uint32_t	j = ids[l - 1];
-
-			if (j < rs->n)
-				rs->seen[j / 64] &= ~(UINT64_C(1) << (j % 64));
-		}
-	}
-	return st;
-}
-
-/* records every pivot that passes the projection test (see the banner) */
-static void
-scan_determined(tapas_rowspace_t *rs)
-{
-	uint32_t	k;
-
-	for (k = 0; k < rs->r; k++)
-	{
-		uint32_t	c = rs->piv[k];
-		uint32_t	j;
-
-		if (rs->atoms.size[c] != 1 ||
-			rs->t[0][k] != rs->za[0][c] || rs->t[1][k] != rs->za[1][c])
-			continue;
-		j = tapas_atoms_rep(&rs->atoms, c);
-		if (!rs->det[j])
-		{
-			rs->det[j] = 1;
-			rs->detlist[rs->ndet++] = j;
-		}
-	}
-}
-
-static void
-begin_trial(tapas_rowspace_t *rs)
-{
-	int			e;
-
-	rs->save_r = rs->r;
-	rs->save_ndet = rs->ndet;
-	rs->msaved = 0;
-	rs->save_rcap = rs->rcap;
-	rs->rng_save = rs->rng;
-	for (e = 0; e < NPROJ; e++)
-		memcpy(rs->tsave[e], rs->t[e], rs->r * sizeof(uint64_t));
-	tapas_atoms_savepoint(&rs->atoms);
-}
-
-/* restores the state of begin_trial exactly */
-static void
-undo_trial(tapas_rowspace_t *rs)
-{
-	uint64_t	p = rs->mod.n;
-	uint32_t	k,
-				b;
-	size_t		i;
-	int			e;
-
-	for (k = rs->save_r; k < rs->r; k++)
-		rs->pivot_of[rs->piv[k]] = -1;
-	rs->r = rs->save_r;
-	if (rs->msaved)
-		for (k = 0; k < rs->r; k++)
-			memcpy(rs->M + (size_t) k * rs->rcap,
-				   rs->Msave + (size_t) k * rs->r, rs->r * sizeof(uint64_t));
-	rs->msaved = 0;
-	for (e = 0; e < NPROJ; e++)
-		memcpy(rs->t[e], rs->tsave[e], rs->r * sizeof(uint64_t));
-	/* merge the new atoms' z sums back before the atoms themselves */
-	for (b = rs->atoms.natoms; b-- > rs->atoms.saved_natoms;)
-		for (e = 0; e < NPROJ; e++)
-			rs->za[e][rs->atoms.parent[b]] =
-				n_addmod(rs->za[e][rs->atoms.parent[b]], rs->za[e][b], p);
-	tapas_atoms_rollback(&rs->atoms);
-	for (i = rs->save_ndet; i < rs->ndet; i++)
-		rs->det[rs->detlist[i]] = 0;
-	rs->ndet = rs->save_ndet;
-	rs->rng = rs->rng_save;
-	rs->in_trial = 0;
-	/* give back what a large refused statement made the basis grow to */
-	if (rs->rcap > rs->save_rcap)
-		(void) grow_basis(rs, rs->save_rcap);	/* on failure keep it */
-}
-
-tapas_status
-tapas_rowspace_trial(tapas_rowspace_t *rs, const uint32_t *ids,
-					 const size_t *offsets, size_t nrows,
-					 const tapas_progress_t *progress,
-					 const uint32_t **newly, size_t *count)
-{
-	tapas_status st;
-	size_t		i;
-
-	if (rs == NULL || rs->in_trial || newly == NULL || count == NULL)
-		return TAPAS_EINVAL;
-	if ((st = validate_batch(rs, ids, offsets, nrows)) != TAPAS_OK)
-		return st;
-	begin_trial(rs);
-	for (i = 0; i < nrows; i++)
-	{
-		if (tapas_progress_poll(progress, (double) i / nrows))
-		{
-			undo_trial(rs);
-			return TAPAS_ECANCELED;
-		}
-		st = add_row(rs, ids + offsets[i], offsets[i + 1] - offsets[i]);
-		if (st != TAPAS_OK)
-		{
-			undo_trial(rs);
-			return st;
-		}
-	}
-	scan_determined(rs);
-	rs->in_trial = 1;
-	*newly = rs->detlist + rs->save_ndet;
-	*count = rs->ndet - rs->save_ndet;
-	return TAPAS_OK;
-}
-
-tapas_status
-tapas_rowspace_commit(tapas_rowspace_t *rs)
-{
-	if (rs == NULL || !rs->in_trial)
-		return TAPAS_EINVAL;
-	rs->in_trial = 0;
-	rs->msaved = 0;
-	tapas_atoms_savepoint(&rs->atoms);
-	return TAPAS_OK;
-}
-
-tapas_status
-tapas_rowspace_rollback(tapas_rowspace_t *rs)
-{
-	if (rs == NULL || !rs->in_trial)
-		return TAPAS_EINVAL;
-	undo_trial(rs);
-	return TAPAS_OK;
-}
-
-tapas_status
-tapas_rowspace_add(tapas_rowspace_t *rs, const uint32_t *ids,
-				   const size_t *offsets, size_t nrows,
-				   const tapas_progress_t *progress,
-				   const uint32_t **newly, size_t *count)
-{
-	tapas_status st = tapas_rowspace_trial(rs, ids, offsets, nrows, progress,
-										   newly, count);
-
-	if (st != TAPAS_OK)
-		return st;
-	return tapas_rowspace_commit(rs);
-}
-
-/* ---------------------------------------------------------------------
- * Accessors
- * ---------------------------------------------------------------------
- */
-
-uint32_t
-tapas_rowspace_n(const tapas_rowspace_t *rs)
-{
-	return rs->n;
-}
-
-uint32_t
-tapas_rowspace_rank(const tapas_rowspace_t *rs)
-{
-	return rs->r;
-}
-
-uint32_t
-tapas_rowspace_natoms(const tapas_rowspace_t *rs)
-{
-	return rs->atoms.natoms;
-}
-
-int
-tapas_rowspace_is_determined(const tapas_rowspace_t *rs, uint32_t j)
-{
-	return rs->det[j] != 0;
-}
-
-const uint32_t *
-tapas_rowspace_determined(const tapas_rowspace_t *rs, size_t *count)
-{
-	*count = rs->ndet;
-	return rs->detlist;
 }

@@ -43,7 +43,7 @@ typedef struct tapas_rowspace tapas_rowspace_t;
 
 /* default and hard maximum of the rank (number of independent rows) */
 #define TAPAS_ROWSPACE_RANK_DEFAULT	2048
-#define TAPAS_ROWSPACE_RANK_MAX		16384
+#define TAPAS_ROWSPACE_RANK_MAX		8192
 
 /*
  * Draws a secret prime uniformly-ish in [2^61, 2^62): n_nextprime of a
@@ -60,9 +60,9 @@ extern uint64_t tapas_rowspace_prime_draw(tapas_rng_t *rng);
  * TAPAS_ELIMIT.  rng: draws the two secret projection vectors (advanced;
  * not kept).  Returns NULL on a bad argument or out of memory, with a
  * static message in *reason if reason is not NULL.  Memory: about 80 bytes
- * per record at creation; at rank r, 8 (c^2 + r^2 + c n / 64) bytes more,
- * where the capacity c < 2r (the inverse, its trial snapshot and the basis
- * row bitmaps; tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
+ * per record at creation; at rank r, 8 (c^2 + c n / 64) bytes more, where
+ * the capacity c < 2r (the inverse and the basis row bitmaps;
+ * tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
  */
 extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
 											   uint32_t rank_limit,
@@ -82,12 +82,13 @@ extern void tapas_rowspace_free(tapas_rowspace_t *rs);
  * trial then stays open: exactly one of tapas_rowspace_commit/rollback must
  * follow before the next trial.  On failure nothing changes and no trial is
  * open: TAPAS_EINVAL (bad row, or a trial already open), TAPAS_ELIMIT (the
- * rank would exceed rank_limit), TAPAS_ENOMEM, TAPAS_ECANCELED (progress,
- * polled once per row, asked to stop; progress may be NULL).
+ * rank would exceed rank_limit: the statement cannot be audited, so a deny
+ * mode caller should refuse it), TAPAS_ENOMEM, TAPAS_ECANCELED (progress,
+ * polled once per row, asked to stop; progress may be NULL), and
+ * TAPAS_EINCONSISTENT only on an internal error (cannot happen).
  * Cost: O(|row|) for a row implied by earlier ones; O(|row| + r^2) for an
  * independent row (plus O(r n / 64 + nnz) in the rare case the pivot search
- * falls back to a full residual), and O(r^2) once per trial to snapshot the
- * inverse if any row is independent.
+ * falls back to a full residual).
  */
 extern tapas_status tapas_rowspace_trial(tapas_rowspace_t *rs,
 										 const uint32_t *ids,
@@ -102,7 +103,8 @@ extern tapas_status tapas_rowspace_commit(tapas_rowspace_t *rs);
 /*
  * Discards the open trial: the state (atoms, basis, inverse, determined
  * set) is restored exactly.  TAPAS_EINVAL if no trial is open.
- * O(r^2 + records in atoms created by the trial).
+ * O(r^2) per independent row of the trial (an exact downdate of the
+ * inverse) plus O(records in the atoms the trial created).
  */
 extern tapas_status tapas_rowspace_rollback(tapas_rowspace_t *rs);
 
@@ -134,6 +136,18 @@ extern int	tapas_rowspace_is_determined(const tapas_rowspace_t *rs,
  */
 extern const uint32_t *tapas_rowspace_determined(const tapas_rowspace_t *rs,
 												 size_t *count);
+
+/* Work counters since creation (trials that were rolled back included). */
+typedef struct tapas_rowspace_stats
+{
+	uint64_t	rows;			/* rows processed */
+	uint64_t	independent;	/* rows that extended the basis */
+	uint64_t	full_residuals;	/* pivot searches that needed the full
+								 * O(r n / 64 + nnz) residual */
+} tapas_rowspace_stats_t;
+
+extern void tapas_rowspace_stats(const tapas_rowspace_t *rs,
+								 tapas_rowspace_stats_t *stats);
 
 /* Bytes currently allocated by rs (all buffers, including scratch). */
 extern size_t tapas_rowspace_memory(const tapas_rowspace_t *rs);

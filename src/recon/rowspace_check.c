@@ -41,7 +41,6 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 	bytes += (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * (3 * NPROJ + 3) * sizeof(uint64_t) +
 		(size_t) rs->rcap * 2 * sizeof(uint32_t);
-	bytes += rs->msave_cap * sizeof(uint64_t);
 	return bytes;
 }
 

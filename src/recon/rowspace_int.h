@@ -21,6 +21,7 @@
 
 #include "common/rng.h"
 #include "recon/atoms.h"
+#include "recon/rowspace.h"
 
 #define NPROJ			2		/* independent projection vectors */
 #define NCANDIDATES		32		/* sampled pivot candidates per source */
@@ -62,11 +63,25 @@ struct tapas_rowspace
 	uint32_t	save_r;			/* rank at the start of the trial */
 	uint32_t	save_rcap;		/* rcap at the start of the trial */
 	size_t		save_ndet;		/* ndet at the start of the trial */
-	int			msaved;			/* Msave holds the save_r^2 inverse */
-	uint64_t   *Msave;			/* [msave_cap] compact copy of M */
-	size_t		msave_cap;		/* words in Msave */
 	uint64_t   *tsave[NPROJ];	/* [rcap] t at the start of the trial */
 	tapas_rng_t rng_save;		/* rng at the start of the trial */
+	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
 };
+
+/* rowspace.c, for rowspace_trial.c */
+
+/*
+ * Adds one validated row ids[0..len) inside an open savepoint: splits the
+ * atoms it cuts and, if it is independent, borders the inverse.  On error
+ * the caller rolls the savepoint back.
+ */
+extern tapas_status tapas_rowspace_add_row(tapas_rowspace_t *rs,
+										   const uint32_t *q, size_t len);
+
+/* Removes the newest basis row from the inverse (exact downdate), r--. */
+extern void tapas_rowspace_downdate(tapas_rowspace_t *rs);
+
+/* Sets the basis capacity to cap >= r (grow or shrink). */
+extern tapas_status tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap);
 
 #endif							/* TAPAS_ROWSPACE_INT_H */

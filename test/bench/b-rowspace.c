@@ -332,6 +332,8 @@ typedef struct figures
 	size_t		memory;
 	size_t		determined;
 	long		dense_determined;	/* -1 without baseline */
+	double		indep_per_query;	/* independent rows per measured query */
+	double		full_per_query; /* full residual searches per query */
 } figures_t;
 
 static void
@@ -364,6 +366,8 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 				rows = 0,
 				i;
 	int			q;
+	tapas_rowspace_stats_t st0,
+				st1;
 
 	while (*logged < target)
 	{
@@ -381,6 +385,7 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 	tapas_rowspace_determined(rs, &f->determined);
 	f->dense_determined = d ? (long) d->ndet : -1;
 	f->max_ms = 0;
+	tapas_rowspace_stats(rs, &st0);
 	for (q = 0; q < NMEASURE; q++)
 	{
 		double		t0;
@@ -399,6 +404,9 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 			f->max_ms = tt[q];
 	}
 	f->memory = tapas_rowspace_memory(rs);
+	tapas_rowspace_stats(rs, &st1);
+	f->indep_per_query = (double) (st1.independent - st0.independent) / NMEASURE;
+	f->full_per_query = (double) (st1.full_residuals - st0.full_residuals) / NMEASURE;
 	for (q = 0; q < NMEASURE; q++)
 	{
 		double		t0 = now_ms();
@@ -423,6 +431,7 @@ print_figures(const char *name, uint32_t n, size_t logged, const figures_t *f)
 		   name, n, logged, f->rank, f->natoms, f->rows_per_query,
 		   f->trial_ms, f->rollback_ms, f->max_ms, f->memory / 1048576.0,
 		   f->determined);
+	printf(" indep/q=%.1f full/q=%.1f", f->indep_per_query, f->full_per_query);
 	if (f->dense_ms >= 0)
 		printf(" | dense=%8.3f ms ratio=%.1fx det %s", f->dense_ms,
 			   f->dense_ms / f->trial_ms,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <flint/fmpz_mat.h>
+#include <flint/nmod_vec.h>
 
 #include "common/memory.h"
 #include "common/rng.h"
@@ -256,6 +257,131 @@ test_rowspace_small_prime_mismatches(void)
 }
 
 /* ---------------------------------------------------------------------
+ * Second oracle for larger ranks: the dense RREF of research 2.2 mod p
+ * ---------------------------------------------------------------------
+ */
+
+#define DN	300
+
+/* adds row q to the dense RREF R (r rows of DN entries); det[] = records
+ * whose pivot row has weight 1 */
+static void
+dense_rref_add(uint64_t *R, int *r, int *rowof, int *piv, nmod_t mod,
+			   const uint32_t *q, size_t len, uint8_t *det)
+{
+	uint64_t	v[DN];
+	size_t		i;
+	int			c,
+				k,
+				j;
+
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < len; i++)
+		v[q[i]] = 1;
+	for (i = 0; i < len; i++)
+		if (rowof[q[i]] >= 0 && v[q[i]] != 0)
+			_nmod_vec_scalar_addmul_nmod(v, R + (size_t) rowof[q[i]] * DN, DN,
+										 nmod_neg(v[q[i]], mod), mod);
+	for (c = 0; c < DN && v[c] == 0; c++)
+		;
+	if (c < DN)
+	{
+		_nmod_vec_scalar_mul_nmod(v, v, DN, n_invmod(v[c], mod.n), mod);
+		for (k = 0; k < *r; k++)
+			if (R[(size_t) k * DN + c] != 0)
+				_nmod_vec_scalar_addmul_nmod(R + (size_t) k * DN, v, DN,
+											 nmod_neg(R[(size_t) k * DN + c], mod), mod);
+		memcpy(R + (size_t) *r * DN, v, sizeof(v));
+		piv[*r] = c;
+		rowof[c] = (*r)++;
+	}
+	memset(det, 0, DN);
+	for (k = 0; k < *r; k++)
+	{
+		int			w = 0;
+
+		for (j = 0; j < DN; j++)
+			w += R[(size_t) k * DN + j] != 0;
+		det[piv[k]] = w == 1;
+	}
+}
+
+/*
+ * n = 300, 420 rows mixing Bernoulli rows, small rows, differences of an
+ * earlier row and one record, and complements: ranks up to 300 (capacity
+ * growth, full-residual searches), checked every 10 rows against the dense
+ * RREF modulo the same prime.
+ */
+static void
+test_rowspace_vs_dense_rref(void)
+{
+	tapas_rng_t rng;
+	uint64_t	p;
+	tapas_rowspace_t *rs;
+	uint64_t   *R = tapas_malloc((size_t) DN * DN * sizeof(uint64_t));
+	uint8_t    *rows = tapas_calloc(420, DN);
+	int			rowof[DN],
+				piv[DN],
+				r = 0,
+				m,
+				j;
+	uint8_t		det[DN];
+	nmod_t		mod;
+	uint32_t	ids[DN];
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 51);
+	p = tapas_rowspace_prime_draw(&rng);
+	nmod_init(&mod, p);
+	rs = tapas_rowspace_create(DN, p, 0, &rng, NULL);
+	for (j = 0; j < DN; j++)
+		rowof[j] = -1;
+	for (m = 0; m < 420 && !tapas_test_current_failed; m++)
+	{
+		int			kind = (int) tapas_rng_below(&rng, 4);
+		uint8_t    *row = rows + (size_t) m * DN;
+		size_t		len = 0;
+
+		if (kind == 0 || m == 0)
+			for (j = 0; j < DN; j++)
+				row[j] = tapas_rng_below(&rng, 2);
+		else if (kind == 1)
+			for (j = 0; j < 1 + (int) tapas_rng_below(&rng, 3); j++)
+				row[tapas_rng_below(&rng, DN)] = 1;
+		else
+		{
+			const uint8_t *old = rows + tapas_rng_below(&rng, m) * DN;
+
+			for (j = 0; j < DN; j++)
+				row[j] = kind == 2 ? old[j] : !old[j];
+			if (kind == 2)
+				row[tapas_rng_below(&rng, DN)] ^= 1;
+		}
+		for (j = 0; j < DN; j++)
+			if (row[j])
+				ids[len++] = j;
+		add1(rs, ids, len);
+		dense_rref_add(R, &r, rowof, piv, mod, ids, len, det);
+		if (m % 10 == 9)
+		{
+			TAPAS_CHECK(tapas_rowspace_rank(rs) == (uint32_t) r);
+			TAPAS_CHECK_MSG(same_as_oracle(rs, det, DN), "row %d rank %d", m, r);
+			check_valid(rs);
+		}
+	}
+	{
+		size_t		ndet;
+
+		tapas_rowspace_determined(rs, &ndet);
+		/* high rank, and a mix of determined and undetermined records */
+		TAPAS_CHECK_MSG(r >= 250 && ndet >= 20 && ndet < DN, "rank %d, %zu determined", r, ndet);
+		printf("# dense rref: rank %d, %zu determined\n", r, ndet);
+	}
+	tapas_rowspace_free(rs);
+	tapas_free(R);
+	tapas_free(rows);
+}
+
+/* ---------------------------------------------------------------------
  * Attacks with a known answer
  * ---------------------------------------------------------------------
  */
@@ -479,20 +605,38 @@ test_rowspace_bernoulli_large(void)
 	check_valid(rs);
 	/* the first row again: dependent, rank unchanged */
 	TAPAS_CHECK(add1(rs, first, flen) == 0 && tapas_rowspace_rank(rs) == 60);
-	/* the first row plus one record outside it */
-	for (target = 0; target < n; target++)
+	/*
+	 * The first row plus one record outside it, for 10 such records: each
+	 * determines exactly its record.  The residual is e_target when the
+	 * target is not a pivot, and no atom splits, so at least one of these
+	 * needs the full residual search.
+	 */
 	{
-		size_t		l;
-		int			in = 0;
+		tapas_rowspace_stats_t st0,
+					st1;
+		int			done = 0;
 
-		for (l = 0; l < flen; l++)
-			in |= first[l] == target;
-		if (!in)
-			break;
+		tapas_rowspace_stats(rs, &st0);
+		TAPAS_CHECK(st0.independent == 60 && st0.rows == 61);
+		for (target = 0; target < n && done < 10; target++)
+		{
+			size_t		l;
+			int			in = 0;
+
+			for (l = 0; l < flen; l++)
+				in |= first[l] == target;
+			if (in)
+				continue;
+			first[flen] = target;
+			TAPAS_CHECK(add1(rs, first, flen + 1) == 1);
+			TAPAS_CHECK(tapas_rowspace_is_determined(rs, target));
+			done++;
+		}
+		tapas_rowspace_stats(rs, &st1);
+		TAPAS_CHECK(st1.rows == st0.rows + 10 && st1.independent == st0.independent + 10);
+		TAPAS_CHECK_MSG(st1.full_residuals > st0.full_residuals,
+						"full residual search never used");
 	}
-	first[flen] = target;
-	TAPAS_CHECK(add1(rs, first, flen + 1) == 1);
-	TAPAS_CHECK(tapas_rowspace_is_determined(rs, target));
 	check_valid(rs);
 	tapas_rowspace_free(rs);
 	tapas_free(ids);
@@ -565,6 +709,122 @@ test_rowspace_trial_rollback(void)
 		tapas_rowspace_free(a);
 		tapas_rowspace_free(b);
 	}
+}
+
+/*
+ * GROUP BY statements as trial batches (deny mode): records with three
+ * categorical attributes, each statement one cell per group of a random
+ * subset of them (optionally under WHERE on another), cells below k not
+ * answered.  Each trial must report exactly the records the oracle adds;
+ * it is then committed or (at random) rolled back, and the committed state
+ * must match the oracle on the committed rows.
+ */
+static void
+test_rowspace_groupby_trials(void)
+{
+	tapas_rng_t rng;
+	long		iter,
+				iters = tapas_test_iters(12),
+				reported_total = 0,
+				rollbacks = 0;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 41);
+	for (iter = 0; iter < iters && !tapas_test_current_failed; iter++)
+	{
+		uint32_t	n = 60;
+		uint8_t		attr[3][60],
+					A[MAXM * MAXN],
+					before[MAXN],
+					after[MAXN];
+		static const int card[3] = {3, 4, 5};
+		uint32_t	ids[8 * MAXN];
+		size_t		off[MAXN + 1];
+		int			m = 0,
+					stmt,
+					k = 1 + (int) tapas_rng_below(&rng, 3);
+		uint32_t	j;
+		tapas_rowspace_t *rs = make_rs(n, tapas_rng_u64(&rng), 0);
+
+		for (j = 0; j < n; j++)
+			for (stmt = 0; stmt < 3; stmt++)
+				attr[stmt][j] = (uint8_t) tapas_rng_below(&rng, card[stmt]);
+		memset(A, 0, sizeof(A));
+		oracle_determined(A, 0, n, before);
+		for (stmt = 0; stmt < 12 && m < MAXM - 60; stmt++)
+		{
+			int			mask = 1 + (int) tapas_rng_below(&rng, 7);
+			int			wcol = (int) tapas_rng_below(&rng, 4) - 1;	/* -1: none */
+			int			wval = (int) tapas_rng_below(&rng, 3);
+			int			key,
+						c,
+						nrows = 0;
+			size_t		len = 0,
+						cnt,
+						i;
+			const uint32_t *newly;
+
+			if (wcol >= 0 && (mask & (1 << wcol)))
+				wcol = -1;
+			for (key = 0; key < 60; key++)
+			{
+				size_t		start = len;
+
+				for (j = 0; j < n; j++)
+				{
+					int			kj = 0;
+
+					if (wcol >= 0 && attr[wcol][j] != wval)
+						continue;
+					for (c = 0; c < 3; c++)
+						if (mask & (1 << c))
+							kj = kj * card[c] + attr[c][j];
+					if (kj == key)
+						ids[len++] = j;
+				}
+				if (len - start < (size_t) k)
+					len = start;	/* empty or below k: not answered */
+				else
+				{
+					off[nrows] = start;
+					for (i = start; i < len; i++)
+						A[(m + nrows) * n + ids[i]] = 1;
+					nrows++;
+				}
+			}
+			off[nrows] = len;
+			TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, nrows, NULL, &newly, &cnt) == TAPAS_OK);
+			reported_total += (long) cnt;
+			oracle_determined(A, m + nrows, n, after);
+			for (j = 0; j < n; j++)
+			{
+				int			reported = 0;
+
+				for (i = 0; i < cnt; i++)
+					reported |= newly[i] == j;
+				TAPAS_CHECK_MSG(reported == (after[j] && !before[j]),
+								"iter %ld stmt %d record %u", iter, stmt, j);
+			}
+			if (tapas_rng_below(&rng, 3) == 0)
+			{
+				TAPAS_CHECK(tapas_rowspace_rollback(rs) == TAPAS_OK);
+				memset(A + m * n, 0, (size_t) nrows * n);
+				rollbacks++;
+			}
+			else
+			{
+				TAPAS_CHECK(tapas_rowspace_commit(rs) == TAPAS_OK);
+				m += nrows;
+				memcpy(before, after, n);
+			}
+			TAPAS_CHECK(same_as_oracle(rs, before, n));
+			check_valid(rs);
+		}
+		tapas_rowspace_free(rs);
+	}
+	TAPAS_CHECK_MSG(reported_total > 20 && rollbacks > 5,
+					"%ld reported, %ld rollbacks", reported_total, rollbacks);
+	printf("# groupby: %ld records reported by trials, %ld rollbacks\n",
+		   reported_total, rollbacks);
 }
 
 static int
@@ -694,11 +954,13 @@ main(void)
 	TAPAS_TEST_RUN(test_rowspace_random_small);
 	TAPAS_TEST_RUN(test_rowspace_sparse_rows);
 	TAPAS_TEST_RUN(test_rowspace_small_prime_mismatches);
+	TAPAS_TEST_RUN(test_rowspace_vs_dense_rref);
 	TAPAS_TEST_RUN(test_rowspace_difference_attack);
 	TAPAS_TEST_RUN(test_rowspace_trackers);
 	TAPAS_TEST_RUN(test_rowspace_hadamard);
 	TAPAS_TEST_RUN(test_rowspace_bernoulli_large);
 	TAPAS_TEST_RUN(test_rowspace_trial_rollback);
+	TAPAS_TEST_RUN(test_rowspace_groupby_trials);
 	TAPAS_TEST_RUN(test_rowspace_errors);
 	TAPAS_TEST_DONE();
 }
