@@ -28,6 +28,7 @@
 #include <math.h>
 
 #include "catalog/pg_type.h"
+#include "common/pg_prng.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -221,7 +222,8 @@ run_kernel(tapas_binmat_t *A, const recon_args *a, recon_out *o)
 	{
 		tapas_rng_t rng;
 
-		tapas_rng_seed(&rng, (uint64) random() << 31 ^ (uint64) random());
+		/* fresh secret primes for each call (exact.c) */
+		tapas_rng_seed(&rng, pg_prng_uint64(&pg_global_prng_state));
 		o->st = tapas_exact_solve(A, a->bi, &rng, o->x, o->det, &o->ex,
 								  &progress);
 	}

@@ -128,9 +128,6 @@ cs_auto(const tapas_binmat_t *A, const double *b, int s, double lambda,
 	double	   *x2;
 	tapas_cs_report r2;
 
-	if (lambda > 0.0 && lp_ok)
-		return cs_run(A, b, s, lambda, TAPAS_CS_LP, binary, x_out, report,
-					  progress);
 	st = cs_run(A, b, s, lambda, TAPAS_CS_OMP, binary, x_out, report, progress);
 	if (st != TAPAS_OK || report->consistent || !lp_ok)
 		return st;

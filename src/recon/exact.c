@@ -142,7 +142,9 @@ tapas_exact_solve(const tapas_binmat_t *A, const int64_t *b, tapas_rng_t *rng,
 	memset(res, 0, sizeof(*res));
 	if (A->m == 0 || A->n == 0)
 		return TAPAS_EINVAL;
-	if ((double) A->m * ((double) A->n + 1.0) > TAPAS_EXACT_MAX_ENTRIES)
+	if ((double) A->m * ((double) A->n + 1.0) > TAPAS_EXACT_MAX_ENTRIES ||
+		(double) A->m * ((double) A->n + 1.0) *
+		fmin((double) A->m, (double) A->n + 1.0) > TAPAS_EXACT_MAX_WORK)
 		return TAPAS_ELIMIT;
 	x2 = tapas_malloc(A->n * sizeof(double));
 	d2 = tapas_malloc(A->n);

@@ -26,8 +26,14 @@
 #include "common/status.h"
 #include "recon/binmat.h"
 
-/* m * (n + 1) above which tapas_exact_solve returns TAPAS_ELIMIT */
+/*
+ * Size limits of tapas_exact_solve (TAPAS_ELIMIT beyond): entries
+ * m (n + 1), and elimination work m (n + 1) min(m, n + 1), about 3.5 s
+ * per prime at the limit on this machine (2.8 s for both primes at
+ * m = n = 2000; FLINT's rref cannot be interrupted).
+ */
 #define TAPAS_EXACT_MAX_ENTRIES	50000000.0
+#define TAPAS_EXACT_MAX_WORK	20000000000.0
 
 typedef struct tapas_exact_result
 {
@@ -46,8 +52,8 @@ typedef struct tapas_exact_result
  * probability about (n / 2^62)^2.  If the answers are inconsistent
  * (res->consistent = 0) nothing is determined.
  *
- * Returns TAPAS_OK; TAPAS_EINVAL for m or n = 0; TAPAS_ELIMIT when
- * m (n + 1) > TAPAS_EXACT_MAX_ENTRIES; TAPAS_EDECODE when a determined
+ * Returns TAPAS_OK; TAPAS_EINVAL for m or n = 0; TAPAS_ELIMIT beyond
+ * the size limits above; TAPAS_EDECODE when a determined
  * value does not reconstruct as a small rational (answers too large, or
  * the computation disagrees between the two primes).
  */

@@ -120,6 +120,12 @@ test_exact_vs_rational(void)
 	TAPAS_CHECK(tapas_memory_live() == 0);
 }
 
+static int
+cancel_now(void *arg, double fraction)
+{
+	return 1;
+}
+
 static void
 test_exact_hand_cases(void)
 {
@@ -158,6 +164,13 @@ test_exact_hand_cases(void)
 	b[2] = 2;
 	TAPAS_CHECK(tapas_exact_solve(A, b, &prng, x, det, &res, NULL) == TAPAS_OK);
 	TAPAS_CHECK(res.consistent && res.determined == 2 && x[0] == 1.0 && x[1] == 2.0);
+
+	/* cancellation between the two primes */
+	{
+		tapas_progress_t stop = {cancel_now, NULL};
+
+		TAPAS_CHECK(tapas_exact_solve(A, b, &prng, x, det, &res, &stop) == TAPAS_ECANCELED);
+	}
 	tapas_binmat_free(A);
 
 	A = tapas_binmat_create(0, 3);

@@ -146,6 +146,12 @@ test_sparse_no_pivot_and_cap(void)
 	TAPAS_CHECK(tapas_memory_live() == 0);
 }
 
+static int
+cancel_now(void *arg, double fraction)
+{
+	return 1;
+}
+
 static void
 test_sparse_planted_unique(void)
 {
@@ -189,6 +195,14 @@ test_sparse_planted_unique(void)
 		tapas_memory_fail_after(-1);
 		TAPAS_CHECK(st == TAPAS_ENOMEM || (st == TAPAS_OK && res.found == 1));
 		tapas_sparse_result_clear(&res);
+	}
+	/* cancellation */
+	{
+		tapas_progress_t stop = {cancel_now, NULL};
+
+		TAPAS_CHECK(tapas_sparse_search(A, b, 3, 10, TAPAS_SPARSE_WORK_LIMIT, &res,
+										&stop) == TAPAS_ECANCELED);
+		TAPAS_CHECK(res.found == 0 && res.supports == NULL);
 	}
 	tapas_binmat_free(A);
 	free(x);
