@@ -34,6 +34,9 @@
 /* largest sparsity accepted (BM is O(s^2), root finding O(q s^2)) */
 #define TAPAS_BCH_MAX_S		4096
 
+/* largest s for which the decoder keeps a squaring table (s^2 / 2 words) */
+#define TAPAS_BCH_SQTAB_MAX_S	1024
+
 typedef struct tapas_bch
 {
 	int64_t		n;				/* records 1..n, n <= 2^q - 1 */
@@ -50,6 +53,7 @@ typedef struct tapas_bch
 	uint32_t   *arena;			/* stack of factors being split */
 	uint32_t   *work;			/* polynomial temporaries */
 	int		   *stack;			/* factor stack: offset, degree, next k */
+	uint32_t   *sqtab;			/* squaring table, s <= TAPAS_BCH_SQTAB_MAX_S */
 } tapas_bch_t;
 
 /*

@@ -59,27 +59,43 @@ poly_degree(const uint32_t *p, int d)
 	return d;
 }
 
-/* a <- a mod b for b of degree db >= 0; returns the degree of the rest */
+/*
+ * a <- a mod b for b of degree db >= 0; returns the degree of the rest.
+ * The logs of b's coefficients are taken once into logb (db words of
+ * scratch; N marks a zero), so each step of the inner loop costs one
+ * antilog lookup: a_(i-db+j) += alpha^(log b_j + l).
+ */
 static int
-poly_rem(const tapas_gf2m_t *gf, uint32_t *a, int da, const uint32_t *b, int db)
+poly_rem(const tapas_gf2m_t *gf, uint32_t *a, int da, const uint32_t *b, int db,
+		 uint32_t *logb)
 {
-	uint32_t	lead_log = gf->log[b[db]];
+	uint32_t	N = gf->N,
+				lead_log = gf->log[b[db]];
 	int			i,
 				j;
 
+	for (j = 0; j < db; j++)
+		logb[j] = gf->log[b[j]];	/* log[0] = N */
 	for (i = da; i >= db; i--)
 	{
 		uint32_t	c = a[i],
 					l;
+		uint32_t   *row = a + i - db;
 
 		if (c == 0)
 			continue;
 		/* a -= (c / b_db) z^(i-db) b, which clears a[i] */
-		l = gf->log[c] + gf->N - lead_log;
-		if (l >= gf->N)
-			l -= gf->N;
+		l = gf->log[c] + N - lead_log;
+		if (l >= N)
+			l -= N;
 		for (j = 0; j < db; j++)
-			a[i - db + j] ^= tapas_gf2m_mul_log(gf, b[j], l);
+		{
+			uint32_t	e = logb[j] + l;
+
+			if (logb[j] == N)
+				continue;
+			row[j] ^= gf->exp[e >= N ? e - N : e];
+		}
 		a[i] = 0;
 	}
 	return poly_degree(a, db - 1 < da ? db - 1 : da);
@@ -101,19 +117,19 @@ poly_make_monic(const tapas_gf2m_t *gf, uint32_t *p, int d)
 
 /*
  * Monic gcd of a (degree da >= 0) and b (degree db < da, may be -1), by
- * Euclid; both are overwritten.  Returns the degree and sets *g to the
+ * Euclid; both are overwritten; logb is scratch for poly_rem.  Returns the degree and sets *g to the
  * array that holds the result (a or b).
  */
 static int
 poly_gcd(const tapas_gf2m_t *gf, uint32_t *a, int da, uint32_t *b, int db,
-		 uint32_t **g)
+		 uint32_t **g, uint32_t *logb)
 {
 	while (db >= 0)
 	{
 		uint32_t   *t = a;
 		int			dt;
 
-		dt = poly_rem(gf, a, da, b, db);
+		dt = poly_rem(gf, a, da, b, db, logb);
 		a = b;
 		da = db;
 		b = t;
@@ -223,7 +239,7 @@ bch_berlekamp_massey(tapas_bch_t *bch, uint32_t *lambda)
 /* out <- p^2 mod f (f monic of degree L, p of degree < L); out has 2L words */
 static void
 bch_sqr_mod(const tapas_gf2m_t *gf, uint32_t *out, const uint32_t *p,
-			const uint32_t *f, int L)
+			const uint32_t *f, int L, uint32_t *logf)
 {
 	int			i;
 
@@ -231,7 +247,79 @@ bch_sqr_mod(const tapas_gf2m_t *gf, uint32_t *out, const uint32_t *p,
 	memset(out, 0, 2 * L * sizeof(uint32_t));
 	for (i = 0; i < L; i++)
 		out[2 * i] = tapas_gf2m_sqr(gf, p[i]);
-	poly_rem(gf, out, 2 * L - 2, f, L);
+	poly_rem(gf, out, 2 * L - 2, f, L, logf);
+}
+
+/*
+ * The squaring table of f: row i - h (h = ceil(L/2), i = h..L-1) holds the
+ * logs of the coefficients of z^(2i) mod f (N for zero).  Built from
+ * z^L = f_0 + ... + f_(L-1) z^(L-1) by multiplying by z: O(L^2) once.
+ */
+static void
+bch_square_table(tapas_bch_t *bch, const uint32_t *f, int L)
+{
+	const tapas_gf2m_t *gf = bch->gf;
+	uint32_t   *cur = bch->work + 4 * BCH_W(bch),
+			   *logf = bch->work + 6 * BCH_W(bch);
+	int			h = (L + 1) / 2,
+				e,
+				j;
+
+	for (j = 0; j < L; j++)
+		logf[j] = gf->log[f[j]];
+	memcpy(cur, f, L * sizeof(uint32_t));	/* z^L mod f */
+	for (e = L; e <= 2 * L - 2; e++)
+	{
+		uint32_t	top;
+
+		if (e % 2 == 0 && e / 2 >= h)
+			for (j = 0; j < L; j++)
+				bch->sqtab[(size_t) (e / 2 - h) * L + j] = gf->log[cur[j]];
+		/* z^(e+1) = z * z^e, with z^L replaced by f_low */
+		top = cur[L - 1];
+		memmove(cur + 1, cur, (L - 1) * sizeof(uint32_t));
+		cur[0] = 0;
+		if (top != 0)
+			for (j = 0; j < L; j++)
+				cur[j] ^= tapas_gf2m_mul_log(gf, f[j], gf->log[top]);
+	}
+}
+
+/*
+ * out <- p^2 mod f through the squaring table: the squares of the low half
+ * of p land below z^L, each p_i^2 with 2i >= L adds p_i^2 (z^(2i) mod f).
+ * About L^2 / 2 antilog lookups, half of what a reduction takes.
+ */
+static void
+bch_sqr_mod_table(const tapas_bch_t *bch, uint32_t *out, const uint32_t *p,
+				  int L)
+{
+	const tapas_gf2m_t *gf = bch->gf;
+	uint32_t	N = gf->N;
+	int			h = (L + 1) / 2,
+				i,
+				j;
+
+	memset(out, 0, L * sizeof(uint32_t));
+	for (i = 0; i < h; i++)
+		out[2 * i] = tapas_gf2m_sqr(gf, p[i]);
+	for (i = h; i < L; i++)
+	{
+		const uint32_t *row = bch->sqtab + (size_t) (i - h) * L;
+		uint32_t	lc;
+
+		if (p[i] == 0)
+			continue;
+		lc = 2 * gf->log[p[i]] % N;
+		for (j = 0; j < L; j++)
+		{
+			uint32_t	e = row[j] + lc;
+
+			if (row[j] == N)
+				continue;
+			out[j] ^= gf->exp[e >= N ? e - N : e];
+		}
+	}
 }
 
 /*
@@ -245,12 +333,19 @@ bch_frobenius(tapas_bch_t *bch, const uint32_t *f, int L)
 	uint32_t   *sq = bch->work + 4 * w;
 	int			i;
 
+	if (bch->sqtab != NULL)
+		bch_square_table(bch, f, L);
 	memset(bch->frob, 0, w * sizeof(uint32_t));
 	bch->frob[1] = 1;			/* z, reduced since L >= 2 */
 	for (i = 1; i <= bch->q; i++)
 	{
-		bch_sqr_mod(bch->gf, sq, bch->frob + (i - 1) * w, f, L);
-		memcpy(bch->frob + i * w, sq, L * sizeof(uint32_t));
+		if (bch->sqtab != NULL)
+			bch_sqr_mod_table(bch, bch->frob + i * w, bch->frob + (i - 1) * w, L);
+		else
+		{
+			bch_sqr_mod(bch->gf, sq, bch->frob + (i - 1) * w, f, L, bch->work + 6 * w);
+			memcpy(bch->frob + i * w, sq, L * sizeof(uint32_t));
+		}
 	}
 	for (i = 0; i < L; i++)
 		if (bch->frob[bch->q * w + i] != (uint32_t) (i == 1))
@@ -298,11 +393,11 @@ bch_split(tapas_bch_t *bch, const uint32_t *g, int d, int L, int *k,
 	for (; *k < bch->q; (*k)++)
 	{
 		memcpy(b, bch_trace(bch, *k, L), L * sizeof(uint32_t));
-		db = poly_rem(bch->gf, b, L - 1, g, d);
+		db = poly_rem(bch->gf, b, L - 1, g, d, bch->work + 6 * w);
 		if (db <= 0)
 			continue;			/* constant trace: all roots on one side */
 		memcpy(a, g, (d + 1) * sizeof(uint32_t));
-		e = poly_gcd(bch->gf, a, d, b, db, &res);
+		e = poly_gcd(bch->gf, a, d, b, db, &res, bch->work + 6 * w);
 		if (e > 0 && e < d)
 		{
 			memcpy(h, res, (e + 1) * sizeof(uint32_t));

@@ -82,8 +82,10 @@ tapas_bch_create(int64_t n, int s, tapas_status *status)
 	bch->trace = bch_alloc((size_t) q * w, &failed);
 	bch->trace_done = tapas_calloc(q, 1);
 	bch->arena = bch_alloc(2 * w, &failed);
-	bch->work = bch_alloc(6 * w, &failed);
+	bch->work = bch_alloc(7 * w, &failed);
 	bch->stack = tapas_calloc(3 * (size_t) (s + 1), sizeof(int));
+	if (s <= TAPAS_BCH_SQTAB_MAX_S)
+		bch->sqtab = bch_alloc(((size_t) s / 2 + 1) * s, &failed);
 	if (failed || bch->trace_done == NULL || bch->stack == NULL)
 	{
 		*status = TAPAS_ENOMEM;
@@ -111,6 +113,7 @@ tapas_bch_free(tapas_bch_t *bch)
 	tapas_free(bch->arena);
 	tapas_free(bch->work);
 	tapas_free(bch->stack);
+	tapas_free(bch->sqtab);
 	tapas_free(bch);
 }
 

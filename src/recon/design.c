@@ -176,9 +176,7 @@ design_apply_k(tapas_design_t *d, int64_t *cover, const char **reason)
 		cover[r] = d->n - cover[r];
 		any = 1;
 	}
-	if (d->method == TAPAS_DESIGN_HADAMARD)
-		d->total_query = 0;		/* row 0 of H' is the total */
-	else if (any)
+	if (any && d->method != TAPAS_DESIGN_HADAMARD)
 	{
 		d->total_query = d->base_rows;
 		d->m = d->base_rows + 1;
@@ -212,6 +210,7 @@ design_build_base(tapas_design_t *d, const char **reason)
 				*reason = "n is above 2^24 for the hadamard design";
 				return TAPAS_EINVAL;
 			}
+			d->total_query = 0;	/* row 0 of H' is the total */
 			return TAPAS_OK;
 		case TAPAS_DESIGN_BCH:
 			d->bch = tapas_bch_create(d->n, d->s, &st);
@@ -275,7 +274,7 @@ tapas_design_create(int method, int64_t n, int s, int64_t k, uint64_t seed,
 	if (*status != TAPAS_OK)
 		goto fail;
 	d->m = d->base_rows;
-	if (k > 0 || want_coverage || method == TAPAS_DESIGN_HADAMARD)
+	if (k > 0 || want_coverage)
 	{
 		*status = TAPAS_ENOMEM;
 		cover = tapas_malloc(((size_t) d->base_rows + 1) * sizeof(int64_t));

@@ -259,6 +259,36 @@ test_bch_random_large(void)
 	tapas_free(syn);
 }
 
+/* s above TAPAS_BCH_SQTAB_MAX_S: the decoder squares by plain reduction */
+static void
+test_bch_no_square_table(void)
+{
+	int			s = TAPAS_BCH_SQTAB_MAX_S + 6,
+				w,
+				gw;
+	tapas_status st;
+	tapas_bch_t *bch = tapas_bch_create(8191, s, &st);
+	tapas_rng_t rng;
+	int64_t    *c = tapas_malloc(s * sizeof(int64_t)),
+			   *got = tapas_malloc(s * sizeof(int64_t));
+	uint32_t   *syn = tapas_malloc(s * sizeof(uint32_t));
+
+	TAPAS_CHECK(bch != NULL && bch->sqtab == NULL);
+	tapas_rng_seed(&rng, tapas_test_seed() + 3);
+	for (w = s / 3; bch != NULL && w <= s; w += s / 3)
+	{
+		random_support(&rng, 8191, w, c);
+		syndromes_direct(bch, c, w, syn);
+		st = tapas_bch_decode(bch, syn, got, &gw);
+		TAPAS_CHECK_MSG(st == TAPAS_OK && same_support(c, w, got, gw),
+						"w=%d: status %d weight %d", w, st, gw);
+	}
+	tapas_bch_free(bch);
+	tapas_free(c);
+	tapas_free(got);
+	tapas_free(syn);
+}
+
 static void
 test_bch_coverage(void)
 {
@@ -352,6 +382,7 @@ main(void)
 {
 	TAPAS_TEST_RUN(test_bch_exhaustive_small);
 	TAPAS_TEST_RUN(test_bch_random_large);
+	TAPAS_TEST_RUN(test_bch_no_square_table);
 	TAPAS_TEST_RUN(test_bch_coverage);
 	TAPAS_TEST_RUN(test_bch_errors);
 	TAPAS_TEST_DONE();
