@@ -12,7 +12,11 @@
  * with the disease among 100,000), so the checks apply when v is binary
  * and sparse: w = the number of logged-covered records with v_j = 1.
  *
- *	sparse search (w <= 3; recon/sparse_search.h): every binary x of
+ *	single positive (w = 1): the records whose column of A equals b are
+ *	  the intersection of the rows answered 1 minus the rows answered 0,
+ *	  a few CRoaring operations per logged row, so it runs on every
+ *	  answer, with no trigger (method "sparse_search").
+ *	sparse search (w = 2, 3; recon/sparse_search.h): every binary x of
  *	  weight <= w with A x = b.  If the only one is the truth, every
  *	  record of its support is reconstructed (method "sparse_search").
  *	  Trigger: m >= log2 C(n, w) / log2(w + 1), the fewest rows whose
@@ -502,6 +506,62 @@ run_omp(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 }
 
 /*
+ * Weight 1, exactly and cheaply on the CRoaring rows: the records whose
+ * column equals b are those in every row answered 1 and in no row answered
+ * 0.  If that is the true positive alone, an attacker assuming one
+ * positive finds it.  O(m) bitmap operations; runs on every answer.
+ */
+static int
+run_single_positive(TapasAuditBatch *batch, const int64 *supp, TapasFinding **found)
+{
+	TapasAuditEntry *e = batch->entry;
+	int			m = e->nrows + batch->ncells;
+	roaring_bitmap_t *cand = NULL;
+	roaring_bitmap_t **brows = palloc(sizeof(roaring_bitmap_t *) * Max(batch->ncells, 1));
+	bool		hit;
+	char		detail[TAPAS_ALERT_DETAIL_LEN];
+
+	for (int i = 0; i < batch->ncells; i++)
+		brows[i] = roaring_bitmap_of_ptr(batch->offsets[i + 1] - batch->offsets[i],
+										 batch->ids + batch->offsets[i]);
+	/* intersection of the rows answered 1 */
+	for (int i = 0; i < m; i++)
+	{
+		const roaring_bitmap_t *r = i < e->nrows ? e->rows[i] : brows[i - e->nrows];
+		double		b = i < e->nrows ? e->answers[i] : batch->answers[i - e->nrows];
+
+		if (b != 1.0)
+			continue;
+		if (cand == NULL)
+			cand = roaring_bitmap_copy(r);
+		else
+			roaring_bitmap_and_inplace(cand, r);
+	}
+	/* minus the rows answered 0 */
+	for (int i = 0; cand != NULL && i < m; i++)
+	{
+		const roaring_bitmap_t *r = i < e->nrows ? e->rows[i] : brows[i - e->nrows];
+		double		b = i < e->nrows ? e->answers[i] : batch->answers[i - e->nrows];
+
+		if (b == 0.0)
+			roaring_bitmap_andnot_inplace(cand, r);
+	}
+	hit = cand != NULL && roaring_bitmap_get_cardinality(cand) == 1 &&
+		roaring_bitmap_contains(cand, (uint32) supp[0]);
+	if (cand)
+		roaring_bitmap_free(cand);
+	for (int i = 0; i < batch->ncells; i++)
+		roaring_bitmap_free(brows[i]);
+	pfree(brows);
+	if (!hit)
+		return 0;
+	snprintf(detail, sizeof(detail),
+			 "the record is the only one consistent with the %d answers when one record is positive",
+			 m);
+	return add_findings(batch, supp, 1, "sparse_search", detail, found);
+}
+
+/*
  * Records the batch would let a decoder reconstruct (not reported before).
  * *skipped is set when a triggered check was skipped for the deadline.
  */
@@ -527,6 +587,8 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	w = truth_support(batch, &supp);
 	if (w == 0)
 		return 0;
+	if (w == 1)
+		return run_single_positive(batch, supp, found);
 	sparse_trigger = w <= TAPAS_SPARSE_MAX_WEIGHT &&
 		m >= floor(log2_binom(n, w) / log2(w + 1.0));
 	omp_trigger = w > TAPAS_SPARSE_MAX_WEIGHT && w <= CS_MAX_WEIGHT &&
