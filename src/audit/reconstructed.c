@@ -27,8 +27,9 @@
  *	OMP (4 <= w <= 32; recon/cs.h): orthogonal matching pursuit with
  *	  sparsity w, rounded to 0/1; if it returns exactly the truth and is
  *	  consistent with every answer, its support is reconstructed (method
- *	  "omp").  Trigger: m >= 2 w log2(n / w), the sample complexity of
- *	  Bernoulli designs.
+ *	  "omp").  Trigger: m >= w log2(n / w), below which no decoder can
+ *	  single out w of n records (OMP typically needs about twice that on
+ *	  Bernoulli designs; it runs on every answer from the trigger on).
  *
  * Both run only when their trigger fires and the statement's time budget
  * (tapas.audit_budget_ms, decide.c) is not exhausted.  Design-specific
@@ -592,7 +593,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	sparse_trigger = w <= TAPAS_SPARSE_MAX_WEIGHT &&
 		m >= floor(log2_binom(n, w) / log2(w + 1.0));
 	omp_trigger = w > TAPAS_SPARSE_MAX_WEIGHT && w <= CS_MAX_WEIGHT &&
-		m >= 2.0 * w * log2(n / w);
+		m >= w * log2(n / w);
 	if (!sparse_trigger && !omp_trigger)
 		return 0;
 	if (GetCurrentTimestamp() > deadline)
