@@ -55,6 +55,7 @@ struct TapasAuditEntry
 	uint32		cap_n;
 	int64		synced;			/* last log_id taken from the ledger */
 	bool		rs_broken;		/* rank limit reached: no further test */
+	bool		trial_open;		/* a batch's trial awaits tapas_audit_trial_end */
 
 	/* logged rows of A and b, in the order taken from the ledger */
 	int			nrows;
@@ -66,6 +67,11 @@ struct TapasAuditEntry
 	/* the table's dense index at the last sync: keys[j] of index j */
 	int64		nkeys;
 	int64	   *keys;
+
+	/* A as a bit matrix for the decoders (reconstructed.c), built lazily */
+	struct tapas_binmat *A;		/* A_cap rows x cap_n columns, or NULL */
+	size_t		A_cap;
+	int			A_rows;			/* logged rows copied into A */
 
 	/* records already reported (dense indices) */
 	roaring_bitmap_t *reported;
@@ -103,6 +109,7 @@ extern void tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 									const TapasCell *cells, int ncells,
 									const int *cell_no, int nbatch);
 extern int	tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found);
+extern void tapas_audit_trial_end(TapasAuditEntry *e);
 extern void tapas_audit_entry_drop(TapasAuditEntry *e);
 extern MemoryContext tapas_audit_cxt(void);
 

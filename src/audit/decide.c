@@ -198,6 +198,7 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 	}
 	pending_add(p, fd, nd, e, g);
 	nr = tapas_audit_reconstructed(&batch, &fr, deadline, skipped);
+	tapas_audit_trial_end(e);
 	pending_add(p, fr, nr, e, g);
 	if (p->n > 0)
 		p->relid = e->key.relid;

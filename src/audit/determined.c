@@ -21,8 +21,9 @@
  * rows.
  *
  * Trial.  The candidate cells (with provisional indices n, n+1, ... for
- * keys the ledger has not seen) are tried on top of the synced state and
- * always rolled back: if the statement is answered, its rows come back
+ * keys the ledger has not seen) are tried on top of the synced state, the
+ * decoders look at the atoms under the trial, and the trial is always
+ * rolled back: if the statement is answered, its rows come back
  * through the next sync with the indices the ledger really assigned.  So an
  * error anywhere between the decision and the ledger append leaves the
  * state exactly as logged.
@@ -46,6 +47,7 @@
 
 #include "audit/audit_int.h"
 #include "common/rng.h"
+#include "recon/binmat.h"
 #include "tapas.h"
 
 static MemoryContext audit_cxt = NULL;
@@ -107,6 +109,7 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	tapas_rowspace_free(e->rs);
+	tapas_binmat_free(e->A);
 	if (e->reported)
 		roaring_bitmap_free(e->reported);
 	if (e->rows)
@@ -214,6 +217,7 @@ tapas_audit_sync(TapasAuditEntry *e)
 	int			first = e->nrows;
 	MemoryContext old;
 
+	tapas_audit_trial_end(e);	/* left open by an error, if any */
 	memset(&f, 0, sizeof(f));
 	f.relid = e->key.relid;
 	f.statistic = e->key.statistic;
@@ -361,8 +365,11 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 
 /*
  * Records the batch would make determined (not reported before): tries
- * the candidate rows on the synced row space and rolls back.  Returns the
- * number of findings (palloc'd array in *found).
+ * the candidate rows on the synced row space and leaves the trial open, so
+ * the decoders can consult the atoms with the batch; the caller closes it
+ * with tapas_audit_trial_end (an error in between leaves it open, and the
+ * next sync rolls it back).  Returns the number of findings (palloc'd
+ * array in *found), or -1 at the rank limit (no trial open).
  */
 int
 tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
@@ -391,6 +398,7 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("row-space audit failed (status %d)", (int) st)));
+	e->trial_open = true;		/* closed by tapas_audit_trial_end */
 	*found = palloc0(sizeof(TapasFinding) * Max(count, 1));
 	for (size_t i = 0; i < count; i++)
 	{
@@ -407,10 +415,22 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
 				 e->nrows, batch->ncells, tapas_rowspace_rank(e->rs));
 		nf++;
 	}
-	st = tapas_rowspace_rollback(e->rs);
-	if (st != TAPAS_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("row-space audit rollback failed (status %d)", (int) st)));
 	return nf;
+}
+
+/* closes the trial left open by tapas_audit_determined (if any) */
+void
+tapas_audit_trial_end(TapasAuditEntry *e)
+{
+	if (e->trial_open && e->rs != NULL)
+	{
+		tapas_status st = tapas_rowspace_rollback(e->rs);
+
+		e->trial_open = false;
+		if (st != TAPAS_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("row-space audit rollback failed (status %d)", (int) st)));
+	}
+	e->trial_open = false;
 }

@@ -31,8 +31,11 @@
  *	  single out w of n records (OMP typically needs about twice that on
  *	  Bernoulli designs; it runs on every answer from the trigger on).
  *
- * Both run only when their trigger fires and the statement's time budget
- * (tapas.audit_budget_ms, decide.c) is not exhausted.  Design-specific
+ * Both run only when their trigger fires, when every positive is alone in
+ * its atom (records covered by exactly the same rows cannot be told apart
+ * by any decoder, so GROUP BY workloads never reach them), and within the
+ * statement's time budget (tapas.audit_budget_ms, decide.c): they start
+ * only before the deadline and a kernel running past it is cancelled.  Design-specific
  * decoders (Hadamard) need no data-aware test: a Hadamard design
  * determines every record (determined.c).
  *
@@ -337,21 +340,34 @@ ensure_truth(TapasAuditEntry *e)
  * ----------------------------------------------------------------
  */
 
-/* A (logged rows, then the batch's rows) as a bit matrix over n_total */
+/*
+ * A (logged rows, then the batch's rows) as a bit matrix, cached in the
+ * entry: logged rows are copied once, the batch's rows are rewritten each
+ * time.  Columns are the row space's capacity cap_n >= n_total (the extra
+ * columns are zero and change no decoder's answer).  The returned matrix
+ * has m = logged + batch rows until tapas_audit_matrix_done.
+ */
 static tapas_binmat_t *
 build_matrix(TapasAuditBatch *batch, double **b)
 {
 	TapasAuditEntry *e = batch->entry;
 	size_t		m = e->nrows + batch->ncells;
-	tapas_binmat_t *A = tapas_binmat_create(m, batch->n_total);
+	tapas_binmat_t *A = e->A;
 	uint32	   *buf = NULL;
 	size_t		bufn = 0;
 
-	if (A == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-						errmsg("out of memory in the reconstruction audit")));
-	*b = palloc(sizeof(double) * m);
-	for (int i = 0; i < e->nrows; i++)
+	if (A == NULL || A->n != e->cap_n || e->A_cap < m)
+	{
+		tapas_binmat_free(A);
+		e->A_cap = Max(64, 2 * m);
+		A = e->A = tapas_binmat_create(e->A_cap, e->cap_n);
+		e->A_rows = 0;
+		if (A == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+							errmsg("out of memory in the reconstruction audit")));
+	}
+	A->m = e->A_cap;
+	for (int i = e->A_rows; i < e->nrows; i++)
 	{
 		size_t		c = roaring_bitmap_get_cardinality(e->rows[i]);
 
@@ -364,17 +380,30 @@ build_matrix(TapasAuditBatch *batch, double **b)
 		roaring_bitmap_to_uint32_array(e->rows[i], buf);
 		for (size_t k = 0; k < c; k++)
 			tapas_binmat_set(A, i, buf[k], 1);
-		(*b)[i] = e->answers[i];
 	}
+	e->A_rows = e->nrows;
+	*b = palloc(sizeof(double) * m);
+	for (int i = 0; i < e->nrows; i++)
+		(*b)[i] = e->answers[i];
 	for (int i = 0; i < batch->ncells; i++)
 	{
+		memset(tapas_binmat_row(A, e->nrows + i), 0, A->words * sizeof(uint64));
 		for (size_t k = batch->offsets[i]; k < batch->offsets[i + 1]; k++)
 			tapas_binmat_set(A, e->nrows + i, batch->ids[k], 1);
 		(*b)[e->nrows + i] = batch->answers[i];
 	}
 	if (buf)
 		pfree(buf);
+	A->m = m;
 	return A;
+}
+
+/* the cached matrix back to its capacity (batch rows are rewritten next time) */
+static void
+matrix_done(TapasAuditEntry *e)
+{
+	if (e->A != NULL)
+		e->A->m = e->A_cap;
 }
 
 static int
@@ -443,9 +472,32 @@ add_findings(TapasAuditBatch *batch, const int64 *supp, int w, const char *metho
 	return nf;
 }
 
+/* kernel progress callback: stop at the deadline or on an interrupt */
+typedef struct DeadlineArg
+{
+	TimestampTz deadline;
+	bool		expired;
+} DeadlineArg;
+
+static int
+deadline_progress(void *arg, double fraction)
+{
+	DeadlineArg *d = (DeadlineArg *) arg;
+
+	if (InterruptPending)
+		return 1;
+	if (GetCurrentTimestamp() > d->deadline)
+	{
+		d->expired = true;
+		return 1;
+	}
+	return 0;
+}
+
 static int
 run_sparse_search(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
-				  const int64 *supp, int w, TapasFinding **found)
+				  const int64 *supp, int w, const tapas_progress_t *progress,
+				  TapasFinding **found)
 {
 	int64	   *bi = palloc(sizeof(int64) * A->m);
 	tapas_sparse_result res;
@@ -456,7 +508,7 @@ run_sparse_search(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 	memset(&res, 0, sizeof(res));
 	for (size_t i = 0; i < A->m; i++)
 		bi[i] = (int64) llround(b[i]);
-	st = tapas_sparse_search(A, bi, w, 2, TAPAS_SPARSE_WORK_LIMIT, &res, NULL);
+	st = tapas_sparse_search(A, bi, w, 2, TAPAS_SPARSE_WORK_LIMIT, &res, progress);
 	if (st == TAPAS_OK && res.found == 1 && tapas_sparse_result_weight(&res, 0) == w)
 	{
 		hit = true;
@@ -476,7 +528,8 @@ run_sparse_search(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 
 static int
 run_omp(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
-		const int64 *supp, int w, TapasFinding **found)
+		const int64 *supp, int w, const tapas_progress_t *progress,
+		TapasFinding **found)
 {
 	double	   *x = MemoryContextAllocHuge(CurrentMemoryContext,
 										   sizeof(double) * A->n);
@@ -486,7 +539,7 @@ run_omp(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 	bool		hit;
 	char		detail[TAPAS_ALERT_DETAIL_LEN];
 
-	st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_OMP, 1, x, &rep, NULL);
+	st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_OMP, 1, x, &rep, progress);
 	hit = (st == TAPAS_OK && rep.consistent);
 	for (size_t j = 0; hit && j < A->n; j++)
 	{
@@ -580,6 +633,8 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	tapas_binmat_t *A;
 	double	   *b;
 	int			nf = 0;
+	DeadlineArg darg;
+	tapas_progress_t progress;
 
 	*found = NULL;
 	if (!ensure_truth(e) || !e->truth_binary || e->nnz == 0 ||
@@ -588,6 +643,16 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	w = truth_support(batch, &supp);
 	if (w == 0)
 		return 0;
+	/*
+	 * A positive whose atom (records covered by exactly the same rows) is
+	 * not a singleton cannot be told from its atom-mates by any decoder:
+	 * nothing to reconstruct.  This keeps GROUP BY workloads, whose atoms
+	 * are cells of the quasi-identifier lattice, away from the decoders.
+	 */
+	for (int i = 0; i < w; i++)
+		if (e->rs == NULL || e->rs_broken || supp[i] >= (int64) e->cap_n ||
+			tapas_rowspace_atom_size(e->rs, (uint32) supp[i]) > 1)
+			return 0;
 	if (w == 1)
 		return run_single_positive(batch, supp, found);
 	sparse_trigger = w <= TAPAS_SPARSE_MAX_WEIGHT &&
@@ -601,12 +666,19 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		*skipped = true;
 		return 0;
 	}
+	darg.deadline = deadline;
+	darg.expired = false;
+	progress.fn = deadline_progress;
+	progress.arg = &darg;
 	A = build_matrix(batch, &b);
 	if (sparse_trigger)
-		nf = run_sparse_search(batch, A, b, supp, w, found);
+		nf = run_sparse_search(batch, A, b, supp, w, &progress, found);
 	else
-		nf = run_omp(batch, A, b, supp, w, found);
-	tapas_binmat_free(A);
+		nf = run_omp(batch, A, b, supp, w, &progress, found);
+	matrix_done(e);
 	pfree(b);
+	if (darg.expired)
+		*skipped = true;
+	CHECK_FOR_INTERRUPTS();
 	return nf;
 }
