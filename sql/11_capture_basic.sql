@@ -48,6 +48,13 @@ SELECT count(*) FROM pat WHERE income > 50 AND (zip = 1 OR hiv);
 RESET SESSION AUTHORIZATION;
 SELECT * FROM cap;
 
+-- nested ANDs are split, constants on the left are commuted, "= true" is
+-- folded away: it reads "(income > 50) AND hiv", over the rows of zip 1
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE 50 < income AND (hiv = true AND zip = 1);
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
 -- the same statistic written with FILTER gives the same text
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT count(*) FILTER (WHERE hiv), sum(income) FILTER (WHERE hiv) FROM pat WHERE zip = 0;

@@ -63,5 +63,33 @@ SELECT zip, count(*) FROM pat GROUP BY zip ORDER BY zip OFFSET 2;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM cap;
 
+-- GROUP BY a sensitive column: the cell of value g is "... filter (where
+-- col = g)" over its non-sensitive group; a value absent from a group is a
+-- cell with answer 0 (zip 1 has no HIV-positive row with income > 50)
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, hiv, count(*), sum(income) FROM pat WHERE income > 50 GROUP BY zip, hiv ORDER BY 1, 2;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT hiv FROM pat GROUP BY hiv ORDER BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- an expression over a sensitive column, with a parameter, and a NULL group
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+PREPARE rich(int) AS SELECT income > $1 AS rich, count(*) FROM pat WHERE zip = 1 GROUP BY 1 ORDER BY 1;
+EXECUTE rich(30);
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+DEALLOCATE rich;
+
+-- k applies to the non-sensitive group, not to the count of one value
+SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 4);
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, hiv, count(*) FROM pat GROUP BY zip, hiv ORDER BY 1, 2;
+SELECT zip, hiv, count(*) FROM pat WHERE age > 21 GROUP BY zip, hiv ORDER BY 1, 2;
+RESET SESSION AUTHORIZATION;
+
 DROP VIEW cap;
 DROP TABLE pat;

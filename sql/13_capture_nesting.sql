@@ -11,6 +11,9 @@ SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 2);
 CREATE VIEW cap AS
 SELECT statistic, answer, covered, keys FROM tapas.last_capture() ORDER BY statistic, keys;
 \set VERBOSITY terse
+CREATE TABLE zips (zip int PRIMARY KEY, region text);
+INSERT INTO zips VALUES (0, 'north'), (1, 'south'), (2, 'south');
+GRANT SELECT ON zips TO regress_tapas_analyst;
 CREATE VIEW v_older AS SELECT id, zip, age, hiv, income FROM pat WHERE age > 22;
 CREATE VIEW v_sick AS SELECT zip, income FROM pat WHERE hiv;
 CREATE VIEW v_flag AS SELECT zip, CASE WHEN hiv THEN 1 ELSE 0 END AS flag FROM pat;
@@ -68,6 +71,11 @@ SELECT c.n FROM c, c AS d;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM cap;
 
+-- a CTE the planner drops is not an answer
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+WITH c AS (SELECT count(*) FROM pat WHERE zip = 0) SELECT 1 AS one;
+RESET SESSION AUTHORIZATION;
+
 -- sub-queries in FROM: aggregate inside, or a row source aggregated above
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT sum(n) FROM (SELECT zip, count(*) AS n FROM pat GROUP BY zip) s WHERE zip > 0;
@@ -100,6 +108,28 @@ SELECT z, s.n FROM (VALUES (0), (2)) o(z),
 RESET SESSION AUTHORIZATION;
 SELECT * FROM cap;
 
+-- joins with lookup tables (matched on a unique column): conditions on the
+-- lookup table narrow the covered set
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT z.region, count(*), sum(p.income) FROM pat p JOIN zips z ON p.zip = z.zip
+ WHERE p.hiv GROUP BY z.region ORDER BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat p LEFT JOIN zips z ON p.zip = z.zip WHERE z.region IS NULL OR z.region = 'north';
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+
+-- a plain view joined with a lookup table is pulled up too
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT z.region, count(*) FROM v_older v JOIN zips z USING (zip) WHERE v.hiv GROUP BY z.region ORDER BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM zips z LEFT JOIN v_older v USING (zip);
+RESET SESSION AUTHORIZATION;
+
 -- functions: SQL (planned when called) and PL/pgSQL (with a sensitive
 -- parameter, bound into the statistic)
 SET SESSION AUTHORIZATION regress_tapas_analyst;
@@ -121,4 +151,4 @@ SELECT count(*) AS cells FROM cap;
 
 DROP FUNCTION f_count(int), f_sick(int, bool);
 DROP VIEW v_older, v_sick, v_flag, v_by_zip, v_barrier, cap;
-DROP TABLE pat;
+DROP TABLE pat, zips;

@@ -59,9 +59,10 @@ SELECT count(DISTINCT zip) FROM pat;
 SELECT sum(age ORDER BY age) FROM pat;
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM pat;
 
--- grouping by a sensitive column
-SELECT hiv, count(*) FROM pat GROUP BY hiv;
+-- grouping sets over a sensitive column, and non-leakproof grouping keys
+SELECT hiv, count(*) FROM pat GROUP BY ROLLUP (hiv);
 \echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM pat GROUP BY income / 2;
 
 -- membership sub-queries and joins
 SELECT count(*) FROM other WHERE EXISTS (SELECT 1 FROM pat WHERE pat.zip = other.zip AND hiv);
@@ -71,6 +72,12 @@ SELECT count(*) FROM other WHERE zip = ANY (SELECT zip FROM pat);
 SELECT count(*) FROM pat p JOIN other o USING (zip);
 \echo :LAST_ERROR_SQLSTATE
 SELECT count(*) FROM pat a, pat b WHERE a.id = b.id;
+SELECT count(*) FROM other o LEFT JOIN pat p ON p.id = o.zip;
+SELECT count(*) FROM pat p JOIN (SELECT DISTINCT zip FROM other) o ON o.zip = p.zip;
+CREATE TEMP TABLE lookup (zip int PRIMARY KEY, flag bool);
+SELECT count(*) FROM pat p JOIN lookup l ON l.zip = p.zip AND p.hiv;
+SELECT count(*) FROM pat p JOIN lookup l ON l.zip = p.zip WHERE p.hiv = l.flag;
+SELECT sum(CASE WHEN l.flag THEN p.income END) FROM pat p JOIN lookup l ON l.zip = p.zip;
 SELECT count(*) FROM pat WHERE hiv = (SELECT true FROM other LIMIT 1);
 
 -- COPY

@@ -46,6 +46,25 @@ SELECT sum(hiv::int) FROM pat WHERE member_even(id);
 RESET SESSION AUTHORIZATION;
 SELECT * FROM cap;
 
+-- sub-queries over unprotected tables in non-sensitive conditions: what
+-- they do with the protected table's columns is checked too
+CREATE TABLE zips (zip int PRIMARY KEY, region text);
+INSERT INTO zips VALUES (0, 'north'), (1, 'south'), (2, 'south');
+GRANT SELECT ON zips TO regress_tapas_analyst;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE zip IN (SELECT zip FROM zips WHERE region = 'south');
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE EXISTS (SELECT 1 FROM zips z WHERE z.zip = pat.zip AND z.region = 'north');
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FROM pat WHERE EXISTS (SELECT 1 FROM zips z WHERE 1 / (pat.age - 25) > 0);
+SELECT count(*) FROM pat WHERE zip = (SELECT max(z.zip + pat.age) FROM zips z);
+SELECT count(*) FROM pat WHERE zip IN (SELECT zip FROM zips WHERE pat.hiv);
+RESET SESSION AUTHORIZATION;
+
 -- errors in expressions over aggregates happen after the cells are captured
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT zip, 1 / (count(*) - 4) FROM pat GROUP BY zip;
@@ -54,4 +73,4 @@ SELECT * FROM cap;
 
 DROP FUNCTION member_even(bigint), member_even_leaky(bigint);
 DROP VIEW cap;
-DROP TABLE pat;
+DROP TABLE pat, zips;

@@ -18,6 +18,7 @@ SELECT count(*) FROM pat WHERE id = 3;
 \echo :LAST_ERROR_SQLSTATE
 SELECT count(*) FROM pat WHERE zip = 1 AND age > 24;
 SELECT count(*) FROM pat WHERE zip = 7;
+SELECT count(*) FROM pat WHERE false;
 SELECT age, count(*) FROM pat GROUP BY age;
 -- a group filtered out by HAVING still counts
 SELECT zip, age, count(*) FROM pat GROUP BY zip, age HAVING count(*) >= 4;

@@ -8,13 +8,16 @@
  *	  protect.c		catalog tapas.protection and its per-backend cache
  *	  validate.c	refusals only (verify_* functions raise, never rewrite)
  *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
- *					hidden group-existence HAVING, capture aggregates,
- *					statistic texts
+ *					hidden group-existence HAVING, capture aggregates
+ *	  flatten.c		pull-up of plain views over a protected table
+ *	  statistic.c	statistic texts (the ledger key)
  *	  plan.c		places a gate above each capturing Agg; fail-closed
  *					check that every scan of a protected table is gated
  *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
  *					hand-off to the ledger, release
+ *	  groups.c		cells of captures grouped by a sensitive column
  *	  cover.c		tapas._cover, the resjunk capture aggregate
+ *	  inspect.c		tapas.last_capture(), the admin's view of the last cells
  *	  hooks.c		thin hook bodies, chained
  *
  * The Query phase passes what the plan phase needs in TapasCaptureInfo;
@@ -36,6 +39,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "utils/relcache.h"
 
 #if defined(__has_include)
 #if __has_include("ledger/ledger.h")
@@ -95,15 +99,21 @@ typedef struct TapasCaptureInfo
 extern const TapasProtection *tapas_protection_lookup(Oid relid);
 extern bool tapas_protection_any(void);
 extern Oid	tapas_cover_aggregate_oid(void);
+extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
 extern void tapas_protection_install(void);
 
 /* normalise.c */
 extern void tapas_normalise_query(Query *parse, TapasCaptureInfo *info);
 extern bool tapas_query_reads_protected(Query *parse);
+extern int	tapas_single_protected_from(Query *q);
+
+/* flatten.c */
+extern void tapas_flatten_query(Query *q);
 
 /* validate.c */
 extern void tapas_verify_statement(Query *q);
-extern void tapas_verify_level(Query *q, RangeTblEntry *rte);
+extern void tapas_verify_level(Query *q, int varno, const TapasProtection *prot);
+extern void tapas_verify_only_protected(Node *expr, int varno, const char *what, Oid relid);
 extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
 								   const char *what, Oid relid);
 extern TapasAggKind tapas_verify_aggregate(Aggref *agg, Oid relid);
@@ -129,8 +139,36 @@ extern void tapas_capture_record(const TapasCell *cells, int ncells);
 /* hooks.c */
 extern void tapas_capture_install(void);
 
-/* Statistic text helpers (normalise.c) */
+/* statistic.c */
 #define TAPAS_STAT_DEFERRED '\x1f'	/* separates a deferred text's parts */
+
+/* The parts of a deferred statistic text (expressions over varno 1). */
+typedef struct TapasStatSpec
+{
+	int			kind;			/* TapasAggKind */
+	Node	   *arg;			/* aggregate argument, or NULL */
+	List	   *conds;			/* sensitive conjuncts */
+	List	   *groups;			/* GROUP BY clauses, see tapas_statistic_text */
+} TapasStatSpec;
+
+extern char *tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens,
+								  int varno, Oid relid, List *groups);
+extern TapasStatSpec *tapas_statistic_parse(const char *stat);
+extern char *tapas_statistic_format(const TapasStatSpec *spec, Oid relid,
+									ParamListInfo params, const Datum *gvals,
+									const bool *gnulls);
 extern char *tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params);
+
+/* groups.c */
+typedef struct TapasGroupedCover TapasGroupedCover;
+extern TapasGroupedCover *tapas_grouped_create(const TapasStatSpec *spec, List *groupcols,
+											   TupleDesc desc, Oid relid);
+extern void tapas_grouped_reset(TapasGroupedCover *gc);
+extern void tapas_grouped_add(TapasGroupedCover *gc, MemoryContext cxt, const Datum *values,
+							  const bool *isnull, double answer, const int64 *keys,
+							  int64 nkeys);
+extern bool tapas_grouped_same(const TapasGroupedCover *a, const TapasGroupedCover *b);
+extern TapasCell *tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params,
+									  int *ncells);
 
 #endif							/* TAPAS_CAPTURE_H */

@@ -9,7 +9,9 @@
  * parameters), in this order:
  *	1. drain every group from the Agg into a tuplestore, capture columns
  *	   replaced by NULL; for an audited session, unpack each capture into a
- *	   cell (relid, statistic with $n bound, answer, covered keys);
+ *	   cell (relid, statistic with $n bound, answer, covered keys); the
+ *	   captures of a level grouped by a sensitive column become cells after
+ *	   the drain, per non-sensitive group and value (groups.c);
  *	2. k threshold: a cell covering fewer than k rows fails the whole query
  *	   (TP002), naming k, never the size;
  *	3. tapas_audit_cells(): the auditor decides (audit/decide.c); in deny
@@ -61,6 +63,8 @@ typedef struct TapasGateState
 	AttrNumber *cover_att;		/* [ncovers] attno in the scan tuple */
 	Oid		   *cover_relid;	/* [ncovers] protected table */
 	char	  **cover_stat;		/* [ncovers] statistic text with $n */
+	TapasGroupedCover **cover_grouped;	/* [ncovers] non-NULL: grouped by a
+										 * sensitive column (groups.c) */
 	TapasCell  *cells;			/* cells of this execution */
 	int			ncells;
 	int			maxcells;
@@ -164,6 +168,7 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 	gs->cover_att = palloc(sizeof(AttrNumber) * Max(gs->ncovers, 1));
 	gs->cover_relid = palloc(sizeof(Oid) * Max(gs->ncovers, 1));
 	gs->cover_stat = palloc(sizeof(char *) * Max(gs->ncovers, 1));
+	gs->cover_grouped = palloc(sizeof(TapasGroupedCover *) * Max(gs->ncovers, 1));
 	foreach(lc, cs->custom_private)
 	{
 		List	   *t = lfirst(lc);
@@ -171,31 +176,19 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 		gs->cover_att[i] = intVal(linitial(t));
 		gs->cover_relid[i] = (Oid) intVal(lsecond(t));
 		gs->cover_stat[i] = strVal(lthird(t));
+		gs->cover_grouped[i] =
+			tapas_grouped_create(tapas_statistic_parse(gs->cover_stat[i]), lfourth(t),
+								 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+								 gs->cover_relid[i]);
 		i++;
 	}
 }
 
-/* adds one cell unless an identical one (same statistic and keys) exists */
+/* appends a cell (keys owned by the caller, in gs->cxt) */
 static void
-gate_add_cell(TapasGateState *gs, Oid relid, const char *stat, bytea *cover)
+gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
+				 const int64 *keys, int64 nkeys)
 {
-	TapasCoverHeader hdr;
-	int64	   *keys;
-
-	memcpy(&hdr, VARDATA_ANY(cover), sizeof(hdr));
-	keys = MemoryContextAllocHuge(gs->cxt, Max(hdr.nkeys, 1) * sizeof(int64));
-	memcpy(keys, VARDATA_ANY(cover) + sizeof(hdr), hdr.nkeys * sizeof(int64));
-	for (int i = gs->ncells - 1; i >= 0 && i >= gs->ncells - gs->ncovers; i--)
-	{
-		TapasCell  *c = &gs->cells[i];
-
-		if (c->relid == relid && c->nkeys == hdr.nkeys && strcmp(c->statistic, stat) == 0 &&
-			c->answer == hdr.answer && memcmp(c->keys, keys, hdr.nkeys * sizeof(int64)) == 0)
-		{
-			pfree(keys);
-			return;
-		}
-	}
 	if (gs->ncells == gs->maxcells)
 	{
 		gs->maxcells = Max(16, gs->maxcells * 2);
@@ -205,10 +198,72 @@ gate_add_cell(TapasGateState *gs, Oid relid, const char *stat, bytea *cover)
 	}
 	gs->cells[gs->ncells].relid = relid;
 	gs->cells[gs->ncells].statistic = stat;
-	gs->cells[gs->ncells].answer = hdr.answer;
+	gs->cells[gs->ncells].answer = answer;
 	gs->cells[gs->ncells].keys = keys;
-	gs->cells[gs->ncells].nkeys = hdr.nkeys;
+	gs->cells[gs->ncells].nkeys = nkeys;
 	gs->ncells++;
+}
+
+/*
+ * Unpacks capture i of one Agg row: a cell, unless an identical one (same
+ * statistic and keys) came from another capture of the same row; or, for
+ * a capture grouped by a sensitive column, a row for groups.c.
+ */
+static void
+gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
+			   const Datum *values, const bool *isnull)
+{
+	TapasCoverHeader hdr;
+	int64	   *keys;
+	Oid			relid = gs->cover_relid[i];
+
+	memcpy(&hdr, VARDATA_ANY(cover), sizeof(hdr));
+	keys = MemoryContextAllocHuge(gs->cxt, Max(hdr.nkeys, 1) * sizeof(int64));
+	memcpy(keys, VARDATA_ANY(cover) + sizeof(hdr), hdr.nkeys * sizeof(int64));
+	if (gs->cover_grouped[i] != NULL)
+	{
+		tapas_grouped_add(gs->cover_grouped[i], gs->cxt, values, isnull,
+						  hdr.answer, keys, hdr.nkeys);
+		return;
+	}
+	for (int j = gs->ncells - 1; j >= 0 && j >= gs->ncells - gs->ncovers; j--)
+	{
+		TapasCell  *c = &gs->cells[j];
+
+		if (c->relid == relid && c->nkeys == hdr.nkeys && strcmp(c->statistic, stat) == 0 &&
+			c->answer == hdr.answer && memcmp(c->keys, keys, hdr.nkeys * sizeof(int64)) == 0)
+		{
+			pfree(keys);
+			return;
+		}
+	}
+	gate_append_cell(gs, relid, stat, hdr.answer, keys, hdr.nkeys);
+}
+
+/* the cells of the captures grouped by a sensitive column, after the drain */
+static void
+gate_grouped_cells(TapasGateState *gs, ParamListInfo params)
+{
+	for (int i = 0; i < gs->ncovers; i++)
+	{
+		TapasCell  *cells;
+		int			n;
+		bool		dup = false;
+
+		if (gs->cover_grouped[i] == NULL)
+			continue;
+		/* the hidden HAVING's capture often repeats the user's count(*) */
+		for (int j = 0; j < i && !dup; j++)
+			dup = gs->cover_grouped[j] != NULL &&
+				strcmp(gs->cover_stat[i], gs->cover_stat[j]) == 0 &&
+				tapas_grouped_same(gs->cover_grouped[i], gs->cover_grouped[j]);
+		if (dup)
+			continue;
+		cells = tapas_grouped_cells(gs->cover_grouped[i], params, &n);
+		for (int c = 0; c < n; c++)
+			gate_append_cell(gs, cells[c].relid, cells[c].statistic, cells[c].answer,
+							 cells[c].keys, cells[c].nkeys);
+	}
 }
 
 /* k threshold: the whole query fails if one cell covers fewer than k rows */
@@ -264,8 +319,14 @@ gate_drain(TapasGateState *gs)
 	gs->store = tuplestore_begin_heap(false, false, work_mem);
 	stats = palloc(sizeof(char *) * Max(gs->ncovers, 1));
 	for (int i = 0; i < gs->ncovers; i++)
-		stats[i] = tapas_statistic_finish(gs->cover_stat[i], gs->cover_relid[i],
-										  estate->es_param_list_info);
+	{
+		stats[i] = NULL;
+		if (gs->cover_grouped[i] != NULL)
+			tapas_grouped_reset(gs->cover_grouped[i]);
+		else
+			stats[i] = tapas_statistic_finish(gs->cover_stat[i], gs->cover_relid[i],
+											  estate->es_param_list_info);
+	}
 	values = palloc(sizeof(Datum) * desc->natts);
 	isnull = palloc(sizeof(bool) * desc->natts);
 	MemoryContextSwitchTo(old);
@@ -286,13 +347,19 @@ gate_drain(TapasGateState *gs)
 			int			a = gs->cover_att[i] - 1;
 
 			if (audited && !isnull[a])
-				gate_add_cell(gs, gs->cover_relid[i], stats[i],
-							  DatumGetByteaPP(values[a]));
+				gate_add_cover(gs, i, stats[i], DatumGetByteaPP(values[a]),
+							   values, isnull);
 			isnull[a] = true;
 			values[a] = (Datum) 0;
 		}
 		old = MemoryContextSwitchTo(gs->cxt);
 		tuplestore_putvalues(gs->store, desc, values, isnull);
+		MemoryContextSwitchTo(old);
+	}
+	if (audited)
+	{
+		old = MemoryContextSwitchTo(gs->cxt);
+		gate_grouped_cells(gs, estate->es_param_list_info);
 		MemoryContextSwitchTo(old);
 	}
 	if (audited && gs->ncells > 0)
@@ -387,7 +454,6 @@ gate_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	for (int i = 0; i < gs->ncovers; i++)
 	{
 		char	   *rel = get_rel_name(gs->cover_relid[i]);
-
 		char	   *stat = pstrdup(gs->cover_stat[i]);
 		char	   *sep = strchr(stat, TAPAS_STAT_DEFERRED);
 

@@ -41,7 +41,8 @@ typedef struct CapturedCell
 	char	   *statistic;
 	double		answer;
 	int64		nkeys;
-	int64	   *keys;			/* sorted */
+	int64	   *keys;			/* covered keys, sorted when read */
+	bool		sorted;			/* keys sorted yet (lazily, off the hot path) */
 } CapturedCell;
 
 static MemoryContext capture_cxt = NULL;
@@ -57,7 +58,7 @@ cmp_int64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Keeps a copy of the cells just logged (keys sorted). */
+/* Keeps a copy of the cells just logged. */
 void
 tapas_capture_record(const TapasCell *cells, int ncells)
 {
@@ -84,7 +85,7 @@ tapas_capture_record(const TapasCell *cells, int ncells)
 		c->nkeys = cells[i].nkeys;
 		c->keys = MemoryContextAllocHuge(capture_cxt, Max(c->nkeys, 1) * sizeof(int64));
 		memcpy(c->keys, cells[i].keys, c->nkeys * sizeof(int64));
-		qsort(c->keys, c->nkeys, sizeof(int64), cmp_int64);
+		c->sorted = false;
 		captured = lappend(captured, c);
 	}
 	MemoryContextSwitchTo(old);
@@ -109,6 +110,9 @@ tapas_sql_last_capture(PG_FUNCTION_ARGS)
 		bool		nulls[5] = {false, false, false, false, false};
 		Datum	   *elems = palloc(sizeof(Datum) * Max(c->nkeys, 1));
 
+		if (!c->sorted)
+			qsort(c->keys, c->nkeys, sizeof(int64), cmp_int64);
+		c->sorted = true;
 		for (int64 j = 0; j < c->nkeys; j++)
 			elems[j] = Int64GetDatum(c->keys[j]);
 		values[0] = ObjectIdGetDatum(c->relid);

@@ -19,6 +19,9 @@
  *	   S' = S plus the sensitive part of the aggregate's own FILTER); the
  *	   non-sensitive part of that FILTER stays a FILTER of the capture, so
  *	   it narrows the covered set.  avg(x) is captured as sum(x), count(x).
+ *	   With GROUP BY over a sensitive column, a cell's covered set is its
+ *	   non-sensitive group and "col = g" joins its statistic: the gate
+ *	   unions the captures of a non-sensitive group (gate.c).
  *	3. With GROUP BY and S non-empty, moving S out of WHERE would create
  *	   groups in which no row satisfies S.  A hidden HAVING
  *	   count(*) FILTER (WHERE S) > 0 restores the original output; the gate
@@ -26,19 +29,10 @@
  *	   logged as cells "count(*) filter (where S)" with answer 0.  A grand
  *	   total of grouping sets stays visible (GROUPING(...) test).
  *
- * Statistic text (the ledger key): "count(*)", "count(x)" or "sum(x)",
- * where x is PostgreSQL's deparse of the argument, then, if S' is not
- * empty, " filter (where c1 AND c2 ...)" with the deparsed conjuncts of S'
- * sorted bytewise and deduplicated; arguments and conjuncts are
- * constant-folded first (eval_const_expressions), so "income > 50" and
- * "income > 50.0" read alike.  Parameters ($n) are bound when the gate runs
- * (the text is deferred, see statistic_text), so a prepared statement or a
- * PL/pgSQL variable gives the same text as the literal query.
+ * Each capture carries its statistic text, the ledger key (statistic.c).
  *
- * Flattening: a view or FROM sub-query that is a plain projection and
- * filter of p, used as the only FROM item of the level above, is pulled up
- * first (like the planner's pull_up_subqueries, which runs too late for
- * us), so "SELECT count(*) FROM view" is audited as the query on p.
+ * Simple views and FROM sub-queries over p are pulled up first
+ * (flatten.c), so "SELECT count(*) FROM view" is audited as the query on p.
  *
  * IDENTIFICATION
  *	  src/capture/normalise.c
@@ -47,24 +41,20 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
-#include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
-#include "catalog/namespace.h"
 #include "parser/parse_agg.h"
 #include "parser/parse_coerce.h"
-#include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
-#include "utils/datum.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
-#include "utils/ruleutils.h"
 
 #include "capture/capture.h"
 #include "tapas.h"
@@ -78,10 +68,10 @@ typedef struct LevelContext
 	List	   *sens_where;		/* S: sensitive WHERE conjuncts */
 	List	   *stats;			/* statistic texts of captures added (dedup) */
 	List	   *filters;		/* and their capture FILTERs, in step */
+	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
 	TapasCaptureInfo *info;
 } LevelContext;
 
-static void flatten_query(Query *q);
 static void normalise_query(Query *q, TapasCaptureInfo *info);
 static void normalise_level(Query *q, int varno, const TapasProtection *prot,
 							TapasCaptureInfo *info);
@@ -117,8 +107,8 @@ tapas_query_reads_protected(Query *q)
 }
 
 /* the protected relation that is q's only FROM item, as its index, or 0 */
-static int
-single_protected_from(Query *q)
+int
+tapas_single_protected_from(Query *q)
 {
 	RangeTblRef *ref;
 	RangeTblEntry *rte;
@@ -133,113 +123,38 @@ single_protected_from(Query *q)
 	return ref->rtindex;
 }
 
-/* first protected relation referenced from a jointree node, or NULL */
-static RangeTblEntry *
+/* index of the first protected relation in a jointree node, or 0 */
+static int
 jointree_protected(Node *jt, Query *q)
 {
 	ListCell   *lc;
-	RangeTblEntry *r;
+	int			r;
 
 	if (jt == NULL)
-		return NULL;
+		return 0;
 	if (IsA(jt, RangeTblRef))
 	{
-		r = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
-		return r->rtekind == RTE_RELATION && tapas_protection_lookup(r->relid) ? r : NULL;
+		RangeTblEntry *rte = rt_fetch(((RangeTblRef *) jt)->rtindex, q->rtable);
+
+		return rte->rtekind == RTE_RELATION && tapas_protection_lookup(rte->relid) ?
+			((RangeTblRef *) jt)->rtindex : 0;
 	}
 	if (IsA(jt, FromExpr))
 	{
 		foreach(lc, ((FromExpr *) jt)->fromlist)
 		{
-			if ((r = jointree_protected(lfirst(lc), q)) != NULL)
+			if ((r = jointree_protected(lfirst(lc), q)) != 0)
 				return r;
 		}
-		return NULL;
+		return 0;
 	}
 	if (IsA(jt, JoinExpr))
 	{
-		if ((r = jointree_protected(((JoinExpr *) jt)->larg, q)) != NULL)
+		if ((r = jointree_protected(((JoinExpr *) jt)->larg, q)) != 0)
 			return r;
 		return jointree_protected(((JoinExpr *) jt)->rarg, q);
 	}
-	return NULL;
-}
-
-/* ----------------------------------------------------------------
- *		Flattening simple sub-queries over p
- * ----------------------------------------------------------------
- */
-
-static bool
-flatten_walker(Node *node, void *ctx)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-	{
-		flatten_query((Query *) node);
-		return false;
-	}
-	return expression_tree_walker(node, flatten_walker, ctx);
-}
-
-/* a plain projection and filter of a protected table */
-static bool
-simple_over_protected(Query *s)
-{
-	return s->commandType == CMD_SELECT && !s->hasAggs && s->groupClause == NIL &&
-		s->groupingSets == NIL && s->havingQual == NULL && !s->hasWindowFuncs &&
-		!s->hasTargetSRFs && s->distinctClause == NIL && s->limitCount == NULL &&
-		s->limitOffset == NULL && s->setOperations == NULL && s->rowMarks == NIL &&
-		s->cteList == NIL && !s->hasModifyingCTE && !s->hasForUpdate &&
-		single_protected_from(s) != 0;
-}
-
-/* pulls sub-query RTE sidx of q (simple over p) up into q */
-static void
-pull_up(Query *q, int sidx)
-{
-	RangeTblEntry *srte = rt_fetch(sidx, q->rtable);
-	Query	   *s = copyObject(srte->subquery);
-	int			offset = list_length(q->rtable);
-	Query	   *nq;
-	bool		sublinks = q->hasSubLinks;
-	Node	   *quals;
-
-	OffsetVarNodes((Node *) s, offset, 0);
-	q->rtable = list_concat(q->rtable, s->rtable);
-	nq = (Query *) ReplaceVarsFromTargetList((Node *) q, sidx, 0, srte,
-											 s->targetList,
-											 REPLACEVARS_REPORT_ERROR, 0,
-											 &sublinks);
-	quals = nq->jointree->quals;
-	nq->jointree->fromlist = s->jointree->fromlist;
-	if (s->jointree->quals != NULL)
-		quals = quals == NULL ? s->jointree->quals :
-			(Node *) make_and_qual(quals, s->jointree->quals);
-	nq->jointree->quals = quals;
-	nq->hasSubLinks = sublinks || s->hasSubLinks;
-	nq->hasRowSecurity |= s->hasRowSecurity;
-	memcpy(q, nq, sizeof(Query));
-}
-
-static void
-flatten_query(Query *q)
-{
-	RangeTblRef *ref;
-	RangeTblEntry *rte;
-
-	/* bottom-up: sub-queries, CTEs and sub-links first */
-	(void) query_tree_walker(q, flatten_walker, NULL, 0);
-
-	if (q->jointree == NULL || list_length(q->jointree->fromlist) != 1 ||
-		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
-		return;
-	ref = linitial(q->jointree->fromlist);
-	rte = rt_fetch(ref->rtindex, q->rtable);
-	if (rte->rtekind == RTE_SUBQUERY && !rte->lateral &&
-		simple_over_protected(rte->subquery))
-		pull_up(q, ref->rtindex);
+	return 0;
 }
 
 /* ----------------------------------------------------------------
@@ -284,7 +199,7 @@ normalise_query(Query *q, TapasCaptureInfo *info)
 {
 	WalkContext ctx;
 	ListCell   *lc;
-	RangeTblEntry *rte;
+	int			varno;
 
 	tapas_verify_statement(q);
 	ctx.q = q;
@@ -294,12 +209,14 @@ normalise_query(Query *q, TapasCaptureInfo *info)
 	(void) query_tree_walker(q, levels_walker, &ctx,
 							 QTW_IGNORE_RT_SUBQUERIES | QTW_IGNORE_CTE_SUBQUERIES);
 	/* does this level itself read a protected table? */
-	rte = jointree_protected((Node *) q->jointree, q);
-	if (rte != NULL)
+	varno = jointree_protected((Node *) q->jointree, q);
+	if (varno != 0)
 	{
-		tapas_verify_level(q, rte);
-		normalise_level(q, single_protected_from(q),
-						tapas_protection_lookup(rte->relid), info);
+		const TapasProtection *prot =
+			tapas_protection_lookup(rt_fetch(varno, q->rtable)->relid);
+
+		tapas_verify_level(q, varno, prot);
+		normalise_level(q, varno, prot, info);
 	}
 }
 
@@ -309,147 +226,8 @@ tapas_normalise_query(Query *parse, TapasCaptureInfo *info)
 {
 	memset(info, 0, sizeof(*info));
 	tapas_verify_no_cover(parse);
-	flatten_query(parse);
+	tapas_flatten_query(parse);
 	normalise_query(parse, info);
-}
-
-/* ----------------------------------------------------------------
- *		Statistic text
- * ----------------------------------------------------------------
- */
-
-static bool
-has_param_walker(Node *node, void *ctx)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
-		return true;
-	return expression_tree_walker(node, has_param_walker, ctx);
-}
-
-/* replaces PARAM_EXTERN by the Const of its current value */
-static Node *
-bind_param_mutator(Node *node, ParamListInfo params)
-{
-	if (node == NULL)
-		return NULL;
-	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
-	{
-		Param	   *p = (Param *) node;
-		ParamExternData work;
-		ParamExternData *prm;
-		int16		typlen;
-		bool		typbyval;
-
-		if (params == NULL || p->paramid < 1 || p->paramid > params->numParams)
-			return node;
-		prm = params->paramFetch != NULL ?
-			params->paramFetch(params, p->paramid, false, &work) :
-			&params->params[p->paramid - 1];
-		if (prm->ptype != p->paramtype)
-			return node;
-		get_typlenbyval(prm->ptype, &typlen, &typbyval);
-		return (Node *) makeConst(p->paramtype, p->paramtypmod, p->paramcollid, typlen,
-								  prm->isnull ? (Datum) 0 : datumCopy(prm->value, typbyval, typlen),
-								  prm->isnull, typbyval);
-	}
-	return expression_tree_mutator(node, bind_param_mutator, params);
-}
-
-/* deparse after constant folding, so 50 and $1 = 50 read alike */
-static char *
-deparse_folded(Node *expr, List *dpcontext, ParamListInfo params)
-{
-	Node	   *e = bind_param_mutator(copyObject(expr), params);
-
-	return deparse_expression(eval_const_expressions(NULL, e), dpcontext, false, false);
-}
-
-static int
-cmp_cstring(const ListCell *a, const ListCell *b)
-{
-	return strcmp((const char *) lfirst(a), (const char *) lfirst(b));
-}
-
-/*
- * The statistic text of kind(arg) filter (where conds), arg and conds over
- * varno 1 = relid, parameters bound from params (may be NULL).
- */
-static char *
-statistic_build(TapasAggKind kind, Node *arg, List *conds, Oid relid,
-				ParamListInfo params)
-{
-	List	   *ctx = deparse_context_for(get_rel_name(relid), relid);
-	StringInfoData buf;
-	List	   *texts = NIL;
-	ListCell   *c;
-
-	initStringInfo(&buf);
-	if (kind == TAPAS_AGG_COUNT_STAR)
-		appendStringInfoString(&buf, "count(*)");
-	else
-		appendStringInfo(&buf, "%s(%s)", kind == TAPAS_AGG_SUM ? "sum" : "count",
-						 deparse_folded(arg, ctx, params));
-	foreach(c, conds)
-		texts = lappend(texts, deparse_folded(lfirst(c), ctx, params));
-	if (texts != NIL)
-	{
-		const char *prev = NULL;
-
-		list_sort(texts, cmp_cstring);
-		appendStringInfoString(&buf, " filter (where ");
-		foreach(c, texts)
-		{
-			if (prev != NULL && strcmp(prev, lfirst(c)) == 0)
-				continue;
-			if (prev != NULL)
-				appendStringInfoString(&buf, " AND ");
-			appendStringInfoString(&buf, lfirst(c));
-			prev = lfirst(c);
-		}
-		appendStringInfoChar(&buf, ')');
-	}
-	return buf.data;
-}
-
-/*
- * Statistic text at plan time.  Without parameters it is final.  With
- * parameters it is deferred: the text with $n for EXPLAIN, then
- * TAPAS_STAT_DEFERRED and the serialized (kind, arg, conds), which the gate
- * turns into the final text with the parameter values of each execution.
- */
-static char *
-statistic_text(TapasAggKind kind, Node *arg, List *sens, LevelContext *lc)
-{
-	Node	   *a = arg ? copyObject(arg) : NULL;
-	List	   *conds = copyObject(sens);
-	char	   *text;
-
-	ChangeVarNodes(a, lc->varno, 1, 0);
-	ChangeVarNodes((Node *) conds, lc->varno, 1, 0);
-	text = statistic_build(kind, a, conds, lc->prot->relid, NULL);
-	if (!has_param_walker(a, NULL) && !has_param_walker((Node *) conds, NULL))
-		return text;
-	return psprintf("%s%c%s", text, TAPAS_STAT_DEFERRED,
-					nodeToString(list_make3(makeInteger(kind), a, conds)));
-}
-
-/*
- * The final statistic text of a capture for one execution (palloc'd, or
- * stat itself when it was final at plan time).
- */
-char *
-tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params)
-{
-	const char *sep = strchr(stat, TAPAS_STAT_DEFERRED);
-	List	   *parts;
-
-	if (sep == NULL)
-		return (char *) stat;
-	parts = (List *) stringToNode(sep + 1);
-	return statistic_build(intVal(linitial(parts)), lsecond(parts), lthird(parts),
-						   relid, params);
 }
 
 /* ----------------------------------------------------------------
@@ -529,7 +307,8 @@ arg_tle(Node *expr, int resno)
 static void
 add_cover(LevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
 {
-	char	   *stat = statistic_text(kind, arg, sens, lc);
+	char	   *stat = tapas_statistic_text(kind, arg, sens, lc->varno, lc->prot->relid,
+											  lc->groups);
 	Node	   *filter = narrow ? (Node *) make_ands_explicit(copyObject(narrow)) : NULL;
 	Aggref	   *cover;
 	Var		   *key;
@@ -611,6 +390,23 @@ aggs_walker(Node *node, AggsContext *ctx)
 	return expression_tree_walker(node, aggs_walker, ctx);
 }
 
+/* conjuncts with nested ANDs expanded: (a AND (b AND c)) -> a, b, c */
+static List *
+flatten_ands(List *conj)
+{
+	List	   *out = NIL;
+	ListCell   *c;
+
+	foreach(c, conj)
+	{
+		if (is_andclause(lfirst(c)))
+			out = list_concat(out, flatten_ands(((BoolExpr *) lfirst(c))->args));
+		else
+			out = lappend(out, lfirst(c));
+	}
+	return out;
+}
+
 /* splits conjuncts into those that touch a sensitive column and the rest */
 static void
 split_sensitive(LevelContext *lc, List *conj, const char *what,
@@ -618,6 +414,7 @@ split_sensitive(LevelContext *lc, List *conj, const char *what,
 {
 	ListCell   *c;
 
+	conj = flatten_ands(conj);
 	foreach(c, conj)
 	{
 		Node	   *e = lfirst(c);
@@ -633,6 +430,7 @@ split_sensitive(LevelContext *lc, List *conj, const char *what,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("conditions on sensitive columns of protected table \"%s\" cannot use sub-queries or outer references",
 							get_rel_name(lc->prot->relid))));
+		tapas_verify_only_protected(e, lc->varno, "conditions", lc->prot->relid);
 		*sens = lappend(*sens, e);
 	}
 }
@@ -657,6 +455,7 @@ normalise_aggregate(LevelContext *lc, Aggref *agg)
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("aggregate arguments over protected table \"%s\" cannot use sub-queries or outer references",
 							get_rel_name(lc->prot->relid))));
+		tapas_verify_only_protected(arg, lc->varno, "aggregate arguments", lc->prot->relid);
 	}
 	split_sensitive(lc, userf, "FILTER", &sens, &narrow);
 	all = list_concat(list_copy(lc->sens_where), sens);
@@ -756,6 +555,34 @@ group_exists_qual(LevelContext *lc)
 	return cond;
 }
 
+/*
+ * The GROUP BY clauses as (sortgroupref, sensitive, expr or NULL, eqop),
+ * when at least one grouping key touches a sensitive column; else NIL.
+ */
+static List *
+sensitive_groups(LevelContext *lc)
+{
+	List	   *groups = NIL;
+	bool		any = false;
+	ListCell   *c;
+
+	foreach(c, lc->q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+		Node	   *e = (Node *) get_sortgroupclause_expr(sgc, lc->q->targetList);
+		bool		sens = tapas_expr_refs(e, lc->varno, lc->prot->sensitive);
+
+		if (sens)
+			tapas_verify_only_protected(e, lc->varno, "grouping keys", lc->prot->relid);
+		any |= sens;
+		groups = lappend(groups, list_make4(makeInteger(sgc->tleSortGroupRef),
+											makeInteger(sens ? 1 : 0),
+											sens ? copyObject(e) : NULL,
+											makeInteger((int) sgc->eqop)));
+	}
+	return any ? groups : NIL;
+}
+
 static void
 normalise_level(Query *q, int varno, const TapasProtection *prot,
 				TapasCaptureInfo *info)
@@ -785,6 +612,7 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 				 errmsg("row-level security policies on sensitive columns of protected table \"%s\" are not supported",
 						get_rel_name(prot->relid))));
 	tapas_verify_grouping(q, varno, prot);
+	lc.groups = sensitive_groups(&lc);
 
 	/* 1. WHERE = N AND S; S moves into the aggregates' FILTER */
 	split_sensitive(&lc, make_ands_implicit((Expr *) q->jointree->quals), "WHERE",

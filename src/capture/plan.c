@@ -92,6 +92,20 @@ flatten_into(List **flat, Node *expr)
 		*flat = list_append_unique(*flat, lfirst(lc));
 }
 
+/* 0-based position of the first member of list equal to node, or -1 */
+static int
+list_index_equal(List *list, Node *node)
+{
+	ListCell   *lc;
+
+	foreach(lc, list)
+	{
+		if (equal(lfirst(lc), node))
+			return foreach_current_index(lc);
+	}
+	return -1;
+}
+
 /* expression over the flat list -> expression over the gate's scan tuple */
 static Node *
 to_index_var(Node *node, List *flat)
@@ -111,9 +125,31 @@ to_index_var(Node *node, List *flat)
 	return expression_tree_mutator(node, to_index_var, flat);
 }
 
-/* (scan attno, relid, statistic) of each capture in the flat list */
+/* flat index of the expression of the Agg tlist entry with sortgroupref ref */
 static List *
-cover_cells(List *flat, Oid cover)
+group_columns(List *agg_tlist, List *flat)
+{
+	List	   *cols = NIL;
+	ListCell   *lc;
+
+	foreach(lc, agg_tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		int			idx = list_index_equal(flat, (Node *) tle->expr);
+
+		if (tle->ressortgroupref != 0 && idx >= 0)
+			cols = lappend(cols, list_make2(makeInteger(tle->ressortgroupref),
+											makeInteger(idx + 1)));
+	}
+	return cols;
+}
+
+/*
+ * (scan attno, relid, statistic, group columns) of each capture in the
+ * flat list; group columns are (sortgroupref, scan attno) pairs.
+ */
+static List *
+cover_cells(List *flat, Oid cover, List *groupcols)
 {
 	List	   *cells = NIL;
 	ListCell   *lc;
@@ -131,9 +167,10 @@ cover_cells(List *flat, Oid cover)
 		if (!IsA(relid, Const) || !IsA(stat, Const))
 			elog(ERROR, "tapas: malformed capture aggregate");
 		cells = lappend(cells,
-						list_make3(makeInteger(foreach_current_index(lc) + 1),
+						list_make4(makeInteger(foreach_current_index(lc) + 1),
 								   makeInteger((int) DatumGetObjectId(relid->constvalue)),
-								   makeString(TextDatumGetCString(stat->constvalue))));
+								   makeString(TextDatumGetCString(stat->constvalue)),
+								   groupcols));
 	}
 	return cells;
 }
@@ -175,7 +212,7 @@ make_gate(Agg *agg, PlaceContext *ctx)
 		tlist = lappend(tlist, tle);
 	}
 	qual = (List *) to_index_var((Node *) agg->plan.qual, flat);
-	cells = cover_cells(flat, ctx->cover);
+	cells = cover_cells(flat, ctx->cover, group_columns(agg->plan.targetlist, flat));
 
 	/* the Agg now computes only the flat list; HAVING runs in the gate */
 	agg->plan.targetlist = agg_tlist;
@@ -241,8 +278,8 @@ max_plan_id(Plan *plan)
 
 /*
  * Places a gate above every capturing Agg of stmt (main plan and
- * sub-plans).  Raises if normalise.c added captures but no gate could be
- * placed: the query would otherwise run unaudited.
+ * sub-plans).  Raises if normalise.c added captures, no gate was placed and
+ * the plan still scans a protected table.
  */
 void
 tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
@@ -262,11 +299,13 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 	stmt->planTree = place_gates(stmt->planTree, &ctx);
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = place_gates(lfirst(lc), &ctx);
+
+	/*
+	 * No gate: the planner dropped every capturing level (an unreferenced
+	 * CTE, say).  That is fine only if no protected table is scanned.
+	 */
 	if (ctx.placed == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("tapas could not place its gate in the plan of a query on a protected table"),
-				 errhint("The query is refused rather than answered unaudited.")));
+		tapas_plan_verify_gated(stmt);
 }
 
 /* ----------------------------------------------------------------

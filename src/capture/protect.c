@@ -285,27 +285,17 @@ column_attno(Relation rel, const char *colname, const char *role)
 	return attno;
 }
 
-/* the key must be an integer, NOT NULL, and alone in a unique index */
-static void
-check_key_column(Relation rel, AttrNumber attno, const char *colname)
+/*
+ * true when column attno of rel has a unique index of its own (immediate,
+ * valid, no predicate, no expression): at most one row per value.
+ */
+bool
+tapas_column_is_unique(Relation rel, AttrNumber attno)
 {
-	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
-	List	   *indexes;
+	List	   *indexes = RelationGetIndexList(rel);
 	ListCell   *lc;
 	bool		unique = false;
 
-	if (att->atttypid != INT2OID && att->atttypid != INT4OID && att->atttypid != INT8OID)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("key column \"%s\" must be of type smallint, integer or bigint", colname)));
-	if (!att->attnotnull)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("key column \"%s\" must be declared NOT NULL", colname),
-				 errhint("ALTER TABLE %s ALTER COLUMN %s SET NOT NULL",
-						 quote_identifier(RelationGetRelationName(rel)),
-						 quote_identifier(colname))));
-	indexes = RelationGetIndexList(rel);
 	foreach(lc, indexes)
 	{
 		HeapTuple	itup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(lfirst_oid(lc)));
@@ -321,7 +311,28 @@ check_key_column(Relation rel, AttrNumber attno, const char *colname)
 			unique = true;
 		ReleaseSysCache(itup);
 	}
-	if (!unique)
+	list_free(indexes);
+	return unique;
+}
+
+/* the key must be an integer, NOT NULL, and alone in a unique index */
+static void
+check_key_column(Relation rel, AttrNumber attno, const char *colname)
+{
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(rel), attno - 1);
+
+	if (att->atttypid != INT2OID && att->atttypid != INT4OID && att->atttypid != INT8OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("key column \"%s\" must be of type smallint, integer or bigint", colname)));
+	if (!att->attnotnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key column \"%s\" must be declared NOT NULL", colname),
+				 errhint("ALTER TABLE %s ALTER COLUMN %s SET NOT NULL",
+						 quote_identifier(RelationGetRelationName(rel)),
+						 quote_identifier(colname))));
+	if (!tapas_column_is_unique(rel, attno))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("key column \"%s\" must have a unique index of its own", colname),

@@ -9,13 +9,17 @@
  * audited sessions only.  The rules, per Query level that reads a
  * protected table p:
  *
- *	- the level is an aggregate level (aggregates or GROUP BY) with p as
- *	  its only FROM item: no joins, window functions, set-returning
- *	  functions in the target list or FOR UPDATE;
+ *	- the level is an aggregate level (aggregates or GROUP BY): no window
+ *	  functions, set-returning functions in the target list or FOR UPDATE;
+ *	- p is its only FROM item, or is joined only with unprotected lookup
+ *	  tables, each matched by equality on a unique column, and is not on
+ *	  the nullable side of an outer join: no protected row is repeated or
+ *	  NULL-extended, so covered sets stay sets of p's rows;
  *	- its aggregates are count(*), count(x), sum(x) or avg(x) over numbers,
  *	  without DISTINCT or ORDER BY inside;
  *	- every expression that touches a column of p in WHERE, FILTER, an
- *	  aggregate argument or a grouping key uses only leakproof functions
+ *	  aggregate argument or a grouping key (also inside a correlated
+ *	  sub-query, whose other expressions do not matter) uses only leakproof functions
  *	  and operators, comparison operators of built-in btree operator
  *	  classes, widening casts, boolean logic, CASE and NULL tests:
  *	  otherwise its errors (1/(x-5)) would reveal single rows;
@@ -36,13 +40,17 @@
 
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "access/table.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -202,7 +210,9 @@ leak_walker(Node *node, LeakContext *ctx)
 			return false;
 		case T_Aggref:
 		case T_GroupingFunc:
-			return false;		/* aggregates are checked on their own */
+			if (ctx->depth == 0)
+				return false;	/* this level's aggregates are checked on their own */
+			break;
 		case T_OpExpr:
 		case T_DistinctExpr:
 		case T_NullIfExpr:
@@ -232,12 +242,20 @@ leak_walker(Node *node, LeakContext *ctx)
 		case T_ArrayExpr:
 		case T_List:
 			break;
+		case T_Query:
+			{
+				bool		r;
+
+				/* a correlated sub-query: check what it does with p's columns */
+				ctx->depth++;
+				r = query_tree_walker((Query *) node, leak_walker, ctx, 0);
+				ctx->depth--;
+				return r;
+			}
 		case T_SubLink:
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("sub-queries over columns of protected table \"%s\" are not supported",
-							get_rel_name(ctx->relid)),
-					 errdetail("A sub-query appears in %s.", ctx->what)));
+		case T_FromExpr:
+		case T_JoinExpr:
+		case T_TargetEntry:
 			break;
 		default:
 			ereport(ERROR,
@@ -340,21 +358,156 @@ tapas_verify_statement(Query *q)
 				 errdetail("Whether a conflict happens reveals existing rows.")));
 }
 
-/*
- * Shape of a level whose FROM clause reads protected table rte: an
- * aggregate level with rte as its only FROM item.
- */
-void
-tapas_verify_level(Query *q, RangeTblEntry *rte)
+/* The FROM clause of a level, flattened. */
+typedef struct JoinShape
 {
-	const char *name = get_rel_name(rte->relid);
+	List	   *rels;			/* range-table indexes of the FROM items */
+	Bitmapset  *nullable;		/* those on the nullable side of an outer join */
+	List	   *quals;			/* every WHERE conjunct and join qual */
+	List	   *on_quals;		/* the JOIN ... ON quals alone */
+} JoinShape;
 
-	if (list_length(q->jointree->fromlist) != 1 ||
-		!IsA(linitial(q->jointree->fromlist), RangeTblRef))
+static void
+collect_join(Node *jt, bool nullable, JoinShape *js)
+{
+	ListCell   *lc;
+
+	if (IsA(jt, RangeTblRef))
+	{
+		js->rels = lappend_int(js->rels, ((RangeTblRef *) jt)->rtindex);
+		if (nullable)
+			js->nullable = bms_add_member(js->nullable, ((RangeTblRef *) jt)->rtindex);
+	}
+	else if (IsA(jt, FromExpr))
+	{
+		foreach(lc, ((FromExpr *) jt)->fromlist)
+			collect_join(lfirst(lc), nullable, js);
+		js->quals = list_concat(js->quals, make_ands_implicit((Expr *) ((FromExpr *) jt)->quals));
+	}
+	else if (IsA(jt, JoinExpr))
+	{
+		JoinExpr   *j = (JoinExpr *) jt;
+		List	   *q = make_ands_implicit((Expr *) j->quals);
+
+		collect_join(j->larg, nullable || j->jointype == JOIN_RIGHT || j->jointype == JOIN_FULL, js);
+		collect_join(j->rarg, nullable || j->jointype == JOIN_LEFT || j->jointype == JOIN_FULL, js);
+		js->quals = list_concat(js->quals, q);
+		js->on_quals = list_concat(js->on_quals, list_copy(q));
+	}
+	else
+		elog(ERROR, "tapas: unrecognized join tree node %d", (int) nodeTag(jt));
+}
+
+static Var *
+plain_var(Node *node)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node && IsA(node, Var) && ((Var *) node)->varlevelsup == 0 ? (Var *) node : NULL;
+}
+
+/*
+ * true when some qual is "r.c = other.x" with an equality operator and c
+ * alone in a unique index of r: every combination of the other FROM items
+ * then matches at most one row of r, so r repeats no protected row.
+ */
+static bool
+joined_on_unique(Query *q, int r, List *quals)
+{
+	ListCell   *lc;
+	Relation	rel = table_open(rt_fetch(r, q->rtable)->relid, AccessShareLock);
+	bool		found = false;
+
+	foreach(lc, quals)
+	{
+		OpExpr	   *op = lfirst(lc);
+		Var		   *a;
+		Var		   *b;
+
+		if (found || !IsA(op, OpExpr) || list_length(op->args) != 2 ||
+			!op_mergejoinable(op->opno, exprType(linitial(op->args))))
+			continue;
+		a = plain_var(linitial(op->args));
+		b = plain_var(lsecond(op->args));
+		if (a == NULL || b == NULL || a->varno == b->varno)
+			continue;
+		if (b->varno == r)
+		{
+			Var		   *t = a;
+
+			a = b;
+			b = t;
+		}
+		found = a->varno == r && a->varattno > 0 && tapas_column_is_unique(rel, a->varattno);
+	}
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/*
+ * Joins at a protected level: audited exactly only when no protected row is
+ * repeated or NULL-extended.  Other FROM items must be plain unprotected
+ * tables, each matched on a column with a unique index (lookup tables);
+ * the protected table is never on the nullable side of an outer join; and
+ * conditions on its columns in JOIN ... ON are leakproof and not sensitive.
+ */
+static void
+verify_joins(Query *q, int varno, const TapasProtection *prot)
+{
+	JoinShape	js;
+	ListCell   *lc;
+	const char *name = get_rel_name(prot->relid);
+
+	memset(&js, 0, sizeof(js));
+	collect_join((Node *) q->jointree, false, &js);
+	if (list_length(js.rels) == 1)
+		return;
+	if (bms_is_member(varno, js.nullable))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("joins with protected table \"%s\" are not supported", name),
-				 errhint("Aggregate the protected table in a sub-query, then join the result.")));
+				 errmsg("protected table \"%s\" cannot be on the nullable side of an outer join", name)));
+	foreach(lc, js.rels)
+	{
+		int			r = lfirst_int(lc);
+		RangeTblEntry *rte = rt_fetch(r, q->rtable);
+
+		if (r == varno)
+			continue;
+		if (rte->rtekind != RTE_RELATION || rte->relkind == RELKIND_VIEW ||
+			tapas_protection_lookup(rte->relid) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("protected table \"%s\" can only be joined with unprotected tables", name),
+					 errhint("Aggregate the protected table in a sub-query, then join the result.")));
+		if (!joined_on_unique(q, r, js.quals))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("join of protected table \"%s\" with \"%s\" may repeat its rows",
+							name, get_rel_name(rte->relid)),
+					 errdetail("Every joined table must be matched by equality on a column with a unique index of its own (a lookup table)."),
+					 errhint("Aggregate the protected table in a sub-query, then join the result.")));
+	}
+	foreach(lc, js.on_quals)
+	{
+		tapas_verify_leakproof(lfirst(lc), varno, 0, "JOIN ... ON", prot->relid);
+		if (tapas_expr_refs(lfirst(lc), varno, prot->sensitive))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("conditions on sensitive columns of protected table \"%s\" must be in WHERE, not in JOIN ... ON", name)));
+	}
+}
+
+/*
+ * Shape of a level whose FROM clause reads protected table varno: an
+ * aggregate level where the protected table is alone or joined with
+ * lookup tables (verify_joins).
+ */
+void
+tapas_verify_level(Query *q, int varno, const TapasProtection *prot)
+{
+	RangeTblEntry *rte = rt_fetch(varno, q->rtable);
+	const char *name = get_rel_name(rte->relid);
+
 	if (q->hasWindowFuncs)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -379,6 +532,24 @@ tapas_verify_level(Query *q, RangeTblEntry *rte)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("protected table \"%s\" has inheritance children", name),
 				 errhint("Query it with ONLY.")));
+	verify_joins(q, varno, prot);
+}
+
+/*
+ * Raises unless expr (a sensitive condition, aggregate argument or
+ * sensitive grouping key) references no FROM item but the protected table
+ * varno: its statistic text is written over that table alone.
+ */
+void
+tapas_verify_only_protected(Node *expr, int varno, const char *what, Oid relid)
+{
+	Bitmapset  *rels = pull_varnos(NULL, expr);
+
+	if (!bms_is_empty(rels) && !(bms_num_members(rels) == 1 && bms_is_member(varno, rels)))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s that involve sensitive columns of protected table \"%s\" cannot use columns of other tables",
+						what, get_rel_name(relid))));
 }
 
 /* Refuses EXISTS/IN/ANY/ALL sub-queries that read a protected table. */
@@ -396,7 +567,10 @@ tapas_verify_sublink(SubLink *sl)
 				 errhint("Use a scalar sub-query with an aggregate, e.g. (SELECT count(*) FROM ...).")));
 }
 
-/* Refuses grouping by a sensitive column (the group value is an answer). */
+/*
+ * Grouping keys: leakproof; a key over a sensitive column (its value is an
+ * answer, captured per value by the gate) not with grouping sets.
+ */
 void
 tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 {
@@ -409,13 +583,20 @@ tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 		if (tle->ressortgroupref == 0 ||
 			!get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause))
 			continue;
-		if (tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
+		tapas_verify_leakproof((Node *) tle->expr, varno, 0, "GROUP BY", prot->relid);
+		if (!tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
+			continue;
+		if (q->groupingSets != NIL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("grouping by a sensitive column of protected table \"%s\" is not supported",
+					 errmsg("grouping sets over a sensitive column of protected table \"%s\" are not supported",
 							get_rel_name(prot->relid)),
 					 errhint("Use one aggregate per value instead, e.g. count(*) FILTER (WHERE col = value).")));
-		tapas_verify_leakproof((Node *) tle->expr, varno, 0, "GROUP BY", prot->relid);
+		if (contain_vars_of_level((Node *) tle->expr, 1) || checkExprHasSubLink((Node *) tle->expr))
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping expressions on sensitive columns of protected table \"%s\" cannot use sub-queries or outer references",
+							get_rel_name(prot->relid))));
 	}
 }
 

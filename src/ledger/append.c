@@ -120,6 +120,7 @@ static tapas_lbatch_t *checked_batch = NULL;
 static uint64 checked_version = 0;
 static const TapasCell *checked_cells = NULL;
 static TapasCell *checked_copy = NULL;	/* TopMemoryContext: compared at append */
+static int	checked_copy_size = 0;	/* cells checked_copy can hold */
 static int	checked_ncells = 0;
 
 static void
@@ -163,6 +164,17 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	if (ncells <= 0)
 		return;
 	in = cells_to_input(cells, ncells);
+	/* before the batch exists, so an out-of-memory error leaks nothing */
+	if (ncells > checked_copy_size)
+	{
+		if (checked_copy)
+			pfree(checked_copy);
+		checked_copy = NULL;
+		checked_copy_size = 0;
+		/* backend lifetime: one array, grown to the largest statement seen */
+		checked_copy = MemoryContextAlloc(TopMemoryContext, sizeof(TapasCell) * ncells);
+		checked_copy_size = ncells;
+	}
 	LWLockAcquire(sh->lock, LW_SHARED);
 	PG_TRY();
 	{
@@ -186,12 +198,6 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	pfree(in);
 
 	/* keep it for the append that normally follows */
-	if (checked_copy == NULL || ncells > checked_ncells)
-	{
-		if (checked_copy)
-			pfree(checked_copy);
-		checked_copy = MemoryContextAlloc(TopMemoryContext, sizeof(TapasCell) * ncells);
-	}
 	memcpy(checked_copy, cells, sizeof(TapasCell) * ncells);
 	checked_batch = batch;
 	checked_cells = cells;

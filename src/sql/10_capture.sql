@@ -76,6 +76,8 @@ COMMENT ON FUNCTION tapas._drop_protection() IS
 	'sql_drop event trigger function: forgets the protection of dropped tables';
 CREATE EVENT TRIGGER tapas_drop_protection ON sql_drop
 	EXECUTE FUNCTION tapas._drop_protection();
+COMMENT ON EVENT TRIGGER tapas_drop_protection IS
+	'Forgets the protection of a table when it is dropped';
 
 -- The capture aggregate the planner hook adds (resjunk) next to every audited
 -- aggregate: tapas._cover(key, value, relid, statistic) returns the covered

@@ -1,0 +1,333 @@
+/*-------------------------------------------------------------------------
+ *
+ * groups.c
+ *	  Cells of a capture whose level groups by a sensitive column.
+ *
+ * DESIGN.md section 2: grouping by a sensitive column works like a
+ * sensitive condition.  With "GROUP BY zip, hiv", the cell of group
+ * (z, g) is the statistic "... filter (where hiv = g)" over the covered
+ * set of the non-sensitive group zip = z: every row of zip z passing the
+ * non-sensitive conditions, whatever its hiv.  The capture aggregate runs
+ * per output group (z, g), so the gate collects one row per output group
+ * here and, after the drain:
+ *	1. classifies the rows by their non-sensitive key values ("buckets",
+ *	   one per non-sensitive group) and by their sensitive key values
+ *	   ("values": the domain seen in this execution);
+ *	2. per bucket, unions the covered keys of its rows (disjoint: the
+ *	   rows of a bucket have different sensitive values);
+ *	3. emits one cell per bucket and value: the answer of the row with
+ *	   that value, or 0 when the bucket has none (an absent group: the
+ *	   analyst learns that its statistic is 0).
+ * Values never seen in the execution are not cells (their answer, 0, is
+ * not derivable from the output beyond what the domain reveals).  At most
+ * TAPAS_MAX_GROUPED_CELLS cells per capture and execution, else an error.
+ *
+ * Classification sorts row pointers by a hash of the key values
+ * (datum_image_hash) and compares equal-hash rows with datum_image_eq, so
+ * it is O(n log n) in the number of output groups.  Rows and cells live
+ * in the memory context given by the gate (reset per execution).
+ *
+ * IDENTIFICATION
+ *	  src/capture/groups.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+
+#include "capture/capture.h"
+
+#define TAPAS_MAX_GROUPED_CELLS 100000
+
+typedef struct GroupRow
+{
+	Datum	   *vals;			/* [ngroups] grouping key values (copied) */
+	bool	   *nulls;			/* [ngroups] */
+	double		answer;
+	const int64 *keys;			/* covered keys of this output group */
+	int64		nkeys;
+	uint32		hash;			/* of the keys being classified */
+	int			bucket;			/* class by non-sensitive keys */
+	int			value;			/* class by sensitive keys */
+} GroupRow;
+
+struct TapasGroupedCover
+{
+	const TapasStatSpec *spec;
+	Oid			relid;
+	int			ngroups;
+	AttrNumber *att;			/* [ngroups] scan attno of each grouping key */
+	bool	   *sens;			/* [ngroups] key touches a sensitive column */
+	int16	   *typlen;			/* [ngroups] */
+	bool	   *typbyval;		/* [ngroups] */
+	GroupRow  **rows;			/* this execution's output groups */
+	int			nrows;
+	int			maxrows;
+};
+
+/*
+ * Grouping configuration of one capture, or NULL when its level does not
+ * group by a sensitive column.  groupcols: (sortgroupref, scan attno)
+ * pairs from the plan.
+ */
+TapasGroupedCover *
+tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc, Oid relid)
+{
+	TapasGroupedCover *gc;
+	ListCell   *lc;
+	int			i = 0;
+
+	if (spec == NULL || spec->groups == NIL)
+		return NULL;
+	gc = palloc0(sizeof(TapasGroupedCover));
+	gc->spec = spec;
+	gc->relid = relid;
+	gc->ngroups = list_length(spec->groups);
+	gc->att = palloc(sizeof(AttrNumber) * gc->ngroups);
+	gc->sens = palloc(sizeof(bool) * gc->ngroups);
+	gc->typlen = palloc(sizeof(int16) * gc->ngroups);
+	gc->typbyval = palloc(sizeof(bool) * gc->ngroups);
+	foreach(lc, spec->groups)
+	{
+		List	   *g = lfirst(lc);
+		ListCell   *c;
+
+		gc->att[i] = 0;
+		foreach(c, groupcols)
+		{
+			if (intVal(linitial(lfirst(c))) == intVal(linitial(g)))
+				gc->att[i] = intVal(lsecond(lfirst(c)));
+		}
+		if (gc->att[i] == 0)
+			elog(ERROR, "tapas: grouping column %d is not in the gate's input",
+				 intVal(linitial(g)));
+		gc->sens[i] = intVal(lsecond(g)) != 0;
+		gc->typlen[i] = TupleDescAttr(desc, gc->att[i] - 1)->attlen;
+		gc->typbyval[i] = TupleDescAttr(desc, gc->att[i] - 1)->attbyval;
+		i++;
+	}
+	return gc;
+}
+
+/* Forgets the rows of the previous execution (their memory was reset). */
+void
+tapas_grouped_reset(TapasGroupedCover *gc)
+{
+	gc->rows = NULL;
+	gc->nrows = gc->maxrows = 0;
+}
+
+/* Records one output group: its scan values, answer and covered keys. */
+void
+tapas_grouped_add(TapasGroupedCover *gc, MemoryContext cxt, const Datum *values,
+				  const bool *isnull, double answer, const int64 *keys, int64 nkeys)
+{
+	GroupRow   *r = MemoryContextAllocZero(cxt, sizeof(GroupRow));
+
+	r->vals = MemoryContextAlloc(cxt, sizeof(Datum) * gc->ngroups);
+	r->nulls = MemoryContextAlloc(cxt, sizeof(bool) * gc->ngroups);
+	for (int i = 0; i < gc->ngroups; i++)
+	{
+		int			a = gc->att[i] - 1;
+		MemoryContext old = MemoryContextSwitchTo(cxt);
+
+		r->nulls[i] = isnull[a];
+		r->vals[i] = isnull[a] ? (Datum) 0 :
+			datumCopy(values[a], gc->typbyval[i], gc->typlen[i]);
+		MemoryContextSwitchTo(old);
+	}
+	r->answer = answer;
+	r->keys = keys;
+	r->nkeys = nkeys;
+	if (gc->nrows == gc->maxrows)
+	{
+		gc->maxrows = Max(16, gc->maxrows * 2);
+		gc->rows = gc->rows == NULL ?
+			MemoryContextAlloc(cxt, sizeof(GroupRow *) * gc->maxrows) :
+			repalloc(gc->rows, sizeof(GroupRow *) * gc->maxrows);
+	}
+	gc->rows[gc->nrows++] = r;
+}
+
+/* true when both captures saw the same groups with the same answers and sizes */
+bool
+tapas_grouped_same(const TapasGroupedCover *a, const TapasGroupedCover *b)
+{
+	if (a->nrows != b->nrows)
+		return false;
+	for (int i = 0; i < a->nrows; i++)
+	{
+		if (a->rows[i]->nkeys != b->rows[i]->nkeys || a->rows[i]->answer != b->rows[i]->answer)
+			return false;
+	}
+	return true;
+}
+
+/* equal keys of the sensitive (or non-sensitive) kind */
+static bool
+rows_equal(const TapasGroupedCover *gc, const GroupRow *a, const GroupRow *b, bool sens)
+{
+	for (int i = 0; i < gc->ngroups; i++)
+	{
+		if (gc->sens[i] != sens)
+			continue;
+		if (a->nulls[i] != b->nulls[i])
+			return false;
+		if (!a->nulls[i] &&
+			!datum_image_eq(a->vals[i], b->vals[i], gc->typbyval[i], gc->typlen[i]))
+			return false;
+	}
+	return true;
+}
+
+static uint32
+row_hash(const TapasGroupedCover *gc, const GroupRow *r, bool sens)
+{
+	uint32		h = 0;
+
+	for (int i = 0; i < gc->ngroups; i++)
+	{
+		if (gc->sens[i] != sens)
+			continue;
+		h = hash_combine(h, r->nulls[i] ? 0x9e3779b9 :
+						 datum_image_hash(r->vals[i], gc->typbyval[i], gc->typlen[i]));
+	}
+	return h;
+}
+
+static int
+cmp_hash(const void *a, const void *b)
+{
+	uint32		x = (*(GroupRow *const *) a)->hash;
+	uint32		y = (*(GroupRow *const *) b)->hash;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Numbers the classes of rows with equal keys of one kind (0, 1, ...) into
+ * r->bucket or r->value; returns the number of classes.
+ */
+static int
+classify(TapasGroupedCover *gc, bool sens)
+{
+	GroupRow  **sorted = palloc(sizeof(GroupRow *) * Max(gc->nrows, 1));
+	int			nclasses = 0;
+	int			run = 0;
+
+	for (int i = 0; i < gc->nrows; i++)
+	{
+		gc->rows[i]->hash = row_hash(gc, gc->rows[i], sens);
+		sorted[i] = gc->rows[i];
+	}
+	qsort(sorted, gc->nrows, sizeof(GroupRow *), cmp_hash);
+	for (int i = 0; i < gc->nrows; i++)
+	{
+		int			cls = -1;
+
+		if (i > 0 && sorted[i]->hash != sorted[i - 1]->hash)
+			run = i;			/* first row of this equal-hash run */
+		for (int j = run; j < i && cls < 0; j++)
+		{
+			if (rows_equal(gc, sorted[i], sorted[j], sens))
+				cls = sens ? sorted[j]->value : sorted[j]->bucket;
+		}
+		if (cls < 0)
+			cls = nclasses++;
+		if (sens)
+			sorted[i]->value = cls;
+		else
+			sorted[i]->bucket = cls;
+	}
+	pfree(sorted);
+	return nclasses;
+}
+
+/* the statistic text of value class v, from a row that has it */
+static char *
+value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params)
+{
+	Datum	   *vals = palloc(sizeof(Datum) * gc->ngroups);
+	bool	   *nulls = palloc(sizeof(bool) * gc->ngroups);
+	int			n = 0;
+
+	for (int i = 0; i < gc->ngroups; i++)
+	{
+		if (!gc->sens[i])
+			continue;
+		vals[n] = r->vals[i];
+		nulls[n] = r->nulls[i];
+		n++;
+	}
+	return tapas_statistic_format(gc->spec, gc->relid, params, vals, nulls);
+}
+
+/*
+ * The cells of this execution (palloc'd in CurrentMemoryContext, keys
+ * shared per bucket); returns their number in *ncells.
+ */
+TapasCell *
+tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
+{
+	int			nb = classify(gc, false);
+	int			nv = classify(gc, true);
+	char	  **stats = palloc(sizeof(char *) * Max(nv, 1));
+	int		   *row_of = palloc(sizeof(int) * Max(nv, 1));
+	TapasCell  *cells;
+	int			n = 0;
+
+	if ((int64) nb * nv > TAPAS_MAX_GROUPED_CELLS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("grouping by a sensitive column answers too many cells"),
+				 errdetail("At most %d cells per aggregate are captured.", TAPAS_MAX_GROUPED_CELLS)));
+	for (int v = 0; v < nv; v++)
+		stats[v] = NULL;
+	for (int i = 0; i < gc->nrows; i++)
+	{
+		if (stats[gc->rows[i]->value] == NULL)
+			stats[gc->rows[i]->value] = value_statistic(gc, gc->rows[i], params);
+	}
+	cells = palloc(sizeof(TapasCell) * Max((int64) nb * nv, 1));
+	for (int b = 0; b < nb; b++)
+	{
+		int64		total = 0;
+		int64	   *keys;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int v = 0; v < nv; v++)
+			row_of[v] = -1;
+		for (int i = 0; i < gc->nrows; i++)
+		{
+			if (gc->rows[i]->bucket != b)
+				continue;
+			row_of[gc->rows[i]->value] = i;
+			total += gc->rows[i]->nkeys;
+		}
+		keys = palloc_extended(sizeof(int64) * Max(total, 1), MCXT_ALLOC_HUGE);
+		total = 0;
+		for (int v = 0; v < nv; v++)
+		{
+			if (row_of[v] < 0)
+				continue;
+			memcpy(keys + total, gc->rows[row_of[v]]->keys,
+				   sizeof(int64) * gc->rows[row_of[v]]->nkeys);
+			total += gc->rows[row_of[v]]->nkeys;
+		}
+		for (int v = 0; v < nv; v++)
+		{
+			cells[n].relid = gc->relid;
+			cells[n].statistic = stats[v];
+			cells[n].answer = row_of[v] >= 0 ? gc->rows[row_of[v]]->answer : 0.0;
+			cells[n].keys = keys;
+			cells[n].nkeys = total;
+			n++;
+		}
+	}
+	*ncells = n;
+	return cells;
+}
