@@ -40,11 +40,16 @@
  * border the inverse, with g = M A[I,c]:
  *		M' = [ M + g u / sigma   -g / sigma ]      t' = [ t - g t_r ]
  *		     [ -u / sigma          1 / sigma ]           [ t_r = (rho.z)/sigma ]
- * which is O(r^2) with Shoup multiplication (u fixed across rows of M).
+ * which is O(r^2) with Shoup multiplication (one precomputation per
+ * nonzero entry of g, which is often sparse).
  * Pivot search: rho[c] = [c in a] - sum_{i: c in row i} u_i costs O(r) per
  * column; try the atoms a split (one of the two halves always works), some
  * non-pivot atoms of a, some random atoms, then, if all were zero (rho very
- * sparse, e.g. a difference attack), the full residual in O(r n/64 + nnz).
+ * sparse, e.g. a difference attack), a block search: each basis row keeps
+ * its z sums over blocks of ~sqrt(n) records, so rho . z splits into block
+ * shares a . z_b - sum_i u_i s_ib; a block with a nonzero share holds a
+ * record with rho_j != 0, found by computing rho on that block only.  That
+ * is O(|a| + r sqrt(n)) instead of O(r n) for the whole residual.
  * An atom split duplicates a column: the inside half is a new non-pivot
  * column with the same entries over I, so B, M, s and t are unchanged and
  * only the atoms' z sums move.
@@ -54,8 +59,8 @@
  * is 800 MB at r = 1000 and O(r N) per row.  Here memory is O(r^2 + r n/64
  * + n) words (at r = 1000, n = 10^5: 8 MB inverse + 12.5 MB row bitmaps +
  * 8 MB per-record arrays) and the time
- * per independent row is O(r^2 + |a|), independent of n except in the
- * rare full-residual fallback.  In a benign GROUP BY workload the rank is
+ * per independent row is O(r^2 + |a|), plus O(r sqrt(n)) in the rare
+ * block search.  In a benign GROUP BY workload the rank is
  * bounded by the few atoms and most rows are dependent: O(|a|).
  *
  * Soundness mod p.  All ranks are taken over F_p; rank_p <= rank_Q with
@@ -69,16 +74,18 @@
  * (M_old = M11 - M12 M21 / M22, the exact inverse of the bordering, so M is
  * restored word for word at the cost of the trial itself and with no
  * O(r^2) snapshot on the commit path), restores t, merges the split atoms
- * back (their z sums first) and returns basis capacity the trial took.
+ * back (their z sums first) and returns basis capacity the trial took if
+ * it exceeds 4r.
  * Basis row bitmaps beyond r are simply overwritten later.  Limit: the rank
  * may not exceed rank_limit (TAPAS_ELIMIT), which bounds the memory at
- * 8 (c^2 + c n / 64) bytes for capacity c <= rank_limit.
+ * 8 (c^2 + c n / 64) bytes for capacity c <= rank_limit (and c <= 4r).
  *
  * IDENTIFICATION
  *	  src/recon/rowspace.c
  *
  *-------------------------------------------------------------------------
  */
+#include <math.h>
 #include <string.h>
 
 #include <flint/flint.h>
@@ -107,10 +114,10 @@ tapas_rowspace_prime_draw(tapas_rng_t *rng)
 
 /*
  * (Re)allocates the basis arrays for capacity cap >= r, growing or
- * shrinking (see rowspace_int.h).  M is reallocated first; if that fails nothing changes.  If a
- * later enlargement fails, TAPAS_ENOMEM keeps the old capacity (arrays
- * already enlarged just stay larger); a failed shrink keeps the larger
- * buffer, which is harmless.
+ * shrinking (see rowspace_int.h).  M is reallocated first; if that fails
+ * nothing changes.  If a later enlargement fails, TAPAS_ENOMEM keeps the
+ * old capacity (arrays already enlarged just stay larger); a failed shrink
+ * keeps the larger buffer, which is harmless.
  */
 tapas_status
 tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
@@ -136,7 +143,6 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 	} while (0)
 	GROW(rs->piv, sizeof(uint32_t));
 	GROW(rs->u, sizeof(uint64_t));
-	GROW(rs->upre, sizeof(uint64_t));
 	GROW(rs->g, sizeof(uint64_t));
 	GROW(rs->bidx, sizeof(uint32_t));
 	for (e = 0; e < NPROJ; e++)
@@ -144,6 +150,7 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 		GROW(rs->s[e], sizeof(uint64_t));
 		GROW(rs->t[e], sizeof(uint64_t));
 		GROW(rs->tsave[e], sizeof(uint64_t));
+		GROW(rs->bsum[e], rs->nblocks * sizeof(uint64_t));
 	}
 	GROW(rs->rows, rs->nwords * sizeof(uint64_t));
 #undef GROW
@@ -179,6 +186,9 @@ tapas_rowspace_create(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	rs->rank_limit = rank_limit ? rank_limit : TAPAS_ROWSPACE_RANK_DEFAULT;
 	nmod_init(&rs->mod, prime);
 	rs->nwords = (n + 63) / 64;
+	/* blocks of about sqrt(n) records, whole words */
+	rs->blk = 64 * (uint32_t) (1 + sqrt((double) n) / 64);
+	rs->nblocks = (n + rs->blk - 1) / rs->blk;
 	if (tapas_atoms_init(&rs->atoms, n) != TAPAS_OK)
 		FAIL("out of memory");
 	for (e = 0; e < NPROJ; e++)
@@ -194,8 +204,10 @@ tapas_rowspace_create(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	rs->detlist = tapas_malloc((size_t) n * sizeof(uint32_t));
 	rs->inside = tapas_malloc((size_t) n * sizeof(uint32_t));
 	rs->seen = tapas_calloc(rs->nwords, sizeof(uint64_t));
+	rs->blkval = tapas_malloc(rs->nblocks * sizeof(uint64_t));
+	rs->blkacc = tapas_malloc(rs->blk * sizeof(uint64_t));
 	if (!rs->pivot_of || !rs->inrow || !rs->det || !rs->detlist ||
-		!rs->inside || !rs->seen)
+		!rs->inside || !rs->seen || !rs->blkval || !rs->blkacc)
 		FAIL("out of memory");
 	if (tapas_rowspace_grow(rs, rs->rank_limit < INITIAL_RCAP ?
 				   rs->rank_limit : INITIAL_RCAP) != TAPAS_OK)
@@ -234,6 +246,7 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 		tapas_free(rs->s[e]);
 		tapas_free(rs->t[e]);
 		tapas_free(rs->tsave[e]);
+		tapas_free(rs->bsum[e]);
 	}
 	tapas_free(rs->pivot_of);
 	tapas_free(rs->inrow);
@@ -241,12 +254,12 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->detlist);
 	tapas_free(rs->inside);
 	tapas_free(rs->seen);
-	tapas_free(rs->acc);
+	tapas_free(rs->blkval);
+	tapas_free(rs->blkacc);
 	tapas_free(rs->piv);
 	tapas_free(rs->M);
 	tapas_free(rs->rows);
 	tapas_free(rs->u);
-	tapas_free(rs->upre);
 	tapas_free(rs->g);
 	tapas_free(rs->bidx);
 	tapas_free(rs);
@@ -289,25 +302,57 @@ try_pivot(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
 }
 
 /*
- * The full residual at every non-pivot atom, accumulated through the basis
- * rows' bitmaps: O(r n / 64 + nnz).  Returns the first atom with a nonzero
- * entry, or UINT32_MAX if there is none (cannot happen for an independent
- * row), or UINT32_MAX - 1 if out of memory.
+ * rho . z restricted to each block of records: a . z_b - sum_i u_i s_ib,
+ * into rs->blkval.  O(|q| + r nblocks).
  */
-static uint32_t
-full_residual_search(tapas_rowspace_t *rs)
+static void
+block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len)
 {
 	uint64_t	p = rs->mod.n;
+	uint64_t   *val = rs->blkval;
 	uint32_t	i,
-				c;
-	size_t		w;
+				b;
+	size_t		l;
 
-	if (rs->acc == NULL)
+	memset(val, 0, rs->nblocks * sizeof(uint64_t));
+	for (l = 0; l < len; l++)
+		val[q[l] / rs->blk] = n_addmod(val[q[l] / rs->blk], rs->z[e][q[l]], p);
+	for (i = 0; i < rs->r; i++)
 	{
-		rs->acc = tapas_calloc(rs->n, sizeof(uint64_t));
-		if (rs->acc == NULL)
-			return UINT32_MAX - 1;
+		const uint64_t *sb = rs->bsum[e] + (size_t) i * rs->nblocks;
+		uint64_t	ui = rs->u[i];
+
+		if (ui == 0)
+			continue;
+		for (b = 0; b < rs->nblocks; b++)
+			if (sb[b] != 0)
+				val[b] = n_submod(val[b],
+								  n_mulmod2_preinv(ui, sb[b], p, rs->mod.ninv), p);
 	}
+}
+
+/*
+ * The residual at every record of block b: rho_j = [j in q] - sum of u_i
+ * over basis rows i containing j.  Returns the atom of the first record
+ * with rho_j != 0, or UINT32_MAX if there is none.  O(|q| + r blk).
+ */
+static uint32_t
+block_residual(tapas_rowspace_t *rs, uint32_t b, const uint32_t *q, size_t len)
+{
+	uint64_t	p = rs->mod.n;
+	uint32_t	start = b * rs->blk;
+	uint32_t	end = start + rs->blk < rs->n ? start + rs->blk : rs->n;
+	uint64_t   *acc = rs->blkacc;
+	uint32_t	i,
+				j;
+	size_t		l,
+				w;
+
+	memset(acc, 0, rs->blk * sizeof(uint64_t));
+	/* acc = -[j in q], so that rho_j = -(acc_j + sum u_i) below */
+	for (l = 0; l < len; l++)
+		if (q[l] >= start && q[l] < end)
+			acc[q[l] - start] = p - 1;
 	for (i = 0; i < rs->r; i++)
 	{
 		const uint64_t *row = rs->rows + (size_t) i * rs->nwords;
@@ -315,38 +360,52 @@ full_residual_search(tapas_rowspace_t *rs)
 
 		if (ui == 0)
 			continue;
-		for (w = 0; w < rs->nwords; w++)
+		for (w = start / 64; w < (end + 63) / 64; w++)
 		{
 			uint64_t	bits = row[w];
 
 			while (bits)
 			{
-				size_t		j = w * 64 + __builtin_ctzll(bits);
-
-				rs->acc[j] = n_addmod(rs->acc[j], ui, p);
+				j = (uint32_t) (w * 64 + __builtin_ctzll(bits));
+				acc[j - start] = n_addmod(acc[j - start], ui, p);
 				bits &= bits - 1;
 			}
 		}
 	}
-	for (c = 0; c < rs->atoms.natoms; c++)
-	{
-		uint32_t	rep = tapas_atoms_rep(&rs->atoms, c);
-
-		if (rs->pivot_of[c] < 0 &&
-			n_submod(rs->inrow[c] ? 1 : 0, rs->acc[rep], p) != 0)
-			break;
-	}
-	memset(rs->acc, 0, (size_t) rs->n * sizeof(uint64_t));
-	return c < rs->atoms.natoms ? c : UINT32_MAX;
+	for (j = start; j < end; j++)
+		if (acc[j - start] != 0 && rs->pivot_of[rs->atoms.atom_of[j]] < 0)
+			return rs->atoms.atom_of[j];
+	return UINT32_MAX;
 }
 
 /*
- * Chooses the new pivot atom for an independent row whose atoms inside[]
- * (nnew of them new, ids >= natoms0) are flagged in inrow.  Sets *c, the
+ * Finds a non-pivot atom where rho != 0 when rho . z_e != 0 (w.h.p. rho is
+ * sparse here, e.g. e_j after a difference): some block b has a nonzero
+ * share of rho . z_e, hence a record with rho_j != 0.  O(|q| + r (n / blk
+ * + blk)) = O(|q| + r sqrt(n)) instead of O(r n) for the whole residual.
+ */
+static uint32_t
+block_search(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
+			 const uint64_t *rz)
+{
+	int			e = rz[0] != 0 ? 0 : 1;
+	uint32_t	b;
+
+	block_projections(rs, e, q, len);
+	for (b = 0; b < rs->nblocks; b++)
+		if (rs->blkval[b] != 0)
+			return block_residual(rs, b, q, len);
+	return UINT32_MAX;
+}
+
+/*
+ * Chooses the new pivot atom for an independent row q whose atoms inside[]
+ * (the new ones have ids >= natoms0) are flagged in inrow; rz = rho . z.  Sets *c, the
  * Schur complement *sigma != 0 and bidx and *nb for c.
  */
 static tapas_status
-choose_pivot(tapas_rowspace_t *rs, size_t ninside, uint32_t natoms0,
+choose_pivot(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
+			 const uint64_t *rz, size_t ninside, uint32_t natoms0,
 			 uint32_t *c, uint64_t *sigma, size_t *nb)
 {
 	size_t		i;
@@ -378,10 +437,9 @@ choose_pivot(tapas_rowspace_t *rs, size_t ninside, uint32_t natoms0,
 		if ((*sigma = try_pivot(rs, *c, nb)) != 0)
 			return TAPAS_OK;
 	}
-	rs->stats.full_residuals++;
-	*c = full_residual_search(rs);
-	if (*c == UINT32_MAX - 1)
-		return TAPAS_ENOMEM;
+	/* no split here, so rho . z != 0 for some projection */
+	rs->stats.block_searches++;
+	*c = block_search(rs, q, len, rz);
 	if (*c == UINT32_MAX)
 		return TAPAS_EINCONSISTENT;
 	*sigma = try_pivot(rs, *c, nb);
@@ -392,6 +450,19 @@ choose_pivot(tapas_rowspace_t *rs, size_t ninside, uint32_t natoms0,
  * Adding one row
  * ---------------------------------------------------------------------
  */
+
+/* row[0..len) += c vec[0..len) mod p, with c fixed (Shoup's method: one
+ * precomputation, then two multiplications per entry); c < p */
+static inline void
+axpy_shoup(uint64_t *row, const uint64_t *vec, uint32_t len, uint64_t c,
+		   uint64_t p)
+{
+	uint64_t	cpre = n_mulmod_precomp_shoup(c, p);
+	uint32_t	j;
+
+	for (j = 0; j < len; j++)
+		row[j] = n_addmod(row[j], n_mulmod_shoup(c, vec[j], cpre, p), p);
+}
 
 /* u = a[P] M: the sum of the rows of M of the pivots inside the row */
 static void
@@ -443,8 +514,6 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 			acc = n_addmod(acc, row[rs->bidx[l]], p);
 		rs->g[k] = acc;
 	}
-	for (j = 0; j < r; j++)
-		rs->upre[j] = n_mulmod_precomp_shoup(rs->u[j], p);
 	/* M += (g / sigma) u, new column -g / sigma */
 	for (k = 0; k < r; k++)
 	{
@@ -452,11 +521,8 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 		uint64_t	coef = n_mulmod2_preinv(rs->g[k], sinv, p, rs->mod.ninv);
 
 		row[r] = n_negmod(coef, p);
-		if (coef == 0)
-			continue;
-		for (j = 0; j < r; j++)
-			row[j] = n_addmod(row[j],
-							  n_mulmod_shoup(rs->u[j], coef, rs->upre[j], p), p);
+		if (coef != 0)
+			axpy_shoup(row, rs->u, r, coef, p);
 	}
 	/* new row -u / sigma, corner 1 / sigma */
 	for (j = 0; j < r; j++)
@@ -493,22 +559,17 @@ tapas_rowspace_downdate(tapas_rowspace_t *rs)
 	uint32_t	i,
 				j;
 
-	/* v = M21 / M22 = -u, kept in u with Shoup precomputation */
+	/* v = M21 / M22 = -u, kept in the u scratch */
 	for (j = 0; j < k; j++)
-	{
 		rs->u[j] = n_mulmod2_preinv(last[j], sigma, p, rs->mod.ninv);
-		rs->upre[j] = n_mulmod_precomp_shoup(rs->u[j], p);
-	}
+	/* row_i -= M12[i] v, M12[i] = -g_i / sigma: the exact reverse of the
+	 * update of border_inverse, since both products are reduced mod p */
 	for (i = 0; i < k; i++)
 	{
 		uint64_t   *row = rs->M + (size_t) i * ld;
-		uint64_t	c = row[k];		/* M12[i] = -g_i / sigma */
 
-		if (c == 0)
-			continue;
-		for (j = 0; j < k; j++)
-			row[j] = n_submod(row[j],
-							  n_mulmod_shoup(rs->u[j], c, rs->upre[j], p), p);
+		if (row[k] != 0)
+			axpy_shoup(row, rs->u, k, n_negmod(row[k], p), p);
 	}
 	rs->pivot_of[rs->piv[k]] = -1;
 	rs->r = k;
@@ -562,7 +623,15 @@ append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 	for (i = 0; i < len; i++)
 		bits[q[i] / 64] |= UINT64_C(1) << (q[i] % 64);
 	for (e = 0; e < NPROJ; e++)
+	{
+		uint64_t   *sb = rs->bsum[e] + (size_t) rs->r * rs->nblocks;
+
+		memset(sb, 0, rs->nblocks * sizeof(uint64_t));
+		for (i = 0; i < len; i++)
+			sb[q[i] / rs->blk] = n_addmod(sb[q[i] / rs->blk], rs->z[e][q[i]],
+										  rs->mod.n);
 		rs->s[e][rs->r] = az[e];
+	}
 	rs->piv[rs->r] = c;
 	rs->pivot_of[c] = (int32_t) rs->r;
 	rs->r++;
@@ -625,7 +694,7 @@ tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	for (i = 0; i < ninside; i++)
 		rs->inrow[rs->inside[i]] = 1;
 	compute_u(rs, ninside);
-	st = choose_pivot(rs, ninside, natoms0, &c, &sigma, &nb);
+	st = choose_pivot(rs, q, len, rz, ninside, natoms0, &c, &sigma, &nb);
 	for (i = 0; i < ninside; i++)
 		rs->inrow[rs->inside[i]] = 0;
 	if (st != TAPAS_OK)

@@ -45,6 +45,8 @@ typedef struct tapas_rowspace tapas_rowspace_t;
 #define TAPAS_ROWSPACE_RANK_DEFAULT	2048
 #define TAPAS_ROWSPACE_RANK_MAX		8192
 
+/* --- rowspace.c: creation --- */
+
 /*
  * Draws a secret prime uniformly-ish in [2^61, 2^62): n_nextprime of a
  * uniform 61-bit offset from 2^61.  The caller seeds rng from a secret
@@ -60,9 +62,10 @@ extern uint64_t tapas_rowspace_prime_draw(tapas_rng_t *rng);
  * TAPAS_ELIMIT.  rng: draws the two secret projection vectors (advanced;
  * not kept).  Returns NULL on a bad argument or out of memory, with a
  * static message in *reason if reason is not NULL.  Memory: about 80 bytes
- * per record at creation; at rank r, 8 (c^2 + c n / 64) bytes more, where
- * the capacity c < 2r (the inverse and the basis row bitmaps;
- * tapas_rowspace_memory tells).  Free with tapas_rowspace_free.
+ * per record at creation; at rank r, 8 c (c + n / 64 + 2 sqrt(n)) bytes
+ * more (the inverse, the basis row bitmaps and block sums), where the
+ * capacity c < 2r after commits and c <= 4r after rollbacks (r >= 64);
+ * tapas_rowspace_memory tells.  Free with tapas_rowspace_free.
  */
 extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
 											   uint32_t rank_limit,
@@ -71,6 +74,8 @@ extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
 
 /* Frees rs and everything it owns; accepts NULL. */
 extern void tapas_rowspace_free(tapas_rowspace_t *rs);
+
+/* --- rowspace_trial.c: trials and accessors --- */
 
 /*
  * Tests a batch of rows (one statement's cells) on top of the committed
@@ -87,8 +92,8 @@ extern void tapas_rowspace_free(tapas_rowspace_t *rs);
  * polled once per row, asked to stop; progress may be NULL), and
  * TAPAS_EINCONSISTENT only on an internal error (cannot happen).
  * Cost: O(|row|) for a row implied by earlier ones; O(|row| + r^2) for an
- * independent row (plus O(r n / 64 + nnz) in the rare case the pivot search
- * falls back to a full residual).
+ * independent row (plus O(r sqrt(n)) when the pivot search falls back to
+ * the block search).
  */
 extern tapas_status tapas_rowspace_trial(tapas_rowspace_t *rs,
 										 const uint32_t *ids,
@@ -115,7 +120,7 @@ extern tapas_status tapas_rowspace_add(tapas_rowspace_t *rs,
 									   const tapas_progress_t *progress,
 									   const uint32_t **newly, size_t *count);
 
-/* --- Read-only accessors (include an open trial's effect) --- */
+/* Read-only accessors (they include an open trial's effect). */
 
 /* Number of records n. */
 extern uint32_t tapas_rowspace_n(const tapas_rowspace_t *rs);
@@ -151,12 +156,14 @@ typedef struct tapas_rowspace_stats
 {
 	uint64_t	rows;			/* rows processed */
 	uint64_t	independent;	/* rows that extended the basis */
-	uint64_t	full_residuals;	/* pivot searches that needed the full
-								 * O(r n / 64 + nnz) residual */
+	uint64_t	block_searches;	/* pivot searches that needed the
+								 * O(r sqrt(n)) block search */
 } tapas_rowspace_stats_t;
 
 extern void tapas_rowspace_stats(const tapas_rowspace_t *rs,
 								 tapas_rowspace_stats_t *stats);
+
+/* --- rowspace_check.c: accounting and test support --- */
 
 /* Bytes currently allocated by rs (all buffers, including scratch). */
 extern size_t tapas_rowspace_memory(const tapas_rowspace_t *rs);

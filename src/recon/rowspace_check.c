@@ -7,7 +7,8 @@
  * tapas_rowspace_validate recomputes from the raw basis rows what the
  * incremental code maintains: the atoms' z sums, the row projections s, the
  * rows being constant on atoms, t = M s, and (for small ranks) the exact
- * identity M A[I,P] = 1 over F_p.  Unit tests call it after every change.
+ * identity M A[I,P] = 1 over F_p, and the per-block sums of s.  Unit
+ * tests call it after every change.
  * tapas_rowspace_fingerprint hashes everything a rollback must restore.
  *
  * IDENTIFICATION
@@ -34,12 +35,12 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 	/* z, za; pivot_of, detlist, inside; inrow, det; seen */
 	bytes += 2 * NPROJ * n * sizeof(uint64_t) + 3 * n * sizeof(uint32_t) +
 		2 * n + rs->nwords * sizeof(uint64_t);
-	if (rs->acc)
-		bytes += n * sizeof(uint64_t);
+	bytes += (rs->nblocks + rs->blk) * sizeof(uint64_t);
 	/* basis: M, rows, and per-row vectors */
 	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
-	bytes += (size_t) rs->rcap * (3 * NPROJ + 3) * sizeof(uint64_t) +
+	bytes += (size_t) rs->rcap * NPROJ * rs->nblocks * sizeof(uint64_t);
+	bytes += (size_t) rs->rcap * (3 * NPROJ + 2) * sizeof(uint64_t) +
 		(size_t) rs->rcap * 2 * sizeof(uint32_t);
 	return bytes;
 }
@@ -131,8 +132,27 @@ check_sums(const tapas_rowspace_t *rs)
 					sum[e] = n_addmod(sum[e], rs->z[e][j], p);
 		}
 		for (e = 0; e < NPROJ; e++)
+		{
+			uint64_t	total = 0;
+			uint32_t	b;
+
 			if (sum[e] != rs->s[e][k])
 				return "row projection s is stale";
+			/* the block sums add up to s, and each is the block's sum */
+			for (b = 0; b < rs->nblocks; b++)
+			{
+				uint64_t	bs = 0;
+
+				for (j = b * rs->blk; j < (b + 1) * rs->blk && j < rs->n; j++)
+					if (row_bit(rs, k, j))
+						bs = n_addmod(bs, rs->z[e][j], p);
+				if (bs != rs->bsum[e][(size_t) k * rs->nblocks + b])
+					return "block sums are stale";
+				total = n_addmod(total, bs, p);
+			}
+			if (total != sum[e])
+				return "block sums do not add up";
+		}
 	}
 	return NULL;
 }

@@ -45,17 +45,20 @@ struct tapas_rowspace
 	size_t		ndet;
 	uint32_t   *inside;			/* [n] scratch: atoms inside current row */
 	uint64_t   *seen;			/* [nwords] scratch: row validation */
-	uint64_t   *acc;			/* [n] full-residual scratch, lazily made */
+	uint32_t	blk;			/* records per block (multiple of 64) */
+	uint32_t	nblocks;		/* ceil(n / blk) */
+	uint64_t   *blkval;			/* [nblocks] scratch: block shares */
+	uint64_t   *blkacc;			/* [blk] scratch: residual in a block */
 
 	uint32_t	r;				/* rank = number of basis rows */
 	uint32_t	rcap;			/* allocated basis capacity */
 	uint32_t   *piv;			/* [rcap] pivot atom of basis row k */
 	uint64_t   *s[NPROJ];		/* [rcap] s_k = z . (basis row k) */
 	uint64_t   *t[NPROJ];		/* [rcap] t = M s */
+	uint64_t   *bsum[NPROJ];	/* [rcap * nblocks] s per block of records */
 	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
 	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps */
 	uint64_t   *u;				/* [rcap] scratch: a[P] M */
-	uint64_t   *upre;			/* [rcap] scratch: Shoup precomputation */
 	uint64_t   *g;				/* [rcap] scratch: M A[I,c] */
 	uint32_t   *bidx;			/* [rcap] scratch: rows containing c */
 

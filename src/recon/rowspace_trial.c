@@ -133,8 +133,13 @@ undo_trial(tapas_rowspace_t *rs)
 	rs->ndet = rs->save_ndet;
 	rs->rng = rs->rng_save;
 	rs->in_trial = 0;
-	/* give back what a large refused statement made the basis grow to */
-	if (rs->rcap > rs->save_rcap)
+	/*
+	 * Give back what a large refused statement made the basis grow to, but
+	 * only beyond 4x the rank: repeated refusals of the same statement then
+	 * do not reallocate the inverse every time.
+	 */
+	if (rs->rcap > rs->save_rcap &&
+		rs->rcap > 4 * (rs->r > INITIAL_RCAP ? rs->r : INITIAL_RCAP))
 		(void) tapas_rowspace_grow(rs, rs->save_rcap);	/* on failure keep it */
 }
 

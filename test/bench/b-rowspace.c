@@ -42,6 +42,10 @@ typedef struct workload
 	int			card[3];		/* quasi-identifier cardinalities */
 	uint16_t   *qi[3];			/* [n] quasi-identifier values */
 	tapas_rng_t rng;
+	int			differences;	/* measured queries: last row + 1 record */
+	int			measuring;		/* set by measure() while timing */
+	uint32_t   *last;			/* [n] the last Bernoulli row, ascending */
+	size_t		lastlen;
 } workload_t;
 
 static double
@@ -138,6 +142,33 @@ gen_bernoulli(workload_t *w, batch_t *b)
 	b->off[0] = 0;
 	b->off[1] = len;
 	b->nrows = 1;
+	if (w->last)
+		memcpy(w->last, b->ids, (w->lastlen = len) * sizeof(uint32_t));
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* a difference query: the last Bernoulli row plus one record outside it */
+static void
+gen_difference(workload_t *w, batch_t *b)
+{
+	uint32_t	j;
+
+	do
+		j = (uint32_t) tapas_rng_below(&w->rng, w->n);
+	while (bsearch(&j, w->last, w->lastlen, sizeof(uint32_t), cmp_u32));
+	memcpy(b->ids, w->last, w->lastlen * sizeof(uint32_t));
+	b->ids[w->lastlen] = j;
+	b->off[0] = 0;
+	b->off[1] = w->lastlen + 1;
+	b->nrows = 1;
 }
 
 /*
@@ -211,6 +242,8 @@ next_query(workload_t *w, batch_t *b)
 {
 	if (w->benign)
 		gen_groupby(w, b, gb_count, gb_cursor);
+	else if (w->differences && w->measuring)
+		gen_difference(w, b);
 	else
 		gen_bernoulli(w, b);
 }
@@ -333,7 +366,8 @@ typedef struct figures
 	size_t		determined;
 	long		dense_determined;	/* -1 without baseline */
 	double		indep_per_query;	/* independent rows per measured query */
-	double		full_per_query; /* full residual searches per query */
+	double		block_per_query;	/* block searches per query */
+	double		newly_per_query;	/* records a measured query determines */
 } figures_t;
 
 static void
@@ -368,6 +402,7 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 	int			q;
 	tapas_rowspace_stats_t st0,
 				st1;
+	size_t		newly_total = 0;
 
 	while (*logged < target)
 	{
@@ -385,6 +420,7 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 	tapas_rowspace_determined(rs, &f->determined);
 	f->dense_determined = d ? (long) d->ndet : -1;
 	f->max_ms = 0;
+	w->measuring = 1;
 	tapas_rowspace_stats(rs, &st0);
 	for (q = 0; q < NMEASURE; q++)
 	{
@@ -397,16 +433,19 @@ measure(tapas_rowspace_t *rs, dense_t *d, workload_t *w, batch_t *b,
 		if (tapas_rowspace_trial(rs, b->ids, b->off, b->nrows, NULL, &newly, &count) != TAPAS_OK)
 			abort();
 		tt[q] = now_ms() - t0;
+		newly_total += count;
 		t0 = now_ms();
 		tapas_rowspace_rollback(rs);
 		tr[q] = now_ms() - t0;
 		if (tt[q] > f->max_ms)
 			f->max_ms = tt[q];
 	}
+	w->measuring = 0;
 	f->memory = tapas_rowspace_memory(rs);
 	tapas_rowspace_stats(rs, &st1);
 	f->indep_per_query = (double) (st1.independent - st0.independent) / NMEASURE;
-	f->full_per_query = (double) (st1.full_residuals - st0.full_residuals) / NMEASURE;
+	f->block_per_query = (double) (st1.block_searches - st0.block_searches) / NMEASURE;
+	f->newly_per_query = (double) newly_total / NMEASURE;
 	for (q = 0; q < NMEASURE; q++)
 	{
 		double		t0 = now_ms();
@@ -431,7 +470,8 @@ print_figures(const char *name, uint32_t n, size_t logged, const figures_t *f)
 		   name, n, logged, f->rank, f->natoms, f->rows_per_query,
 		   f->trial_ms, f->rollback_ms, f->max_ms, f->memory / 1048576.0,
 		   f->determined);
-	printf(" indep/q=%.1f full/q=%.1f", f->indep_per_query, f->full_per_query);
+	printf(" new/q=%.1f indep/q=%.1f blocksearch/q=%.1f", f->newly_per_query,
+		   f->indep_per_query, f->block_per_query);
 	if (f->dense_ms >= 0)
 		printf(" | dense=%8.3f ms ratio=%.1fx det %s", f->dense_ms,
 			   f->dense_ms / f->trial_ms,
@@ -454,7 +494,12 @@ run(const char *name, uint32_t n, int benign, int c0, int c1, int c2,
 	size_t		logged = 0;
 	int			t;
 
-	workload_init(&w, n, benign, c0, c1, c2, 20261130);
+	workload_init(&w, n, benign > 0, c0, c1, c2, 20261130);
+	if (benign < 0)
+	{
+		w.differences = 1;
+		w.last = malloc(n * sizeof(uint32_t));
+	}
 	b.ids = malloc(((size_t) n + 1) * sizeof(uint32_t));
 	b.off = malloc(((size_t) n + 2) * sizeof(size_t));
 	tapas_rng_seed(&rng, 42);
@@ -475,6 +520,7 @@ run(const char *name, uint32_t n, int benign, int c0, int c1, int c2,
 	free(b.off);
 	for (t = 0; t < 3; t++)
 		free(w.qi[t]);
+	free(w.last);
 }
 
 int
@@ -490,10 +536,12 @@ main(void)
 	gb_cursor = malloc(65536 * sizeof(uint32_t));
 	printf("# rowspace: per-query medians of %d queries after the ledger holds the given rows; k=%d\n",
 		   NMEASURE, K_THRESHOLD);
-	printf("# (a) benign GROUP BY over (age band, sex, region Zipf); (b) Bernoulli(1/2) rows\n");
+	printf("# (a) benign GROUP BY over (age band, sex, region Zipf); (b) Bernoulli(1/2) rows;\n");
+	printf("# (b + difference) the measured query is the last Bernoulli row plus one record (determines it)\n");
 	run("a benign (10,2,20)", 100000, 1, 10, 2, 20, 0, 2, prime);
 	run("a benign (90,2,50)", 100000, 1, 90, 2, 50, 0, 2, prime);
 	run("b bernoulli", 100000, 0, 0, 0, 0, 0, 2, prime);
+	run("b bernoulli + difference", 100000, -1, 0, 0, 0, 0, 2, prime);
 	printf("# baseline: dense RREF (research 2.2) on the same rows in this process\n");
 	run("a benign (90,2,50)", 4096, 1, 90, 2, 50, 1, 2, prime);
 	run("b bernoulli", 4096, 0, 0, 0, 0, 1, 2, prime);
