@@ -40,3 +40,15 @@ SELECT record, value FROM tapas.reconstruct_matrix(
 	'SELECT q, id FROM generate_series(1, 400) q, generate_series(1, 10000) id
 	  WHERE pg_temp.member(q, id)',
 	(SELECT array_agg(noisy_cnt::numeric ORDER BY q) FROM noisy), 'omp', 5);
+-- The LP decoder needs fewer exact answers: 80 suffice here.
+SELECT record, value FROM tapas.reconstruct_matrix(
+	'SELECT q, id FROM generate_series(1, 80) q, generate_series(1, 10000) id
+	  WHERE pg_temp.member(q, id)',
+	(SELECT array_agg(cnt ORDER BY q) FROM answers WHERE q <= 80), 'lp', 5)
+ ORDER BY record;
+-- The auditor's exhaustive test on the same 80 queries: weight <= 3 cannot
+-- explain them (the true weight is 5), so it reports no solution.
+SELECT * FROM tapas.reconstruct_matrix(
+	'SELECT q, id FROM generate_series(1, 80) q, generate_series(1, 10000) id
+	  WHERE pg_temp.member(q, id)',
+	(SELECT array_agg(cnt ORDER BY q) FROM answers WHERE q <= 80), 'sparse', 3);
