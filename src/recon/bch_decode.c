@@ -324,7 +324,8 @@ bch_sqr_mod_table(const tapas_bch_t *bch, uint32_t *out, const uint32_t *p,
 
 /*
  * R_i = z^(2^i) mod f in frob row i (i = 0..q); returns 0 unless R_q = z,
- * i.e. unless f divides z^(2^q) - z (f splits into distinct roots).
+ * i.e. unless f divides z^(2^q) - z (f splits into distinct roots).  On
+ * success rows 0..q-1 are left as logs (N for a zero coefficient).
  */
 static int
 bch_frobenius(tapas_bch_t *bch, const uint32_t *f, int L)
@@ -350,10 +351,19 @@ bch_frobenius(tapas_bch_t *bch, const uint32_t *f, int L)
 	for (i = 0; i < L; i++)
 		if (bch->frob[bch->q * w + i] != (uint32_t) (i == 1))
 			return 0;
+	/* rows 0..q-1 are only read by bch_trace, which wants their logs */
+	for (i = 0; i < bch->q; i++)
+	{
+		uint32_t   *row = bch->frob + i * w;
+		int			j;
+
+		for (j = 0; j < L; j++)
+			row[j] = bch->gf->log[row[j]];
+	}
 	return 1;
 }
 
-/* trace row k: Tr(alpha^k z) mod f = sum_i alpha^(k 2^i) R_i */
+/* trace row k: Tr(alpha^k z) mod f = sum_i alpha^(k 2^i) R_i (R_i as logs) */
 static const uint32_t *
 bch_trace(tapas_bch_t *bch, int k, int L)
 {
@@ -369,7 +379,14 @@ bch_trace(tapas_bch_t *bch, int k, int L)
 	memset(t, 0, L * sizeof(uint32_t));
 	for (i = 0; i < bch->q; i++, e = (2 * e) % gf->N)
 		for (j = 0; j < L; j++)
-			t[j] ^= tapas_gf2m_mul_log(gf, bch->frob[i * w + j], (uint32_t) e);
+		{
+			/* frob holds log R_i[j]; add alpha^(k 2^i) R_i[j] */
+			uint32_t	l = bch->frob[i * w + j] + (uint32_t) e;
+
+			if (bch->frob[i * w + j] == gf->N)
+				continue;
+			t[j] ^= gf->exp[l >= gf->N ? l - gf->N : l];
+		}
 	bch->trace_done[k] = 1;
 	return t;
 }

@@ -57,7 +57,7 @@ decode_check_answers(const tapas_design_t *d, const double *answers,
 		}
 		if (noise == 0 && (fabs(a) > DESIGN_MAX_EXACT || a != floor(a)))
 		{
-			*reason = "answers must be integers when noise is 0";
+			*reason = "answers must be integers below 2^53 in absolute value when noise is 0";
 			return TAPAS_EINVAL;
 		}
 		if (noise == 0 && a < 0 && d->method != TAPAS_DESIGN_HADAMARD)

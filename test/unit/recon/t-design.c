@@ -278,6 +278,64 @@ test_design_errors(void)
 	TAPAS_CHECK(tapas_memory_live() == live);
 }
 
+static int
+cancel_now(void *arg, double fraction)
+{
+	return 1;
+}
+
+/* every allocation failure and a cancel leave nothing behind */
+static void
+test_design_alloc_failures(void)
+{
+	static const int methods[] = {TAPAS_DESIGN_HADAMARD, TAPAS_DESIGN_BCH,
+	TAPAS_DESIGN_BERNOULLI};
+	tapas_progress_t stop = {cancel_now, NULL};
+	long		live = tapas_memory_live();
+	int			mi,
+				i;
+
+	for (mi = 0; mi < 3; mi++)
+	{
+		for (i = 0; i < 40; i++)
+		{
+			tapas_status st;
+			tapas_design_t *d;
+
+			tapas_memory_fail_after(i);
+			d = tapas_design_create(methods[mi], 300, 2, 150, 1, 1, NULL, &st, NULL);
+			tapas_memory_fail_after(-1);
+			TAPAS_CHECK_MSG((d == NULL && st == TAPAS_ENOMEM) || (d != NULL && st == TAPAS_OK),
+							"method %d, failure after %d: status %d", mi, i, st);
+			if (d != NULL)
+			{
+				double		a[512] = {0},
+							val[300];
+				int64_t		rec[300],
+							cnt;
+
+				/* decoding x = 0 with failures injected too */
+				tapas_memory_fail_after(i % 4);
+				st = tapas_design_decode(d, a, 0, rec, val, &cnt, NULL, NULL);
+				tapas_memory_fail_after(-1);
+				TAPAS_CHECK_MSG(st == TAPAS_OK || st == TAPAS_ENOMEM, "decode method %d fail %d: %d", mi, i % 4, st);
+			}
+			tapas_design_free(d);
+		}
+		TAPAS_CHECK_MSG(tapas_memory_live() == live, "method %d leaks", mi);
+	}
+	/* a cancel while counting coverage */
+	{
+		tapas_status st;
+
+		TAPAS_CHECK(tapas_design_create(TAPAS_DESIGN_BCH, 200000, 1, 1000, 0, 1, &stop,
+										&st, NULL) == NULL && st == TAPAS_ECANCELED);
+		TAPAS_CHECK(tapas_design_create(TAPAS_DESIGN_BERNOULLI, 2000, 2, 0, 0, 1, &stop,
+										&st, NULL) == NULL && st == TAPAS_ECANCELED);
+		TAPAS_CHECK(tapas_memory_live() == live);
+	}
+}
+
 int
 main(void)
 {
@@ -285,5 +343,6 @@ main(void)
 	TAPAS_TEST_RUN(test_design_bernoulli_hash);
 	TAPAS_TEST_RUN(test_design_decode);
 	TAPAS_TEST_RUN(test_design_errors);
+	TAPAS_TEST_RUN(test_design_alloc_failures);
 	TAPAS_TEST_DONE();
 }
