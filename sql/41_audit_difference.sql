@@ -113,4 +113,31 @@ SET SESSION AUTHORIZATION regress_tapas_auditor;
 SELECT count(*) > 0 AS admin_reads FROM tapas.alerts WHERE "table" = 'staff'::regclass;
 RESET SESSION AUTHORIZATION;
 SELECT tapas.audit(NULL);
+
+-- 8. warn mode: the answer is sent, with a WARNING naming only the table
+CREATE TABLE staff4 AS SELECT * FROM staff;
+ALTER TABLE staff4 ADD PRIMARY KEY (id);
+SELECT tapas.protect('staff4', 'id', ARRAY['salary', 'hiv'], 100);
+GRANT SELECT ON staff4 TO regress_tapas_analyst;
+SET tapas.mode = warn;
+\set VERBOSITY terse
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(salary) > 0 AS q1 FROM staff4 WHERE id <= 300;
+SELECT sum(salary) > 0 AS q2 FROM staff4 WHERE id <= 301;
+RESET SESSION AUTHORIZATION;
+\set VERBOSITY default
+SELECT * FROM alerts_on('staff4');
+
+-- 9. after tapas.reset the same session starts from an empty ledger: the
+-- first sum alone isolates nothing, the second does again
+SELECT tapas.reset('staff4') > 0 AS reset;
+SET tapas.mode = log;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(salary) > 0 AS q1_again FROM staff4 WHERE id <= 300;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) AS alerts_after_q1 FROM tapas.alerts WHERE "table" = 'staff4'::regclass;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(salary) > 0 AS q2_again FROM staff4 WHERE id <= 301;
+RESET SESSION AUTHORIZATION;
+SELECT record_key, kind, action FROM tapas.alerts WHERE "table" = 'staff4'::regclass ORDER BY alert_id;
 RESET tapas.mode;

@@ -28,6 +28,9 @@
  * error anywhere between the decision and the ledger append leaves the
  * state exactly as logged.
  *
+ * tapas.reset(tbl) renumbers the table's dense index; a sync that finds
+ * the index shorter or changed drops its rows and starts over.
+ *
  * Concurrency: two sessions of the same role deciding at the same moment
  * each test against the rows logged before them; a record determined only
  * by their combination is found (and alerted) by the next statement of
@@ -208,13 +211,36 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	rowspace_add_rows(e, 0);
 }
 
+/* forgets the rows taken from the ledger (after tapas.reset of the table) */
+static void
+entry_forget_rows(TapasAuditEntry *e)
+{
+	for (int i = 0; i < e->nrows; i++)
+		roaring_bitmap_free(e->rows[i]);
+	e->nrows = 0;
+	e->synced = 0;
+	tapas_rowspace_free(e->rs);
+	e->rs = NULL;
+	e->cap_n = 0;
+	e->rs_broken = false;
+	tapas_binmat_free(e->A);
+	e->A = NULL;
+	e->A_cap = 0;
+	e->A_rows = 0;
+	roaring_bitmap_clear(e->reported);
+	if (e->keys)
+		pfree(e->keys);
+	e->keys = NULL;
+	e->nkeys = 0;
+}
+
 /* takes the rows logged since e->synced from the ledger */
 void
 tapas_audit_sync(TapasAuditEntry *e)
 {
 	TapasLedgerFilter f;
 	TapasLedgerSnapshot *snap;
-	int			first = e->nrows;
+	int			first;
 	MemoryContext old;
 
 	tapas_audit_trial_end(e);	/* left open by an error, if any */
@@ -224,6 +250,22 @@ tapas_audit_sync(TapasAuditEntry *e)
 	f.roleid = e->key.roleid;
 	f.after_log_id = e->synced;
 	snap = tapas_ledger_snapshot(&f);
+
+	/*
+	 * tapas.reset(tbl) renumbers the dense index from 0: a shorter or
+	 * different index means our rows are stale.  Start over from the
+	 * ledger as it is now.
+	 */
+	if (e->keys != NULL &&
+		(snap->nrecords < e->nkeys ||
+		 memcmp(snap->keys, e->keys, sizeof(int64) * e->nkeys) != 0))
+	{
+		tapas_ledger_snapshot_free(snap);
+		entry_forget_rows(e);
+		f.after_log_id = 0;
+		snap = tapas_ledger_snapshot(&f);
+	}
+	first = e->nrows;
 
 	old = MemoryContextSwitchTo(audit_cxt);
 	if (e->nrows + snap->nrows > e->maxrows)
