@@ -176,6 +176,48 @@ relation_sql(Oid relid)
 }
 
 /*
+ * Parse analysis of sql in a subtransaction: NULL on any error (which is
+ * not shown; the statement being audited goes on), except a cancel.
+ */
+static Query *
+analyse_quietly(const char *sql)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Query	   *volatile q = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(caller);
+	PG_TRY();
+	{
+		List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
+
+		if (list_length(raw) == 1)
+			q = parse_analyze_fixedparams(linitial_node(RawStmt, raw), sql, NULL, 0, NULL);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *err;
+
+		MemoryContextSwitchTo(caller);
+		err = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(caller);
+		CurrentResourceOwner = owner;
+		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(err);
+		FreeErrorData(err);
+		return NULL;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(caller);
+	CurrentResourceOwner = owner;
+	return q;
+}
+
+/*
  * Sets e->sensitive (v reads a sensitive column) and e->vexpr (NULL when v
  * cannot be evaluated safely).  An expression that cannot be analysed is
  * treated as sensitive.
@@ -186,7 +228,6 @@ tapas_audit_prepare_statistic(TapasAuditEntry *e)
 	const TapasProtection *prot = tapas_protection_lookup(e->key.relid);
 	char	   *v = statistic_value_sql(e->key.statistic);
 	char	   *sql;
-	List	   *raw;
 	Query	   *q;
 	Node	   *expr;
 	Bitmapset  *attnos = NULL;
@@ -197,11 +238,8 @@ tapas_audit_prepare_statistic(TapasAuditEntry *e)
 	if (prot == NULL || v == NULL)
 		return;
 	sql = psprintf("SELECT (%s)::float8 FROM %s", v, relation_sql(e->key.relid));
-	raw = raw_parser(sql, RAW_PARSE_DEFAULT);
-	if (list_length(raw) != 1)
-		return;
-	q = parse_analyze_fixedparams(linitial_node(RawStmt, raw), sql, NULL, 0, NULL);
-	if (q->commandType != CMD_SELECT || list_length(q->targetList) != 1)
+	q = analyse_quietly(sql);
+	if (q == NULL || q->commandType != CMD_SELECT || list_length(q->targetList) != 1)
 		return;
 	expr = (Node *) linitial_node(TargetEntry, q->targetList)->expr;
 	pull_varattnos(expr, 1, &attnos);
