@@ -126,4 +126,27 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT g AS guess, bch_guess('bch1', 1, g) AS decoded FROM generate_series(0, 1) g;
 SELECT g AS guess, bch_guess('bch2', 2, g) AS decoded FROM generate_series(0, 2) g;
+
+-- s = 5 (61 queries): beyond the exhaustive search, OMP catches it; the
+-- oracle is the attacker's OMP on the prefixes just before and at the alert
+CREATE TABLE bch5 (id int PRIMARY KEY, pos boolean NOT NULL);
+INSERT INTO bch5 SELECT g, g IN (5, 400, 888, 1234, 3777) FROM generate_series(1, 4095) g;
+SELECT tapas.protect('bch5', 'id', ARRAY['pos'], 2048) IS NULL AS protected;
+GRANT SELECT ON bch5 TO regress_tapas_analyst;
+SET tapas.mode = log;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT bch_attack('bch5', 5);
+RESET SESSION AUTHORIZATION;
+SELECT at_query, array_agg(record_key ORDER BY record_key) AS records, kind, method
+  FROM bch_alerts('bch5') GROUP BY 1, 3, 4;
+CREATE FUNCTION omp_prefix(t int) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN (SELECT array_agg(record ORDER BY record)::text FROM tapas.reconstruct_matrix(
+		format('SELECT q, id FROM generate_series(1, %s) q, generate_series(1, 4095) id
+				 WHERE tapas.design_member(''bch'', 4095, 5, q, id, 2048)', t),
+		(SELECT array_agg(a ORDER BY q) FROM bch_answers WHERE tbl = 'bch5' AND q <= t), 'omp', 5));
+EXCEPTION WHEN OTHERS THEN
+	RETURN 'decoder fails';
+END $$;
+SELECT t AS prefix, omp_prefix(t) AS attacker_omp FROM generate_series(59, 60) t;
 RESET tapas.mode;
