@@ -1,6 +1,8 @@
 -- GROUPING SETS, ROLLUP, CUBE, HAVING (cells consulted by HAVING are captured
 -- even when their group is filtered out), ORDER BY / LIMIT / DISTINCT above
 -- the aggregate.
+-- capture only: the auditor's refusals have their own suites (sql/4x_audit_*)
+SET tapas.mode = off;
 SET client_min_messages = warning;
 CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
 INSERT INTO pat

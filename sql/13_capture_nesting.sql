@@ -1,5 +1,7 @@
 -- Capture through views, CTEs, sub-queries in FROM, set operations, LATERAL,
 -- scalar sub-queries, SQL and PL/pgSQL functions.
+-- capture only: the auditor's refusals have their own suites (sql/4x_audit_*)
+SET tapas.mode = off;
 SET client_min_messages = warning;
 CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
 INSERT INTO pat

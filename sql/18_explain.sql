@@ -1,5 +1,7 @@
 -- EXPLAIN: the gate in plans (COSTS OFF), and the refusal of row estimates
 -- and EXPLAIN ANALYZE for audited roles.
+-- capture only: the auditor's refusals have their own suites (sql/4x_audit_*)
+SET tapas.mode = off;
 SET client_min_messages = warning;
 CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
 INSERT INTO pat

@@ -20,6 +20,7 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 
+#include "audit/audit.h"
 #include "capture/capture.h"
 #include "ledger/ledger.h"
 #include "tapas.h"
@@ -65,7 +66,9 @@ _PG_init(void)
 
 	/* subsystems define their GUCs before tapas_guc_define reserves the prefix */
 	tapas_ledger_define_gucs();
+	tapas_audit_define_gucs();
 	tapas_guc_define();
 	tapas_ledger_shmem_install();
 	tapas_capture_install();
+	tapas_alerts_shmem_install();
 }

@@ -49,6 +49,13 @@ extern void tapas_guc_define(void);
 
 /* auth.c */
 extern bool tapas_session_is_audited(void);
+
+/*
+ * > 0 while the auditor reads the truth of a protected table for itself
+ * (audit/reconstructed.c, set and reset around its SPI query): the session
+ * then counts as not audited, so capture neither refuses nor logs that read.
+ */
+extern int	tapas_internal_read;
 extern void tapas_require_admin(const char *what);
 extern void tapas_require_preloaded(void);
 

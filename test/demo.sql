@@ -1,9 +1,196 @@
--- tapas demo: grows with every feature; run by test/demo.
+-- tapas demo: the article's hospital, attacked in plain SQL; run by test/demo.
+-- Usage: psql -v svg=/path/to/disclosure.svg -f test/demo.sql
 \pset footer off
+\if :{?svg}
+\else
+\set svg /tmp/tapas-disclosure.svg
+\endif
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS tapas CASCADE;
 CREATE EXTENSION tapas;
+DO $$
+BEGIN
+	CREATE ROLE demo_analyst LOGIN;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
+DO $$
+BEGIN
+	CREATE ROLE demo_analyst2 LOGIN;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
 RESET client_min_messages;
 \echo '== tapas is preloaded; the audit mode is locked for analysts'
 SHOW shared_preload_libraries;
 SHOW tapas.mode;
+
+\echo
+\echo '== The hospital: 100,000 patients, one with a rare disease; answers must cover k = 50,000'
+\o /dev/null
+\i test/data/hospital.sql
+\o
+SELECT tapas.protect('patients', 'id', ARRAY['rare_disease'], 50000);
+GRANT SELECT ON patients TO demo_analyst, demo_analyst2;
+SELECT count(*) AS patients, min(birth_year) AS born_from, max(birth_year) AS born_to,
+	   count(DISTINCT zip) AS zips, count(DISTINCT ward) AS wards FROM patients;
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS demo_answers;
+RESET client_min_messages;
+CREATE TABLE demo_answers (attacker text, q int, answer numeric, refused boolean DEFAULT false);
+GRANT ALL ON demo_answers TO PUBLIC;
+
+-- the attack, in plain SQL: one COUNT per BCH design query, the design in
+-- the WHERE clause; a refused query is noted and the attack goes on
+CREATE OR REPLACE FUNCTION demo_bch_attack() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE a numeric;
+BEGIN
+	FOR q IN 1..tapas.design_size('bch', 100000, 1, 50000) LOOP
+		BEGIN
+			SELECT count(*) FILTER (WHERE rare_disease) INTO a FROM patients
+			 WHERE tapas.design_member('bch', 100000, 1, q, id, 50000);
+			INSERT INTO demo_answers VALUES (current_user, q, a);
+		EXCEPTION WHEN SQLSTATE 'TP001' THEN
+			INSERT INTO demo_answers VALUES (current_user, q, NULL, true);
+		END;
+	END LOOP;
+END $$;
+-- alerts of a table with the number of the attacker's query that raised them
+CREATE OR REPLACE FUNCTION demo_alerts(tbl regclass) RETURNS TABLE (role text, at_query bigint,
+	record_key bigint, kind text, method text, action text)
+LANGUAGE sql AS $$
+	SELECT a.role, (SELECT count(*) FROM tapas.query_log l WHERE l.tbl = a."table" AND l.role = a.role
+					  AND l.log_id <= a.log_ids[array_upper(a.log_ids, 1)])
+					 + CASE WHEN a.action = 'denied' THEN 1 ELSE 0 END,
+		   a.record_key, a.kind, a.method, a.action
+	  FROM tapas.alerts a WHERE a."table" = tbl ORDER BY a.alert_id $$;
+
+\echo
+\echo '== 1. The BCH attack, tapas.mode = log: 18 COUNT queries, each covering >= 50,000 patients'
+SET tapas.mode = log;
+SET SESSION AUTHORIZATION demo_analyst;
+\timing on
+SELECT demo_bch_attack();
+\timing off
+\echo '-- the attacker decodes the 18 answers:'
+SELECT record AS recovered_patient FROM tapas.reconstruct('bch', 100000,
+	(SELECT array_agg(answer ORDER BY q) FROM demo_answers WHERE attacker = 'demo_analyst'), 1, 50000);
+RESET SESSION AUTHORIZATION;
+\echo '-- after each answer: how many patients could still be the one (consistent with the answers so far)'
+\echo '-- and what tapas did; it alerts exactly when one candidate is left:'
+CREATE TEMP TABLE sig AS
+SELECT id, string_agg(CASE WHEN tapas.design_member('bch', 100000, 1, q, id, 50000) THEN '1' ELSE '0' END, '' ORDER BY q) AS s
+  FROM patients, generate_series(1, 18) q GROUP BY id;
+WITH ans AS (SELECT string_agg(answer::text, '' ORDER BY q) AS s FROM demo_answers WHERE attacker = 'demo_analyst')
+SELECT t AS query, substr(ans.s, t, 1) AS answer,
+	   (SELECT count(*) FROM sig WHERE left(sig.s, t) = left(ans.s, t)) AS candidates_left,
+	   coalesce((SELECT string_agg(kind || ' ' || record_key || ' (' || action || ')', ', ')
+				   FROM demo_alerts('patients') d WHERE d.at_query = t AND d.role = 'demo_analyst'), '') AS tapas
+  FROM generate_series(1, 18) t, ans ORDER BY t;
+SELECT id AS the_patient FROM patients WHERE rare_disease;
+
+\echo
+\echo '== 2. The same attack by another analyst, tapas.mode = deny'
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION demo_analyst2;
+SELECT demo_bch_attack();
+\echo '-- refused queries (SQLSTATE TP001, no record or value named):'
+SELECT array_agg(q ORDER BY q) AS refused FROM demo_answers WHERE attacker = 'demo_analyst2' AND refused;
+\echo '-- the attacker decodes with a guess for each refused answer: two guesses, two different patients'
+SELECT g AS guess,
+	   (SELECT string_agg(record::text, ',') FROM tapas.reconstruct('bch', 100000,
+			(SELECT array_agg(coalesce(answer, g) ORDER BY q) FROM demo_answers WHERE attacker = 'demo_analyst2'),
+			1, 50000)) AS decoded
+  FROM generate_series(0, 1) g;
+RESET SESSION AUTHORIZATION;
+\echo '-- on the answered queries alone, the sparse decoder finds no unique patient:'
+DO $$
+BEGIN
+	PERFORM * FROM tapas.reconstruct_matrix(
+		'SELECT r, id FROM (SELECT q, row_number() OVER (ORDER BY q) AS r FROM demo_answers
+							 WHERE attacker = ''demo_analyst2'' AND NOT refused) qq, patients
+		  WHERE tapas.design_member(''bch'', 100000, 1, qq.q, id, 50000)',
+		(SELECT array_agg(answer ORDER BY q) FROM demo_answers WHERE attacker = 'demo_analyst2' AND NOT refused),
+		'sparse', 1);
+	RAISE NOTICE 'unique patient found (the attack succeeded)';
+EXCEPTION WHEN OTHERS THEN
+	RAISE NOTICE 'decoder: %', SQLERRM;
+END $$;
+
+\echo
+\echo '== 3. The Hadamard attack on a small table: 64 salaries, 64 queries of (H + J) / 2, k = 32'
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS payroll;
+CREATE TABLE payroll (id int PRIMARY KEY, dept text NOT NULL, salary int NOT NULL);
+INSERT INTO payroll SELECT g, (ARRAY['ops', 'sales', 'research', 'legal'])[1 + g % 4], 3000 + (g * 7919) % 5000
+  FROM generate_series(1, 64) g;
+SELECT tapas.protect('payroll', 'id', ARRAY['salary'], 32) \gset
+GRANT SELECT ON payroll TO demo_analyst, demo_analyst2;
+RESET client_min_messages;
+SET tapas.mode = log;
+SET SESSION AUTHORIZATION demo_analyst;
+DO $$
+DECLARE a numeric;
+BEGIN
+	FOR q IN 1..64 LOOP
+		SELECT sum(salary) INTO a FROM payroll WHERE tapas.design_member('hadamard', 64, 1, q, id, 32);
+		INSERT INTO demo_answers VALUES ('hadamard', q, a);
+	END LOOP;
+END $$;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) AS salaries_the_attacker_recovers
+  FROM tapas.reconstruct('hadamard', 64, (SELECT array_agg(answer ORDER BY q) FROM demo_answers WHERE attacker = 'hadamard'), 1, 32) r
+  JOIN payroll p ON p.id = r.record AND p.salary = r.value;
+SELECT at_query, count(*) AS records_isolated, min(kind) AS kind, min(method) AS method
+  FROM demo_alerts('payroll') GROUP BY 1 ORDER BY 1;
+
+\echo
+\echo '== 4. A difference attack by the other analyst: two sums that differ in one employee, tapas.mode = deny'
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION demo_analyst2;
+SELECT sum(salary) AS everyone_but_research FROM payroll WHERE dept <> 'research';
+SELECT sum(salary) AS plus_employee_6 FROM payroll WHERE dept <> 'research' OR id = 6;
+\echo :LAST_ERROR_SQLSTATE
+RESET SESSION AUTHORIZATION;
+
+\echo
+\echo '== Report: what the DBA sees (tapas.alerts, admin only; LISTEN tapas_alert gets the ids)'
+SELECT "table", role, kind, method, action, count(*) AS alerts, count(DISTINCT record_key) AS records,
+	   min(alert_id) AS first_alert
+  FROM tapas.alerts WHERE "table" IN ('patients'::regclass, 'payroll'::regclass)
+ GROUP BY 1, 2, 3, 4, 5 ORDER BY first_alert;
+
+-- the picture: records isolated (cumulative) against queries answered
+\pset format unaligned
+\pset tuples_only on
+\o :svg
+WITH series AS (
+	SELECT 'BCH, 100,000 patients (log mode)' AS name, 0 AS panel, t AS x, 18 AS xmax, 1 AS ymax,
+		   (SELECT count(DISTINCT record_key) FROM demo_alerts('patients') d
+			 WHERE d.role = 'demo_analyst' AND d.at_query <= t) AS y
+	  FROM generate_series(0, 18) t
+	UNION ALL
+	SELECT 'Hadamard, 64 salaries (log mode)', 1, t, 64, 64,
+		   (SELECT count(DISTINCT record_key) FROM demo_alerts('payroll') d
+			 WHERE d.action = 'logged' AND d.at_query <= t)
+	  FROM generate_series(0, 64) t),
+panels AS (
+	SELECT panel, name, xmax, ymax,
+		   string_agg(format('%s,%s', round(60 + panel * 380 + 300.0 * x / xmax, 1),
+							 round(250 - 180.0 * y / ymax, 1)), ' ' ORDER BY x) AS pts
+	  FROM series GROUP BY panel, name, xmax, ymax)
+SELECT '<svg xmlns="http://www.w3.org/2000/svg" width="780" height="320" font-family="sans-serif" font-size="12">'
+	|| '<text x="20" y="24" font-size="15">tapas: records isolated vs. queries answered</text>'
+	|| string_agg(format(
+		'<g><rect x="%s" y="70" width="300" height="180" fill="none" stroke="#999"/>'
+		|| '<text x="%s" y="60">%s</text>'
+		|| '<polyline points="%s" fill="none" stroke="#c0392b" stroke-width="2"/>'
+		|| '<text x="%s" y="275">queries answered (0..%s)</text>'
+		|| '<text x="%s" y="80" text-anchor="end">%s</text><text x="%s" y="250" text-anchor="end">0</text></g>',
+		60 + panel * 380, 60 + panel * 380, name, pts, 60 + panel * 380 + 80, xmax,
+		55 + panel * 380, ymax, 55 + panel * 380), '' ORDER BY panel)
+	|| '<text x="20" y="305">y: records tapas flags as isolated (determined or reconstructed) after each answer</text></svg>'
+  FROM panels;
+\o
+\pset format aligned
+\pset tuples_only off
+\echo
+\echo 'Picture of records isolated vs. queries answered written to' :svg

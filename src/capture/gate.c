@@ -14,11 +14,14 @@
  *	   the drain, per non-sensitive group and value (groups.c);
  *	2. k threshold: a cell covering fewer than k rows fails the whole query
  *	   (TP002), naming k, never the size;
- *	3. gate_audit_cells(): the auditor's decision point (a later issue);
+ *	3. tapas_audit_cells(): the auditor decides (audit/decide.c); in deny
+ *	   mode it raises before anything is released or logged;
  *	4. tapas_ledger_check_capacity, then tapas_ledger_append (when the
  *	   ledger is built in), and the per-backend copy for last_capture();
  *	5. release: stream the stored groups, applying the lifted HAVING and
- *	   projection (ExecScan with the scan tuple = one flat Agg row).
+ *	   projection (ExecScan with the scan tuple = one flat Agg row);
+ *	   tapas_audit_logged() raises the alerts of log/warn mode with the
+ *	   new log_ids just before.
  * Admin sessions pass through: no cells, no k, no ledger.
  *
  * Memory: the tuplestore and the cells live in "tapas gate", a child of
@@ -45,6 +48,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
+#include "audit/audit.h"
 #include "capture/capture.h"
 #include "tapas.h"
 
@@ -281,27 +285,18 @@ gate_check_k(TapasGateState *gs)
 	}
 }
 
-/*
- * The auditor's decision point: every candidate cell of this execution is
- * known and none has been released or logged.  Issue 3 (row-space test,
- * reconstruction triggers, tapas.mode) plugs in here.
- */
-static void
-gate_audit_cells(const TapasCell *cells, int ncells)
-{
-	(void) cells;
-	(void) ncells;
-}
-
 /* log this execution's cells: ledger first, then the inspection copy */
-static void
+static int64
 gate_log_cells(TapasGateState *gs, EState *estate)
 {
+	int64		first = 0;
+
 #ifdef TAPAS_HAVE_LEDGER
 	tapas_ledger_check_capacity(gs->cells, gs->ncells);
-	(void) tapas_ledger_append(gs->cells, gs->ncells, estate->es_sourceText);
+	first = tapas_ledger_append(gs->cells, gs->ncells, estate->es_sourceText);
 #endif
 	tapas_capture_record(gs->cells, gs->ncells);
+	return first;
 }
 
 /* 1-4: drain the Agg, build the cells, check k, audit, log */
@@ -369,9 +364,12 @@ gate_drain(TapasGateState *gs)
 	}
 	if (audited && gs->ncells > 0)
 	{
+		TapasAuditPending *pending;
+
 		gate_check_k(gs);
-		gate_audit_cells(gs->cells, gs->ncells);
-		gate_log_cells(gs, estate);
+		/* the auditor decides before anything is released or logged */
+		pending = tapas_audit_cells(gs->cells, gs->ncells);
+		tapas_audit_logged(pending, gate_log_cells(gs, estate));
 	}
 	gs->drained = true;
 }

@@ -131,6 +131,15 @@ extern uint32_t tapas_rowspace_rank(const tapas_rowspace_t *rs);
 /* Number of atoms. */
 extern uint32_t tapas_rowspace_natoms(const tapas_rowspace_t *rs);
 
+/*
+ * Number of records in record j's atom (< n, not checked): records covered
+ * by exactly the same rows as j, j included.  A record whose atom is not a
+ * singleton cannot be told apart from its atom-mates by any decoder.
+ * O(1).  (Added for the auditor, audit/reconstructed.c.)
+ */
+extern uint32_t tapas_rowspace_atom_size(const tapas_rowspace_t *rs,
+										 uint32_t j);
+
 /* 1 if record j (< n, not checked) is determined, else 0.  O(1). */
 extern int	tapas_rowspace_is_determined(const tapas_rowspace_t *rs,
 										 uint32_t j);

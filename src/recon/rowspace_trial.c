@@ -234,6 +234,12 @@ tapas_rowspace_natoms(const tapas_rowspace_t *rs)
 	return rs->atoms.natoms;
 }
 
+uint32_t
+tapas_rowspace_atom_size(const tapas_rowspace_t *rs, uint32_t j)
+{
+	return rs->atoms.size[rs->atoms.atom_of[j]];
+}
+
 int
 tapas_rowspace_is_determined(const tapas_rowspace_t *rs, uint32_t j)
 {

@@ -1,0 +1,121 @@
+/*-------------------------------------------------------------------------
+ *
+ * audit_int.h
+ *	  Internal declarations of the auditor (src/audit/ and src/pg/audit.c).
+ *
+ * A TapasAuditEntry is the audit state of one (table, statistic, session
+ * user): the logged rows of A (CRoaring copies over the ledger's dense
+ * record indices) and answers b, the incremental row-space object, the
+ * records already reported, and the cached truth (the records whose
+ * per-row value v_j is nonzero).  Entries live in a per-backend hash in
+ * "tapas audit cache", a child of TopMemoryContext: they outlive
+ * statements so the row space is updated incrementally, and are rebuilt
+ * from the ledger when its dense index outgrows them.  The rowspace object
+ * and the bitmaps are malloc'd by their libraries and freed with the entry.
+ *
+ * IDENTIFICATION
+ *	  src/audit/audit_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_AUDIT_INT_H
+#define TAPAS_AUDIT_INT_H
+
+#include "postgres.h"
+
+#include <roaring/roaring.h>
+
+#include "audit/audit.h"
+#include "recon/rowspace.h"
+
+typedef struct TapasAuditKey
+{
+	Oid			relid;
+	Oid			roleid;
+	char		statistic[TAPAS_LEDGER_MAX_STATISTIC + 1];
+} TapasAuditKey;
+
+/* what the truth read found (reconstructed.c) */
+typedef enum TapasTruthState
+{
+	TRUTH_UNKNOWN = 0,			/* not read yet / stale */
+	TRUTH_OK,					/* nz_keys/nz_vals valid */
+	TRUTH_UNUSABLE				/* statistic cannot be evaluated safely */
+} TapasTruthState;
+
+struct TapasAuditEntry
+{
+	TapasAuditKey key;			/* hash key: must be first */
+	bool		initialised;
+	bool		sensitive;		/* statistic reads a sensitive column */
+	char	   *vexpr;			/* SQL of the per-row value v, or NULL */
+
+	/* row space (determined.c) */
+	tapas_rowspace_t *rs;		/* over dense indices 0..cap_n-1 */
+	uint32		cap_n;
+	int64		synced;			/* last log_id taken from the ledger */
+	bool		rs_broken;		/* rank limit reached: no further test */
+	bool		trial_open;		/* a batch's trial awaits tapas_audit_trial_end */
+
+	/* logged rows of A and b, in the order taken from the ledger */
+	int			nrows;
+	int			maxrows;
+	roaring_bitmap_t **rows;	/* malloc'd by CRoaring */
+	double	   *answers;
+	int64	   *log_ids;
+
+	/* the table's dense index at the last sync: keys[j] of index j */
+	int64		nkeys;
+	int64	   *keys;
+
+	/* A as a bit matrix for the decoders (reconstructed.c), built lazily */
+	struct tapas_binmat *A;		/* A_cap rows x cap_n columns, or NULL */
+	size_t		A_cap;
+	int			A_rows;			/* logged rows copied into A */
+
+	/* records already reported (dense indices) */
+	roaring_bitmap_t *reported;
+
+	/* truth cache (reconstructed.c) */
+	TapasTruthState truth;
+	int64		truth_stamp;	/* table change counter at the read */
+	int			nnz;			/* records with v != 0 */
+	int64	   *nz_keys;		/* [nnz] */
+	double	   *nz_vals;		/* [nnz] */
+	bool		truth_binary;	/* every v in {0, 1} */
+};
+
+/*
+ * Candidate cells of one statement for one entry, with dense indices:
+ * existing ones from the ledger, new keys numbered from n on in the order
+ * the ledger will assign them.
+ */
+typedef struct TapasAuditBatch
+{
+	TapasAuditEntry *entry;
+	int			ncells;
+	int		   *cell_no;		/* [ncells] index in the statement's cells */
+	uint32	   *ids;			/* concatenated dense indices */
+	size_t	   *offsets;		/* [ncells + 1] */
+	double	   *answers;		/* [ncells] */
+	int64		n_total;		/* records known incl. this batch's new keys */
+	int64	   *keys;			/* [n_total] key of each dense index */
+} TapasAuditBatch;
+
+/* determined.c */
+extern TapasAuditEntry *tapas_audit_entry(Oid relid, Oid roleid, const char *statistic);
+extern void tapas_audit_sync(TapasAuditEntry *e);
+extern void tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
+									const TapasCell *cells, int ncells,
+									const int *cell_no, int nbatch);
+extern int	tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found);
+extern void tapas_audit_trial_end(TapasAuditEntry *e);
+extern void tapas_audit_entry_drop(TapasAuditEntry *e);
+extern MemoryContext tapas_audit_cxt(void);
+
+/* reconstructed.c */
+extern void tapas_audit_prepare_statistic(TapasAuditEntry *e);
+extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
+									  TimestampTz deadline, bool *skipped);
+
+#endif							/* TAPAS_AUDIT_INT_H */

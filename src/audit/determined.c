@@ -1,0 +1,478 @@
+/*-------------------------------------------------------------------------
+ *
+ * determined.c
+ *	  Per-backend audit state per (table, statistic, session user) and the
+ *	  row-space test: which records would the candidate cells determine?
+ *
+ * Record j is determined for a statistic when e_j lies in the row space of
+ * the logged matrix A (Chin's criterion; DESIGN.md section 2): its value
+ * follows from the answers by linear algebra, whatever the data.  The test
+ * reads only A, never an answer, so refusing on it leaks nothing.  The
+ * kernel (recon/rowspace.c) works over atoms modulo the secret prime drawn
+ * at server start (alerts.c); all backends use the same prime.
+ *
+ * Sync.  An entry takes the rows logged for its (table, statistic, role)
+ * since its last log_id from the ledger (tapas_ledger_snapshot with
+ * after_log_id), copies their covers and answers, and adds them to the row
+ * space.  Rows of other sessions of the same role arrive the same way:
+ * tracking is per role across sessions.  The row space is created over
+ * dense indices 0..cap_n-1; when the ledger's dense index (or a batch's new
+ * keys) outgrows cap_n it is rebuilt with room to spare from the copied
+ * rows.
+ *
+ * Trial.  The candidate cells (with provisional indices n, n+1, ... for
+ * keys the ledger has not seen) are tried on top of the synced state, the
+ * decoders look at the atoms under the trial, and the trial is always
+ * rolled back: if the statement is answered, its rows come back
+ * through the next sync with the indices the ledger really assigned.  So an
+ * error anywhere between the decision and the ledger append leaves the
+ * state exactly as logged.
+ *
+ * tapas.reset(tbl) renumbers the table's dense index; a sync that finds
+ * the index shorter or changed drops its rows and starts over.
+ *
+ * Concurrency: two sessions of the same role deciding at the same moment
+ * each test against the rows logged before them; a record determined only
+ * by their combination is found (and alerted) by the next statement of
+ * that role, not refused.
+ *
+ * IDENTIFICATION
+ *	  src/audit/determined.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "audit/audit_int.h"
+#include "common/rng.h"
+#include "recon/binmat.h"
+#include "tapas.h"
+
+static MemoryContext audit_cxt = NULL;
+static HTAB *audit_entries = NULL;
+static tapas_rng_t audit_rng;
+
+MemoryContext
+tapas_audit_cxt(void)
+{
+	if (audit_cxt == NULL)
+	{
+		HASHCTL		ctl;
+		uint64		seed;
+
+		/* backend lifetime: the row spaces are incremental across statements */
+		audit_cxt = AllocSetContextCreate(TopMemoryContext, "tapas audit cache",
+										  ALLOCSET_DEFAULT_SIZES);
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(TapasAuditKey);
+		ctl.entrysize = sizeof(TapasAuditEntry);
+		ctl.hcxt = audit_cxt;
+		audit_entries = hash_create("tapas audit entries", 16, &ctl,
+									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		if (!pg_strong_random(&seed, sizeof(seed)))
+			seed = (uint64) MyProcPid * 0x9E3779B97F4A7C15ULL ^ (uint64) MyStartTimestamp;
+		tapas_rng_seed(&audit_rng, seed);
+	}
+	return audit_cxt;
+}
+
+TapasAuditEntry *
+tapas_audit_entry(Oid relid, Oid roleid, const char *statistic)
+{
+	TapasAuditKey key;
+	TapasAuditEntry *e;
+	bool		found;
+
+	tapas_audit_cxt();
+	memset(&key, 0, sizeof(key));
+	key.relid = relid;
+	key.roleid = roleid;
+	strlcpy(key.statistic, statistic, sizeof(key.statistic));
+	e = hash_search(audit_entries, &key, HASH_ENTER, &found);
+	if (!found || !e->initialised)
+	{
+		memset(((char *) e) + sizeof(TapasAuditKey), 0,
+			   sizeof(TapasAuditEntry) - sizeof(TapasAuditKey));
+		e->reported = roaring_bitmap_create();
+		tapas_audit_prepare_statistic(e);
+		e->initialised = true;
+	}
+	return e;
+}
+
+/* frees everything the entry owns and forgets it */
+void
+tapas_audit_entry_drop(TapasAuditEntry *e)
+{
+	for (int i = 0; i < e->nrows; i++)
+		roaring_bitmap_free(e->rows[i]);
+	tapas_rowspace_free(e->rs);
+	tapas_binmat_free(e->A);
+	if (e->reported)
+		roaring_bitmap_free(e->reported);
+	if (e->rows)
+		pfree(e->rows);
+	if (e->answers)
+		pfree(e->answers);
+	if (e->log_ids)
+		pfree(e->log_ids);
+	if (e->keys)
+		pfree(e->keys);
+	if (e->nz_keys)
+		pfree(e->nz_keys);
+	if (e->nz_vals)
+		pfree(e->nz_vals);
+	if (e->vexpr)
+		pfree(e->vexpr);
+	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
+}
+
+/* rows 0..nrows-1 of e as (ids, offsets) for the kernel (palloc'd) */
+static void
+rows_as_ids(TapasAuditEntry *e, int from, uint32 **ids, size_t **offsets)
+{
+	size_t		total = 0;
+
+	*offsets = palloc(sizeof(size_t) * (e->nrows - from + 1));
+	for (int i = from; i < e->nrows; i++)
+		total += roaring_bitmap_get_cardinality(e->rows[i]);
+	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
+	total = 0;
+	for (int i = from; i < e->nrows; i++)
+	{
+		(*offsets)[i - from] = total;
+		roaring_bitmap_to_uint32_array(e->rows[i], *ids + total);
+		total += roaring_bitmap_get_cardinality(e->rows[i]);
+	}
+	(*offsets)[e->nrows - from] = total;
+}
+
+/* adds rows from..nrows-1 to the row space; their determined records count as reported */
+static void
+rowspace_add_rows(TapasAuditEntry *e, int from)
+{
+	uint32	   *ids;
+	size_t	   *offsets;
+	const uint32 *newly;
+	size_t		count;
+	tapas_status st;
+
+	if (e->rs == NULL || e->rs_broken || from >= e->nrows)
+		return;
+	rows_as_ids(e, from, &ids, &offsets);
+	st = tapas_rowspace_add(e->rs, ids, offsets, e->nrows - from, NULL, &newly, &count);
+	if (st == TAPAS_OK)
+	{
+		for (size_t i = 0; i < count; i++)
+			roaring_bitmap_add(e->reported, newly[i]);
+	}
+	else
+	{
+		e->rs_broken = true;
+		ereport(LOG,
+				(errmsg("tapas: row-space audit of table \"%s\" stopped for statistic \"%s\": %s",
+						get_rel_name(e->key.relid), e->key.statistic,
+						st == TAPAS_ELIMIT ? "rank limit reached" : "kernel failure")));
+	}
+	pfree(ids);
+	pfree(offsets);
+}
+
+/* makes room for dense indices < need, rebuilding the row space if needed */
+static void
+ensure_capacity(TapasAuditEntry *e, int64 need)
+{
+	const char *reason = NULL;
+	uint32		cap;
+
+	if (e->rs != NULL && need <= (int64) e->cap_n)
+		return;
+	if (need >= (int64) PG_INT32_MAX / 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("protected table \"%s\" has too many records for the audit",
+						get_rel_name(e->key.relid))));
+	cap = (uint32) Max(1024, need + need / 4 + 64);
+	tapas_rowspace_free(e->rs);
+	e->rs = tapas_rowspace_create(cap, tapas_audit_prime(), TAPAS_ROWSPACE_RANK_MAX,
+								  &audit_rng, &reason);
+	if (e->rs == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("could not create the row-space audit state: %s",
+						reason ? reason : "out of memory")));
+	e->cap_n = cap;
+	e->rs_broken = false;
+	rowspace_add_rows(e, 0);
+}
+
+/* forgets the rows taken from the ledger (after tapas.reset of the table) */
+static void
+entry_forget_rows(TapasAuditEntry *e)
+{
+	for (int i = 0; i < e->nrows; i++)
+		roaring_bitmap_free(e->rows[i]);
+	e->nrows = 0;
+	e->synced = 0;
+	tapas_rowspace_free(e->rs);
+	e->rs = NULL;
+	e->cap_n = 0;
+	e->rs_broken = false;
+	tapas_binmat_free(e->A);
+	e->A = NULL;
+	e->A_cap = 0;
+	e->A_rows = 0;
+	roaring_bitmap_clear(e->reported);
+	if (e->keys)
+		pfree(e->keys);
+	e->keys = NULL;
+	e->nkeys = 0;
+}
+
+/* takes the rows logged since e->synced from the ledger */
+void
+tapas_audit_sync(TapasAuditEntry *e)
+{
+	TapasLedgerFilter f;
+	TapasLedgerSnapshot *snap;
+	int			first;
+	MemoryContext old;
+
+	tapas_audit_trial_end(e);	/* left open by an error, if any */
+	memset(&f, 0, sizeof(f));
+	f.relid = e->key.relid;
+	f.statistic = e->key.statistic;
+	f.roleid = e->key.roleid;
+	f.after_log_id = e->synced;
+	snap = tapas_ledger_snapshot(&f);
+
+	/*
+	 * tapas.reset(tbl) renumbers the dense index from 0: a shorter or
+	 * different index means our rows are stale.  Start over from the
+	 * ledger as it is now.
+	 */
+	if (e->keys != NULL &&
+		(snap->nrecords < e->nkeys ||
+		 memcmp(snap->keys, e->keys, sizeof(int64) * e->nkeys) != 0))
+	{
+		tapas_ledger_snapshot_free(snap);
+		entry_forget_rows(e);
+		f.after_log_id = 0;
+		snap = tapas_ledger_snapshot(&f);
+	}
+	first = e->nrows;
+
+	old = MemoryContextSwitchTo(audit_cxt);
+	if (e->nrows + snap->nrows > e->maxrows)
+	{
+		int			newmax = Max(64, 2 * (e->nrows + snap->nrows));
+
+		e->rows = e->rows ? repalloc(e->rows, sizeof(roaring_bitmap_t *) * newmax)
+			: palloc(sizeof(roaring_bitmap_t *) * newmax);
+		e->answers = e->answers ? repalloc(e->answers, sizeof(double) * newmax)
+			: palloc(sizeof(double) * newmax);
+		e->log_ids = e->log_ids ? repalloc(e->log_ids, sizeof(int64) * newmax)
+			: palloc(sizeof(int64) * newmax);
+		e->maxrows = newmax;
+	}
+	for (int i = 0; i < snap->nrows; i++)
+	{
+		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
+		e->answers[e->nrows] = snap->answers[i];
+		e->log_ids[e->nrows] = snap->log_ids[i];
+		e->nrows++;
+		e->synced = Max(e->synced, snap->log_ids[i]);
+	}
+	if (e->keys == NULL || snap->nrecords != e->nkeys)
+	{
+		if (e->keys)
+			pfree(e->keys);
+		e->keys = MemoryContextAllocHuge(audit_cxt, sizeof(int64) * Max(snap->nrecords, 1));
+		memcpy(e->keys, snap->keys, sizeof(int64) * snap->nrecords);
+		e->nkeys = snap->nrecords;
+	}
+	MemoryContextSwitchTo(old);
+	tapas_ledger_snapshot_free(snap);
+
+	if (e->rs == NULL || e->nkeys > (int64) e->cap_n)
+		ensure_capacity(e, e->nkeys);	/* rebuild: adds every row */
+	else
+		rowspace_add_rows(e, first);
+}
+
+/*
+ * Builds the batch of candidate cells cell_no[0..nbatch-1] of cells for
+ * entry e (synced first): dense indices, provisional ones for new keys.
+ */
+void
+tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
+						const TapasCell *cells, int ncells,
+						const int *cell_no, int nbatch)
+{
+	HTAB	   *newkeys = NULL;
+	size_t		total = 0;
+	int64		n;
+	int64		nnew = 0;
+	int64	   *newlist = NULL;
+	int64		maxnew = 0;
+
+	memset(batch, 0, sizeof(*batch));
+	batch->entry = e;
+	batch->ncells = nbatch;
+	batch->cell_no = palloc(sizeof(int) * Max(nbatch, 1));
+	memcpy(batch->cell_no, cell_no, sizeof(int) * nbatch);
+	batch->answers = palloc(sizeof(double) * Max(nbatch, 1));
+	batch->offsets = palloc(sizeof(size_t) * (nbatch + 1));
+	for (int i = 0; i < nbatch; i++)
+		total += cells[cell_no[i]].nkeys;
+	batch->ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
+
+	for (;;)
+	{
+		tapas_audit_sync(e);
+		n = e->nkeys;
+		total = 0;
+		nnew = 0;
+		if (newkeys)
+			hash_destroy(newkeys);
+		newkeys = NULL;
+		for (int i = 0; i < nbatch; i++)
+		{
+			const TapasCell *c = &cells[cell_no[i]];
+			int64	   *idx = palloc(sizeof(int64) * Max(c->nkeys, 1));
+			int64		now = tapas_ledger_key_indices(e->key.relid, c->keys, c->nkeys, idx);
+
+			if (now > n)
+			{
+				pfree(idx);
+				n = -1;			/* another backend added keys: sync again */
+				break;
+			}
+			batch->offsets[i] = total;
+			batch->answers[i] = c->answer;
+			for (int64 k = 0; k < c->nkeys; k++)
+			{
+				if (idx[k] < 0)
+				{
+					bool		found;
+					int64	   *slot;
+
+					if (newkeys == NULL)
+					{
+						HASHCTL		ctl;
+
+						memset(&ctl, 0, sizeof(ctl));
+						ctl.keysize = sizeof(int64);
+						ctl.entrysize = 2 * sizeof(int64);
+						ctl.hcxt = CurrentMemoryContext;
+						newkeys = hash_create("tapas audit new keys", 256, &ctl,
+											  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+					}
+					slot = hash_search(newkeys, &c->keys[k], HASH_ENTER, &found);
+					if (!found)
+					{
+						if (nnew == maxnew)
+						{
+							maxnew = Max(256, 2 * maxnew);
+							newlist = newlist ? repalloc_huge(newlist, sizeof(int64) * maxnew)
+								: MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * maxnew);
+						}
+						newlist[nnew] = c->keys[k];
+						slot[1] = n + nnew++;
+					}
+					idx[k] = slot[1];
+				}
+				batch->ids[total++] = (uint32) idx[k];
+			}
+			pfree(idx);
+		}
+		if (n >= 0)
+			break;
+	}
+	batch->offsets[nbatch] = total;
+	batch->n_total = n + nnew;
+	batch->keys = MemoryContextAllocHuge(CurrentMemoryContext,
+										 sizeof(int64) * Max(batch->n_total, 1));
+	memcpy(batch->keys, e->keys, sizeof(int64) * n);
+	if (nnew > 0)
+		memcpy(batch->keys + n, newlist, sizeof(int64) * nnew);
+	if (newkeys)
+		hash_destroy(newkeys);
+}
+
+/*
+ * Records the batch would make determined (not reported before): tries
+ * the candidate rows on the synced row space and leaves the trial open, so
+ * the decoders can consult the atoms with the batch; the caller closes it
+ * with tapas_audit_trial_end (an error in between leaves it open, and the
+ * next sync rolls it back).  Returns the number of findings (palloc'd
+ * array in *found), or -1 at the rank limit (no trial open).
+ */
+int
+tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
+{
+	TapasAuditEntry *e = batch->entry;
+	const uint32 *newly;
+	size_t		count = 0;
+	tapas_status st;
+	int			nf = 0;
+
+	*found = NULL;
+	ensure_capacity(e, batch->n_total);
+	if (e->rs_broken || batch->ncells == 0)
+		return 0;
+	st = tapas_rowspace_trial(e->rs, batch->ids, batch->offsets, batch->ncells,
+							  NULL, &newly, &count);
+	if (st == TAPAS_ELIMIT)
+	{
+		/* the rank limit: fail closed in deny mode (decide.c) */
+		ereport(LOG,
+				(errmsg("tapas: row-space audit of table \"%s\" reached its rank limit for statistic \"%s\"",
+						get_rel_name(e->key.relid), e->key.statistic)));
+		return -1;
+	}
+	if (st != TAPAS_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("row-space audit failed (status %d)", (int) st)));
+	e->trial_open = true;		/* closed by tapas_audit_trial_end */
+	*found = palloc0(sizeof(TapasFinding) * Max(count, 1));
+	for (size_t i = 0; i < count; i++)
+	{
+		TapasFinding *f = &(*found)[nf];
+
+		if (roaring_bitmap_contains(e->reported, newly[i]))
+			continue;
+		f->index = newly[i];
+		f->key = batch->keys[newly[i]];
+		f->kind = TAPAS_ALERT_DETERMINED;
+		f->method = "rowspace";
+		snprintf(f->detail, sizeof(f->detail),
+				 "e_j lies in the row space of the %d logged rows plus %d candidate rows (rank %u)",
+				 e->nrows, batch->ncells, tapas_rowspace_rank(e->rs));
+		nf++;
+	}
+	return nf;
+}
+
+/* closes the trial left open by tapas_audit_determined (if any) */
+void
+tapas_audit_trial_end(TapasAuditEntry *e)
+{
+	if (e->trial_open && e->rs != NULL)
+	{
+		tapas_status st = tapas_rowspace_rollback(e->rs);
+
+		e->trial_open = false;
+		if (st != TAPAS_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("row-space audit rollback failed (status %d)", (int) st)));
+	}
+	e->trial_open = false;
+}
