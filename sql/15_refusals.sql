@@ -2,13 +2,7 @@
 -- each with its SQLSTATE.
 -- capture only: the auditor's refusals have their own suites (sql/4x_audit_*)
 SET tapas.mode = off;
-SET client_min_messages = warning;
-CREATE TABLE pat (id int PRIMARY KEY, zip int NOT NULL, age int, hiv bool, income numeric);
-INSERT INTO pat
-SELECT i, i % 3, 20 + i % 7, i % 4 = 0, CASE WHEN i % 5 = 0 THEN NULL ELSE i * 10 END
-  FROM generate_series(1, 12) i;
-GRANT SELECT ON pat TO regress_tapas_analyst;
-SELECT tapas.protect('pat', 'id', ARRAY['hiv', 'income'], 2);
+\i sql/fixtures/pat.sql
 -- what the gate captured for the last analyst statement, in a stable order
 CREATE VIEW cap AS
 SELECT statistic, answer, covered, keys FROM tapas.last_capture() ORDER BY statistic, keys;

@@ -67,3 +67,21 @@ instance_destroy() {
 	[ -f "$1/data/postmaster.pid" ] && instance_stop "$1" || true
 	rm -rf "$1"
 }
+
+# ---- helpers of the system tests (test/system/t-*.sh set $dir and $db) ----
+
+# fail MESSAGE: report, show the end of the server log, and stop the test
+fail() { echo "FAIL: $*"; tail -n 20 "$dir/server.log"; exit 1; }
+
+# q SQL: run one statement in $db, unaligned tuples only
+q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+
+# wait_ready: wait up to 30 s until $db accepts connections (after a crash)
+wait_ready() {
+	local i
+	for i in $(seq 1 120); do
+		psql -X -qAt -d "$db" -c 'SELECT 1' >/dev/null 2>&1 && return 0
+		sleep 0.25
+	done
+	return 1
+}

@@ -12,16 +12,6 @@ export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres
 db=tapas_audit_sys
 file=$dir/data/pg_tapas/alerts.log
 
-fail() { echo "FAIL: $*"; tail -n 20 "$dir/server.log"; exit 1; }
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
-wait_ready() {
-	local i
-	for i in $(seq 1 120); do
-		psql -X -qAt -d "$db" -c 'SELECT 1' >/dev/null 2>&1 && return 0
-		sleep 0.25
-	done
-	return 1
-}
 alerts() { q "SELECT string_agg(alert_id || ':' || record_key || ':' || kind || ':' || action, ' ' ORDER BY alert_id)
 				FROM tapas.alerts WHERE \"table\"::text = 'sys_t'"; }
 

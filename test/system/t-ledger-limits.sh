@@ -11,7 +11,7 @@ source test/lib.sh
 dir=$(mktemp -d /tmp/tapas-limits.XXXXXX)
 trap 'instance_destroy "$dir"' EXIT
 
-fail() { echo "FAIL: $*"; tail -n 20 "$dir/server.log"; exit 1; }
+# its own q: the statements go to the default database of this instance
 q() { psql -X -qAt -v ON_ERROR_STOP=1 -c "$1"; }
 # try SQL: prints the SQLSTATE and hint of the error, or "ok"
 try() {

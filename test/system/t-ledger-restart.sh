@@ -13,16 +13,6 @@ export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres
 db=tapas_ledger_sys
 ledger=$dir/data/pg_tapas/ledger.log
 
-fail() { echo "FAIL: $*"; tail -n 20 "$dir/server.log"; exit 1; }
-q() { psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
-wait_ready() {
-	local i
-	for i in $(seq 1 120); do
-		psql -X -qAt -d "$db" -c 'SELECT 1' >/dev/null 2>&1 && return 0
-		sleep 0.25
-	done
-	return 1
-}
 start() { as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null; }
 snapshot() {
 	q "SELECT string_agg(log_id - $first || ':' || statistic || ':' || answer || ':' || keys::text, ' '
