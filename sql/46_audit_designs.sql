@@ -28,9 +28,13 @@ CREATE FUNCTION dz_bch_attack(tbl text, s int) RETURNS void LANGUAGE plpgsql AS 
 DECLARE a numeric;
 BEGIN
 	FOR q IN 1..tapas.design_size('bch', 4095, s, 2048) LOOP
-		EXECUTE format('SELECT count(*) FILTER (WHERE pos) FROM %I
-						 WHERE tapas.design_member(''bch'', 4095, %s, %s, id, 2048)', tbl, s, q)
-		   INTO a;
+		BEGIN
+			EXECUTE format('SELECT count(*) FILTER (WHERE pos) FROM %I
+							 WHERE tapas.design_member(''bch'', 4095, %s, %s, id, 2048)', tbl, s, q)
+			   INTO a;
+		EXCEPTION WHEN SQLSTATE 'TP001' THEN
+			a := NULL;			-- refused
+		END;
 		INSERT INTO dz_answers VALUES (tbl, q, a);
 	END LOOP;
 END $$;
@@ -108,6 +112,25 @@ SELECT dz_bch_attack('dz_b3', 2);
 RESET SESSION AUTHORIZATION;
 SELECT dz_bch_oracle('dz_b3', 2) AS oracle_query;
 SELECT count(*) AS alerts FROM tapas.alerts WHERE "table" = 'dz_b3'::regclass;
+
+-- deny mode, another role: the query the BCH decoder flags (the 25th) is
+-- refused, and the attacker's decoder, missing the total, cannot decode
+DO $$
+BEGIN
+	CREATE ROLE regress_tapas_analyst2 LOGIN;
+EXCEPTION WHEN duplicate_object THEN NULL;
+END $$;
+GRANT SELECT ON dz_b2 TO regress_tapas_analyst2;
+DELETE FROM dz_answers WHERE tbl = 'dz_b2';
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION regress_tapas_analyst2;
+SELECT dz_bch_attack('dz_b2', 2);
+RESET SESSION AUTHORIZATION;
+SET tapas.mode = log;
+SELECT array_agg(q) AS refused FROM dz_answers WHERE tbl = 'dz_b2' AND a IS NULL;
+SELECT record_key, method, action FROM tapas.alerts
+ WHERE "table" = 'dz_b2'::regclass AND role = 'regress_tapas_analyst2' ORDER BY record_key;
+SELECT dz_bch_oracle('dz_b2', 2) AS oracle_query_on_what_was_answered;
 RESET tapas.audit_budget_ms;
 
 -- Hadamard, n = 256, a sparse integer column (not 0/1, so no generic
