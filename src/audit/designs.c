@@ -567,9 +567,10 @@ tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,
 
 		for (int i = 0; i < w; i++)
 		{
+			/* the decoded x: the truth on 1..n (checked above), 0 elsewhere */
 			xk[i] = batch->keys[supp[i]];
 			xv[i] = 0;
-			for (int k = 0; k < e->nnz; k++)
+			for (int k = 0; k < e->nnz && xk[i] >= 1 && xk[i] <= c.n; k++)
 				if (e->nz_keys[k] == xk[i])
 					xv[i] = e->nz_vals[k];
 		}
