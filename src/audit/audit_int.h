@@ -35,6 +35,17 @@ typedef struct TapasAuditKey
 	char		statistic[TAPAS_LEDGER_MAX_STATISTIC + 1];
 } TapasAuditKey;
 
+/* tag of a logged row recognised as a design row (designs.c) */
+#define TAPAS_DZ_NONE	(-1)	/* no design row */
+#define TAPAS_DZ_TOTAL	(-2)	/* covers every record 1..n */
+typedef struct TapasDesignTag
+{
+	int64		log_id;			/* row the tag is for (-1: none) */
+	int64		n;				/* design size it was classified under */
+	int32		bch;			/* 2 r + complemented, or TAPAS_DZ_* */
+	int32		had;			/* same for Hadamard */
+} TapasDesignTag;
+
 /* what the truth read found (reconstructed.c) */
 typedef enum TapasTruthState
 {
@@ -83,6 +94,10 @@ struct TapasAuditEntry
 	int64	   *nz_keys;		/* [nnz] */
 	double	   *nz_vals;		/* [nnz] */
 	bool		truth_binary;	/* every v in {0, 1} */
+
+	/* design recognition of the logged rows (designs.c) */
+	TapasDesignTag *dz;			/* [dz_max], entry i for logged row i */
+	int			dz_max;
 };
 
 /*
@@ -117,5 +132,9 @@ extern MemoryContext tapas_audit_cxt(void);
 extern void tapas_audit_prepare_statistic(TapasAuditEntry *e);
 extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 									  TimestampTz deadline, bool *skipped);
+
+/* designs.c */
+extern int	tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,
+								TapasFinding **found);
 
 #endif							/* TAPAS_AUDIT_INT_H */

@@ -35,9 +35,12 @@
  * its atom (records covered by exactly the same rows cannot be told apart
  * by any decoder, so GROUP BY workloads never reach them), and within the
  * statement's time budget (tapas.audit_budget_ms, decide.c): they start
- * only before the deadline and a kernel running past it is cancelled.  Design-specific
- * decoders (Hadamard) need no data-aware test: a Hadamard design
- * determines every record (determined.c).
+ * only before the deadline and a kernel running past it is cancelled.
+ * When they find nothing (or are not triggered, or skipped), the cheap
+ * design-aware decoders run (designs.c: logged rows recognised as BCH or
+ * Hadamard rows under record = key, decoded by the design's decoder;
+ * methods "bch" and "hadamard"); for an integer, non-binary truth only
+ * the Hadamard decoder applies.
  *
  * The truth.  The statistic text (capture/normalise.c: "count(*)",
  * "count(x)", "sum(x)", optionally " filter (where S)") is turned back into
@@ -675,8 +678,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	tapas_progress_t progress;
 
 	*found = NULL;
-	if (!ensure_truth(e) || !e->truth_binary || e->nnz == 0 ||
-		e->nnz > TRUTH_MAX_NONZERO)
+	if (!ensure_truth(e) || e->nnz == 0 || e->nnz > TRUTH_MAX_NONZERO)
 		return 0;
 	w = truth_support(batch, &supp);
 	if (w == 0)
@@ -691,18 +693,24 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		if (e->rs == NULL || e->rs_broken || supp[i] >= (int64) e->cap_n ||
 			tapas_rowspace_atom_size(e->rs, (uint32) supp[i]) > 1)
 			return 0;
+	/* integer, not binary: only the Hadamard decoder applies (designs.c) */
+	if (!e->truth_binary)
+		return tapas_audit_designs(batch, supp, w, found);
 	if (w == 1)
-		return run_single_positive(batch, supp, found);
+	{
+		nf = run_single_positive(batch, supp, found);
+		return nf > 0 ? nf : tapas_audit_designs(batch, supp, w, found);
+	}
 	sparse_trigger = w <= TAPAS_SPARSE_MAX_WEIGHT &&
 		m >= floor(log2_binom(n, w) / log2(w + 1.0));
 	omp_trigger = w > TAPAS_SPARSE_MAX_WEIGHT && w <= CS_MAX_WEIGHT &&
 		m >= w * log2(n / w);
 	if (!sparse_trigger && !omp_trigger)
-		return 0;
+		return tapas_audit_designs(batch, supp, w, found);
 	if (GetCurrentTimestamp() > deadline)
 	{
 		*skipped = true;
-		return 0;
+		return tapas_audit_designs(batch, supp, w, found);
 	}
 	darg.deadline = deadline;
 	darg.expired = false;
@@ -718,5 +726,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	if (darg.expired)
 		*skipped = true;
 	CHECK_FOR_INTERRUPTS();
+	if (nf == 0)
+		nf = tapas_audit_designs(batch, supp, w, found);
 	return nf;
 }
