@@ -28,6 +28,7 @@
 
 #include <roaring/roaring.h>
 
+#include "common/ledger_cache.h"
 #include "common/memory.h"
 
 /* keys first seen in this batch: (relid, key) -> provisional index */
@@ -120,7 +121,8 @@ cmp_uint32(const void *a, const void *b)
 
 /*
  * Sorts the m indices (all < n) in place and drops repeats; returns the
- * new count.  CRoaring inserts unsorted values into an array container by
+ * new count.  Input already strictly ascending is detected in O(m) and
+ * left alone.  CRoaring inserts unsorted values into an array container by
  * memmove, O(4096^2) per 2^16 chunk, so sorting first is several times
  * faster for large cells.  A bitset pass is O(n/64 + m) and wins when n
  * is not much larger than m; otherwise qsort.  Returns -1 on ENOMEM.
@@ -135,6 +137,11 @@ batch_sort_indices(uint32_t *idx, uint64_t m, uint64_t n)
 	uint64_t   *bits;
 
 	if (m < 2)
+		return (int64_t) m;
+	/* already strictly ascending (a scan in index order): nothing to do */
+	for (k = 1; k < m && idx[k - 1] < idx[k]; k++)
+		;
+	if (k == m)
 		return (int64_t) m;
 	if (words > 4 * m)
 	{
@@ -174,7 +181,11 @@ batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
 
 	if (distinct < 0 || (r = roaring_bitmap_create()) == NULL)
 		return TAPAS_ENOMEM;
-	roaring_bitmap_add_many(r, (size_t) distinct, idx);
+	/* sorted and distinct: consecutive indices are one run */
+	if (distinct > 0 && (uint64_t) (idx[distinct - 1] - idx[0]) == (uint64_t) distinct - 1)
+		roaring_bitmap_add_range(r, idx[0], (uint64_t) idx[distinct - 1] + 1);
+	else
+		roaring_bitmap_add_many(r, (size_t) distinct, idx);
 	roaring_bitmap_run_optimize(r);
 	c->ncovered = roaring_bitmap_get_cardinality(r);
 	len = roaring_bitmap_portable_size_in_bytes(r);
@@ -193,13 +204,32 @@ batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
 
 #define LOOKUP_AHEAD 16			/* keys between a prefetch and its lookup */
 
+/* index of key from the cache or the store (cached then), -1 if unknown */
+static inline int64_t
+batch_lookup(const tapas_lstore_t *s, tapas_lcache_t *cache,
+			 tapas_lcache_table_t *ct, uint64_t table_n,
+			 uint32_t relid, int64_t key)
+{
+	int64_t		j = tapas_lcache_get(ct, key);
+
+	if (j >= 0)
+		return j;
+	j = tapas_lstore_lookup(s, relid, key);
+	if (j >= 0 && ct != NULL)
+		tapas_lcache_put(cache, ct, key, (uint32_t) j, table_n);
+	return j;
+}
+
 /* indices and new keys of one cell; idx is scratch of in->nkeys entries */
 static tapas_status
-batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
+batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
+				 const tapas_lcell_in_t *in,
 				 tapas_lbatch_cell_t *c, pending_keys_t *p,
 				 table_next_t *tn, int *ntn, uint32_t *idx)
 {
 	table_next_t *t = table_next_get(s, tn, ntn, in->relid);
+	tapas_lcache_table_t *ct = tapas_lcache_table(cache, in->relid, 1);
+	uint64_t	table_n = tapas_lstore_table_n(s, in->relid);
 	uint64_t	k;
 
 	c->newkeys = tapas_malloc((in->nkeys ? in->nkeys : 1) * sizeof(int64_t));
@@ -209,12 +239,17 @@ batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
 	{
 		int64_t		j;
 
-		/* keep a few probes in flight: the lookups are memory-latency bound */
-		if (k + 2 * LOOKUP_AHEAD < in->nkeys)
+		/*
+		 * Keep a few store probes in flight for the keys the cache lacks:
+		 * the store's lookups are memory-latency bound.
+		 */
+		if (k + 2 * LOOKUP_AHEAD < in->nkeys &&
+			tapas_lcache_get(ct, in->keys[k + 2 * LOOKUP_AHEAD]) < 0)
 			tapas_lstore_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
-		if (k + LOOKUP_AHEAD < in->nkeys)
+		if (k + LOOKUP_AHEAD < in->nkeys &&
+			tapas_lcache_get(ct, in->keys[k + LOOKUP_AHEAD]) < 0)
 			tapas_lstore_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
-		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
+		j = batch_lookup(s, cache, ct, table_n, in->relid, in->keys[k]);
 
 		if (j < 0)
 		{
@@ -243,6 +278,14 @@ batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
 tapas_status
 tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
 					 int ncells, const char *query, tapas_lbatch_t **batch)
+{
+	return tapas_lstore_prepare_cached(s, NULL, cells, ncells, query, batch);
+}
+
+tapas_status
+tapas_lstore_prepare_cached(const tapas_lstore_t *s, tapas_lcache_t *cache,
+							const tapas_lcell_in_t *cells, int ncells,
+							const char *query, tapas_lbatch_t **batch)
 {
 	tapas_lbatch_t *b;
 	pending_keys_t p = {0, 0, NULL, NULL, NULL};
@@ -288,7 +331,7 @@ tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
 		b->cells[i].statistic = cells[i].statistic;
 		b->cells[i].stat_len = (uint32_t) strlen(cells[i].statistic);
 		b->cells[i].answer = cells[i].answer;
-		st = batch_index_cell(s, &cells[i], &b->cells[i], &p, tn, &ntn, idx);
+		st = batch_index_cell(s, cache, &cells[i], &b->cells[i], &p, tn, &ntn, idx);
 	}
 	pending_clear(&p);
 	tapas_free(tn);
