@@ -204,23 +204,13 @@ batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
 
 #define LOOKUP_AHEAD 16			/* keys between a prefetch and its lookup */
 
-/* index of key from the cache or the store (cached then), -1 if unknown */
-static inline int64_t
-batch_lookup(const tapas_lstore_t *s, tapas_lcache_t *cache,
-			 tapas_lcache_table_t *ct, uint64_t table_n,
-			 uint32_t relid, int64_t key)
-{
-	int64_t		j = tapas_lcache_get(ct, key);
-
-	if (j >= 0)
-		return j;
-	j = tapas_lstore_lookup(s, relid, key);
-	if (j >= 0 && ct != NULL)
-		tapas_lcache_put(cache, ct, key, (uint32_t) j, table_n);
-	return j;
-}
-
-/* indices and new keys of one cell; idx is scratch of in->nkeys entries */
+/*
+ * Indices and new keys of one cell; idx is scratch of in->nkeys entries.
+ * First pass: the keys the backend's cache knows (all of them, usually,
+ * for a table queried before).  Second pass, over the rest in key order:
+ * the store (a few probes kept in flight, as its lookups are bound by
+ * memory latency), then the batch's pending new keys.
+ */
 static tapas_status
 batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
 				 const tapas_lcell_in_t *in,
@@ -230,26 +220,35 @@ batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
 	table_next_t *t = table_next_get(s, tn, ntn, in->relid);
 	tapas_lcache_table_t *ct = tapas_lcache_table(cache, in->relid, 1);
 	uint64_t	table_n = tapas_lstore_table_n(s, in->relid);
-	uint64_t	k;
+	uint64_t	k,
+				nmiss = 0,
+				first_miss = in->nkeys;
 
 	c->newkeys = tapas_malloc((in->nkeys ? in->nkeys : 1) * sizeof(int64_t));
 	if (c->newkeys == NULL)
 		return TAPAS_ENOMEM;
 	for (k = 0; k < in->nkeys; k++)
 	{
+		int64_t		j = tapas_lcache_get(ct, in->keys[k]);
+
+		/* indices are < 2^32 - 1, so UINT32_MAX marks a miss */
+		idx[k] = j >= 0 ? (uint32_t) j : UINT32_MAX;
+		if (j < 0 && nmiss++ == 0)
+			first_miss = k;
+	}
+	for (k = first_miss; nmiss > 0 && k < in->nkeys; k++)
+	{
 		int64_t		j;
 
-		/*
-		 * Keep a few store probes in flight for the keys the cache lacks:
-		 * the store's lookups are memory-latency bound.
-		 */
-		if (k + 2 * LOOKUP_AHEAD < in->nkeys &&
-			tapas_lcache_get(ct, in->keys[k + 2 * LOOKUP_AHEAD]) < 0)
+		if (idx[k] != UINT32_MAX)
+			continue;
+		if (k + 2 * LOOKUP_AHEAD < in->nkeys && idx[k + 2 * LOOKUP_AHEAD] == UINT32_MAX)
 			tapas_lstore_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
-		if (k + LOOKUP_AHEAD < in->nkeys &&
-			tapas_lcache_get(ct, in->keys[k + LOOKUP_AHEAD]) < 0)
+		if (k + LOOKUP_AHEAD < in->nkeys && idx[k + LOOKUP_AHEAD] == UINT32_MAX)
 			tapas_lstore_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
-		j = batch_lookup(s, cache, ct, table_n, in->relid, in->keys[k]);
+		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
+		if (j >= 0 && ct != NULL)
+			tapas_lcache_put(cache, ct, in->keys[k], (uint32_t) j, table_n);
 
 		if (j < 0)
 		{
