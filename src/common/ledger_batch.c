@@ -13,8 +13,14 @@
  * CRoaring bitmap, which is run-optimised and serialised in the portable
  * format; apply copies those bytes into the arena unchanged.
  *
- * Cost: O(total keys) hash probes plus CRoaring's construction; nothing is
- * allocated in the store.  The caller holds the ledger lock exclusively
+ * Keys are first looked up in the backend's cache (ledger_cache.h), if
+ * the caller passes one, and only the misses probe the store's shared
+ * hash table; the store's answers then fill the cache.  Indices already
+ * ascending (a scan in index order) skip the sort, and consecutive ones
+ * become a single run.
+ *
+ * Cost: O(total keys) cache lookups, hash probes for the misses, plus
+ * CRoaring's construction; nothing is allocated in the store.  The caller holds the ledger lock exclusively
  * from here to apply, so the predicted indices stay valid.
  *
  * IDENTIFICATION
