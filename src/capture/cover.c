@@ -49,10 +49,15 @@ tapas_sql_cover_trans(PG_FUNCTION_ARGS)
 	MemoryContext aggcxt;
 	CoverState *st;
 
-	if (!AggCheckCallContext(fcinfo, &aggcxt))
-		elog(ERROR, "tapas._cover_trans called in non-aggregate context");
+	/*
+	 * A non-null internal state can only come from the aggregate machinery
+	 * (SQL cannot make an internal value), so the call context is checked
+	 * where the state is created, not again for every row.
+	 */
 	if (PG_ARGISNULL(0))
 	{
+		if (!AggCheckCallContext(fcinfo, &aggcxt))
+			elog(ERROR, "tapas._cover_trans called in non-aggregate context");
 		st = MemoryContextAllocZero(aggcxt, sizeof(CoverState));
 		st->cap = 16;
 		st->keys = MemoryContextAlloc(aggcxt, st->cap * sizeof(int64));

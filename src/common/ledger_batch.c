@@ -13,8 +13,14 @@
  * CRoaring bitmap, which is run-optimised and serialised in the portable
  * format; apply copies those bytes into the arena unchanged.
  *
- * Cost: O(total keys) hash probes plus CRoaring's construction; nothing is
- * allocated in the store.  The caller holds the ledger lock exclusively
+ * Keys are first looked up in the backend's cache (ledger_cache.h), if
+ * the caller passes one, and only the misses probe the store's shared
+ * hash table; the store's answers then fill the cache.  Indices already
+ * ascending (a scan in index order) skip the sort, and consecutive ones
+ * become a single run.
+ *
+ * Cost: O(total keys) cache lookups, hash probes for the misses, plus
+ * CRoaring's construction; nothing is allocated in the store.  The caller holds the ledger lock exclusively
  * from here to apply, so the predicted indices stay valid.
  *
  * IDENTIFICATION
@@ -28,6 +34,7 @@
 
 #include <roaring/roaring.h>
 
+#include "common/ledger_cache.h"
 #include "common/memory.h"
 
 /* keys first seen in this batch: (relid, key) -> provisional index */
@@ -120,7 +127,8 @@ cmp_uint32(const void *a, const void *b)
 
 /*
  * Sorts the m indices (all < n) in place and drops repeats; returns the
- * new count.  CRoaring inserts unsorted values into an array container by
+ * new count.  Input already strictly ascending is detected in O(m) and
+ * left alone.  CRoaring inserts unsorted values into an array container by
  * memmove, O(4096^2) per 2^16 chunk, so sorting first is several times
  * faster for large cells.  A bitset pass is O(n/64 + m) and wins when n
  * is not much larger than m; otherwise qsort.  Returns -1 on ENOMEM.
@@ -135,6 +143,11 @@ batch_sort_indices(uint32_t *idx, uint64_t m, uint64_t n)
 	uint64_t   *bits;
 
 	if (m < 2)
+		return (int64_t) m;
+	/* already strictly ascending (a scan in index order): nothing to do */
+	for (k = 1; k < m && idx[k - 1] < idx[k]; k++)
+		;
+	if (k == m)
 		return (int64_t) m;
 	if (words > 4 * m)
 	{
@@ -174,7 +187,11 @@ batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
 
 	if (distinct < 0 || (r = roaring_bitmap_create()) == NULL)
 		return TAPAS_ENOMEM;
-	roaring_bitmap_add_many(r, (size_t) distinct, idx);
+	/* sorted and distinct: consecutive indices are one run */
+	if (distinct > 0 && (uint64_t) (idx[distinct - 1] - idx[0]) == (uint64_t) distinct - 1)
+		roaring_bitmap_add_range(r, idx[0], (uint64_t) idx[distinct - 1] + 1);
+	else
+		roaring_bitmap_add_many(r, (size_t) distinct, idx);
 	roaring_bitmap_run_optimize(r);
 	c->ncovered = roaring_bitmap_get_cardinality(r);
 	len = roaring_bitmap_portable_size_in_bytes(r);
@@ -193,28 +210,51 @@ batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
 
 #define LOOKUP_AHEAD 16			/* keys between a prefetch and its lookup */
 
-/* indices and new keys of one cell; idx is scratch of in->nkeys entries */
+/*
+ * Indices and new keys of one cell; idx is scratch of in->nkeys entries.
+ * First pass: the keys the backend's cache knows (all of them, usually,
+ * for a table queried before).  Second pass, over the rest in key order:
+ * the store (a few probes kept in flight, as its lookups are bound by
+ * memory latency), then the batch's pending new keys.
+ */
 static tapas_status
-batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
+batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
+				 const tapas_lcell_in_t *in,
 				 tapas_lbatch_cell_t *c, pending_keys_t *p,
 				 table_next_t *tn, int *ntn, uint32_t *idx)
 {
 	table_next_t *t = table_next_get(s, tn, ntn, in->relid);
-	uint64_t	k;
+	tapas_lcache_table_t *ct = tapas_lcache_table(cache, in->relid, 1);
+	uint64_t	table_n = tapas_lstore_table_n(s, in->relid);
+	uint64_t	k,
+				nmiss = 0,
+				first_miss = in->nkeys;
 
 	c->newkeys = tapas_malloc((in->nkeys ? in->nkeys : 1) * sizeof(int64_t));
 	if (c->newkeys == NULL)
 		return TAPAS_ENOMEM;
 	for (k = 0; k < in->nkeys; k++)
 	{
+		int64_t		j = tapas_lcache_get(ct, in->keys[k]);
+
+		/* indices are < 2^32 - 1, so UINT32_MAX marks a miss */
+		idx[k] = j >= 0 ? (uint32_t) j : UINT32_MAX;
+		if (j < 0 && nmiss++ == 0)
+			first_miss = k;
+	}
+	for (k = first_miss; nmiss > 0 && k < in->nkeys; k++)
+	{
 		int64_t		j;
 
-		/* keep a few probes in flight: the lookups are memory-latency bound */
-		if (k + 2 * LOOKUP_AHEAD < in->nkeys)
+		if (idx[k] != UINT32_MAX)
+			continue;
+		if (k + 2 * LOOKUP_AHEAD < in->nkeys && idx[k + 2 * LOOKUP_AHEAD] == UINT32_MAX)
 			tapas_lstore_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
-		if (k + LOOKUP_AHEAD < in->nkeys)
+		if (k + LOOKUP_AHEAD < in->nkeys && idx[k + LOOKUP_AHEAD] == UINT32_MAX)
 			tapas_lstore_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
 		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
+		if (j >= 0 && ct != NULL)
+			tapas_lcache_put(cache, ct, in->keys[k], (uint32_t) j, table_n);
 
 		if (j < 0)
 		{
@@ -243,6 +283,14 @@ batch_index_cell(const tapas_lstore_t *s, const tapas_lcell_in_t *in,
 tapas_status
 tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
 					 int ncells, const char *query, tapas_lbatch_t **batch)
+{
+	return tapas_lstore_prepare_cached(s, NULL, cells, ncells, query, batch);
+}
+
+tapas_status
+tapas_lstore_prepare_cached(const tapas_lstore_t *s, tapas_lcache_t *cache,
+							const tapas_lcell_in_t *cells, int ncells,
+							const char *query, tapas_lbatch_t **batch)
 {
 	tapas_lbatch_t *b;
 	pending_keys_t p = {0, 0, NULL, NULL, NULL};
@@ -288,7 +336,7 @@ tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
 		b->cells[i].statistic = cells[i].statistic;
 		b->cells[i].stat_len = (uint32_t) strlen(cells[i].statistic);
 		b->cells[i].answer = cells[i].answer;
-		st = batch_index_cell(s, &cells[i], &b->cells[i], &p, tn, &ntn, idx);
+		st = batch_index_cell(s, cache, &cells[i], &b->cells[i], &p, tn, &ntn, idx);
 	}
 	pending_clear(&p);
 	tapas_free(tn);

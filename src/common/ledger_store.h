@@ -189,6 +189,20 @@ extern tapas_status tapas_lstore_prepare(const tapas_lstore_t *s,
 										 tapas_lbatch_t **batch);
 
 /*
+ * tapas_lstore_prepare with a backend-local cache of known keys
+ * (ledger_cache.h; NULL = none): known keys are looked up in the cache
+ * first, and the store's answers for the others are put into it.  The
+ * result is identical to tapas_lstore_prepare's as long as the caller
+ * keeps the cache's invariant (cleared after any reset of the store).
+ */
+struct tapas_lcache;
+extern tapas_status tapas_lstore_prepare_cached(const tapas_lstore_t *s,
+												struct tapas_lcache *cache,
+												const tapas_lcell_in_t *cells, int ncells,
+												const char *query,
+												tapas_lbatch_t **batch);
+
+/*
  * Whether batch fits: TAPAS_OK (*full = TAPAS_LSTORE_FITS), TAPAS_ELIMIT
  * with *full naming the first limit exceeded, or TAPAS_EINVAL when the
  * batch contradicts the store (a "new" key already indexed, a cover

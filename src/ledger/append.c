@@ -28,6 +28,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "common/ledger_cache.h"
 #include "common/ledger_file.h"
 #include "common/memory.h"
 #include "ledger/ledger.h"
@@ -111,6 +112,34 @@ cells_to_input(const TapasCell *cells, int ncells)
 }
 
 /*
+ * This backend's cache of key -> dense index mappings read from the store
+ * (ledger_cache.h), created at first use (kernel memory, backend
+ * lifetime).  Used only under the ledger lock, after ledger_cache_sync
+ * has cleared it if any table was reset since it was filled: every reset
+ * rewrites the file (tapas_ledger_persist_rewrite bumps file_generation)
+ * before it installs the store without the table, so file_generation is
+ * the reset generation.  The store never changes a known key's index
+ * otherwise, so the cache always agrees with it.  NULL after an
+ * allocation failure: prepare then uses the store alone.
+ */
+static tapas_lcache_t *ledger_cache = NULL;
+
+/* the cache, valid for the store under the lock the caller holds */
+static tapas_lcache_t *
+ledger_cache_sync(TapasLedgerShared *sh)
+{
+	if (ledger_cache == NULL)
+	{
+		ledger_cache = tapas_lcache_create();
+		if (ledger_cache == NULL)
+			return NULL;
+		ledger_cache->generation = sh->file_generation;
+	}
+	tapas_lcache_sync(ledger_cache, sh->file_generation);
+	return ledger_cache;
+}
+
+/*
  * The batch prepared by the last capacity check, kept (kernel memory, one
  * batch at most) so that the append of the same cells right after it need
  * not rebuild the covers.  Valid while the store's version is unchanged
@@ -180,7 +209,8 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	{
 		tapas_lbatch_t *b = NULL;
 
-		st = tapas_lstore_prepare(TAPAS_LEDGER_STORE(sh), in, ncells, NULL, &b);
+		st = tapas_lstore_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
+										 in, ncells, NULL, &b);
 		batch = b;
 		if (st == TAPAS_OK)
 			st = tapas_lstore_check(TAPAS_LEDGER_STORE(sh), b, &full);
@@ -254,7 +284,8 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 			st = TAPAS_OK;
 		}
 		else
-			st = tapas_lstore_prepare(store, in, ncells, query, &b);
+			st = tapas_lstore_prepare_cached(store, ledger_cache_sync(sh),
+											 in, ncells, query, &b);
 		batch = b;
 		if (st == TAPAS_OK)
 			st = tapas_lstore_check(store, b, &full);
@@ -301,6 +332,7 @@ tapas_ledger_reset(Oid relid)
 	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
 	tapas_lstore_t *copy;
 	uint64		removed = 0;
+	uint64		generation PG_USED_FOR_ASSERTS_ONLY;
 	tapas_status st;
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
@@ -320,7 +352,10 @@ tapas_ledger_reset(Oid relid)
 	st = tapas_lstore_reset_table(copy, relid, &removed);
 	if (st != TAPAS_OK)
 		tapas_ledger_report(st, TAPAS_LSTORE_FITS);
+	generation = sh->file_generation;
 	tapas_ledger_persist_rewrite(sh, copy);
+	/* the key caches of every backend (ledger_cache_sync) rely on this */
+	Assert(sh->file_generation != generation);
 	memcpy(store, copy, sh->store_size);
 	sh->version++;
 	LWLockRelease(sh->lock);

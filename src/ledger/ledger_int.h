@@ -41,7 +41,9 @@ typedef struct TapasLedgerShared
 {
 	LWLock	   *lock;			/* guards everything below and the store */
 	uint64		file_size;		/* bytes of valid file; appends go here */
-	uint64		file_generation;	/* bumped when the file is rewritten */
+	uint64		file_generation;	/* bumped when the file is rewritten; since
+									 * every reset rewrites it, also the reset
+									 * generation of the backends' key caches */
 	bool		file_ok;		/* false: startup could not open the file */
 	uint64		version;		/* bumped by every change of the store */
 	uint64		store_size;		/* bytes of the store region */
