@@ -23,15 +23,19 @@ DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
 
 LIBS_KERNEL = -lflint -lgmp -llapacke -lopenblas -lroaring -llinear -lglpk -lm
 PG_CPPFLAGS = -I$(srcdir)/src -I/usr/include/flint
-PG_CFLAGS   = -Werror
+PG_CFLAGS   = -Werror -MMD -MP
 SHLIB_LINK += $(LIBS_KERNEL)
 
 REGRESS     = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-EXTRA_CLEAN = test/build
+EXTRA_CLEAN = test/build $(OBJS:.o=.d)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# header dependencies of the server objects (written by -MMD): a change to a
+# header such as ledger_int.h must rebuild every object that includes it
+-include $(OBJS:.o=.d)
 
 $(EXTENSION)--$(EXTVERSION).sql: $(SQL_PARTS)
 	cat $^ > $@
