@@ -46,7 +46,8 @@ typedef struct TapasDesignTag
 	int32		had;			/* same for Hadamard */
 } TapasDesignTag;
 
-/* what the truth read found (reconstructed.c) */
+/* what the truth read found (truth.c) */
+#define TRUTH_MAX_NONZERO	64	/* more positives: not rare, no decoder */
 typedef enum TapasTruthState
 {
 	TRUTH_UNKNOWN = 0,			/* not read yet / stale */
@@ -87,7 +88,7 @@ struct TapasAuditEntry
 	/* records already reported (dense indices) */
 	roaring_bitmap_t *reported;
 
-	/* truth cache (reconstructed.c) */
+	/* truth cache (truth.c) */
 	TapasTruthState truth;
 	int64		truth_stamp;	/* table change counter at the read */
 	int			nnz;			/* records with v != 0 */
@@ -128,8 +129,11 @@ extern void tapas_audit_trial_end(TapasAuditEntry *e);
 extern void tapas_audit_entry_drop(TapasAuditEntry *e);
 extern MemoryContext tapas_audit_cxt(void);
 
-/* reconstructed.c */
+/* truth.c */
 extern void tapas_audit_prepare_statistic(TapasAuditEntry *e);
+extern bool tapas_audit_ensure_truth(TapasAuditEntry *e);
+
+/* reconstructed.c */
 extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 									  TimestampTz deadline, bool *skipped);
 
