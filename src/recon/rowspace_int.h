@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * rowspace_int.h
- *	  Internal state of the row-space kernel, shared by rowspace.c (the
- *	  algorithm) and rowspace_check.c (validation, fingerprint, memory).
+ *	  Internal state of the row-space kernel, shared by rowspace.c
+ *	  (creation), rowspace_update.c (adding a row), rowspace_trial.c and
+ *	  rowspace_check.c (validation, fingerprint, memory).
  *
  * Not part of the public interface: callers use rowspace.h only.  The
  * meaning of every field and the invariants are given in the banner of
@@ -71,7 +72,7 @@ struct tapas_rowspace
 	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
 };
 
-/* rowspace.c, for rowspace_trial.c */
+/* rowspace_update.c, for rowspace_trial.c */
 
 /*
  * Adds one validated row ids[0..len) inside an open savepoint: splits the
@@ -83,6 +84,8 @@ extern tapas_status tapas_rowspace_add_row(tapas_rowspace_t *rs,
 
 /* Removes the newest basis row from the inverse (exact downdate), r--. */
 extern void tapas_rowspace_downdate(tapas_rowspace_t *rs);
+
+/* rowspace.c, for rowspace_update.c and rowspace_trial.c */
 
 /* Sets the basis capacity to cap >= r (grow or shrink). */
 extern tapas_status tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap);

@@ -1,0 +1,487 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowspace_update.c
+ *	  Adding one row to the row-space kernel: atom splits, pivot search,
+ *	  bordering of the inverse B^-1, and its exact downdate.
+ *
+ * Notation (A, I, P, F, B, M = B^-1, C, z, s, t) and the determination
+ * criterion are defined in the banner of rowspace.c.
+ *
+ * Adding a row a (after splitting the atoms it cuts).  Its residual against
+ * the basis is rho = a - u A[I,:] with u = a[P] M; rho[P] = 0 and rho = 0 iff
+ * a is in the row space.  Its projection costs O(|a|):
+ *		rho . z = a . z - u . s = a . z - sum_{p_k in a} t_k.
+ * Zero for both vectors (and no atom split, which always means independent)
+ * => dependent: nothing changes.  Otherwise pick a non-pivot column c with
+ * sigma = rho[c] != 0 (the Schur complement of the bordered matrix) and
+ * border the inverse, with g = M A[I,c]:
+ *		M' = [ M + g u / sigma   -g / sigma ]      t' = [ t - g t_r ]
+ *		     [ -u / sigma          1 / sigma ]           [ t_r = (rho.z)/sigma ]
+ * which is O(r^2) with Shoup multiplication (one precomputation per
+ * nonzero entry of g, which is often sparse).
+ * Pivot search: rho[c] = [c in a] - sum_{i: c in row i} u_i costs O(r) per
+ * column; try the atoms a split (one of the two halves always works), some
+ * non-pivot atoms of a, some random atoms, then, if all were zero (rho very
+ * sparse, e.g. a difference attack), a block search: each basis row keeps
+ * its z sums over blocks of ~sqrt(n) records, so rho . z splits into block
+ * shares a . z_b - sum_i u_i s_ib; a block with a nonzero share holds a
+ * record with rho_j != 0, found by computing rho on that block only.  That
+ * is O(|a| + r sqrt(n)) instead of O(r n) for the whole residual.
+ * An atom split duplicates a column: the inside half is a new non-pivot
+ * column with the same entries over I, so B, M, s and t are unchanged and
+ * only the atoms' z sums move.
+ *
+ * IDENTIFICATION
+ *	  src/recon/rowspace_update.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include <flint/flint.h>
+#include <flint/nmod_vec.h>
+#include <flint/ulong_extras.h>
+
+#include "recon/atoms.h"
+#include "recon/rowspace.h"
+#include "recon/rowspace_int.h"
+
+/* ---------------------------------------------------------------------
+ * Pivot search
+ * ---------------------------------------------------------------------
+ */
+
+/* rho[c] = [c in row] - sum of u_i over basis rows i containing atom c;
+ * lists those rows in bidx[0 .. *nb) */
+static uint64_t
+residual_at(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
+{
+	uint32_t	rep = tapas_atoms_rep(&rs->atoms, c);
+	const uint64_t *w = rs->rows + rep / 64;
+	uint64_t	bit = UINT64_C(1) << (rep % 64);
+	uint64_t	p = rs->mod.n;
+	uint64_t	acc = 0;
+	uint32_t	i;
+
+	*nb = 0;
+	for (i = 0; i < rs->r; i++, w += rs->nwords)
+		if (*w & bit)
+		{
+			acc = n_addmod(acc, rs->u[i], p);
+			rs->bidx[(*nb)++] = i;
+		}
+	return n_submod(rs->inrow[c] ? 1 : 0, acc, p);
+}
+
+/* try atom c as the new pivot: nonzero sigma (and bidx) if it works */
+static uint64_t
+try_pivot(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
+{
+	if (rs->pivot_of[c] >= 0)
+		return 0;
+	return residual_at(rs, c, nb);
+}
+
+/*
+ * rho . z restricted to each block of records: a . z_b - sum_i u_i s_ib,
+ * into rs->blkval.  O(|q| + r nblocks).
+ */
+static void
+block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len)
+{
+	uint64_t	p = rs->mod.n;
+	uint64_t   *val = rs->blkval;
+	uint32_t	i,
+				b;
+	size_t		l;
+
+	memset(val, 0, rs->nblocks * sizeof(uint64_t));
+	for (l = 0; l < len; l++)
+		val[q[l] / rs->blk] = n_addmod(val[q[l] / rs->blk], rs->z[e][q[l]], p);
+	for (i = 0; i < rs->r; i++)
+	{
+		const uint64_t *sb = rs->bsum[e] + (size_t) i * rs->nblocks;
+		uint64_t	ui = rs->u[i];
+
+		if (ui == 0)
+			continue;
+		for (b = 0; b < rs->nblocks; b++)
+			if (sb[b] != 0)
+				val[b] = n_submod(val[b],
+								  n_mulmod2_preinv(ui, sb[b], p, rs->mod.ninv), p);
+	}
+}
+
+/*
+ * The residual at every record of block b: rho_j = [j in q] - sum of u_i
+ * over basis rows i containing j.  Returns the atom of the first record
+ * with rho_j != 0, or UINT32_MAX if there is none.  O(|q| + r blk).
+ */
+static uint32_t
+block_residual(tapas_rowspace_t *rs, uint32_t b, const uint32_t *q, size_t len)
+{
+	uint64_t	p = rs->mod.n;
+	uint32_t	start = b * rs->blk;
+	uint32_t	end = start + rs->blk < rs->n ? start + rs->blk : rs->n;
+	uint64_t   *acc = rs->blkacc;
+	uint32_t	i,
+				j;
+	size_t		l,
+				w;
+
+	memset(acc, 0, rs->blk * sizeof(uint64_t));
+	/* acc = -[j in q], so that rho_j = -(acc_j + sum u_i) below */
+	for (l = 0; l < len; l++)
+		if (q[l] >= start && q[l] < end)
+			acc[q[l] - start] = p - 1;
+	for (i = 0; i < rs->r; i++)
+	{
+		const uint64_t *row = rs->rows + (size_t) i * rs->nwords;
+		uint64_t	ui = rs->u[i];
+
+		if (ui == 0)
+			continue;
+		for (w = start / 64; w < (end + 63) / 64; w++)
+		{
+			uint64_t	bits = row[w];
+
+			while (bits)
+			{
+				j = (uint32_t) (w * 64 + __builtin_ctzll(bits));
+				acc[j - start] = n_addmod(acc[j - start], ui, p);
+				bits &= bits - 1;
+			}
+		}
+	}
+	for (j = start; j < end; j++)
+		if (acc[j - start] != 0 && rs->pivot_of[rs->atoms.atom_of[j]] < 0)
+			return rs->atoms.atom_of[j];
+	return UINT32_MAX;
+}
+
+/*
+ * Finds a non-pivot atom where rho != 0 when rho . z_e != 0 (w.h.p. rho is
+ * sparse here, e.g. e_j after a difference): some block b has a nonzero
+ * share of rho . z_e, hence a record with rho_j != 0.  O(|q| + r (n / blk
+ * + blk)) = O(|q| + r sqrt(n)) instead of O(r n) for the whole residual.
+ */
+static uint32_t
+block_search(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
+			 const uint64_t *rz)
+{
+	int			e = rz[0] != 0 ? 0 : 1;
+	uint32_t	b;
+
+	block_projections(rs, e, q, len);
+	for (b = 0; b < rs->nblocks; b++)
+		if (rs->blkval[b] != 0)
+			return block_residual(rs, b, q, len);
+	return UINT32_MAX;
+}
+
+/*
+ * Chooses the new pivot atom for an independent row q whose atoms inside[]
+ * (the new ones have ids >= natoms0) are flagged in inrow; rz = rho . z.  Sets *c, the
+ * Schur complement *sigma != 0 and bidx and *nb for c.
+ */
+static tapas_status
+choose_pivot(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
+			 const uint64_t *rz, size_t ninside, uint32_t natoms0,
+			 uint32_t *c, uint64_t *sigma, size_t *nb)
+{
+	size_t		i;
+
+	/* a split atom: one of its halves has a nonzero residual */
+	for (i = 0; i < ninside; i++)
+	{
+		uint32_t	b = rs->inside[i];
+
+		if (b < natoms0)
+			continue;
+		*c = b;
+		if ((*sigma = try_pivot(rs, b, nb)) != 0)
+			return TAPAS_OK;
+		*c = rs->atoms.parent[b];
+		if ((*sigma = try_pivot(rs, *c, nb)) != 0)
+			return TAPAS_OK;
+	}
+	/* sampled atoms of the row, then sampled atoms anywhere */
+	for (i = 0; ninside > 0 && i < NCANDIDATES; i++)
+	{
+		*c = rs->inside[tapas_rng_below(&rs->rng, ninside)];
+		if ((*sigma = try_pivot(rs, *c, nb)) != 0)
+			return TAPAS_OK;
+	}
+	for (i = 0; i < NCANDIDATES; i++)
+	{
+		*c = rs->atoms.atom_of[tapas_rng_below(&rs->rng, rs->n)];
+		if ((*sigma = try_pivot(rs, *c, nb)) != 0)
+			return TAPAS_OK;
+	}
+	/* no split here, so rho . z != 0 for some projection */
+	rs->stats.block_searches++;
+	*c = block_search(rs, q, len, rz);
+	if (*c == UINT32_MAX)
+		return TAPAS_EINCONSISTENT;
+	*sigma = try_pivot(rs, *c, nb);
+	return *sigma != 0 ? TAPAS_OK : TAPAS_EINCONSISTENT;
+}
+
+/* ---------------------------------------------------------------------
+ * Adding one row
+ * ---------------------------------------------------------------------
+ */
+
+/* row[0..len) += c vec[0..len) mod p, with c fixed (Shoup's method: one
+ * precomputation, then two multiplications per entry); c < p */
+static inline void
+axpy_shoup(uint64_t *row, const uint64_t *vec, uint32_t len, uint64_t c,
+		   uint64_t p)
+{
+	uint64_t	cpre = n_mulmod_precomp_shoup(c, p);
+	uint32_t	j;
+
+	for (j = 0; j < len; j++)
+		row[j] = n_addmod(row[j], n_mulmod_shoup(c, vec[j], cpre, p), p);
+}
+
+/* u = a[P] M: the sum of the rows of M of the pivots inside the row */
+static void
+compute_u(tapas_rowspace_t *rs, size_t ninside)
+{
+	uint64_t	p = rs->mod.n;
+	size_t		i;
+	uint32_t	j;
+
+	memset(rs->u, 0, (size_t) rs->r * sizeof(uint64_t));
+	for (i = 0; i < ninside; i++)
+	{
+		int32_t		k = rs->pivot_of[rs->inside[i]];
+		const uint64_t *row;
+
+		if (k < 0)
+			continue;
+		row = rs->M + (size_t) k * rs->rcap;
+		for (j = 0; j < rs->r; j++)
+			rs->u[j] = n_addmod(rs->u[j], row[j], p);
+	}
+}
+
+/*
+ * Borders M = B^-1 with the new row (u = a[P] M already computed) and pivot
+ * column c (rows bidx[0..nb) contain c), and updates t; see the banner.
+ */
+static void
+border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
+			   const uint64_t *rz)
+{
+	uint64_t	p = rs->mod.n;
+	uint32_t	r = rs->r;
+	size_t		ld = rs->rcap;
+	uint64_t	sinv = n_invmod(sigma, p);
+	uint64_t   *newrow = rs->M + (size_t) r * ld;
+	uint32_t	j,
+				k;
+	size_t		l;
+	int			e;
+
+	/* g = M A[I,c]: sum of the columns of M at the rows containing c */
+	for (k = 0; k < r; k++)
+	{
+		const uint64_t *row = rs->M + (size_t) k * ld;
+		uint64_t	acc = 0;
+
+		for (l = 0; l < nb; l++)
+			acc = n_addmod(acc, row[rs->bidx[l]], p);
+		rs->g[k] = acc;
+	}
+	/* M += (g / sigma) u, new column -g / sigma */
+	for (k = 0; k < r; k++)
+	{
+		uint64_t   *row = rs->M + (size_t) k * ld;
+		uint64_t	coef = n_mulmod2_preinv(rs->g[k], sinv, p, rs->mod.ninv);
+
+		row[r] = n_negmod(coef, p);
+		if (coef != 0)
+			axpy_shoup(row, rs->u, r, coef, p);
+	}
+	/* new row -u / sigma, corner 1 / sigma */
+	for (j = 0; j < r; j++)
+		newrow[j] = n_negmod(n_mulmod2_preinv(rs->u[j], sinv, p, rs->mod.ninv),
+							 p);
+	newrow[r] = sinv;
+	/* t' = [t - g t_r; t_r] with t_r = (rho . z) / sigma */
+	for (e = 0; e < NPROJ; e++)
+	{
+		uint64_t	tr = n_mulmod2_preinv(rz[e], sinv, p, rs->mod.ninv);
+
+		for (k = 0; k < r; k++)
+			rs->t[e][k] = n_submod(rs->t[e][k],
+								   n_mulmod2_preinv(rs->g[k], tr, p,
+													rs->mod.ninv), p);
+		rs->t[e][r] = tr;
+	}
+}
+
+/*
+ * Removes the last basis row and pivot k = r - 1 from M (the inverse of
+ * border_inverse): with the bordered blocks of the banner,
+ *		M_old = M11 - M12 M21 / M22		(M12 M21 / M22 = g u / sigma),
+ * exact over F_p, so a rollback restores M word for word.  O(r^2).
+ */
+void
+tapas_rowspace_downdate(tapas_rowspace_t *rs)
+{
+	uint64_t	p = rs->mod.n;
+	uint32_t	k = rs->r - 1;
+	size_t		ld = rs->rcap;
+	const uint64_t *last = rs->M + (size_t) k * ld;
+	uint64_t	sigma = n_invmod(last[k], p);	/* M22 = 1 / sigma */
+	uint32_t	i,
+				j;
+
+	/* v = M21 / M22 = -u, kept in the u scratch */
+	for (j = 0; j < k; j++)
+		rs->u[j] = n_mulmod2_preinv(last[j], sigma, p, rs->mod.ninv);
+	/* row_i -= M12[i] v, M12[i] = -g_i / sigma: the exact reverse of the
+	 * update of border_inverse, since both products are reduced mod p */
+	for (i = 0; i < k; i++)
+	{
+		uint64_t   *row = rs->M + (size_t) i * ld;
+
+		if (row[k] != 0)
+			axpy_shoup(row, rs->u, k, n_negmod(row[k], p), p);
+	}
+	rs->pivot_of[rs->piv[k]] = -1;
+	rs->r = k;
+}
+
+/* a new atom b split from parent: move its share of the z sums */
+static void
+account_new_atom(tapas_rowspace_t *rs, uint32_t b)
+{
+	uint64_t	p = rs->mod.n;
+	uint32_t	a = rs->atoms.parent[b];
+	uint32_t	k;
+	int			e;
+
+	rs->pivot_of[b] = -1;
+	for (e = 0; e < NPROJ; e++)
+	{
+		uint64_t	sum = 0;
+
+		for (k = rs->atoms.start[b]; k < rs->atoms.start[b] + rs->atoms.size[b]; k++)
+			sum = n_addmod(sum, rs->z[e][rs->atoms.order[k]], p);
+		rs->za[e][b] = sum;
+		rs->za[e][a] = n_submod(rs->za[e][a], sum, p);
+	}
+}
+
+/* makes room for one more basis row */
+static tapas_status
+reserve_row(tapas_rowspace_t *rs)
+{
+	uint32_t	cap;
+
+	if (rs->r >= rs->rank_limit)
+		return TAPAS_ELIMIT;
+	if (rs->r < rs->rcap)
+		return TAPAS_OK;
+	cap = rs->rcap * 2 > rs->rank_limit ? rs->rank_limit : rs->rcap * 2;
+	return tapas_rowspace_grow(rs, cap);
+}
+
+/* appends the row q as basis row r with pivot c */
+static void
+append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
+				 uint32_t c, const uint64_t *az)
+{
+	uint64_t   *bits = rs->rows + (size_t) rs->r * rs->nwords;
+	size_t		i;
+	int			e;
+
+	memset(bits, 0, rs->nwords * sizeof(uint64_t));
+	for (i = 0; i < len; i++)
+		bits[q[i] / 64] |= UINT64_C(1) << (q[i] % 64);
+	for (e = 0; e < NPROJ; e++)
+	{
+		uint64_t   *sb = rs->bsum[e] + (size_t) rs->r * rs->nblocks;
+
+		memset(sb, 0, rs->nblocks * sizeof(uint64_t));
+		for (i = 0; i < len; i++)
+			sb[q[i] / rs->blk] = n_addmod(sb[q[i] / rs->blk], rs->z[e][q[i]],
+										  rs->mod.n);
+		rs->s[e][rs->r] = az[e];
+	}
+	rs->piv[rs->r] = c;
+	rs->pivot_of[c] = (int32_t) rs->r;
+	rs->r++;
+}
+
+/* the row's projections a.z and rho.z (see the banner) */
+static void
+row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
+				size_t ninside, uint64_t *az, uint64_t *rz)
+{
+	uint64_t	p = rs->mod.n;
+	size_t		i;
+	int			e;
+
+	for (e = 0; e < NPROJ; e++)
+	{
+		uint64_t	sum = 0,
+					ts = 0;
+
+		for (i = 0; i < len; i++)
+			sum = n_addmod(sum, rs->z[e][q[i]], p);
+		for (i = 0; i < ninside; i++)
+		{
+			int32_t		k = rs->pivot_of[rs->inside[i]];
+
+			if (k >= 0)
+				ts = n_addmod(ts, rs->t[e][k], p);
+		}
+		az[e] = sum;
+		rz[e] = n_submod(sum, ts, p);
+	}
+}
+
+/* adds one validated row inside an open savepoint (see rowspace_int.h) */
+tapas_status
+tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
+{
+	uint32_t	natoms0 = rs->atoms.natoms;
+	uint64_t	az[NPROJ],
+				rz[NPROJ],
+				sigma = 0;
+	size_t		ninside,
+				nnew,
+				nb = 0,
+				i;
+	uint32_t	c = 0;
+	tapas_status st;
+
+	rs->stats.rows++;
+	tapas_atoms_split(&rs->atoms, q, len, rs->inside, &ninside, &nnew);
+	for (i = 0; i < ninside; i++)
+		if (rs->inside[i] >= natoms0)
+			account_new_atom(rs, rs->inside[i]);
+	row_projections(rs, q, len, ninside, az, rz);
+	/* a row that splits no atom and projects to 0 twice is implied */
+	if (nnew == 0 && rz[0] == 0 && rz[1] == 0)
+		return TAPAS_OK;
+	if ((st = reserve_row(rs)) != TAPAS_OK)
+		return st;
+	for (i = 0; i < ninside; i++)
+		rs->inrow[rs->inside[i]] = 1;
+	compute_u(rs, ninside);
+	st = choose_pivot(rs, q, len, rz, ninside, natoms0, &c, &sigma, &nb);
+	for (i = 0; i < ninside; i++)
+		rs->inrow[rs->inside[i]] = 0;
+	if (st != TAPAS_OK)
+		return st;
+	border_inverse(rs, sigma, nb, rz);
+	rs->stats.independent++;
+	append_basis_row(rs, q, len, c, az);
+	return TAPAS_OK;
+}
