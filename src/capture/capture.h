@@ -9,6 +9,7 @@
  *	  validate.c	refusals only (verify_* functions raise, never rewrite)
  *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
  *					hidden group-existence HAVING, capture aggregates
+ *	  cover_build.c	builds the capture aggregates and the hidden HAVING
  *	  flatten.c		pull-up of plain views over a protected table
  *	  statistic.c	statistic texts (the ledger key)
  *	  plan.c		places a gate above each capturing Agg; fail-closed
@@ -95,6 +96,19 @@ typedef struct TapasCaptureInfo
 	bool		protected_read; /* some level reads a protected table */
 } TapasCaptureInfo;
 
+/* One protected level being normalised (normalise.c, cover_build.c). */
+typedef struct TapasLevelContext
+{
+	Query	   *q;
+	int			varno;			/* range-table index of p */
+	const TapasProtection *prot;
+	List	   *sens_where;		/* S: sensitive WHERE conjuncts */
+	List	   *stats;			/* statistic texts of captures added (dedup) */
+	List	   *filters;		/* and their capture FILTERs, in step */
+	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
+	TapasCaptureInfo *info;
+} TapasLevelContext;
+
 /* protect.c */
 extern const TapasProtection *tapas_protection_lookup(Oid relid);
 extern bool tapas_protection_any(void);
@@ -106,6 +120,11 @@ extern void tapas_protection_install(void);
 extern void tapas_normalise_query(Query *parse, TapasCaptureInfo *info);
 extern bool tapas_query_reads_protected(Query *parse);
 extern int	tapas_single_protected_from(Query *q);
+
+/* cover_build.c */
+extern void tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg,
+							List *sens, List *narrow);
+extern Node *tapas_cover_group_exists_qual(TapasLevelContext *lc);
 
 /* flatten.c */
 extern void tapas_flatten_query(Query *q);

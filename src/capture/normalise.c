@@ -30,6 +30,7 @@
  *	   total of grouping sets stays visible (GROUPING(...) test).
  *
  * Each capture carries its statistic text, the ledger key (statistic.c).
+ * The capture aggregates and the hidden HAVING are built by cover_build.c.
  *
  * Simple views and FROM sub-queries over p are pulled up first
  * (flatten.c), so "SELECT count(*) FROM view" is audited as the query on p.
@@ -58,19 +59,6 @@
 
 #include "capture/capture.h"
 #include "tapas.h"
-
-/* One protected level being normalised. */
-typedef struct LevelContext
-{
-	Query	   *q;
-	int			varno;			/* range-table index of p */
-	const TapasProtection *prot;
-	List	   *sens_where;		/* S: sensitive WHERE conjuncts */
-	List	   *stats;			/* statistic texts of captures added (dedup) */
-	List	   *filters;		/* and their capture FILTERs, in step */
-	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
-	TapasCaptureInfo *info;
-} LevelContext;
 
 static void normalise_query(Query *q, TapasCaptureInfo *info);
 static void normalise_level(Query *q, int varno, const TapasProtection *prot,
@@ -231,127 +219,6 @@ tapas_normalise_query(Query *parse, TapasCaptureInfo *info)
 }
 
 /* ----------------------------------------------------------------
- *		Building the capture aggregate
- * ----------------------------------------------------------------
- */
-
-static Node *
-float8_const(double v)
-{
-	return (Node *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-							  Float8GetDatum(v), false, FLOAT8PASSBYVAL);
-}
-
-static Node *
-coerce_to(Node *expr, Oid type)
-{
-	Node	   *r = coerce_to_target_type(NULL, expr, exprType(expr), type, -1,
-										  COERCION_EXPLICIT, COERCE_EXPLICIT_CAST, -1);
-
-	if (r == NULL)
-		elog(ERROR, "tapas: cannot cast type %s to %s",
-			 format_type_be(exprType(expr)), format_type_be(type));
-	return r;
-}
-
-/* CASE WHEN cond THEN then ELSE otherwise END, of type float8 */
-static Node *
-make_case(Node *cond, Node *then, Node *otherwise)
-{
-	CaseExpr   *c = makeNode(CaseExpr);
-	CaseWhen   *w = makeNode(CaseWhen);
-
-	w->expr = (Expr *) cond;
-	w->result = (Expr *) then;
-	w->location = -1;
-	c->casetype = FLOAT8OID;
-	c->casecollid = InvalidOid;
-	c->args = list_make1(w);
-	c->defresult = (Expr *) otherwise;
-	c->location = -1;
-	return (Node *) c;
-}
-
-/* the row's contribution v to a statistic of the given kind */
-static Node *
-contribution(TapasAggKind kind, Node *arg, List *sens)
-{
-	Node	   *cond = sens ? (Node *) make_ands_explicit(copyObject(sens)) : NULL;
-
-	if (kind == TAPAS_AGG_COUNT)
-	{
-		NullTest   *nt = makeNode(NullTest);
-
-		nt->arg = (Expr *) copyObject(arg);
-		nt->nulltesttype = IS_NOT_NULL;
-		nt->location = -1;
-		cond = cond ? (Node *) make_and_qual(cond, (Node *) nt) : (Node *) nt;
-	}
-	if (kind == TAPAS_AGG_SUM)
-	{
-		Node	   *x = coerce_to(copyObject(arg), FLOAT8OID);
-
-		return cond ? make_case(cond, x,
-								(Node *) makeNullConst(FLOAT8OID, -1, InvalidOid)) : x;
-	}
-	return cond ? make_case(cond, float8_const(1.0), float8_const(0.0)) : float8_const(1.0);
-}
-
-static TargetEntry *
-arg_tle(Node *expr, int resno)
-{
-	return makeTargetEntry((Expr *) expr, resno, NULL, false);
-}
-
-/* appends a resjunk tapas._cover(...) for one statistic (deduplicated) */
-static void
-add_cover(LevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
-{
-	char	   *stat = tapas_statistic_text(kind, arg, sens, lc->varno, lc->prot->relid,
-											  lc->groups);
-	Node	   *filter = narrow ? (Node *) make_ands_explicit(copyObject(narrow)) : NULL;
-	Aggref	   *cover;
-	Var		   *key;
-	ListCell   *s,
-			   *f;
-
-	forboth(s, lc->stats, f, lc->filters)
-	{
-		if (strcmp(lfirst(s), stat) == 0 && equal(lfirst(f), filter))
-			return;
-	}
-	lc->stats = lappend(lc->stats, stat);
-	lc->filters = lappend(lc->filters, filter);
-
-	key = makeVar(lc->varno, lc->prot->key_attno, lc->prot->key_type, -1, InvalidOid, 0);
-	cover = makeNode(Aggref);
-	cover->aggfnoid = tapas_cover_aggregate_oid();
-	cover->aggtype = BYTEAOID;
-	cover->aggcollid = InvalidOid;
-	cover->inputcollid = InvalidOid;
-	cover->aggtranstype = InvalidOid;
-	cover->aggargtypes = list_make4_oid(INT8OID, FLOAT8OID, OIDOID, TEXTOID);
-	cover->args = list_make4(arg_tle(coerce_to((Node *) key, INT8OID), 1),
-							 arg_tle(contribution(kind, arg, sens), 2),
-							 arg_tle((Node *) makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
-														ObjectIdGetDatum(lc->prot->relid),
-														false, true), 3),
-							 arg_tle((Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
-														CStringGetTextDatum(stat), false, false), 4));
-	cover->aggfilter = (Expr *) filter;
-	cover->aggkind = AGGKIND_NORMAL;
-	cover->agglevelsup = 0;
-	cover->aggsplit = AGGSPLIT_SIMPLE;
-	cover->aggno = cover->aggtransno = -1;
-	cover->location = -1;
-	lc->q->targetList = lappend(lc->q->targetList,
-								makeTargetEntry((Expr *) cover,
-												list_length(lc->q->targetList) + 1,
-												pstrdup("tapas_cover"), true));
-	lc->info->ncovers++;
-}
-
-/* ----------------------------------------------------------------
  *		One protected level
  * ----------------------------------------------------------------
  */
@@ -409,7 +276,7 @@ flatten_ands(List *conj)
 
 /* splits conjuncts into those that touch a sensitive column and the rest */
 static void
-split_sensitive(LevelContext *lc, List *conj, const char *what,
+split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 				List **sens, List **rest)
 {
 	ListCell   *c;
@@ -437,7 +304,7 @@ split_sensitive(LevelContext *lc, List *conj, const char *what,
 
 /* normalises one audited aggregate (in place) and adds its captures */
 static void
-normalise_aggregate(LevelContext *lc, Aggref *agg)
+normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 {
 	TapasAggKind kind = tapas_verify_aggregate(agg, lc->prot->relid);
 	Node	   *arg = NULL;
@@ -466,93 +333,11 @@ normalise_aggregate(LevelContext *lc, Aggref *agg)
 
 	if (kind == TAPAS_AGG_AVG)
 	{
-		add_cover(lc, TAPAS_AGG_SUM, arg, all, narrow);
-		add_cover(lc, TAPAS_AGG_COUNT, arg, all, narrow);
+		tapas_cover_add(lc, TAPAS_AGG_SUM, arg, all, narrow);
+		tapas_cover_add(lc, TAPAS_AGG_COUNT, arg, all, narrow);
 	}
 	else
-		add_cover(lc, kind, arg, all, narrow);
-}
-
-/* count(*) FILTER (WHERE S), built by hand */
-static Aggref *
-make_count_star(List *sens)
-{
-	Aggref	   *a = makeNode(Aggref);
-
-	a->aggfnoid = F_COUNT_;
-	a->aggtype = INT8OID;
-	a->aggtranstype = InvalidOid;
-	a->aggstar = true;
-	a->aggkind = AGGKIND_NORMAL;
-	a->aggsplit = AGGSPLIT_SIMPLE;
-	a->aggno = a->aggtransno = -1;
-	a->aggfilter = sens ? make_ands_explicit(copyObject(sens)) : NULL;
-	a->location = -1;
-	return a;
-}
-
-/* true when the grouping sets of q include the empty set (a grand total) */
-static bool
-has_empty_grouping_set(Query *q)
-{
-	List	   *sets;
-	ListCell   *lc;
-
-	if (q->groupingSets == NIL)
-		return false;
-	sets = expand_grouping_sets(q->groupingSets, q->groupDistinct, -1);
-	foreach(lc, sets)
-	{
-		if (lfirst(lc) == NIL)
-			return true;
-	}
-	return false;
-}
-
-/*
- * The hidden group-existence condition count(*) FILTER (WHERE S) > 0, or'ed
- * with "this is the grand total" when grouping sets include ().
- */
-static Node *
-group_exists_qual(LevelContext *lc)
-{
-	Query	   *q = lc->q;
-	Oid			gt = OpernameGetOprid(list_make1(makeString(">")), INT8OID, INT8OID);
-	Node	   *cond;
-
-	cond = (Node *) make_opclause(gt, BOOLOID, false,
-								  (Expr *) make_count_star(lc->sens_where),
-								  (Expr *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
-													 Int64GetDatum(0), false, FLOAT8PASSBYVAL),
-								  InvalidOid, InvalidOid);
-	if (has_empty_grouping_set(q))
-	{
-		GroupingFunc *g = makeNode(GroupingFunc);
-		ListCell   *c;
-		int			n = 0;
-		Oid			eq = OpernameGetOprid(list_make1(makeString("=")), INT4OID, INT4OID);
-
-		foreach(c, q->groupClause)
-		{
-			SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
-
-			g->args = lappend(g->args,
-							  copyObject(get_sortgroupclause_expr(sgc, q->targetList)));
-			g->refs = lappend_int(g->refs, sgc->tleSortGroupRef);
-			n++;
-		}
-		if (n > 31)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many grouping columns on a protected table")));
-		g->location = -1;
-		cond = (Node *) make_orclause(list_make2(cond,
-												 make_opclause(eq, BOOLOID, false, (Expr *) g,
-															   (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
-																				  Int32GetDatum((1 << n) - 1), false, true),
-															   InvalidOid, InvalidOid)));
-	}
-	return cond;
+		tapas_cover_add(lc, kind, arg, all, narrow);
 }
 
 /*
@@ -560,7 +345,7 @@ group_exists_qual(LevelContext *lc)
  * when at least one grouping key touches a sensitive column; else NIL.
  */
 static List *
-sensitive_groups(LevelContext *lc)
+sensitive_groups(TapasLevelContext *lc)
 {
 	List	   *groups = NIL;
 	bool		any = false;
@@ -587,7 +372,7 @@ static void
 normalise_level(Query *q, int varno, const TapasProtection *prot,
 				TapasCaptureInfo *info)
 {
-	LevelContext lc;
+	TapasLevelContext lc;
 	RangeTblEntry *rte = rt_fetch(varno, q->rtable);
 	AggsContext ac;
 	List	   *keep = NIL;
@@ -631,16 +416,16 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	/* a GROUP BY without aggregates still answers "count(*) >= 1" per group */
 	if (!q->hasAggs)
 	{
-		add_cover(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
 		q->hasAggs = true;
 	}
 
 	/* 3. absent groups: hidden HAVING, logged through its own capture */
 	if (grouped && lc.sens_where != NIL)
 	{
-		Node	   *exists = group_exists_qual(&lc);
+		Node	   *exists = tapas_cover_group_exists_qual(&lc);
 
-		add_cover(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
 		q->havingQual = q->havingQual ?
 			(Node *) make_and_qual(q->havingQual, exists) : exists;
 	}

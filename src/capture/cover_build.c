@@ -1,0 +1,247 @@
+/*-------------------------------------------------------------------------
+ *
+ * cover_build.c
+ *	  Expression building for normalise.c: the resjunk capture aggregate
+ *	  tapas._cover(key, v, relid, statistic) of one statistic, and the
+ *	  hidden group-existence condition count(*) FILTER (WHERE S) > 0.
+ *
+ * tapas_cover_add appends one capture per distinct (statistic text, capture
+ * FILTER) of a level: v is the row's contribution to the linear statistic
+ * (count: CASE WHEN S' THEN 1 ELSE 0, sum: CASE WHEN S' THEN x END, S' the
+ * sensitive conditions), the capture's FILTER holds the non-sensitive part
+ * of the aggregate's own FILTER, and the statistic text (statistic.c) is
+ * passed as a Const so cached and copied plans keep it.
+ * tapas_cover_group_exists_qual builds the hidden HAVING of step 3 of
+ * normalise.c, or'ed with a GROUPING(...) test that keeps a grand total of
+ * grouping sets visible (at most 31 grouping columns).
+ *
+ * IDENTIFICATION
+ *	  src/capture/cover_build.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_agg.h"
+#include "parser/parse_coerce.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "capture/capture.h"
+#include "tapas.h"
+
+/* ----------------------------------------------------------------
+ *		Building the capture aggregate
+ * ----------------------------------------------------------------
+ */
+
+static Node *
+float8_const(double v)
+{
+	return (Node *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+							  Float8GetDatum(v), false, FLOAT8PASSBYVAL);
+}
+
+static Node *
+coerce_to(Node *expr, Oid type)
+{
+	Node	   *r = coerce_to_target_type(NULL, expr, exprType(expr), type, -1,
+										  COERCION_EXPLICIT, COERCE_EXPLICIT_CAST, -1);
+
+	if (r == NULL)
+		elog(ERROR, "tapas: cannot cast type %s to %s",
+			 format_type_be(exprType(expr)), format_type_be(type));
+	return r;
+}
+
+/* CASE WHEN cond THEN then ELSE otherwise END, of type float8 */
+static Node *
+make_case(Node *cond, Node *then, Node *otherwise)
+{
+	CaseExpr   *c = makeNode(CaseExpr);
+	CaseWhen   *w = makeNode(CaseWhen);
+
+	w->expr = (Expr *) cond;
+	w->result = (Expr *) then;
+	w->location = -1;
+	c->casetype = FLOAT8OID;
+	c->casecollid = InvalidOid;
+	c->args = list_make1(w);
+	c->defresult = (Expr *) otherwise;
+	c->location = -1;
+	return (Node *) c;
+}
+
+/* the row's contribution v to a statistic of the given kind */
+static Node *
+contribution(TapasAggKind kind, Node *arg, List *sens)
+{
+	Node	   *cond = sens ? (Node *) make_ands_explicit(copyObject(sens)) : NULL;
+
+	if (kind == TAPAS_AGG_COUNT)
+	{
+		NullTest   *nt = makeNode(NullTest);
+
+		nt->arg = (Expr *) copyObject(arg);
+		nt->nulltesttype = IS_NOT_NULL;
+		nt->location = -1;
+		cond = cond ? (Node *) make_and_qual(cond, (Node *) nt) : (Node *) nt;
+	}
+	if (kind == TAPAS_AGG_SUM)
+	{
+		Node	   *x = coerce_to(copyObject(arg), FLOAT8OID);
+
+		return cond ? make_case(cond, x,
+								(Node *) makeNullConst(FLOAT8OID, -1, InvalidOid)) : x;
+	}
+	return cond ? make_case(cond, float8_const(1.0), float8_const(0.0)) : float8_const(1.0);
+}
+
+static TargetEntry *
+arg_tle(Node *expr, int resno)
+{
+	return makeTargetEntry((Expr *) expr, resno, NULL, false);
+}
+
+/* appends a resjunk tapas._cover(...) for one statistic (deduplicated) */
+void
+tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
+{
+	char	   *stat = tapas_statistic_text(kind, arg, sens, lc->varno, lc->prot->relid,
+											  lc->groups);
+	Node	   *filter = narrow ? (Node *) make_ands_explicit(copyObject(narrow)) : NULL;
+	Aggref	   *cover;
+	Var		   *key;
+	ListCell   *s,
+			   *f;
+
+	forboth(s, lc->stats, f, lc->filters)
+	{
+		if (strcmp(lfirst(s), stat) == 0 && equal(lfirst(f), filter))
+			return;
+	}
+	lc->stats = lappend(lc->stats, stat);
+	lc->filters = lappend(lc->filters, filter);
+
+	key = makeVar(lc->varno, lc->prot->key_attno, lc->prot->key_type, -1, InvalidOid, 0);
+	cover = makeNode(Aggref);
+	cover->aggfnoid = tapas_cover_aggregate_oid();
+	cover->aggtype = BYTEAOID;
+	cover->aggcollid = InvalidOid;
+	cover->inputcollid = InvalidOid;
+	cover->aggtranstype = InvalidOid;
+	cover->aggargtypes = list_make4_oid(INT8OID, FLOAT8OID, OIDOID, TEXTOID);
+	cover->args = list_make4(arg_tle(coerce_to((Node *) key, INT8OID), 1),
+							 arg_tle(contribution(kind, arg, sens), 2),
+							 arg_tle((Node *) makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
+														ObjectIdGetDatum(lc->prot->relid),
+														false, true), 3),
+							 arg_tle((Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+														CStringGetTextDatum(stat), false, false), 4));
+	cover->aggfilter = (Expr *) filter;
+	cover->aggkind = AGGKIND_NORMAL;
+	cover->agglevelsup = 0;
+	cover->aggsplit = AGGSPLIT_SIMPLE;
+	cover->aggno = cover->aggtransno = -1;
+	cover->location = -1;
+	lc->q->targetList = lappend(lc->q->targetList,
+								makeTargetEntry((Expr *) cover,
+												list_length(lc->q->targetList) + 1,
+												pstrdup("tapas_cover"), true));
+	lc->info->ncovers++;
+}
+
+/* ----------------------------------------------------------------
+ *		The hidden group-existence condition
+ * ----------------------------------------------------------------
+ */
+
+/* count(*) FILTER (WHERE S), built by hand */
+static Aggref *
+make_count_star(List *sens)
+{
+	Aggref	   *a = makeNode(Aggref);
+
+	a->aggfnoid = F_COUNT_;
+	a->aggtype = INT8OID;
+	a->aggtranstype = InvalidOid;
+	a->aggstar = true;
+	a->aggkind = AGGKIND_NORMAL;
+	a->aggsplit = AGGSPLIT_SIMPLE;
+	a->aggno = a->aggtransno = -1;
+	a->aggfilter = sens ? make_ands_explicit(copyObject(sens)) : NULL;
+	a->location = -1;
+	return a;
+}
+
+/* true when the grouping sets of q include the empty set (a grand total) */
+static bool
+has_empty_grouping_set(Query *q)
+{
+	List	   *sets;
+	ListCell   *lc;
+
+	if (q->groupingSets == NIL)
+		return false;
+	sets = expand_grouping_sets(q->groupingSets, q->groupDistinct, -1);
+	foreach(lc, sets)
+	{
+		if (lfirst(lc) == NIL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The hidden group-existence condition count(*) FILTER (WHERE S) > 0, or'ed
+ * with "this is the grand total" when grouping sets include ().
+ */
+Node *
+tapas_cover_group_exists_qual(TapasLevelContext *lc)
+{
+	Query	   *q = lc->q;
+	Oid			gt = OpernameGetOprid(list_make1(makeString(">")), INT8OID, INT8OID);
+	Node	   *cond;
+
+	cond = (Node *) make_opclause(gt, BOOLOID, false,
+								  (Expr *) make_count_star(lc->sens_where),
+								  (Expr *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+													 Int64GetDatum(0), false, FLOAT8PASSBYVAL),
+								  InvalidOid, InvalidOid);
+	if (has_empty_grouping_set(q))
+	{
+		GroupingFunc *g = makeNode(GroupingFunc);
+		ListCell   *c;
+		int			n = 0;
+		Oid			eq = OpernameGetOprid(list_make1(makeString("=")), INT4OID, INT4OID);
+
+		foreach(c, q->groupClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, c);
+
+			g->args = lappend(g->args,
+							  copyObject(get_sortgroupclause_expr(sgc, q->targetList)));
+			g->refs = lappend_int(g->refs, sgc->tleSortGroupRef);
+			n++;
+		}
+		if (n > 31)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("too many grouping columns on a protected table")));
+		g->location = -1;
+		cond = (Node *) make_orclause(list_make2(cond,
+												 make_opclause(eq, BOOLOID, false, (Expr *) g,
+															   (Expr *) makeConst(INT4OID, -1, InvalidOid, 4,
+																				  Int32GetDatum((1 << n) - 1), false, true),
+															   InvalidOid, InvalidOid)));
+	}
+	return cond;
+}
