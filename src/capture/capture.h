@@ -7,6 +7,7 @@
  * Phases (one file each, pg_diffix style):
  *	  protect.c		catalog tapas.protection and its per-backend cache
  *	  validate.c	refusals only (verify_* functions raise, never rewrite)
+ *	  leakproof.c	refusals of leaky expressions over protected columns
  *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
  *					hidden group-existence HAVING, capture aggregates
  *	  cover_build.c	builds the capture aggregates and the hidden HAVING
@@ -133,12 +134,14 @@ extern void tapas_flatten_query(Query *q);
 extern void tapas_verify_statement(Query *q);
 extern void tapas_verify_level(Query *q, int varno, const TapasProtection *prot);
 extern void tapas_verify_only_protected(Node *expr, int varno, const char *what, Oid relid);
-extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
-								   const char *what, Oid relid);
 extern TapasAggKind tapas_verify_aggregate(Aggref *agg, Oid relid);
 extern void tapas_verify_sublink(SubLink *sl);
 extern void tapas_verify_no_cover(Query *q);
 extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot);
+
+/* leakproof.c */
+extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
+								   const char *what, Oid relid);
 extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
 
 /* plan.c */
