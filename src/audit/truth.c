@@ -45,7 +45,6 @@
 #include "capture/capture.h"
 #include "tapas.h"
 
-#define TRUTH_TTL_US		(10 * USECS_PER_SEC)
 
 /* ----------------------------------------------------------------
  *		Statistic text -> per-row value
