@@ -73,12 +73,22 @@ typedef struct TapasProtection
 	bool		broken;			/* key column vanished: refuse every read */
 } TapasProtection;
 
-/* Result of tapas._cover, after the bytea header; then nkeys int64 keys. */
+/*
+ * Result of tapas._cover, after the bytea header; then setbytes of a
+ * Roaring bitmap (portable format) of the keys in [0, 2^32), then nextra
+ * int64 keys outside that range (cover.c).
+ */
 typedef struct TapasCoverHeader
 {
 	double		answer;			/* sum of the non-null contributions */
 	int64		nkeys;			/* covered rows */
+	int64		nextra;			/* keys outside [0, 2^32) */
+	int64		setbytes;		/* size of the serialised bitmap */
 } TapasCoverHeader;
+
+/* cover.c: the keys of a _cover result, in a new array in cxt */
+extern int64 *tapas_cover_keys(const bytea *cover, MemoryContext cxt,
+							   TapasCoverHeader *hdr);
 
 /* Audited aggregate kinds (validate.c decides, normalise.c captures). */
 typedef enum TapasAggKind

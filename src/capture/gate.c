@@ -217,9 +217,7 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
 	int64	   *keys;
 	Oid			relid = gs->cover_relid[i];
 
-	memcpy(&hdr, VARDATA_ANY(cover), sizeof(hdr));
-	keys = MemoryContextAllocHuge(gs->cxt, Max(hdr.nkeys, 1) * sizeof(int64));
-	memcpy(keys, VARDATA_ANY(cover) + sizeof(hdr), hdr.nkeys * sizeof(int64));
+	keys = tapas_cover_keys(cover, gs->cxt, &hdr);
 	if (gs->cover_grouped[i] != NULL)
 	{
 		tapas_grouped_add(gs->cover_grouped[i], gs->cxt, values, isnull,
