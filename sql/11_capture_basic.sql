@@ -111,5 +111,29 @@ SELECT role, count(*) AS cells, count(DISTINCT query) AS statements
   FROM tapas.query_log WHERE tbl = 'pat'::regclass GROUP BY role;
 SELECT query FROM tapas.query_log WHERE tbl = 'pat'::regclass ORDER BY log_id DESC LIMIT 1;
 
+-- keys of every width: int2 and int4 keys use the int4 capture aggregate,
+-- int8 keys the int8 one; keys outside [0, 2^32) take the capture's other
+-- path (the bitmap holds only those inside)
+CREATE TABLE widekeys (id bigint PRIMARY KEY, zip int NOT NULL, hiv bool);
+INSERT INTO widekeys VALUES (-9000000000, 1, true), (-5, 1, false), (0, 1, true),
+	(7, 2, false), (4294967295, 2, true), (4294967296, 2, false),
+	(9223372036854775807, 1, false);
+CREATE TABLE smallkeys (id smallint PRIMARY KEY, zip int NOT NULL, hiv bool);
+INSERT INTO smallkeys SELECT i, i % 2, i % 3 = 0 FROM generate_series(-3, 3) i;
+GRANT SELECT ON widekeys, smallkeys TO regress_tapas_analyst;
+SELECT tapas.protect('widekeys', 'id', ARRAY['hiv'], 2);
+SELECT tapas.protect('smallkeys', 'id', ARRAY['hiv'], 2);
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, count(*), sum(hiv::int) FROM widekeys GROUP BY zip ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, count(*) FILTER (WHERE hiv) FROM smallkeys GROUP BY zip ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM cap;
+SELECT statistic, answer, keys FROM tapas.query_matrix('widekeys') ORDER BY log_id;
+SELECT tapas.unprotect('widekeys'), tapas.unprotect('smallkeys');
+DROP TABLE widekeys, smallkeys;
+
 DROP VIEW cap;
 DROP TABLE pat;

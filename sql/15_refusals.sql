@@ -91,6 +91,8 @@ SELECT count(*) FROM pg_stats_ext;
 -- the capture aggregate itself
 SELECT tapas._cover(id::bigint, 1, 'pat'::regclass, 'count(*)') FROM pat;
 \echo :LAST_ERROR_SQLSTATE
+SELECT tapas._cover(id, 1, 'pat'::regclass, 'count(*)') FROM pat;
+\echo :LAST_ERROR_SQLSTATE
 SELECT tapas._cover(1, 1, 'pat'::regclass, 'count(*)') FROM other
 UNION ALL SELECT NULL FROM (SELECT count(*) FROM pat) s;
 

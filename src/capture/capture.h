@@ -123,7 +123,8 @@ typedef struct TapasLevelContext
 /* protect.c */
 extern const TapasProtection *tapas_protection_lookup(Oid relid);
 extern bool tapas_protection_any(void);
-extern Oid	tapas_cover_aggregate_oid(void);
+extern Oid	tapas_cover_aggregate_oid(Oid keytype);
+extern bool tapas_is_cover_aggregate(Oid fnoid);
 extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
 extern void tapas_protection_install(void);
 

@@ -4,7 +4,7 @@
  *	  tapas._cover: the resjunk capture aggregate that collects, per
  *	  output group, the covered keys and the answer of one cell.
  *
- * normalise.c adds one _cover(key::int8, v, relid, statistic) per audited
+ * normalise.c adds one _cover(key, v, relid, statistic) per audited
  * aggregate, in the same Agg node, so grouping, grouping sets, hashing,
  * sorting and NULL semantics are exactly those of the answer.  Every row
  * that reaches the Agg for this cell is covered (its key is collected); v
@@ -46,6 +46,7 @@
 #include "capture/capture.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans);
+PG_FUNCTION_INFO_V1(tapas_sql_cover_trans4);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_final);
 
 #define COVER_STAGE 256			/* keys staged before a bulk add */
@@ -118,9 +119,9 @@ cover_add_extra(CoverState *st, int64 key)
 	st->extra[st->nextra++] = key;
 }
 
-/* _cover_trans(internal, int8 key, float8 v, oid, text) returns internal */
-Datum
-tapas_sql_cover_trans(PG_FUNCTION_ARGS)
+/* adds one covered row: its key and its contribution (argument 2) */
+static inline CoverState *
+cover_trans(FunctionCallInfo fcinfo, int64 key)
 {
 	CoverState *st;
 
@@ -130,22 +131,48 @@ tapas_sql_cover_trans(PG_FUNCTION_ARGS)
 	 * where the state is created, not again for every row.
 	 */
 	st = PG_ARGISNULL(0) ? cover_create(fcinfo) : (CoverState *) PG_GETARG_POINTER(0);
-	if (!PG_ARGISNULL(1))
+	if (key >= 0 && key <= (int64) PG_UINT32_MAX)
 	{
-		int64		key = PG_GETARG_INT64(1);
-
-		if (key >= 0 && key <= (int64) PG_UINT32_MAX)
-		{
-			st->staged[st->nstaged++] = (uint32) key;
-			if (st->nstaged == COVER_STAGE)
-				cover_flush(st);
-		}
-		else
-			cover_add_extra(st, key);
-		if (!PG_ARGISNULL(2))
-			st->answer += PG_GETARG_FLOAT8(2);
+		st->staged[st->nstaged++] = (uint32) key;
+		if (st->nstaged == COVER_STAGE)
+			cover_flush(st);
 	}
-	PG_RETURN_POINTER(st);
+	else
+		cover_add_extra(st, key);
+	if (!PG_ARGISNULL(2))
+		st->answer += PG_GETARG_FLOAT8(2);
+	return st;
+}
+
+/*
+ * A row with a null key covers nothing (the key column is NOT NULL, so
+ * only a null-extended row of an outer join has one): the state, or the
+ * null state, is passed on unchanged.
+ */
+#define COVER_SKIP_NULL_KEY() \
+	do { \
+		if (PG_ARGISNULL(1)) \
+		{ \
+			if (PG_ARGISNULL(0)) \
+				PG_RETURN_NULL(); \
+			PG_RETURN_DATUM(PG_GETARG_DATUM(0)); \
+		} \
+	} while (0)
+
+/* _cover_trans(internal, int8 key, float8 v, oid, text) returns internal */
+Datum
+tapas_sql_cover_trans(PG_FUNCTION_ARGS)
+{
+	COVER_SKIP_NULL_KEY();
+	PG_RETURN_POINTER(cover_trans(fcinfo, PG_GETARG_INT64(1)));
+}
+
+/* _cover_trans(internal, int4 key, ...): int2 and int4 keys, no cast */
+Datum
+tapas_sql_cover_trans4(PG_FUNCTION_ARGS)
+{
+	COVER_SKIP_NULL_KEY();
+	PG_RETURN_POINTER(cover_trans(fcinfo, PG_GETARG_INT32(1)));
 }
 
 /* _cover_final(internal) returns bytea: see tapas_cover_keys */

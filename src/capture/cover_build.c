@@ -120,6 +120,7 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 	Node	   *filter = narrow ? (Node *) make_ands_explicit(copyObject(narrow)) : NULL;
 	Aggref	   *cover;
 	Var		   *key;
+	Oid			keytype;
 	ListCell   *s,
 			   *f;
 
@@ -133,13 +134,14 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 
 	key = makeVar(lc->varno, lc->prot->key_attno, lc->prot->key_type, -1, InvalidOid, 0);
 	cover = makeNode(Aggref);
-	cover->aggfnoid = tapas_cover_aggregate_oid();
+	cover->aggfnoid = tapas_cover_aggregate_oid(lc->prot->key_type);
 	cover->aggtype = BYTEAOID;
 	cover->aggcollid = InvalidOid;
 	cover->inputcollid = InvalidOid;
 	cover->aggtranstype = InvalidOid;
-	cover->aggargtypes = list_make4_oid(INT8OID, FLOAT8OID, OIDOID, TEXTOID);
-	cover->args = list_make4(arg_tle(coerce_to((Node *) key, INT8OID), 1),
+	keytype = lc->prot->key_type == INT8OID ? INT8OID : INT4OID;
+	cover->aggargtypes = list_make4_oid(keytype, FLOAT8OID, OIDOID, TEXTOID);
+	cover->args = list_make4(arg_tle(coerce_to((Node *) key, keytype), 1),
 							 arg_tle(contribution(kind, arg, sens), 2),
 							 arg_tle((Node *) makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
 														ObjectIdGetDatum(lc->prot->relid),

@@ -49,7 +49,6 @@
 
 typedef struct PlaceContext
 {
-	Oid			cover;			/* tapas._cover */
 	int			placed;			/* gates placed */
 	int			next_id;		/* next free plan_node_id */
 } PlaceContext;
@@ -62,19 +61,20 @@ static Plan *place_gates(Plan *plan, PlaceContext *ctx);
  */
 
 static bool
-is_cover(Node *node, Oid cover)
+is_cover(Node *node)
 {
-	return node != NULL && IsA(node, Aggref) && ((Aggref *) node)->aggfnoid == cover;
+	return node != NULL && IsA(node, Aggref) &&
+		tapas_is_cover_aggregate(((Aggref *) node)->aggfnoid);
 }
 
 static bool
-agg_has_cover(Agg *agg, Oid cover)
+agg_has_cover(Agg *agg)
 {
 	ListCell   *lc;
 
 	foreach(lc, agg->plan.targetlist)
 	{
-		if (is_cover((Node *) lfirst_node(TargetEntry, lc)->expr, cover))
+		if (is_cover((Node *) lfirst_node(TargetEntry, lc)->expr))
 			return true;
 	}
 	return false;
@@ -149,7 +149,7 @@ group_columns(List *agg_tlist, List *flat)
  * flat list; group columns are (sortgroupref, scan attno) pairs.
  */
 static List *
-cover_cells(List *flat, Oid cover, List *groupcols)
+cover_cells(List *flat, List *groupcols)
 {
 	List	   *cells = NIL;
 	ListCell   *lc;
@@ -160,7 +160,7 @@ cover_cells(List *flat, Oid cover, List *groupcols)
 		Const	   *relid;
 		Const	   *stat;
 
-		if (!is_cover((Node *) a, cover))
+		if (!is_cover((Node *) a))
 			continue;
 		relid = (Const *) lthird_node(TargetEntry, a->args)->expr;
 		stat = (Const *) lfourth_node(TargetEntry, a->args)->expr;
@@ -205,14 +205,14 @@ make_gate(Agg *agg, PlaceContext *ctx)
 	{
 		TargetEntry *tle = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
 
-		if (is_cover((Node *) tle->expr, ctx->cover))
+		if (is_cover((Node *) tle->expr))
 			tle->expr = (Expr *) makeNullConst(BYTEAOID, -1, InvalidOid);
 		else
 			tle->expr = (Expr *) to_index_var((Node *) tle->expr, flat);
 		tlist = lappend(tlist, tle);
 	}
 	qual = (List *) to_index_var((Node *) agg->plan.qual, flat);
-	cells = cover_cells(flat, ctx->cover, group_columns(agg->plan.targetlist, flat));
+	cells = cover_cells(flat, group_columns(agg->plan.targetlist, flat));
 
 	/* the Agg now computes only the flat list; HAVING runs in the gate */
 	agg->plan.targetlist = agg_tlist;
@@ -260,7 +260,7 @@ place_gates(Plan *plan, PlaceContext *ctx)
 			place_list(((CustomScan *) plan)->custom_plans, ctx);
 			break;
 		case T_Agg:
-			if (agg_has_cover((Agg *) plan, ctx->cover))
+			if (agg_has_cover((Agg *) plan))
 				return make_gate((Agg *) plan, ctx);
 			break;
 		default:
@@ -289,7 +289,6 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 
 	if (info->ncovers == 0)
 		return;
-	ctx.cover = tapas_cover_aggregate_oid();
 	ctx.placed = 0;
 	ctx.next_id = max_plan_id(stmt->planTree);
 	foreach(lc, stmt->subplans)

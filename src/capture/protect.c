@@ -68,7 +68,8 @@ static HTAB *protection_cache = NULL;	/* relid -> TapasProtection */
 static MemoryContext protection_cxt = NULL; /* owns the cache; rebuilt on inval */
 static bool cache_valid = false;
 static Oid	catalog_relid = InvalidOid; /* tapas.protection, once seen */
-static Oid	cover_oid = InvalidOid; /* tapas._cover(int8, float8, oid, text) */
+/* tapas._cover(int4, float8, oid, text) and tapas._cover(int8, ...) */
+static Oid	cover_oid[2] = {InvalidOid, InvalidOid};
 
 static void protection_inval(Datum arg, Oid relid);
 static void protection_load(void);
@@ -89,7 +90,7 @@ protection_inval(Datum arg, Oid relid)
 	{
 		cache_valid = false;
 		catalog_relid = InvalidOid;
-		cover_oid = InvalidOid;
+		cover_oid[0] = cover_oid[1] = InvalidOid;
 	}
 }
 
@@ -212,16 +213,30 @@ tapas_protection_any(void)
 	return hash_get_num_entries(protection_cache) > 0;
 }
 
-/* OID of the capture aggregate; raises if the extension is half-installed */
+/*
+ * OID of the capture aggregate for a key of type keytype: int8 keys use
+ * tapas._cover(int8, ...), int2 and int4 keys tapas._cover(int4, ...),
+ * which saves a cast per covered row.  Raises if the extension is
+ * half-installed.
+ */
 Oid
-tapas_cover_aggregate_oid(void)
+tapas_cover_aggregate_oid(Oid keytype)
 {
-	Oid			argtypes[4] = {INT8OID, FLOAT8OID, OIDOID, TEXTOID};
+	int			wide = keytype == INT8OID;
+	Oid			argtypes[4] = {wide ? INT8OID : INT4OID, FLOAT8OID, OIDOID, TEXTOID};
 
-	if (!OidIsValid(cover_oid))
-		cover_oid = LookupFuncName(list_make2(makeString("tapas"), makeString("_cover")),
-								   4, argtypes, false);
-	return cover_oid;
+	if (!OidIsValid(cover_oid[wide]))
+		cover_oid[wide] = LookupFuncName(list_make2(makeString("tapas"), makeString("_cover")),
+										 4, argtypes, false);
+	return cover_oid[wide];
+}
+
+/* whether fnoid is one of the capture aggregates */
+bool
+tapas_is_cover_aggregate(Oid fnoid)
+{
+	return fnoid == tapas_cover_aggregate_oid(INT4OID) ||
+		fnoid == tapas_cover_aggregate_oid(INT8OID);
 }
 
 /* ----------------------------------------------------------------

@@ -371,18 +371,18 @@ tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 }
 
 static bool
-cover_walker(Node *node, Oid *cover)
+cover_walker(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, Aggref) && ((Aggref *) node)->aggfnoid == *cover)
+	if (IsA(node, Aggref) && tapas_is_cover_aggregate(((Aggref *) node)->aggfnoid))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("tapas._cover cannot be called directly"),
 				 errdetail("It is tapas's own capture aggregate.")));
 	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, cover_walker, cover, 0);
-	return expression_tree_walker(node, cover_walker, cover);
+		return query_tree_walker((Query *) node, cover_walker, context, 0);
+	return expression_tree_walker(node, cover_walker, context);
 }
 
 /*
@@ -392,7 +392,5 @@ cover_walker(Node *node, Oid *cover)
 void
 tapas_verify_no_cover(Query *q)
 {
-	Oid			cover = tapas_cover_aggregate_oid();
-
-	(void) cover_walker((Node *) q, &cover);
+	(void) cover_walker((Node *) q, NULL);
 }

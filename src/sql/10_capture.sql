@@ -82,13 +82,21 @@ COMMENT ON EVENT TRIGGER tapas_drop_protection IS
 -- The capture aggregate the planner hook adds (resjunk) next to every audited
 -- aggregate: tapas._cover(key, value, relid, statistic) returns the covered
 -- keys and the cell's answer (sum of non-null values), packed in a bytea.
+-- One for int8 keys and one for int2/int4 keys (no cast per row).
 -- No combine function, so the planner never splits it across workers.
 CREATE FUNCTION tapas._cover_trans(internal, int8, float8, oid, text)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas._cover_trans(internal, int8, float8, oid, text) IS
-	'Transition function of tapas._cover (internal)';
+	'Transition function of tapas._cover for int8 keys (internal)';
+
+CREATE FUNCTION tapas._cover_trans(internal, int4, float8, oid, text)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans4'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION tapas._cover_trans(internal, int4, float8, oid, text) IS
+	'Transition function of tapas._cover for int2 and int4 keys (internal)';
 
 CREATE FUNCTION tapas._cover_final(internal)
 RETURNS bytea
@@ -105,11 +113,22 @@ CREATE AGGREGATE tapas._cover(int8, float8, oid, text) (
 	PARALLEL = RESTRICTED
 );
 COMMENT ON AGGREGATE tapas._cover(int8, float8, oid, text) IS
-	'Capture aggregate added by tapas to audited queries (internal; not for direct use)';
+	'Capture aggregate added by tapas to audited queries on tables with an int8 key (internal; not for direct use)';
+
+CREATE AGGREGATE tapas._cover(int4, float8, oid, text) (
+	SFUNC = tapas._cover_trans,
+	STYPE = internal,
+	SSPACE = 4096,
+	FINALFUNC = tapas._cover_final,
+	PARALLEL = RESTRICTED
+);
+COMMENT ON AGGREGATE tapas._cover(int4, float8, oid, text) IS
+	'Capture aggregate added by tapas to audited queries on tables with an int2 or int4 key (internal; not for direct use)';
 -- Volatile, so that the planner never drops an unreferenced capture column
 -- of a sub-query (remove_unused_subquery_outputs keeps volatile outputs).
 UPDATE pg_catalog.pg_proc SET provolatile = 'v'
- WHERE oid = 'tapas._cover(int8, float8, oid, text)'::pg_catalog.regprocedure;
+ WHERE oid IN ('tapas._cover(int8, float8, oid, text)'::pg_catalog.regprocedure,
+               'tapas._cover(int4, float8, oid, text)'::pg_catalog.regprocedure);
 
 -- Admin inspection of what the gate captured in this session.
 CREATE FUNCTION tapas.last_capture(OUT relid regclass, OUT statistic text,
