@@ -139,7 +139,7 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 	cover->aggcollid = InvalidOid;
 	cover->inputcollid = InvalidOid;
 	cover->aggtranstype = InvalidOid;
-	keytype = lc->prot->key_type == INT8OID ? INT8OID : INT4OID;
+	keytype = cover->aggfnoid == tapas_cover_aggregate_oid(INT8OID) ? INT8OID : INT4OID;
 	cover->aggargtypes = list_make4_oid(keytype, FLOAT8OID, OIDOID, TEXTOID);
 	cover->args = list_make4(arg_tle(coerce_to((Node *) key, keytype), 1),
 							 arg_tle(contribution(kind, arg, sens), 2),

@@ -11,8 +11,9 @@
  *	- LW_EXCLUSIVE to append (prepare, file write, apply: one critical
  *	  section, so log_ids, dense indices and file order agree), to reset a
  *	  table and to rewrite the file.
- * file_size, file_generation and version are written only under
- * LW_EXCLUSIVE.
+ * file_size, file_alloc, file_generation and version are written only
+ * under LW_EXCLUSIVE; synced_upto is atomic, because the fdatasync that
+ * makes a statement's frame durable runs after the lock is released.
  * At startup the postmaster replays the file before any backend exists,
  * so no lock is needed there.
  *
@@ -26,6 +27,7 @@
 
 #include "postgres.h"
 
+#include "port/atomics.h"
 #include "storage/lwlock.h"
 
 #include "common/ledger_store.h"
@@ -41,6 +43,9 @@ typedef struct TapasLedgerShared
 {
 	LWLock	   *lock;			/* guards everything below and the store */
 	uint64		file_size;		/* bytes of valid file; appends go here */
+	uint64		file_alloc;		/* bytes written, zeros after file_size */
+	pg_atomic_uint64 synced_upto;	/* bytes known durable (this generation
+									 * or, after a rewrite, a later one) */
 	uint64		file_generation;	/* bumped when the file is rewritten; since
 									 * every reset rewrites it, also the reset
 									 * generation of the backends' key caches */
@@ -65,7 +70,9 @@ extern TapasLedgerShared *tapas_ledger_shared(void);
 
 /* persist.c */
 extern void tapas_ledger_persist_load(TapasLedgerShared *sh);
-extern void tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len);
+extern uint64 tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len);
+extern void tapas_ledger_persist_sync(TapasLedgerShared *sh, uint64 upto);
+extern void tapas_ledger_persist_shutdown(int code, Datum arg);
 extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store);
 
 /* append.c */

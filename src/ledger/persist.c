@@ -12,18 +12,29 @@
  * tapas.ledger_sync (default on), one fdatasync() per statement, and has
  * no catalog dependency at startup, when the postmaster replays it.
  *
+ * Preallocation: the file is extended TAPAS_LEDGER_EXTEND bytes of zeros
+ * at a time (file_alloc), and frames are written over the zeros, so the
+ * fdatasync of a statement flushes data only, not the file size in the
+ * inode (about 60 us of the ~200 us each sync costs on ext4).  A zero
+ * tail is therefore a clean end of the log; the postmaster trims it at a
+ * clean shutdown.
+ *
  * Protocol (format in common/ledger_file.h):
  *	- append: under the exclusive ledger lock, the statement's frame is
- *	  written at offset file_size with pwrite, then fdatasync'd if
- *	  tapas.ledger_sync, and only then applied to shared memory and
- *	  file_size advanced.  A failed write truncates the file back to
- *	  file_size and raises an error: nothing is logged and no row is
- *	  released.  A crash after the write keeps the frame, so every answer
- *	  that was released is in the file (a frame whose statement then failed
- *	  is kept too: logging an answer that was not sent is the safe side).
+ *	  written at offset file_size with pwrite, then applied to shared
+ *	  memory and file_size advanced; after the lock is released, the
+ *	  frame is fdatasync'd if tapas.ledger_sync and not yet covered by
+ *	  another backend's sync (synced_upto: group commit, so concurrent
+ *	  statements do not queue behind one another's sync), and only then
+ *	  does the gate release rows.  A failed write puts the zeros back and
+ *	  raises an error: nothing is logged and no row is released.  A crash
+ *	  after the write keeps the frame, so every answer that was released
+ *	  is in the file (a frame whose statement then failed is kept too:
+ *	  logging an answer that was not sent is the safe side).
  *	- startup (postmaster, shmem_startup_hook, also after a crash
  *	  restart): replay every frame; a torn tail (incomplete frame or CRC
- *	  mismatch) ends the replay and is cut off, after saving the whole file
+ *	  mismatch) ends the replay; unless all zeros (preallocated), it is cut
+ *	  off after saving the whole file
  *	  as ledger.log.damaged for the DBA (LOG for a small torn tail, WARNING
  *	  when more was lost).  A valid frame that does not fit the configured
  *	  limits stops the server (FATAL) rather than drop logged answers.
@@ -54,6 +65,8 @@
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
 #include "tapas.h"
+
+#define TAPAS_LEDGER_EXTEND	(1024 * 1024)	/* bytes of zeros added at a time */
 
 /* this backend's descriptor of the ledger file, and its generation */
 static int	ledger_fd = -1;
@@ -132,9 +145,19 @@ save_damaged(const uint8 *buf, size_t len)
 		CloseTransientFile(fd);
 }
 
+/* true if buf[from, len) is all zeros: preallocated, never written */
+static bool
+zero_tail(const uint8 *buf, size_t from, size_t len)
+{
+	for (size_t i = from; i < len; i++)
+		if (buf[i] != 0)
+			return false;
+	return true;
+}
+
 /* replays the image into the store and reports; returns the valid length */
 static size_t
-replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len)
+replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len, bool *zeros)
 {
 	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
 	size_t		good;
@@ -150,7 +173,9 @@ replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len)
 				 errdetail("%s (record at byte %zu).",
 						   reason ? reason : tapas_status_message(st), good),
 				 errhint("Raise tapas.ledger_memory, tapas.ledger_max_cells or tapas.max_records and start the server again.")));
-	if (good < len)
+	if (good < len && good >= TAPAS_LFILE_HEADER_LEN && zero_tail(buf, good, len))
+		*zeros = true;			/* a clean end: keep the preallocated zeros */
+	else if (good < len)
 	{
 		ereport(st == TAPAS_OK && len - good < 64 * 1024 ? LOG : WARNING,
 				(errmsg("tapas ledger file \"%s\" is cut at byte %zu of %zu",
@@ -167,6 +192,7 @@ replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len)
 
 		tapas_lstore_init(store, sh->store_size, &lim);
 		good = 0;
+		*zeros = false;
 	}
 	ereport(LOG,
 			(errmsg("tapas ledger: %llu cells of %u tables replayed from \"%s\"",
@@ -182,6 +208,7 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 	uint8	   *buf;
 	size_t		len = 0,
 				good;
+	bool		zeros = false;
 
 	sh->file_ok = false;
 	if (MakePGDirectory(TAPAS_LEDGER_DIR) < 0 && errno != EEXIST)
@@ -201,7 +228,7 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 			close(fd);
 		return;
 	}
-	good = replay_image(sh, buf, len);
+	good = replay_image(sh, buf, len, &zeros);
 	free(buf);
 	if (good == 0)
 	{
@@ -210,7 +237,7 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 		else
 			good = TAPAS_LFILE_HEADER_LEN;
 	}
-	if (good != len && (ftruncate(fd, good) != 0 || pg_fsync(fd) != 0))
+	if (!zeros && good != len && (ftruncate(fd, good) != 0 || pg_fsync(fd) != 0))
 	{
 		ereport(LOG,
 				(errcode_for_file_access(),
@@ -221,6 +248,8 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 	close(fd);
 	fsync_fname(TAPAS_LEDGER_DIR, true);
 	sh->file_size = good;
+	sh->file_alloc = zeros ? len : good;
+	pg_atomic_write_u64(&sh->synced_upto, good);
 	sh->file_generation++;
 	sh->file_ok = good >= TAPAS_LFILE_HEADER_LEN;
 }
@@ -241,11 +270,40 @@ ensure_open(TapasLedgerShared *sh)
 	ledger_fd_generation = sh->file_generation;
 }
 
-void
+/*
+ * Makes room for len more bytes after file_size: extends the file with
+ * zeros to the next multiple of TAPAS_LEDGER_EXTEND past the end.
+ */
+static bool
+ensure_room(TapasLedgerShared *sh, size_t len)
+{
+	static const uint8 zeros[8192];
+	uint64		need = sh->file_size + len;
+	uint64		to = need + TAPAS_LEDGER_EXTEND - need % TAPAS_LEDGER_EXTEND;
+
+	if (sh->file_alloc >= need)
+		return true;
+	while (sh->file_alloc < to)
+	{
+		size_t		n = Min(sizeof(zeros), to - sh->file_alloc);
+
+		if (!write_all(ledger_fd, zeros, n, (off_t) sh->file_alloc))
+			return false;
+		sh->file_alloc += n;
+	}
+	return true;
+}
+
+/*
+ * Writes one statement's frame at file_size (the caller holds the lock
+ * exclusively) and returns the offset its sync must reach; the caller
+ * calls tapas_ledger_persist_sync with it once the lock is released.
+ */
+uint64
 tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len)
 {
 	ensure_open(sh);
-	if (!write_all(ledger_fd, frame, len, (off_t) sh->file_size))
+	if (!ensure_room(sh, len) || !write_all(ledger_fd, frame, len, (off_t) sh->file_size))
 	{
 		int			save_errno = errno;
 
@@ -255,17 +313,61 @@ tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t le
 					(errcode_for_file_access(),
 					 errmsg("could not truncate tapas ledger file \"%s\": %m",
 							TAPAS_LEDGER_FILE)));
+		else
+			sh->file_alloc = sh->file_size;
 		errno = save_errno;
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE),
 				 errdetail("The statement's answers were not logged, so none is released.")));
 	}
-	if (tapas_ledger_sync && fdatasync(ledger_fd) != 0)
+	sh->file_size += len;
+	return sh->file_size;
+}
+
+/*
+ * With tapas.ledger_sync, returns once the file is durable up to upto
+ * (called without the ledger lock).  A backend whose frame another
+ * backend's fdatasync already covered skips its own.  After a rewrite
+ * (tapas.reset), upto may belong to the old file: the rewrite fsync'd
+ * everything it kept, so skipping is right there too.
+ */
+void
+tapas_ledger_persist_sync(TapasLedgerShared *sh, uint64 upto)
+{
+	uint64		seen;
+
+	if (!tapas_ledger_sync || pg_atomic_read_u64(&sh->synced_upto) >= upto)
+		return;
+	if (fdatasync(ledger_fd) != 0)
 		ereport(data_sync_elevel(ERROR),
 				(errcode_for_file_access(),
 				 errmsg("could not fsync tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
-	sh->file_size += len;
+	seen = pg_atomic_read_u64(&sh->synced_upto);
+	while (seen < upto &&
+		   !pg_atomic_compare_exchange_u64(&sh->synced_upto, &seen, upto))
+		;
+}
+
+/*
+ * Postmaster exit: after a clean shutdown no backend is left, so the
+ * preallocated zeros can go, and the file ends at its last frame.
+ */
+void
+tapas_ledger_persist_shutdown(int code, Datum arg)
+{
+	TapasLedgerShared *sh = (TapasLedgerShared *) DatumGetPointer(arg);
+	int			fd;
+
+	if (code != 0 || !sh->file_ok || sh->file_alloc == sh->file_size)
+		return;
+	fd = BasicOpenFile(TAPAS_LEDGER_FILE, O_WRONLY | PG_BINARY);
+	if (fd < 0 || ftruncate(fd, (off_t) sh->file_size) != 0 || pg_fsync(fd) != 0)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not trim tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
+	if (fd >= 0)
+		close(fd);
 }
 
 /* tapas_lfile_dump callback: appends to the temporary file */
@@ -302,7 +404,8 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));
 	st = tapas_lfile_dump(store, dump_write, &t);
-	if (st != TAPAS_OK || (tapas_ledger_sync && fsync(t.fd) != 0))
+	/* always synced, even without tapas.ledger_sync: see persist_sync */
+	if (st != TAPAS_OK || pg_fsync(t.fd) != 0)
 	{
 		int			save_errno = st == TAPAS_OK ? errno : t.save_errno;
 
@@ -319,6 +422,7 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
 	}
 	CloseTransientFile(t.fd);
 	durable_rename(TAPAS_LEDGER_TMPFILE, TAPAS_LEDGER_FILE, ERROR);
-	sh->file_size = t.size;
+	sh->file_size = sh->file_alloc = t.size;
+	pg_atomic_write_u64(&sh->synced_upto, t.size);
 	sh->file_generation++;
 }

@@ -78,6 +78,7 @@ tapas_shmem_startup(void)
 	{
 		/* first attach after (re)initialisation: format and replay */
 		memset(ledger_shared, 0, sizeof(TapasLedgerShared));
+		pg_atomic_init_u64(&ledger_shared->synced_upto, 0);
 		ledger_shared->lock = &(GetNamedLWLockTranche("tapas_ledger"))->lock;
 		ledger_shared->store_size = size - MAXALIGN(sizeof(TapasLedgerShared));
 		tapas_ledger_limits(&lim);
@@ -85,6 +86,9 @@ tapas_shmem_startup(void)
 							  ledger_shared->store_size, &lim) == NULL)
 			elog(FATAL, "could not format the tapas ledger");
 		tapas_ledger_persist_load(ledger_shared);
+		/* the postmaster trims the file's zero tail at a clean shutdown */
+		if (!IsUnderPostmaster)
+			on_shmem_exit(tapas_ledger_persist_shutdown, PointerGetDatum(ledger_shared));
 	}
 	LWLockRelease(AddinShmemInitLock);
 }

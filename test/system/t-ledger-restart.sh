@@ -55,6 +55,7 @@ check "after kill -9 of a backend" "$expect"
 
 # 3. the whole server is killed right after an append
 q "SELECT tapas.ledger_record('t', 'sum(x)', -1, '{8,1}')" >/dev/null || fail "record"
+logmark=$(wc -l <"$dir/server.log")
 pm=$(head -n 1 "$dir/data/postmaster.pid")
 kids=$(ps -o pid= --ppid "$pm")
 kill -9 "$pm" $kids
@@ -62,14 +63,23 @@ for i in $(seq 1 80); do
 	kill -0 "$pm" $kids 2>/dev/null || break
 	sleep 0.25
 done
+[ $(($(stat -c %s "$ledger") % 1048576)) = 0 ] ||
+	fail "no preallocated zero tail after a crash: $(stat -c %s "$ledger") bytes"
 start || fail "start after kill -9 of the postmaster"
 wait_ready || fail "not ready"
 expect="$expect 4:sum(x):-1:{1,8}"
 check "after kill -9 of the postmaster" "$expect"
+# the preallocated zeros are a clean end of the log, not damage
+! tail -n +"$((logmark + 1))" "$dir/server.log" | grep -q 'is cut at byte' ||
+	fail "zero tail reported as a cut"
+[ ! -f "$dir/data/pg_tapas/ledger.log.damaged" ] || fail "zero tail saved as damaged"
+echo "ok: zero tail of a crashed server replayed as a clean end"
 
-# 4. garbage after the last frame (a torn write) is cut off at startup
+# 4. garbage after the last frame (a torn write) is cut off at startup; a
+#    clean stop first trims the preallocated zeros
 instance_stop "$dir" || fail "stop"
 size=$(stat -c %s "$ledger")
+[ $((size % 1048576)) != 0 ] || fail "zero tail not trimmed at a clean stop"
 printf '\x40\x00\x00\x00\x12\x34\x56\x78torn' >>"$ledger"
 start || fail "start with a torn tail"
 check "after a torn tail" "$expect"
@@ -88,6 +98,19 @@ check "after a short last frame" "$expect"
 q "SELECT tapas.ledger_record('t', 'count(*)', 9, '{9}')" >/dev/null || fail "record after cut"
 instance_restart "$dir" || fail "restart"
 check "appends continue after the cut" "$expect 4:count(*):9:{9}"
+
+# 5b. a frame torn inside the preallocated zeros (a crash in the middle
+#     of its write) is cut too, and the zeros with it
+instance_stop "$dir" || fail "stop"
+size=$(stat -c %s "$ledger")
+rm -f "$dir/data/pg_tapas/ledger.log.damaged"
+printf '\x40\x00\x00\x00\x12\x34' >>"$ledger"
+truncate -s 1048576 "$ledger"
+start || fail "start with a torn frame before zeros"
+check "after a torn frame before zeros" "$expect 4:count(*):9:{9}"
+[ "$(stat -c %s "$ledger")" = "$size" ] || fail "torn frame not cut: $(stat -c %s "$ledger") bytes, expected $size"
+[ -f "$dir/data/pg_tapas/ledger.log.damaged" ] || fail "damaged copy not saved"
+echo "ok: torn frame before the zero tail cut"
 
 # 6. reset removes the entries from the file too
 q "SELECT tapas.reset('t')" >/dev/null || fail "reset"
