@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Capture overhead, end to end: pgbench over a 100,000-row table, the same
 # queries on a protected copy (run by an audited role: validation, gate,
-# k check, ledger append) and on an unprotected copy, alternating in the
-# same run (ROUNDS rounds of SECONDS each, the best round of each kept, so
-# that noise from other processes on the machine does not decide).
-# Prints latencies and the ratio audited / unprotected.
+# k check, audit, ledger append) and on an unprotected copy, alternating in
+# the same run (ROUNDS rounds of SECONDS each, the best round of each kept,
+# so that noise from other processes on the machine does not decide).  The
+# audited query runs twice: with tapas.ledger_sync = on (the default: an
+# fdatasync per statement) and off (a second role set so by ALTER ROLE).
+# Prints latencies and the ratios audited / unprotected.
 #
 # Usage: PGHOST=... PGPORT=... PGUSER=<superuser> bash test/bench/capture-pgbench.sh [seconds] [rounds]
 # Needs a server with tapas preloaded and trust (or password-less) login for
@@ -20,18 +22,21 @@ psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS tapas;
 DO $$ BEGIN CREATE ROLE bench_tapas_analyst LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+DO $$ BEGIN CREATE ROLE bench_tapas_nosync LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+ALTER ROLE bench_tapas_analyst RESET ALL;
+ALTER ROLE bench_tapas_nosync SET tapas.ledger_sync = off;
 DROP TABLE IF EXISTS bench_p, bench_u;
 CREATE TABLE bench_p (id int PRIMARY KEY, grp int NOT NULL, hiv bool NOT NULL);
 INSERT INTO bench_p SELECT i, i % 10, i % 97 = 0 FROM generate_series(1, 100000) i;
 CREATE TABLE bench_u AS SELECT * FROM bench_p;
 ALTER TABLE bench_u ADD PRIMARY KEY (id);
 VACUUM ANALYZE bench_p, bench_u;
-GRANT SELECT ON bench_p, bench_u TO bench_tapas_analyst;
+GRANT SELECT ON bench_p, bench_u TO bench_tapas_analyst, bench_tapas_nosync;
 SELECT tapas.protect('bench_p', 'id', ARRAY['hiv'], 10) IS NULL AS protected;
 SQL
 
-latency() {	# latency FILE: average latency in ms of one pgbench run
-	"$PGBENCH" -n -T "$secs" -c 1 -U bench_tapas_analyst -f "$1" 2>/dev/null |
+latency() {	# latency FILE [ROLE]: average latency in ms of one pgbench run
+	"$PGBENCH" -n -T "$secs" -c 1 -U "${2:-bench_tapas_analyst}" -f "$1" 2>/dev/null |
 		awk '/latency average/ {print $4}'
 }
 
@@ -47,12 +52,15 @@ for q in count group; do
 	printf "$sql\n" bench_p >"$dir/p.sql"
 	best_u=""
 	best_p=""
+	best_n=""
 	for r in $(seq "$rounds"); do
 		psql -X -q -c "SELECT tapas.reset('bench_p')" >/dev/null
 		best_u=$(min "$best_u" "$(latency "$dir/u.sql")")
 		best_p=$(min "$best_p" "$(latency "$dir/p.sql")")
+		best_n=$(min "$best_n" "$(latency "$dir/p.sql" bench_tapas_nosync)")
 	done
-	awk -v q="$q" -v u="$best_u" -v p="$best_p" 'BEGIN {
-		printf "%-6s unprotected %8.3f ms   audited %8.3f ms   ratio %.2f\n", q, u, p, p / u }'
+	awk -v q="$q" -v u="$best_u" -v p="$best_p" -v n="$best_n" 'BEGIN {
+		printf "%-6s unprotected %7.3f ms   audited, sync on %7.3f ms (ratio %.2f)   sync off %7.3f ms (ratio %.2f)\n",
+			q, u, p, p / u, n, n / u }'
 done
 psql -X -q -c "SELECT tapas.reset('bench_p')" -c "DROP TABLE bench_p, bench_u" >/dev/null
