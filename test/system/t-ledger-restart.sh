@@ -105,7 +105,7 @@ instance_stop "$dir" || fail "stop"
 size=$(stat -c %s "$ledger")
 rm -f "$dir/data/pg_tapas/ledger.log.damaged"
 printf '\x40\x00\x00\x00\x12\x34' >>"$ledger"
-truncate -s 1048576 "$ledger"
+truncate -s $(((size + 6) / 1048576 * 1048576 + 1048576)) "$ledger"
 start || fail "start with a torn frame before zeros"
 check "after a torn frame before zeros" "$expect 4:count(*):9:{9}"
 [ "$(stat -c %s "$ledger")" = "$size" ] || fail "torn frame not cut: $(stat -c %s "$ledger") bytes, expected $size"
