@@ -69,6 +69,7 @@ _PG_init(void)
 	tapas_audit_define_gucs();
 	tapas_guc_define();
 	tapas_ledger_shmem_install();
+	tapas_ledger_flusher_register();
 	tapas_capture_install();
 	tapas_alerts_shmem_install();
 }

@@ -260,7 +260,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	tapas_lbatch_t *volatile batch = NULL;
 	uint8_t    *volatile frame = NULL;
 	int64		first = 0;
-	uint64		durable_upto = 0;
+	TapasLedgerMark durable = {0, 0};
 
 	if (ncells <= 0)
 		return 0;
@@ -303,7 +303,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 		frame = f;
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, TAPAS_LSTORE_FULL_MEMORY);
-		durable_upto = tapas_ledger_persist_append(sh, f, len);
+		durable = tapas_ledger_persist_append(sh, f, len);
 
 		/* 3. shared memory; cannot fail after the check above */
 		b->first_log_id = 0;
@@ -323,7 +323,8 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	PG_END_TRY();
 	LWLockRelease(sh->lock);
 	/* no row is released before the frame is durable */
-	tapas_ledger_persist_sync(sh, durable_upto);
+	if (tapas_ledger_sync)
+		tapas_ledger_persist_sync(sh, durable);
 	pfree(in);
 	return first;
 }

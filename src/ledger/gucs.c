@@ -65,13 +65,24 @@ tapas_ledger_define_gucs(void)
 
 	DefineCustomBoolVariable("tapas.ledger_sync",
 							 "Whether each logged statement is fsync'd to the ledger file before its rows are released.",
-							 "Off: a statement is written but not flushed; it survives a crash "
-							 "of PostgreSQL but maybe not of the operating system.",
+							 "Off: a statement is written before its rows are released, and flushed "
+							 "by the tapas ledger flusher within tapas.ledger_flush_delay; it "
+							 "survives a crash of PostgreSQL, and an operating-system crash loses "
+							 "at most that window.",
 							 &tapas_ledger_sync,
 							 true,
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("tapas.ledger_flush_delay",
+							"Time between the ledger flusher's syncs of statements logged with tapas.ledger_sync = off.",
+							NULL,
+							&tapas_ledger_flush_delay_ms,
+							200, 1, 10000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
 }
 
 /* the store limits from the GUCs */

@@ -142,5 +142,6 @@ extern int64 tapas_ledger_key_indices(Oid relid, const int64 *keys,
 /* ledger/gucs.c, ledger/shmem.c: called from _PG_init */
 extern void tapas_ledger_define_gucs(void);
 extern void tapas_ledger_shmem_install(void);
+extern void tapas_ledger_flusher_register(void);
 
 #endif							/* TAPAS_LEDGER_H */

@@ -12,8 +12,9 @@
  *	  section, so log_ids, dense indices and file order agree), to reset a
  *	  table and to rewrite the file.
  * file_size, file_alloc, file_generation and version are written only
- * under LW_EXCLUSIVE; synced_upto is atomic, because the fdatasync that
- * makes a statement's frame durable runs after the lock is released.
+ * under LW_EXCLUSIVE.  sync_generation and synced_upto have their own
+ * spinlock, because the fdatasync that makes a statement's frame durable
+ * runs after the ledger lock is released.
  * At startup the postmaster replays the file before any backend exists,
  * so no lock is needed there.
  *
@@ -27,8 +28,8 @@
 
 #include "postgres.h"
 
-#include "port/atomics.h"
 #include "storage/lwlock.h"
+#include "storage/spin.h"
 
 #include "common/ledger_store.h"
 #include "common/status.h"
@@ -44,8 +45,9 @@ typedef struct TapasLedgerShared
 	LWLock	   *lock;			/* guards everything below and the store */
 	uint64		file_size;		/* bytes of valid file; appends go here */
 	uint64		file_alloc;		/* bytes written, zeros after file_size */
-	pg_atomic_uint64 synced_upto;	/* bytes known durable (this generation
-									 * or, after a rewrite, a later one) */
+	slock_t		sync_mutex;		/* guards the two fields below */
+	uint64		sync_generation;	/* file generation synced_upto is of */
+	uint64		synced_upto;	/* bytes of that file known durable */
 	uint64		file_generation;	/* bumped when the file is rewritten; since
 									 * every reset rewrites it, also the reset
 									 * generation of the backends' key caches */
@@ -63,6 +65,7 @@ extern int	tapas_ledger_memory_kb;
 extern int	tapas_ledger_max_cells;
 extern int	tapas_max_records;
 extern bool tapas_ledger_sync;
+extern int	tapas_ledger_flush_delay_ms;
 extern void tapas_ledger_limits(tapas_lstore_limits_t *lim);
 
 /* shmem.c: the attached state; raises if tapas was not preloaded */
@@ -70,8 +73,18 @@ extern TapasLedgerShared *tapas_ledger_shared(void);
 
 /* persist.c */
 extern void tapas_ledger_persist_load(TapasLedgerShared *sh);
-extern uint64 tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len);
-extern void tapas_ledger_persist_sync(TapasLedgerShared *sh, uint64 upto);
+/* where a written frame ends: what its sync must reach */
+typedef struct TapasLedgerMark
+{
+	uint64		generation;		/* file generation it was written to */
+	uint64		upto;			/* end of the frame in that file */
+} TapasLedgerMark;
+
+extern TapasLedgerMark tapas_ledger_persist_append(TapasLedgerShared *sh,
+												   const uint8 *frame, size_t len);
+extern TapasLedgerMark tapas_ledger_persist_end(TapasLedgerShared *sh);
+extern void tapas_ledger_persist_sync(TapasLedgerShared *sh, TapasLedgerMark mark);
+extern uint64 tapas_ledger_persist_synced(TapasLedgerShared *sh);
 extern void tapas_ledger_persist_shutdown(int code, Datum arg);
 extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store);
 

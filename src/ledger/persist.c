@@ -26,7 +26,8 @@
  *	  frame is fdatasync'd if tapas.ledger_sync and not yet covered by
  *	  another backend's sync (synced_upto: group commit, so concurrent
  *	  statements do not queue behind one another's sync), and only then
- *	  does the gate release rows.  A failed write puts the zeros back and
+ *	  does the gate release rows.  Without tapas.ledger_sync, the ledger
+ *	  flusher (flusher.c) syncs within tapas.ledger_flush_delay.  A failed write puts the zeros back and
  *	  raises an error: nothing is logged and no row is released.  A crash
  *	  after the write keeps the frame, so every answer that was released
  *	  is in the file (a frame whose statement then failed is kept too:
@@ -249,8 +250,9 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 	fsync_fname(TAPAS_LEDGER_DIR, true);
 	sh->file_size = good;
 	sh->file_alloc = zeros ? len : good;
-	pg_atomic_write_u64(&sh->synced_upto, good);
 	sh->file_generation++;
+	sh->sync_generation = sh->file_generation;
+	sh->synced_upto = good;
 	sh->file_ok = good >= TAPAS_LFILE_HEADER_LEN;
 }
 
@@ -294,12 +296,22 @@ ensure_room(TapasLedgerShared *sh, size_t len)
 	return true;
 }
 
+/* the current end of the file (the caller holds the ledger lock) */
+TapasLedgerMark
+tapas_ledger_persist_end(TapasLedgerShared *sh)
+{
+	TapasLedgerMark m = {sh->file_generation, sh->file_size};
+
+	ensure_open(sh);
+	return m;
+}
+
 /*
  * Writes one statement's frame at file_size (the caller holds the lock
- * exclusively) and returns the offset its sync must reach; the caller
- * calls tapas_ledger_persist_sync with it once the lock is released.
+ * exclusively) and returns where it ends; the caller passes that to
+ * tapas_ledger_persist_sync once the lock is released.
  */
-uint64
+TapasLedgerMark
 tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len)
 {
 	ensure_open(sh);
@@ -322,31 +334,56 @@ tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t le
 				 errdetail("The statement's answers were not logged, so none is released.")));
 	}
 	sh->file_size += len;
-	return sh->file_size;
+	return tapas_ledger_persist_end(sh);
 }
 
 /*
- * With tapas.ledger_sync, returns once the file is durable up to upto
- * (called without the ledger lock).  A backend whose frame another
- * backend's fdatasync already covered skips its own.  After a rewrite
- * (tapas.reset), upto may belong to the old file: the rewrite fsync'd
- * everything it kept, so skipping is right there too.
+ * Whether the file is durable up to mark: a later generation means a
+ * rewrite (tapas.reset) came after the frame was written, and a rewrite
+ * fsyncs all it keeps.
+ */
+static bool
+durable(TapasLedgerShared *sh, TapasLedgerMark mark)
+{
+	bool		done;
+
+	SpinLockAcquire(&sh->sync_mutex);
+	done = sh->sync_generation != mark.generation || sh->synced_upto >= mark.upto;
+	SpinLockRelease(&sh->sync_mutex);
+	return done;
+}
+
+/*
+ * Returns once the file is durable up to mark (called without the ledger
+ * lock, with this process's descriptor opened on mark's generation by
+ * tapas_ledger_persist_append or _end).  A frame another process's
+ * fdatasync already covered is not synced again: group commit.
  */
 void
-tapas_ledger_persist_sync(TapasLedgerShared *sh, uint64 upto)
+tapas_ledger_persist_sync(TapasLedgerShared *sh, TapasLedgerMark mark)
 {
-	uint64		seen;
-
-	if (!tapas_ledger_sync || pg_atomic_read_u64(&sh->synced_upto) >= upto)
+	if (durable(sh, mark))
 		return;
 	if (fdatasync(ledger_fd) != 0)
 		ereport(data_sync_elevel(ERROR),
 				(errcode_for_file_access(),
 				 errmsg("could not fsync tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
-	seen = pg_atomic_read_u64(&sh->synced_upto);
-	while (seen < upto &&
-		   !pg_atomic_compare_exchange_u64(&sh->synced_upto, &seen, upto))
-		;
+	SpinLockAcquire(&sh->sync_mutex);
+	if (sh->sync_generation == mark.generation && sh->synced_upto < mark.upto)
+		sh->synced_upto = mark.upto;
+	SpinLockRelease(&sh->sync_mutex);
+}
+
+/* bytes of the current file known durable */
+uint64
+tapas_ledger_persist_synced(TapasLedgerShared *sh)
+{
+	uint64		n;
+
+	SpinLockAcquire(&sh->sync_mutex);
+	n = sh->sync_generation == sh->file_generation ? sh->synced_upto : 0;
+	SpinLockRelease(&sh->sync_mutex);
+	return n;
 }
 
 /*
@@ -423,6 +460,9 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
 	CloseTransientFile(t.fd);
 	durable_rename(TAPAS_LEDGER_TMPFILE, TAPAS_LEDGER_FILE, ERROR);
 	sh->file_size = sh->file_alloc = t.size;
-	pg_atomic_write_u64(&sh->synced_upto, t.size);
+	SpinLockAcquire(&sh->sync_mutex);
 	sh->file_generation++;
+	sh->sync_generation = sh->file_generation;
+	sh->synced_upto = t.size;
+	SpinLockRelease(&sh->sync_mutex);
 }

@@ -78,7 +78,7 @@ tapas_shmem_startup(void)
 	{
 		/* first attach after (re)initialisation: format and replay */
 		memset(ledger_shared, 0, sizeof(TapasLedgerShared));
-		pg_atomic_init_u64(&ledger_shared->synced_upto, 0);
+		SpinLockInit(&ledger_shared->sync_mutex);
 		ledger_shared->lock = &(GetNamedLWLockTranche("tapas_ledger"))->lock;
 		ledger_shared->store_size = size - MAXALIGN(sizeof(TapasLedgerShared));
 		tapas_ledger_limits(&lim);

@@ -50,12 +50,13 @@ COMMENT ON FUNCTION tapas.ledger_record(regclass, text, double precision, bigint
 CREATE FUNCTION tapas.ledger_usage(
 	OUT cells bigint, OUT max_cells bigint, OUT records bigint, OUT max_records bigint,
 	OUT memory_used bigint, OUT memory_limit bigint, OUT tables integer,
-	OUT statistics bigint, OUT file_bytes bigint, OUT shared_memory bigint)
+	OUT statistics bigint, OUT file_bytes bigint, OUT shared_memory bigint,
+	OUT file_synced_bytes bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'tapas_sql_ledger_usage'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas.ledger_usage() IS
-	'Fill of the ledger against its limits (memory in bytes: arena for statistics, query texts and covers), size of its file, and its total shared memory; admin only';
+	'Fill of the ledger against its limits (memory in bytes: arena for statistics, query texts and covers), size of its file, its total shared memory, and how much of the file is known to be on disk (fdatasync''d); admin only';
 
 REVOKE ALL ON FUNCTION tapas.query_log_raw() FROM PUBLIC;
 REVOKE ALL ON tapas.query_log FROM PUBLIC;

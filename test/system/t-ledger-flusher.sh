@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The ledger's durability modes: with tapas.ledger_sync = on a statement's
+# record is fdatasync'd before it returns; with off it is written at once
+# and the "tapas ledger flusher" background worker syncs it within
+# tapas.ledger_flush_delay.  Observed through file_synced_bytes of
+# tapas.ledger_usage().  Usage: t-ledger-flusher.sh INSTANCE_DIR (a running
+# instance from test/lib.sh).
+set -uo pipefail
+dir=$1
+cd "$(dirname "$0")/../.."
+source test/lib.sh
+export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres
+db=tapas_flusher_sys
+
+usage() { q "SELECT file_bytes || '/' || file_synced_bytes FROM tapas.ledger_usage()"; }
+reload_delay() {	# reload_delay MS: set the flusher's delay, then let it settle
+	psql -X -q -d postgres -c "ALTER SYSTEM SET tapas.ledger_flush_delay = $1" \
+		-c "SELECT pg_reload_conf()" >/dev/null || fail "reload"
+	sleep 0.5
+}
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || fail "createdb"
+q "CREATE EXTENSION tapas; CREATE TABLE t (id bigint PRIMARY KEY)" || fail "setup"
+pm=$(head -n 1 "$dir/data/postmaster.pid")
+ps -o args= --ppid "$pm" | grep -q '^postgres: tapas ledger flusher' || fail "no ledger flusher running"
+echo "ok: the flusher runs"
+
+# sync on: durable when the statement returns
+got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" \
+	-c "SELECT tapas.ledger_record('t', 'count(*)', 2, '{1,2}')" \
+	-c "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
+[ "$got" = t ] || fail "sync on: not durable on return ($(usage))"
+echo "ok: sync on is durable on return"
+
+# sync off: written at once, durable only after the flusher's next round
+reload_delay 10000
+got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = off" \
+	-c "SELECT tapas.ledger_record('t', 'count(*)', 1, '{3,4}')" \
+	-c "SELECT file_bytes > file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
+[ "$got" = t ] || fail "sync off: synced before the flusher's round ($(usage))"
+reload_delay 50
+for i in $(seq 1 40); do
+	[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] && break
+	sleep 0.25
+done
+[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] ||
+	fail "sync off: the flusher did not sync ($(usage))"
+echo "ok: sync off is synced by the flusher"
+
+# an audited role cannot turn the sync off
+q "DO \$\$ BEGIN CREATE ROLE tapas_flusher_analyst LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$" ||
+	fail "role"
+err=$(psql -X -qAt -d "$db" -U tapas_flusher_analyst -c "SET tapas.ledger_sync = off" 2>&1)
+echo "$err" | grep -q 'permission denied' || fail "audited role changed tapas.ledger_sync: $err"
+echo "ok: an audited role cannot change tapas.ledger_sync"
+
+psql -X -q -d postgres -c "ALTER SYSTEM RESET tapas.ledger_flush_delay" -c "SELECT pg_reload_conf()" \
+	-c "DROP DATABASE $db" -c "DROP ROLE tapas_flusher_analyst" >/dev/null || fail "cleanup"
