@@ -21,10 +21,13 @@
  * at 50,000 rows that doubled the cost of the capture; a Roaring bitmap
  * of a key range is a few kB (Lemire et al., "Roaring bitmaps:
  * implementation of an optimized software library", SPE 2018).  Keys are
- * staged in a small buffer and added in bulk (roaring_bitmap_add_many
- * keeps its place between neighbouring keys).  CRoaring allocates with
- * malloc, so a reset callback on the aggregate context frees the bitmap
- * whether the query ends or fails.
+ * staged in a buffer that grows from 8 to COVER_STAGE keys and added in
+ * bulk (roaring_bitmap_add_many keeps its place between neighbouring
+ * keys); the bitmap is made at the first bulk add, so a small group (a
+ * GROUP BY with many groups) costs about as much memory as before, all of
+ * it in the aggregate context.  CRoaring allocates with malloc, so a reset
+ * callback on the aggregate context frees the bitmap whether the query
+ * ends or fails.
  *
  * Result: a bytea holding TapasCoverHeader, the bitmap in Roaring's
  * portable format, then the other keys as int64 (unaligned: readers
@@ -49,16 +52,17 @@ PG_FUNCTION_INFO_V1(tapas_sql_cover_trans);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans4);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_final);
 
-#define COVER_STAGE 256			/* keys staged before a bulk add */
+#define COVER_STAGE 256			/* most keys staged before a bulk add */
 
 typedef struct CoverState
 {
-	roaring_bitmap_t *set;		/* keys in [0, 2^32) */
+	roaring_bitmap_t *set;		/* keys in [0, 2^32); NULL until needed */
 	int64		nextra;			/* other keys collected */
 	int64		extra_cap;		/* allocated slots in extra */
 	int64	   *extra;			/* keys outside [0, 2^32) */
 	int			nstaged;		/* keys in staged, not yet in set */
-	uint32		staged[COVER_STAGE];
+	int			stage_cap;		/* allocated slots in staged */
+	uint32	   *staged;			/* keys waiting for a bulk add */
 	double		answer;			/* sum of the non-null values */
 	MemoryContext cxt;			/* the aggregate context */
 	MemoryContextCallback free_set; /* frees set with the context */
@@ -84,22 +88,41 @@ cover_create(FunctionCallInfo fcinfo)
 		elog(ERROR, "tapas._cover_trans called in non-aggregate context");
 	st = MemoryContextAllocZero(aggcxt, sizeof(CoverState));
 	st->cxt = aggcxt;
-	st->set = roaring_bitmap_create();
-	if (st->set == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory")));
-	st->free_set.func = cover_free_set;
-	st->free_set.arg = st;
-	MemoryContextRegisterResetCallback(aggcxt, &st->free_set);
+	st->stage_cap = 8;
+	st->staged = MemoryContextAlloc(aggcxt, st->stage_cap * sizeof(uint32));
 	return st;
 }
 
+/* moves the staged keys into the bitmap, making it on first use */
 static void
 cover_flush(CoverState *st)
 {
+	if (st->set == NULL)
+	{
+		st->set = roaring_bitmap_create();
+		if (st->set == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory")));
+		st->free_set.func = cover_free_set;
+		st->free_set.arg = st;
+		MemoryContextRegisterResetCallback(st->cxt, &st->free_set);
+	}
 	roaring_bitmap_add_many(st->set, st->nstaged, st->staged);
 	st->nstaged = 0;
+}
+
+/* the stage is full: grow it while small, else empty it into the bitmap */
+static void
+cover_stage_full(CoverState *st)
+{
+	if (st->stage_cap < COVER_STAGE)
+	{
+		st->stage_cap *= 2;
+		st->staged = repalloc(st->staged, st->stage_cap * sizeof(uint32));
+	}
+	else
+		cover_flush(st);
 }
 
 static void
@@ -134,8 +157,8 @@ cover_trans(FunctionCallInfo fcinfo, int64 key)
 	if (key >= 0 && key <= (int64) PG_UINT32_MAX)
 	{
 		st->staged[st->nstaged++] = (uint32) key;
-		if (st->nstaged == COVER_STAGE)
-			cover_flush(st);
+		if (st->nstaged == st->stage_cap)
+			cover_stage_full(st);
 	}
 	else
 		cover_add_extra(st, key);
@@ -175,30 +198,61 @@ tapas_sql_cover_trans4(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(cover_trans(fcinfo, PG_GETARG_INT32(1)));
 }
 
+/*
+ * The bitmap of a state's keys in [0, 2^32): its own, with the stage
+ * flushed, or for a small group that never needed one a temporary one
+ * (*temp set; the caller frees it), so that a GROUP BY with many small
+ * groups keeps no bitmap per group.
+ */
+static roaring_bitmap_t *
+cover_set(CoverState *st, bool *temp)
+{
+	roaring_bitmap_t *set;
+
+	*temp = st->set == NULL;
+	if (!*temp)
+	{
+		cover_flush(st);
+		return st->set;
+	}
+	set = roaring_bitmap_of_ptr(st->nstaged, st->staged);
+	if (set == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+	return set;
+}
+
 /* _cover_final(internal) returns bytea: see tapas_cover_keys */
 Datum
 tapas_sql_cover_final(PG_FUNCTION_ARGS)
 {
 	CoverState *st = PG_ARGISNULL(0) ? NULL : (CoverState *) PG_GETARG_POINTER(0);
 	TapasCoverHeader hdr = {0};
+	roaring_bitmap_t *set = NULL;
+	bool		temp = false;
 	Size		len;
 	bytea	   *out;
 	char	   *p;
 
 	if (st != NULL)
 	{
-		cover_flush(st);
-		roaring_bitmap_run_optimize(st->set);
+		set = cover_set(st, &temp);
+		roaring_bitmap_run_optimize(set);
 		hdr.answer = st->answer;
-		hdr.nkeys = (int64) roaring_bitmap_get_cardinality(st->set) + st->nextra;
+		hdr.nkeys = (int64) roaring_bitmap_get_cardinality(set) + st->nextra;
 		hdr.nextra = st->nextra;
-		hdr.setbytes = (int64) roaring_bitmap_portable_size_in_bytes(st->set);
+		hdr.setbytes = (int64) roaring_bitmap_portable_size_in_bytes(set);
 	}
 	len = VARHDRSZ + sizeof(hdr) + hdr.setbytes + hdr.nextra * sizeof(int64);
 	if (!AllocSizeIsValid(len))
+	{
+		if (temp)
+			roaring_bitmap_free(set);
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("too many rows in one cell of a protected table")));
+	}
 	out = palloc(len);
 	SET_VARSIZE(out, len);
 	p = VARDATA(out);
@@ -206,10 +260,12 @@ tapas_sql_cover_final(PG_FUNCTION_ARGS)
 	p += sizeof(hdr);
 	if (st != NULL)
 	{
-		p += roaring_bitmap_portable_serialize(st->set, p);
+		p += roaring_bitmap_portable_serialize(set, p);
 		if (st->nextra > 0)
 			memcpy(p, st->extra, st->nextra * sizeof(int64));
 	}
+	if (temp)
+		roaring_bitmap_free(set);
 	PG_RETURN_BYTEA_P(out);
 }
 

@@ -110,6 +110,7 @@ CREATE AGGREGATE tapas._cover(int8, float8, oid, text) (
 	STYPE = internal,
 	SSPACE = 4096,
 	FINALFUNC = tapas._cover_final,
+	FINALFUNC_MODIFY = READ_WRITE,
 	PARALLEL = RESTRICTED
 );
 COMMENT ON AGGREGATE tapas._cover(int8, float8, oid, text) IS
@@ -120,6 +121,7 @@ CREATE AGGREGATE tapas._cover(int4, float8, oid, text) (
 	STYPE = internal,
 	SSPACE = 4096,
 	FINALFUNC = tapas._cover_final,
+	FINALFUNC_MODIFY = READ_WRITE,
 	PARALLEL = RESTRICTED
 );
 COMMENT ON AGGREGATE tapas._cover(int4, float8, oid, text) IS
