@@ -104,6 +104,8 @@ typedef enum TapasAggKind
 typedef struct TapasCaptureInfo
 {
 	int			ncovers;		/* capture aggregates added (0: nothing to gate) */
+	List	   *covers;			/* [ncovers] (relid Integer, statistic String);
+								 * a capture's third argument indexes it */
 	bool		protected_read; /* some level reads a protected table */
 } TapasCaptureInfo;
 

@@ -4,14 +4,16 @@
  *	  tapas._cover: the resjunk capture aggregate that collects, per
  *	  output group, the covered keys and the answer of one cell.
  *
- * normalise.c adds one _cover(key, v, relid, statistic) per audited
- * aggregate, in the same Agg node, so grouping, grouping sets, hashing,
- * sorting and NULL semantics are exactly those of the answer.  Every row
- * that reaches the Agg for this cell is covered (its key is collected); v
- * is the row's contribution to the statistic (1/0 for counts, the value
- * for sums, NULL for nothing), and the answer is the sum of the non-null
- * v.  The arguments relid and statistic are constants the gate reads from
- * the plan; the transition function ignores them.
+ * normalise.c adds one _cover(key, v, capture) per audited aggregate, in
+ * the same Agg node, so grouping, grouping sets, hashing, sorting and NULL
+ * semantics are exactly those of the answer.  Every row that reaches the
+ * Agg for this cell is covered (its key is collected); v is the row's
+ * contribution to the statistic (1/0 for counts, the value for sums, NULL
+ * for nothing), and the answer is the sum of the non-null v.  capture is
+ * a constant: plan.c maps it to the table and statistic normalise.c
+ * recorded for it, and the transition function ignores it.  (It replaced
+ * two constant arguments, relid and statistic: each argument is evaluated
+ * for every row, and the two cost 0.1 ms per 50,000 rows.)
  *
  * State: CoverState in the aggregate context.  Keys in [0, 2^32), the
  * usual case, go to a Roaring bitmap (keys are unique per group because
@@ -182,7 +184,7 @@ cover_trans(FunctionCallInfo fcinfo, int64 key)
 		} \
 	} while (0)
 
-/* _cover_trans(internal, int8 key, float8 v, oid, text) returns internal */
+/* _cover_trans(internal, int8 key, float8 v, int4 capture) returns internal */
 Datum
 tapas_sql_cover_trans(PG_FUNCTION_ARGS)
 {

@@ -2,7 +2,7 @@
  *
  * cover_build.c
  *	  Expression building for normalise.c: the resjunk capture aggregate
- *	  tapas._cover(key, v, relid, statistic) of one statistic, and the
+ *	  tapas._cover(key, v, capture) of one statistic, and the
  *	  hidden group-existence condition count(*) FILTER (WHERE S) > 0.
  *
  * tapas_cover_add appends one capture per distinct (statistic text, capture
@@ -139,15 +139,13 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 	cover->aggcollid = InvalidOid;
 	cover->inputcollid = InvalidOid;
 	cover->aggtranstype = InvalidOid;
-	keytype = cover->aggfnoid == tapas_cover_aggregate_oid(INT8OID) ? INT8OID : INT4OID;
-	cover->aggargtypes = list_make4_oid(keytype, FLOAT8OID, OIDOID, TEXTOID);
-	cover->args = list_make4(arg_tle(coerce_to((Node *) key, keytype), 1),
+	keytype = lc->prot->key_type == INT8OID ? INT8OID : INT4OID;
+	cover->aggargtypes = list_make3_oid(keytype, FLOAT8OID, INT4OID);
+	cover->args = list_make3(arg_tle(coerce_to((Node *) key, keytype), 1),
 							 arg_tle(contribution(kind, arg, sens), 2),
-							 arg_tle((Node *) makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
-														ObjectIdGetDatum(lc->prot->relid),
-														false, true), 3),
-							 arg_tle((Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
-														CStringGetTextDatum(stat), false, false), 4));
+							 arg_tle((Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+														Int32GetDatum(lc->info->ncovers),
+														false, true), 3));
 	cover->aggfilter = (Expr *) filter;
 	cover->aggkind = AGGKIND_NORMAL;
 	cover->agglevelsup = 0;
@@ -158,6 +156,8 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 								makeTargetEntry((Expr *) cover,
 												list_length(lc->q->targetList) + 1,
 												pstrdup("tapas_cover"), true));
+	lc->info->covers = lappend(lc->info->covers,
+							   list_make2(makeInteger((int) lc->prot->relid), makeString(stat)));
 	lc->info->ncovers++;
 }
 

@@ -13,8 +13,9 @@
  *	   column.  S moves into the FILTER of every aggregate of the level, so
  *	   the rows reaching the Agg are exactly the covered set Q (rows passing
  *	   every condition that involves no sensitive column).
- *	2. Each audited aggregate gets a resjunk tapas._cover(key, v, relid,
- *	   statistic) with v the row's contribution to the linear statistic
+ *	2. Each audited aggregate gets a resjunk tapas._cover(key, v, capture)
+ *	   (capture numbers the table and statistic it logs) with v the row's
+ *	   contribution to the linear statistic
  *	   (count: CASE WHEN S' THEN 1 ELSE 0, sum: CASE WHEN S' THEN x END,
  *	   S' = S plus the sensitive part of the aggregate's own FILTER); the
  *	   non-sensitive part of that FILTER stays a FILTER of the capture, so

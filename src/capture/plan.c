@@ -51,6 +51,7 @@ typedef struct PlaceContext
 {
 	int			placed;			/* gates placed */
 	int			next_id;		/* next free plan_node_id */
+	const TapasCaptureInfo *info;	/* what each capture logs */
 } PlaceContext;
 
 static Plan *place_gates(Plan *plan, PlaceContext *ctx);
@@ -149,7 +150,7 @@ group_columns(List *agg_tlist, List *flat)
  * flat list; group columns are (sortgroupref, scan attno) pairs.
  */
 static List *
-cover_cells(List *flat, List *groupcols)
+cover_cells(List *flat, List *groupcols, const TapasCaptureInfo *info)
 {
 	List	   *cells = NIL;
 	ListCell   *lc;
@@ -157,19 +158,21 @@ cover_cells(List *flat, List *groupcols)
 	foreach(lc, flat)
 	{
 		Aggref	   *a = lfirst(lc);
-		Const	   *relid;
-		Const	   *stat;
+		Const	   *id;
+		List	   *what;
 
 		if (!is_cover((Node *) a))
 			continue;
-		relid = (Const *) lthird_node(TargetEntry, a->args)->expr;
-		stat = (Const *) lfourth_node(TargetEntry, a->args)->expr;
-		if (!IsA(relid, Const) || !IsA(stat, Const))
+		id = (Const *) lthird_node(TargetEntry, a->args)->expr;
+		if (!IsA(id, Const) || id->constisnull ||
+			DatumGetInt32(id->constvalue) < 0 ||
+			DatumGetInt32(id->constvalue) >= list_length(info->covers))
 			elog(ERROR, "tapas: malformed capture aggregate");
+		what = list_nth(info->covers, DatumGetInt32(id->constvalue));
 		cells = lappend(cells,
 						list_make4(makeInteger(foreach_current_index(lc) + 1),
-								   makeInteger((int) DatumGetObjectId(relid->constvalue)),
-								   makeString(TextDatumGetCString(stat->constvalue)),
+								   makeInteger(intVal(linitial(what))),
+								   makeString(pstrdup(strVal(lsecond(what)))),
 								   groupcols));
 	}
 	return cells;
@@ -212,7 +215,7 @@ make_gate(Agg *agg, PlaceContext *ctx)
 		tlist = lappend(tlist, tle);
 	}
 	qual = (List *) to_index_var((Node *) agg->plan.qual, flat);
-	cells = cover_cells(flat, group_columns(agg->plan.targetlist, flat));
+	cells = cover_cells(flat, group_columns(agg->plan.targetlist, flat), ctx->info);
 
 	/* the Agg now computes only the flat list; HAVING runs in the gate */
 	agg->plan.targetlist = agg_tlist;
@@ -290,6 +293,7 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 	if (info->ncovers == 0)
 		return;
 	ctx.placed = 0;
+	ctx.info = info;
 	ctx.next_id = max_plan_id(stmt->planTree);
 	foreach(lc, stmt->subplans)
 		ctx.next_id = Max(ctx.next_id, max_plan_id(lfirst(lc)));

@@ -68,7 +68,7 @@ static HTAB *protection_cache = NULL;	/* relid -> TapasProtection */
 static MemoryContext protection_cxt = NULL; /* owns the cache; rebuilt on inval */
 static bool cache_valid = false;
 static Oid	catalog_relid = InvalidOid; /* tapas.protection, once seen */
-/* tapas._cover(int4, float8, oid, text) and tapas._cover(int8, ...) */
+/* tapas._cover(int4, float8, int4) and tapas._cover(int8, float8, int4) */
 static Oid	cover_oid[2] = {InvalidOid, InvalidOid};
 
 static void protection_inval(Datum arg, Oid relid);
@@ -213,32 +213,22 @@ tapas_protection_any(void)
 	return hash_get_num_entries(protection_cache) > 0;
 }
 
-static Oid
-lookup_cover(Oid keytype, bool missing_ok)
-{
-	Oid			argtypes[4] = {keytype, FLOAT8OID, OIDOID, TEXTOID};
-
-	return LookupFuncName(list_make2(makeString("tapas"), makeString("_cover")),
-						  4, argtypes, missing_ok);
-}
-
 /*
  * OID of the capture aggregate for a key of type keytype: int8 keys use
- * tapas._cover(int8, ...), int2 and int4 keys tapas._cover(int4, ...),
- * which saves a cast per covered row (a catalog made by an earlier build
- * without it gets the int8 one).  Raises if the extension is
- * half-installed.
+ * tapas._cover(int8, float8, int4), int2 and int4 keys tapas._cover(int4,
+ * float8, int4), which saves a cast per covered row.  Raises if the
+ * extension is half-installed.
  */
 Oid
 tapas_cover_aggregate_oid(Oid keytype)
 {
-	if (!OidIsValid(cover_oid[1]))
-		cover_oid[1] = lookup_cover(INT8OID, false);
-	if (!OidIsValid(cover_oid[0]))
-		cover_oid[0] = lookup_cover(INT4OID, true);
-	if (keytype == INT8OID || !OidIsValid(cover_oid[0]))
-		return cover_oid[1];
-	return cover_oid[0];
+	int			wide = keytype == INT8OID;
+	Oid			argtypes[3] = {wide ? INT8OID : INT4OID, FLOAT8OID, INT4OID};
+
+	if (!OidIsValid(cover_oid[wide]))
+		cover_oid[wide] = LookupFuncName(list_make2(makeString("tapas"), makeString("_cover")),
+										 3, argtypes, false);
+	return cover_oid[wide];
 }
 
 /* whether fnoid is one of the capture aggregates */

@@ -80,22 +80,23 @@ COMMENT ON EVENT TRIGGER tapas_drop_protection IS
 	'Forgets the protection of a table when it is dropped';
 
 -- The capture aggregate the planner hook adds (resjunk) next to every audited
--- aggregate: tapas._cover(key, value, relid, statistic) returns the covered
--- keys and the cell's answer (sum of non-null values), packed in a bytea.
--- One for int8 keys and one for int2/int4 keys (no cast per row).
--- No combine function, so the planner never splits it across workers.
-CREATE FUNCTION tapas._cover_trans(internal, int8, float8, oid, text)
+-- aggregate: tapas._cover(key, value, capture) returns the covered keys and
+-- the cell's answer (sum of non-null values), packed in a bytea; capture is a
+-- constant that tells the planner hook which table and statistic it logs.
+-- One for int8 keys and one for int2/int4 keys (no cast per row).  No combine
+-- function, so the planner never splits it across workers.
+CREATE FUNCTION tapas._cover_trans(internal, int8, float8, int4)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION tapas._cover_trans(internal, int8, float8, oid, text) IS
+COMMENT ON FUNCTION tapas._cover_trans(internal, int8, float8, int4) IS
 	'Transition function of tapas._cover for int8 keys (internal)';
 
-CREATE FUNCTION tapas._cover_trans(internal, int4, float8, oid, text)
+CREATE FUNCTION tapas._cover_trans(internal, int4, float8, int4)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans4'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION tapas._cover_trans(internal, int4, float8, oid, text) IS
+COMMENT ON FUNCTION tapas._cover_trans(internal, int4, float8, int4) IS
 	'Transition function of tapas._cover for int2 and int4 keys (internal)';
 
 CREATE FUNCTION tapas._cover_final(internal)
@@ -105,7 +106,7 @@ LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas._cover_final(internal) IS
 	'Final function of tapas._cover (internal)';
 
-CREATE AGGREGATE tapas._cover(int8, float8, oid, text) (
+CREATE AGGREGATE tapas._cover(int8, float8, int4) (
 	SFUNC = tapas._cover_trans,
 	STYPE = internal,
 	SSPACE = 4096,
@@ -113,10 +114,10 @@ CREATE AGGREGATE tapas._cover(int8, float8, oid, text) (
 	FINALFUNC_MODIFY = READ_WRITE,
 	PARALLEL = RESTRICTED
 );
-COMMENT ON AGGREGATE tapas._cover(int8, float8, oid, text) IS
+COMMENT ON AGGREGATE tapas._cover(int8, float8, int4) IS
 	'Capture aggregate added by tapas to audited queries on tables with an int8 key (internal; not for direct use)';
 
-CREATE AGGREGATE tapas._cover(int4, float8, oid, text) (
+CREATE AGGREGATE tapas._cover(int4, float8, int4) (
 	SFUNC = tapas._cover_trans,
 	STYPE = internal,
 	SSPACE = 4096,
@@ -124,13 +125,13 @@ CREATE AGGREGATE tapas._cover(int4, float8, oid, text) (
 	FINALFUNC_MODIFY = READ_WRITE,
 	PARALLEL = RESTRICTED
 );
-COMMENT ON AGGREGATE tapas._cover(int4, float8, oid, text) IS
+COMMENT ON AGGREGATE tapas._cover(int4, float8, int4) IS
 	'Capture aggregate added by tapas to audited queries on tables with an int2 or int4 key (internal; not for direct use)';
 -- Volatile, so that the planner never drops an unreferenced capture column
 -- of a sub-query (remove_unused_subquery_outputs keeps volatile outputs).
 UPDATE pg_catalog.pg_proc SET provolatile = 'v'
- WHERE oid IN ('tapas._cover(int8, float8, oid, text)'::pg_catalog.regprocedure,
-               'tapas._cover(int4, float8, oid, text)'::pg_catalog.regprocedure);
+ WHERE oid IN ('tapas._cover(int8, float8, int4)'::pg_catalog.regprocedure,
+               'tapas._cover(int4, float8, int4)'::pg_catalog.regprocedure);
 
 -- Admin inspection of what the gate captured in this session.
 CREATE FUNCTION tapas.last_capture(OUT relid regclass, OUT statistic text,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The ledger's durability modes: with tapas.ledger_sync = on a statement's
-# record is fdatasync'd before it returns; with off it is written at once
-# and the "tapas ledger flusher" background worker syncs it within
-# tapas.ledger_flush_delay.  Observed through file_synced_bytes of
+# record is fdatasync'd before it returns; with off (the default) it is
+# written at once and the "tapas ledger flusher" background worker syncs it
+# within tapas.ledger_flush_delay.  Observed through file_synced_bytes of
 # tapas.ledger_usage().  Usage: t-ledger-flusher.sh INSTANCE_DIR (a running
 # instance from test/lib.sh).
 set -uo pipefail
@@ -26,14 +26,15 @@ ps -o args= --ppid "$pm" | grep -q '^postgres: tapas ledger flusher' || fail "no
 echo "ok: the flusher runs"
 
 # sync on: durable when the statement returns
-got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" \
+[ "$(q "SHOW tapas.ledger_sync")" = off ] || fail "tapas.ledger_sync is not off by default"
+reload_delay 10000
+got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = on" \
 	-c "SELECT tapas.ledger_record('t', 'count(*)', 2, '{1,2}')" \
 	-c "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
 [ "$got" = t ] || fail "sync on: not durable on return ($(usage))"
 echo "ok: sync on is durable on return"
 
 # sync off: written at once, durable only after the flusher's next round
-reload_delay 10000
 got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = off" \
 	-c "SELECT tapas.ledger_record('t', 'count(*)', 1, '{3,4}')" \
 	-c "SELECT file_bytes > file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
@@ -50,7 +51,7 @@ echo "ok: sync off is synced by the flusher"
 # an audited role cannot turn the sync off
 q "DO \$\$ BEGIN CREATE ROLE tapas_flusher_analyst LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$" ||
 	fail "role"
-err=$(psql -X -qAt -d "$db" -U tapas_flusher_analyst -c "SET tapas.ledger_sync = off" 2>&1)
+err=$(psql -X -qAt -d "$db" -U tapas_flusher_analyst -c "SET tapas.ledger_sync = on" 2>&1)
 echo "$err" | grep -q 'permission denied' || fail "audited role changed tapas.ledger_sync: $err"
 echo "ok: an audited role cannot change tapas.ledger_sync"
 
