@@ -7,7 +7,7 @@
 #                                 (test/check starts one and runs everything)
 
 EXTENSION  = tapas
-EXTVERSION = 0.1
+EXTVERSION = 0.2
 
 # Every .c under src/ belongs to the shared library; kernels (common, recon,
 # attacks) are also compiled on their own for the unit tests and benchmarks.
@@ -20,6 +20,8 @@ KERNEL_SRCS = $(sort $(wildcard src/common/*.c src/recon/*.c src/attacks/*.c))
 # so each module declares its own SQL objects next to its code.
 SQL_PARTS   = $(sort $(wildcard src/sql/*.sql))
 DATA_built  = $(EXTENSION)--$(EXTVERSION).sql
+# earlier versions' scripts, frozen, and the scripts that update from them
+DATA        = $(sort $(wildcard src/sql/upgrade/*.sql))
 
 LIBS_KERNEL = -lflint -lgmp -llapacke -lopenblas -lroaring -llinear -lglpk -lm
 PG_CPPFLAGS = -I$(srcdir)/src -I/usr/include/flint

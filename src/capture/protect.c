@@ -216,8 +216,9 @@ tapas_protection_any(void)
 /*
  * OID of the capture aggregate for a key of type keytype: int8 keys use
  * tapas._cover(int8, float8, int4), int2 and int4 keys tapas._cover(int4,
- * float8, int4), which saves a cast per covered row.  Raises if the
- * extension is half-installed.
+ * float8, int4), which saves a cast per covered row.  Raises (so audited
+ * reads fail closed) if the extension's objects are missing or are those
+ * of an older version.
  */
 Oid
 tapas_cover_aggregate_oid(Oid keytype)
@@ -227,7 +228,13 @@ tapas_cover_aggregate_oid(Oid keytype)
 
 	if (!OidIsValid(cover_oid[wide]))
 		cover_oid[wide] = LookupFuncName(list_make2(makeString("tapas"), makeString("_cover")),
-										 3, argtypes, false);
+										 3, argtypes, true);
+	if (!OidIsValid(cover_oid[wide]))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the tapas extension of this database does not match its library"),
+				 errdetail("Its capture aggregate tapas._cover(key, float8, int4) is missing."),
+				 errhint("Run ALTER EXTENSION tapas UPDATE.")));
 	return cover_oid[wide];
 }
 

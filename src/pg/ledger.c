@@ -257,7 +257,7 @@ tapas_sql_ledger_usage(PG_FUNCTION_ARGS)
 	values[8] = Int64GetDatum((int64) sh->file_size);
 	values[9] = Int64GetDatum((int64) (sh->store_size + MAXALIGN(sizeof(TapasLedgerShared))));
 	LWLockRelease(sh->lock);
-	/* heap_form_tuple reads desc->natts values: an earlier 0.1 catalog has 10 */
+	/* heap_form_tuple reads desc->natts values: a 0.1 catalog has 10 */
 	values[10] = Int64GetDatum((int64) tapas_ledger_persist_synced(sh));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc), values, nulls)));
 }
