@@ -140,3 +140,13 @@ SELECT log_id - :first AS rel, keys FROM tapas.query_matrix('ledger_t');
 SELECT tapas.reset('ledger_t') AS removed, tapas.reset('ledger_u') AS removed_u;
 DROP FUNCTION ledger_peek();
 DROP TABLE ledger_t, ledger_u;
+
+-- The cells of a dropped table stay in the ledger (the audit trail outlives
+-- the table); query_log shows its OID, and reset by OID removes them.
+CREATE TABLE ledger_gone (id int PRIMARY KEY);
+SELECT tapas.ledger_record('ledger_gone', 'count(*)', 2, ARRAY[1,2]) > 0 AS logged;
+SELECT 'ledger_gone'::regclass::oid AS gone_oid \gset
+DROP TABLE ledger_gone;
+SELECT tbl::oid = :gone_oid AS by_oid, statistic, covered FROM tapas.query_log WHERE tbl::oid = :gone_oid;
+SELECT tapas.reset(:gone_oid::oid::regclass) AS removed;
+SELECT count(*) FROM tapas.query_log WHERE tbl::oid = :gone_oid;
