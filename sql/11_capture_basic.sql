@@ -135,5 +135,35 @@ SELECT statistic, answer, keys FROM tapas.query_matrix('widekeys') ORDER BY log_
 SELECT tapas.unprotect('widekeys'), tapas.unprotect('smallkeys');
 DROP TABLE widekeys, smallkeys;
 
+-- cells of more than 256 rows: the capture moves keys into its bitmap in
+-- blocks of 256 (a block that is a whole key range in one step); rows in
+-- key order and in shuffled order must give exactly the covered keys
+SELECT setseed(0.42);
+CREATE TABLE bigpat (id int PRIMARY KEY, grp int NOT NULL, hiv bool);
+INSERT INTO bigpat SELECT i, i % 3, i % 7 = 0 FROM generate_series(1, 2000) i ORDER BY random();
+CREATE TABLE bigpat_sorted AS SELECT * FROM bigpat ORDER BY id;
+ALTER TABLE bigpat_sorted ADD PRIMARY KEY (id);
+GRANT SELECT ON bigpat, bigpat_sorted TO regress_tapas_analyst;
+SELECT tapas.protect('bigpat', 'id', ARRAY['hiv'], 2);
+SELECT tapas.protect('bigpat_sorted', 'id', ARRAY['hiv'], 2);
+SET enable_indexscan = off;
+SET enable_bitmapscan = off;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*), sum(hiv::int) FROM bigpat_sorted WHERE id <= 1500;
+RESET SESSION AUTHORIZATION;
+SELECT statistic, answer, covered,
+       keys = ARRAY(SELECT generate_series(1, 1500)::bigint) AS exact_keys
+  FROM tapas.last_capture() ORDER BY statistic;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT grp, count(*) FROM bigpat GROUP BY grp ORDER BY grp;
+RESET SESSION AUTHORIZATION;
+SELECT b.grp, c.answer, c.covered,
+       c.keys = ARRAY(SELECT id::bigint FROM bigpat WHERE grp = b.grp ORDER BY id) AS exact_keys
+  FROM tapas.last_capture() c JOIN bigpat b ON b.id = c.keys[1] ORDER BY b.grp;
+RESET enable_indexscan;
+RESET enable_bitmapscan;
+SELECT tapas.unprotect('bigpat'), tapas.unprotect('bigpat_sorted');
+DROP TABLE bigpat, bigpat_sorted;
+
 DROP VIEW cap;
 DROP TABLE pat;

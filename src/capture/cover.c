@@ -95,6 +95,31 @@ cover_create(FunctionCallInfo fcinfo)
 	return st;
 }
 
+/*
+ * If the staged keys are exactly the range [lo, hi], as an index scan over
+ * a key range delivers them, adds it in one step and returns true.  Keys
+ * are unique within a group, so n keys spanning hi - lo + 1 = n values are
+ * that whole range.
+ */
+static bool
+stage_is_range(CoverState *st)
+{
+	uint32		lo = PG_UINT32_MAX,
+				hi = 0;
+
+	if (st->nstaged < 2)
+		return false;
+	for (int i = 0; i < st->nstaged; i++)
+	{
+		lo = Min(lo, st->staged[i]);
+		hi = Max(hi, st->staged[i]);
+	}
+	if ((uint64) hi - lo + 1 != (uint64) st->nstaged)
+		return false;
+	roaring_bitmap_add_range(st->set, lo, (uint64) hi + 1);
+	return true;
+}
+
 /* moves the staged keys into the bitmap, making it on first use */
 static void
 cover_flush(CoverState *st)
@@ -110,7 +135,8 @@ cover_flush(CoverState *st)
 		st->free_set.arg = st;
 		MemoryContextRegisterResetCallback(st->cxt, &st->free_set);
 	}
-	roaring_bitmap_add_many(st->set, st->nstaged, st->staged);
+	if (!stage_is_range(st))
+		roaring_bitmap_add_many(st->set, st->nstaged, st->staged);
 	st->nstaged = 0;
 }
 
