@@ -74,7 +74,8 @@ tapas_ledger_flusher_main(Datum arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
-	sh = tapas_ledger_shared();
+	/* no usable file (startup logged why): nothing to flush, idle quietly */
+	sh = tapas_ledger_shared_if_usable();
 
 	while (!ShutdownRequestPending)
 	{
@@ -83,11 +84,13 @@ tapas_ledger_flusher_main(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
-		flush_written(sh);
+		if (sh != NULL)
+			flush_written(sh);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 tapas_ledger_flush_delay_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
-	flush_written(sh);
+	if (sh != NULL)
+		flush_written(sh);
 	proc_exit(0);
 }

@@ -70,6 +70,7 @@ extern void tapas_ledger_limits(tapas_lstore_limits_t *lim);
 
 /* shmem.c: the attached state; raises if tapas was not preloaded */
 extern TapasLedgerShared *tapas_ledger_shared(void);
+extern TapasLedgerShared *tapas_ledger_shared_if_usable(void);
 
 /* persist.c */
 extern void tapas_ledger_persist_load(TapasLedgerShared *sh);

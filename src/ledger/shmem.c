@@ -119,3 +119,10 @@ tapas_ledger_shared(void)
 				 errhint("See the server log; fix the file or directory and restart the server.")));
 	return ledger_shared;
 }
+
+/* the shared state, or NULL if startup could not open the ledger file */
+TapasLedgerShared *
+tapas_ledger_shared_if_usable(void)
+{
+	return ledger_shared != NULL && ledger_shared->file_ok ? ledger_shared : NULL;
+}

@@ -55,5 +55,26 @@ err=$(psql -X -qAt -d "$db" -U tapas_flusher_analyst -c "SET tapas.ledger_sync =
 echo "$err" | grep -q 'permission denied' || fail "audited role changed tapas.ledger_sync: $err"
 echo "ok: an audited role cannot change tapas.ledger_sync"
 
+# the flusher comes back after a crash restart (a backend killed)
+flusher() { ps -o pid=,args= --ppid "$pm" | awk '/postgres: tapas ledger flusher/ {print $1}'; }
+before=$(flusher)
+psql -X -qAt -d "$db" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+for i in $(seq 1 80); do
+	pid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'")
+	[ -n "$pid" ] && break
+	sleep 0.25
+done
+[ -n "$pid" ] || fail "no sleeping backend"
+kill -9 "$pid"
+wait
+wait_ready || fail "no crash restart"
+for i in $(seq 1 80); do
+	after=$(flusher)
+	[ -n "$after" ] && [ "$after" != "$before" ] && break
+	sleep 0.25
+done
+[ -n "$after" ] && [ "$after" != "$before" ] || fail "no new flusher after a crash restart ($before, $after)"
+echo "ok: the flusher runs again after a crash restart"
+
 psql -X -q -d postgres -c "ALTER SYSTEM RESET tapas.ledger_flush_delay" -c "SELECT pg_reload_conf()" \
 	-c "DROP DATABASE $db" -c "DROP ROLE tapas_flusher_analyst" >/dev/null || fail "cleanup"
