@@ -24,10 +24,9 @@
  * of a key range is a few kB (Lemire et al., "Roaring bitmaps:
  * implementation of an optimized software library", SPE 2018).  Keys are
  * staged in a buffer that grows from 8 to COVER_STAGE keys and added in
- * bulk (roaring_bitmap_add_many keeps its place between neighbouring
- * keys); the bitmap is made at the first bulk add, so a small group (a
- * GROUP BY with many groups) costs about as much memory as before, all of
- * it in the aggregate context.  CRoaring allocates with malloc, so a reset
+ * bulk, sorted (stage_add); the bitmap is made at the first bulk add, so a
+ * small group (a GROUP BY with many groups) costs about as much memory as
+ * before, all of it in the aggregate context.  CRoaring allocates with malloc, so a reset
  * callback on the aggregate context frees the bitmap whether the query
  * ends or fails.
  *
@@ -49,12 +48,13 @@
 #include "utils/memutils.h"
 
 #include "capture/capture.h"
+#include "common/sort_u32.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans4);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_final);
 
-#define COVER_STAGE 256			/* most keys staged before a bulk add */
+#define COVER_STAGE 4096		/* most keys staged before a bulk add */
 
 typedef struct CoverState
 {
@@ -65,6 +65,8 @@ typedef struct CoverState
 	int			nstaged;		/* keys in staged, not yet in set */
 	int			stage_cap;		/* allocated slots in staged */
 	uint32	   *staged;			/* keys waiting for a bulk add */
+	int			scratch_cap;	/* allocated slots in scratch */
+	uint32	   *scratch;		/* the radix sort's second buffer */
 	double		answer;			/* sum of the non-null values */
 	MemoryContext cxt;			/* the aggregate context */
 	MemoryContextCallback free_set; /* frees set with the context */
@@ -120,6 +122,61 @@ stage_is_range(CoverState *st)
 	return true;
 }
 
+/* sorts the staged keys, unless they came sorted (an index scan) */
+static void
+stage_sort(CoverState *st)
+{
+	if (tapas_u32_sorted(st->staged, st->nstaged))
+		return;
+	if (st->scratch_cap < st->nstaged)
+	{
+		if (st->scratch)
+			pfree(st->scratch);
+		st->scratch = MemoryContextAlloc(st->cxt, st->stage_cap * sizeof(uint32));
+		st->scratch_cap = st->stage_cap;
+	}
+	tapas_sort_u32(st->staged, st->scratch, st->nstaged);
+}
+
+/* a bitmap of the (sorted) staged keys */
+static roaring_bitmap_t *
+stage_bitmap(CoverState *st)
+{
+	roaring_bitmap_t *set = roaring_bitmap_of_ptr(st->nstaged, st->staged);
+
+	if (set == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+	return set;
+}
+
+/*
+ * Adds the staged keys to the bitmap: a whole range in one step; else,
+ * sorted, as appends when they all lie above the bitmap's keys (an index
+ * scan), or as a bitmap of their own merged in.  Added one by one in a
+ * table's physical order, keys land amid a sorted array container and
+ * move half of it: 55 ns a key instead of 7 (test/bench/b-sort_u32.c).
+ */
+static void
+stage_add(CoverState *st)
+{
+	roaring_bitmap_t *block;
+
+	if (stage_is_range(st))
+		return;
+	stage_sort(st);
+	if (roaring_bitmap_is_empty(st->set) ||
+		st->staged[0] > roaring_bitmap_maximum(st->set))
+	{
+		roaring_bitmap_add_many(st->set, st->nstaged, st->staged);
+		return;
+	}
+	block = stage_bitmap(st);
+	roaring_bitmap_or_inplace(st->set, block);
+	roaring_bitmap_free(block);
+}
+
 /* moves the staged keys into the bitmap, making it on first use */
 static void
 cover_flush(CoverState *st)
@@ -135,8 +192,8 @@ cover_flush(CoverState *st)
 		st->free_set.arg = st;
 		MemoryContextRegisterResetCallback(st->cxt, &st->free_set);
 	}
-	if (!stage_is_range(st))
-		roaring_bitmap_add_many(st->set, st->nstaged, st->staged);
+	if (st->nstaged > 0)
+		stage_add(st);
 	st->nstaged = 0;
 }
 
@@ -235,20 +292,14 @@ tapas_sql_cover_trans4(PG_FUNCTION_ARGS)
 static roaring_bitmap_t *
 cover_set(CoverState *st, bool *temp)
 {
-	roaring_bitmap_t *set;
-
 	*temp = st->set == NULL;
 	if (!*temp)
 	{
 		cover_flush(st);
 		return st->set;
 	}
-	set = roaring_bitmap_of_ptr(st->nstaged, st->staged);
-	if (set == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory")));
-	return set;
+	stage_sort(st);
+	return stage_bitmap(st);
 }
 
 /* _cover_final(internal) returns bytea: see tapas_cover_keys */
