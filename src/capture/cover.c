@@ -26,9 +26,9 @@
  * staged in a buffer that grows from 8 to COVER_STAGE keys and added in
  * bulk, sorted (stage_add); the bitmap is made at the first bulk add, so a
  * small group (a GROUP BY with many groups) costs about as much memory as
- * before, all of it in the aggregate context.  CRoaring allocates with malloc, so a reset
- * callback on the aggregate context frees the bitmap whether the query
- * ends or fails.
+ * before, all of it in the aggregate context.  CRoaring allocates with
+ * malloc, so a reset callback on the aggregate context frees the bitmap
+ * whether the query ends or fails.
  *
  * Result: a bytea holding TapasCoverHeader, the bitmap in Roaring's
  * portable format, then the other keys as int64 (unaligned: readers

@@ -36,6 +36,7 @@
 
 #include "common/ledger_cache.h"
 #include "common/memory.h"
+#include "common/sort_u32.h"
 
 /* keys first seen in this batch: (relid, key) -> provisional index */
 typedef struct pending_keys
@@ -116,22 +117,14 @@ table_next_get(const tapas_lstore_t *s, table_next_t *tn, int *ntn, uint32_t rel
 	return &tn[(*ntn)++];
 }
 
-static int
-cmp_uint32(const void *a, const void *b)
-{
-	uint32_t	x = *(const uint32_t *) a,
-				y = *(const uint32_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * Sorts the m indices (all < n) in place and drops repeats; returns the
  * new count.  Input already strictly ascending is detected in O(m) and
  * left alone.  CRoaring inserts unsorted values into an array container by
  * memmove, O(4096^2) per 2^16 chunk, so sorting first is several times
  * faster for large cells.  A bitset pass is O(n/64 + m) and wins when n
- * is not much larger than m; otherwise qsort.  Returns -1 on ENOMEM.
+ * is not much larger than m; otherwise a radix sort (sort_u32.c), O(m).
+ * Returns -1 on ENOMEM.
  */
 static int64_t
 batch_sort_indices(uint32_t *idx, uint64_t m, uint64_t n)
@@ -151,7 +144,12 @@ batch_sort_indices(uint32_t *idx, uint64_t m, uint64_t n)
 		return (int64_t) m;
 	if (words > 4 * m)
 	{
-		qsort(idx, m, sizeof(uint32_t), cmp_uint32);
+		uint32_t   *scratch = tapas_malloc(m * sizeof(uint32_t));
+
+		if (scratch == NULL)
+			return -1;
+		tapas_sort_u32(idx, scratch, m);
+		tapas_free(scratch);
 		for (k = 1, out = 1; k < m; k++)
 			if (idx[k] != idx[out - 1])
 				idx[out++] = idx[k];
