@@ -325,6 +325,8 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	/* no row is released before the frame is durable */
 	if (tapas_ledger_sync)
 		tapas_ledger_persist_sync(sh, durable);
+	else
+		tapas_ledger_flusher_wake(sh);
 	pfree(in);
 	return first;
 }

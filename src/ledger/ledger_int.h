@@ -45,9 +45,11 @@ typedef struct TapasLedgerShared
 	LWLock	   *lock;			/* guards everything below and the store */
 	uint64		file_size;		/* bytes of valid file; appends go here */
 	uint64		file_alloc;		/* bytes written, zeros after file_size */
-	slock_t		sync_mutex;		/* guards the two fields below */
+	slock_t		sync_mutex;		/* guards the four fields below */
 	uint64		sync_generation;	/* file generation synced_upto is of */
 	uint64		synced_upto;	/* bytes of that file known durable */
+	struct Latch *flusher_latch;	/* the ledger flusher's, while it runs */
+	bool		flusher_asleep; /* it waits for a wake-up, not a timeout */
 	uint64		file_generation;	/* bumped when the file is rewritten; since
 									 * every reset rewrites it, also the reset
 									 * generation of the backends' key caches */
@@ -87,6 +89,9 @@ extern TapasLedgerMark tapas_ledger_persist_end(TapasLedgerShared *sh);
 extern void tapas_ledger_persist_sync(TapasLedgerShared *sh, TapasLedgerMark mark);
 extern uint64 tapas_ledger_persist_synced(TapasLedgerShared *sh);
 extern void tapas_ledger_persist_shutdown(int code, Datum arg);
+
+/* flusher.c */
+extern void tapas_ledger_flusher_wake(TapasLedgerShared *sh);
 extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store);
 
 /* append.c */

@@ -48,6 +48,20 @@ done
 	fail "sync off: the flusher did not sync ($(usage))"
 echo "ok: sync off is synced by the flusher"
 
+# an idle flusher hibernates (25 empty rounds: 1.25 s at 50 ms) and the
+# next record logged without a sync wakes it
+sleep 2
+got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = off" \
+	-c "SELECT tapas.ledger_record('t', 'count(*)', 1, '{5,6}')" \
+	-c "SELECT file_bytes > file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
+for i in $(seq 1 40); do
+	[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] && break
+	sleep 0.1
+done
+[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] ||
+	fail "a hibernating flusher was not woken by a record ($(usage))"
+echo "ok: a hibernating flusher wakes for the next record"
+
 # an audited role cannot turn the sync off
 q "DO \$\$ BEGIN CREATE ROLE tapas_flusher_analyst LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$" ||
 	fail "role"
