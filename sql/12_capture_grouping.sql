@@ -87,5 +87,31 @@ SELECT zip, hiv, count(*) FROM pat GROUP BY zip, hiv ORDER BY 1, 2;
 SELECT zip, hiv, count(*) FROM pat WHERE age > 21 GROUP BY zip, hiv ORDER BY 1, 2;
 RESET SESSION AUTHORIZATION;
 
+-- hash aggregation that spills (work_mem 64kB): 60 groups of 5,000 keys in
+-- random physical order, so each group's capture fills its bitmap and the
+-- hash table is reset between batches; every cell still holds exactly its
+-- group's keys
+SELECT setseed(0.7);
+CREATE TABLE spill (id int PRIMARY KEY, g int NOT NULL, hiv bool);
+INSERT INTO spill SELECT i, i % 60, i % 11 = 0 FROM generate_series(1, 300000) i ORDER BY random();
+ANALYZE spill;
+GRANT SELECT ON spill TO regress_tapas_analyst;
+SELECT tapas.protect('spill', 'id', ARRAY['hiv'], 2);
+SET work_mem = '64kB';
+SET enable_sort = off;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) AS groups, sum(n) AS rows, sum(h) AS hiv
+  FROM (SELECT g, count(*) AS n, sum(hiv::int) AS h FROM spill GROUP BY g) s;
+RESET SESSION AUTHORIZATION;
+RESET work_mem;
+RESET enable_sort;
+SELECT statistic, count(*) AS cells, sum(covered) AS covered, sum(answer) AS answer,
+       bool_and(covered = 5000) AS all_5000,
+       bool_and(keys = ARRAY(SELECT id::bigint FROM spill s WHERE s.g = c.keys[1] % 60 ORDER BY id))
+         AS exact_keys
+  FROM tapas.last_capture() c GROUP BY statistic ORDER BY statistic;
+SELECT tapas.unprotect('spill');
+DROP TABLE spill;
+
 DROP VIEW cap;
 DROP TABLE pat;
