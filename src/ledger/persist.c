@@ -4,12 +4,14 @@
  *	  The ledger's durable file $PGDATA/pg_tapas/ledger.log.
  *
  * Why a file and not a table written by a background worker: the gate
- * must know that an answer is durable before it releases a single row,
+ * must know that an answer is logged before it releases a single row,
  * inside the analyst's transaction, and whatever that transaction does
  * next (ROLLBACK included).  A worker would need a synchronous handshake
  * per statement and its own transaction and WAL flush; an append-only
- * file written under the ledger lock costs one write() and, with
- * tapas.ledger_sync (default on), one fdatasync() per statement, and has
+ * file written under the ledger lock costs one write() (which survives
+ * any crash of PostgreSQL) and, with tapas.ledger_sync = on, one
+ * fdatasync() per statement (which survives power loss; with the default
+ * off, the ledger flusher syncs within tapas.ledger_flush_delay), and has
  * no catalog dependency at startup, when the postmaster replays it.
  *
  * Preallocation: the file is extended TAPAS_LEDGER_EXTEND bytes of zeros
