@@ -276,7 +276,9 @@ ensure_open(TapasLedgerShared *sh)
 
 /*
  * Makes room for len more bytes after file_size: extends the file with
- * zeros to the next multiple of TAPAS_LEDGER_EXTEND past the end.
+ * zeros to the next multiple of TAPAS_LEDGER_EXTEND past the end.  False
+ * (errno set) if the disk has no room for that; the caller then writes
+ * the record alone, so the last free space is still used.
  */
 static bool
 ensure_room(TapasLedgerShared *sh, size_t len)
@@ -317,7 +319,9 @@ TapasLedgerMark
 tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t len)
 {
 	ensure_open(sh);
-	if (!ensure_room(sh, len) || !write_all(ledger_fd, frame, len, (off_t) sh->file_size))
+	if (!ensure_room(sh, len) && ftruncate(ledger_fd, (off_t) sh->file_size) == 0)
+		sh->file_alloc = sh->file_size; /* no room for 1 MB: the record alone */
+	if (!write_all(ledger_fd, frame, len, (off_t) sh->file_size))
 	{
 		int			save_errno = errno;
 
@@ -336,6 +340,7 @@ tapas_ledger_persist_append(TapasLedgerShared *sh, const uint8 *frame, size_t le
 				 errdetail("The statement's answers were not logged, so none is released.")));
 	}
 	sh->file_size += len;
+	sh->file_alloc = Max(sh->file_alloc, sh->file_size);
 	return tapas_ledger_persist_end(sh);
 }
 
