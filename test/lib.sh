@@ -85,3 +85,21 @@ wait_ready() {
 	done
 	return 1
 }
+
+# crash_backend [SQL...]: run the SQL statements, then pg_sleep(60), in a
+# background session of $db, kill -9 that backend, and wait for the crash
+# restart of all backends
+crash_backend() {
+	local pid="" i args=()
+	for i in "$@"; do args+=(-c "$i"); done
+	psql -X -qAt -d "$db" "${args[@]}" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
+	for i in $(seq 1 80); do
+		pid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'")
+		[ -n "$pid" ] && break
+		sleep 0.25
+	done
+	[ -n "$pid" ] || fail "no sleeping backend"
+	kill -9 "$pid"
+	wait
+	wait_ready || fail "no crash restart"
+}

@@ -13,6 +13,23 @@ export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres
 db=tapas_flusher_sys
 
 usage() { q "SELECT file_bytes || '/' || file_synced_bytes FROM tapas.ledger_usage()"; }
+synced() { [ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ]; }
+# record_then SYNC KEYS TEST: logs one cell over KEYS with tapas.ledger_sync =
+# SYNC, then prints TEST over tapas.ledger_usage(), in the same session
+record_then() {
+	psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = $1" \
+		-c "SELECT tapas.ledger_record('t', 'count(*)', 1, '$2')" \
+		-c "SELECT $3 FROM tapas.ledger_usage()" | tail -n 1
+}
+# wait_synced TRIES PAUSE: until the whole file is synced; false if it never is
+wait_synced() {
+	local i
+	for i in $(seq 1 "$1"); do
+		synced && return 0
+		sleep "$2"
+	done
+	synced
+}
 reload_delay() {	# reload_delay MS: set the flusher's delay, then let it settle
 	psql -X -q -d postgres -c "ALTER SYSTEM SET tapas.ledger_flush_delay = $1" \
 		-c "SELECT pg_reload_conf()" >/dev/null || fail "reload"
@@ -28,38 +45,20 @@ echo "ok: the flusher runs"
 # sync on: durable when the statement returns
 [ "$(q "SHOW tapas.ledger_sync")" = off ] || fail "tapas.ledger_sync is not off by default"
 reload_delay 10000
-got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = on" \
-	-c "SELECT tapas.ledger_record('t', 'count(*)', 2, '{1,2}')" \
-	-c "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
-[ "$got" = t ] || fail "sync on: not durable on return ($(usage))"
+[ "$(record_then on '{1,2}' 'file_bytes = file_synced_bytes')" = t ] || fail "sync on: not durable on return ($(usage))"
 echo "ok: sync on is durable on return"
 
 # sync off: written at once, durable only after the flusher's next round
-got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = off" \
-	-c "SELECT tapas.ledger_record('t', 'count(*)', 1, '{3,4}')" \
-	-c "SELECT file_bytes > file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
-[ "$got" = t ] || fail "sync off: synced before the flusher's round ($(usage))"
+[ "$(record_then off '{3,4}' 'file_bytes > file_synced_bytes')" = t ] || fail "sync off: synced before the flusher's round ($(usage))"
 reload_delay 50
-for i in $(seq 1 40); do
-	[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] && break
-	sleep 0.25
-done
-[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] ||
-	fail "sync off: the flusher did not sync ($(usage))"
+wait_synced 40 0.25 || fail "sync off: the flusher did not sync ($(usage))"
 echo "ok: sync off is synced by the flusher"
 
 # an idle flusher hibernates (25 empty rounds: 1.25 s at 50 ms) and the
 # next record logged without a sync wakes it
 sleep 2
-got=$(psql -X -qAt -v ON_ERROR_STOP=1 -d "$db" -c "SET tapas.ledger_sync = off" \
-	-c "SELECT tapas.ledger_record('t', 'count(*)', 1, '{5,6}')" \
-	-c "SELECT file_bytes > file_synced_bytes FROM tapas.ledger_usage()" | tail -n 1)
-for i in $(seq 1 40); do
-	[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] && break
-	sleep 0.1
-done
-[ "$(q "SELECT file_bytes = file_synced_bytes FROM tapas.ledger_usage()")" = t ] ||
-	fail "a hibernating flusher was not woken by a record ($(usage))"
+[ -n "$(record_then off '{5,6}' 'file_bytes')" ] || fail "record while the flusher sleeps"
+wait_synced 40 0.1 || fail "a hibernating flusher was not woken by a record ($(usage))"
 echo "ok: a hibernating flusher wakes for the next record"
 
 # an audited role cannot turn the sync off
@@ -72,16 +71,7 @@ echo "ok: an audited role cannot change tapas.ledger_sync"
 # the flusher comes back after a crash restart (a backend killed)
 flusher() { ps -o pid=,args= --ppid "$pm" | awk '/postgres: tapas ledger flusher/ {print $1}'; }
 before=$(flusher)
-psql -X -qAt -d "$db" -c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
-for i in $(seq 1 80); do
-	pid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'")
-	[ -n "$pid" ] && break
-	sleep 0.25
-done
-[ -n "$pid" ] || fail "no sleeping backend"
-kill -9 "$pid"
-wait
-wait_ready || fail "no crash restart"
+crash_backend
 for i in $(seq 1 80); do
 	after=$(flusher)
 	[ -n "$after" ] && [ "$after" != "$before" ] && break

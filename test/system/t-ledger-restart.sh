@@ -39,17 +39,7 @@ q "SELECT tapas.ledger_record('t', 'count(*)', 1, '{5}')" >/dev/null || fail "re
 expect="$expect 2:count(*):1:{5}"
 
 # 2. a backend that logged a cell is killed: crash restart of all backends
-psql -X -qAt -d "$db" -c "SELECT tapas.ledger_record('t', 'count(*)', 2, '{6,7}')" \
-	-c "SELECT pg_sleep(60)" >/dev/null 2>&1 &
-for i in $(seq 1 80); do
-	pid=$(q "SELECT pid FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep(60)%'")
-	[ -n "$pid" ] && break
-	sleep 0.25
-done
-[ -n "$pid" ] || fail "no sleeping backend"
-kill -9 "$pid"
-wait
-wait_ready || fail "no crash restart"
+crash_backend "SELECT tapas.ledger_record('t', 'count(*)', 2, '{6,7}')"
 expect="$expect 3:count(*):2:{6,7}"
 check "after kill -9 of a backend" "$expect"
 
