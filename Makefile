@@ -9,12 +9,12 @@
 EXTENSION  = tapas
 EXTVERSION = 0.2
 
-# Every .c under src/ belongs to the shared library; kernels (common, recon,
-# attacks) are also compiled on their own for the unit tests and benchmarks.
+# Every .c under src/ belongs to the shared library; kernels (util, lstore,
+# recon, attacks) are also compiled on their own for the unit tests and benchmarks.
 SRCS        = $(sort $(wildcard src/*.c src/*/*.c))
 MODULE_big  = tapas
 OBJS        = $(SRCS:.c=.o)
-KERNEL_SRCS = $(sort $(wildcard src/common/*.c src/recon/*.c src/attacks/*.c))
+KERNEL_SRCS = $(sort $(wildcard src/util/*.c src/lstore/*.c src/recon/*.c src/attacks/*.c))
 
 # The install script is assembled from one fragment per module (src/sql/NN_*.sql),
 # so each module declares its own SQL objects next to its code.

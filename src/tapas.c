@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * tapas.c
- *	  Module entry point: GUCs, library settings and hook registration.
+ *	  Module entry point: one init call per subsystem, nothing else.
  *
  * _PG_init only wires things up; each subsystem owns its hooks and state.
  * tapas keeps its ledger in shared memory, so it must be loaded through
@@ -19,17 +19,16 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
 
 #include "audit/audit.h"
 #include "capture/capture.h"
 #include "ledger/ledger.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
-
-bool		tapas_loaded_at_startup = false;
 
 /*
  * FLINT calls abort() on internal errors (e.g. division by zero); that would
@@ -64,10 +63,11 @@ _PG_init(void)
 	openblas_set_num_threads(1);
 	flint_set_abort(tapas_flint_abort);
 
-	/* subsystems define their GUCs before tapas_guc_define reserves the prefix */
+	/* every subsystem defines its settings before the prefix is reserved */
+	tapas_policy_define_gucs();
 	tapas_ledger_define_gucs();
 	tapas_audit_define_gucs();
-	tapas_guc_define();
+	MarkGUCPrefixReserved("tapas");
 	tapas_ledger_shmem_install();
 	tapas_ledger_flusher_register();
 	tapas_capture_install();

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "attacks/score_attacks.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 tapas_status
 tapas_closest_distance_mia(const tapas_distance_t *d,

@@ -14,7 +14,7 @@
  */
 #include "attacks/dataset.h"
 #include "attacks/set_features.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 tapas_coded_schema_t *
 tapas_coded_schema_create(size_t m, const int *kind, const int *ncat)

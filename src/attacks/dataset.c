@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "attacks/dataset.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 const char *
 tapas_column_kind_name(tapas_column_kind kind)

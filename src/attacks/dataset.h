@@ -42,7 +42,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "util/status.h"
 
 typedef enum tapas_column_kind
 {

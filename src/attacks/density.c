@@ -19,7 +19,7 @@
 #include <math.h>
 
 #include "attacks/density.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 struct tapas_density
 {

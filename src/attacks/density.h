@@ -37,7 +37,7 @@
 #include <stddef.h>
 
 #include "attacks/dataset.h"
-#include "common/status.h"
+#include "util/status.h"
 
 typedef struct tapas_density tapas_density_t;
 

@@ -24,7 +24,7 @@
 #include <math.h>
 
 #include "attacks/distance.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 #define PRUNE_BLOCK 16
 

@@ -31,8 +31,8 @@
 #include <stddef.h>
 
 #include "attacks/dataset.h"
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 
 typedef enum tapas_distance_kind
 {

@@ -29,7 +29,7 @@
 #include <math.h>
 
 #include "attacks/distance.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 #define TB 64					/* targets per block */
 #define RB 512					/* rows per block */

@@ -27,7 +27,7 @@
 
 #include "attacks/metrics.h"
 #include "attacks/metrics_int.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 /* continued fraction for I_x(a, b) (Numerical Recipes betacf) */
 static double

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/rng.h"
-#include "common/status.h"
+#include "util/rng.h"
+#include "util/status.h"
 
 #define TAPAS_GEN_RAW		0
 #define TAPAS_GEN_MARGINALS 1

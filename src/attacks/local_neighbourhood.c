@@ -22,7 +22,7 @@
 #include <math.h>
 
 #include "attacks/score_attacks.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 tapas_status
 tapas_local_neighbourhood_mia(const tapas_distance_t *d,

@@ -26,7 +26,7 @@
 
 #include "attacks/metrics.h"
 #include "attacks/metrics_int.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 typedef struct scored
 {

@@ -59,7 +59,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "util/status.h"
 
 typedef struct tapas_confusion
 {

@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "util/status.h"
 
 typedef struct tapas_score_group
 {

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "attacks/random_forest.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 /* a value and its position in the node segment, for sorting */
 typedef struct rf_pair

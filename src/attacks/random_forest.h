@@ -32,9 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/progress.h"
-#include "common/rng.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/rng.h"
+#include "util/status.h"
 
 typedef struct tapas_rf_params
 {

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "common/status.h"
+#include "util/status.h"
 
 /*
  * A standalone SVG 1.1 document (UTF-8 text, NUL-terminated) drawing the

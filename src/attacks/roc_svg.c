@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "attacks/report.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 #define LEFT 70.0
 #define TOP 50.0

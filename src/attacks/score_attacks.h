@@ -39,7 +39,7 @@
 
 #include "attacks/dataset.h"
 #include "attacks/distance.h"
-#include "common/status.h"
+#include "util/status.h"
 
 /* closest_distance.c */
 extern tapas_status tapas_closest_distance_mia(const tapas_distance_t *d,

@@ -16,7 +16,7 @@
 
 #include "attacks/score_attacks.h"
 #include "attacks/score_eval.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 int
 tapas_score_attack_is_aia(tapas_score_attack_kind kind)

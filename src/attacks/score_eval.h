@@ -25,7 +25,7 @@
 #include "attacks/dataset.h"
 #include "attacks/density.h"
 #include "attacks/distance.h"
-#include "common/status.h"
+#include "util/status.h"
 
 typedef enum tapas_score_attack_kind
 {

@@ -18,8 +18,8 @@
 #include <linear.h>
 
 #include "attacks/set_classifier.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 
 void
 tapas_clf_params_default(tapas_clf_params_t *p)

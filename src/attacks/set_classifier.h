@@ -27,8 +27,8 @@
 #include <stdint.h>
 
 #include "attacks/random_forest.h"
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 
 #define TAPAS_CLF_RANDOM_FOREST		0
 #define TAPAS_CLF_LOGISTIC			1

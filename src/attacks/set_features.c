@@ -25,7 +25,7 @@
 
 #include "attacks/set_features.h"
 #include "attacks/set_features_int.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 /* ----------------------------------------------------------------
  *		Creation

@@ -49,9 +49,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/progress.h"
-#include "common/rng.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/rng.h"
+#include "util/status.h"
 
 #define TAPAS_COL_NUMERIC		0
 #define TAPAS_COL_CATEGORICAL	1

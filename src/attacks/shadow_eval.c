@@ -17,8 +17,8 @@
 
 #include "attacks/generators.h"
 #include "attacks/shadow_eval.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 
 static tapas_status
 check_params(const tapas_coded_schema_t *schema, const tapas_shadow_params_t *p,

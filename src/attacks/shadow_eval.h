@@ -39,8 +39,8 @@
 #include "attacks/set_classifier.h"
 #include "attacks/set_features.h"
 #include "attacks/threat_model.h"
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 
 #define TAPAS_GEN_EXTERNAL	(-1)	/* the caller fills the synthetic buffer */
 

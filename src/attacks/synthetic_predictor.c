@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "attacks/score_attacks.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 /* liblinear's progress printer, replaced by silence */
 static void

@@ -24,7 +24,7 @@
 
 #include "attacks/set_features.h"
 #include "attacks/set_features_int.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 uint64_t
 tapas_setfeat_binomial(size_t m, size_t k)

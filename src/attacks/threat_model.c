@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "attacks/threat_model.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 
 /* index_split over one part of the pool */
 typedef struct tm_chunker

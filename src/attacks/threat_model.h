@@ -37,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "util/status.h"
 
 #define TAPAS_TM_MIA	0
 #define TAPAS_TM_AIA	1

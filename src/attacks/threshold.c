@@ -25,7 +25,7 @@
 
 #include "attacks/metrics.h"
 #include "attacks/metrics_int.h"
-#include "common/memory.h"
+#include "util/memory.h"
 
 /* rate = count / total, 0 when total = 0 */
 static double

@@ -56,10 +56,10 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit.h"
-#include "common/crc32c.h"
-#include "common/rng.h"
+#include "util/crc32c.h"
+#include "util/rng.h"
 #include "recon/rowspace.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 #define ALERT_DIR		"pg_tapas"
 #define ALERT_FILE		"pg_tapas/alerts.log"

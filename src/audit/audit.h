@@ -37,6 +37,19 @@
 
 #include "datatype/timestamp.h"
 #include "ledger/ledger.h"
+#include "policy/policy.h"
+
+/* tapas.mode: what the auditor does when a query isolates a record */
+typedef enum TapasMode
+{
+	TAPAS_MODE_OFF,				/* no isolation audit (capture and k still apply) */
+	TAPAS_MODE_LOG,				/* record an alert */
+	TAPAS_MODE_WARN,			/* record an alert and warn the analyst */
+	TAPAS_MODE_DENY				/* refuse the query; its answer is not logged */
+} TapasMode;
+
+/* decide.c */
+extern int	tapas_mode;
 
 /* ---- alerts.c ---- */
 

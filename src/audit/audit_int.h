@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * audit_int.h
- *	  Internal declarations of the auditor (src/audit/ and src/pg/audit.c).
+ *	  Internal declarations of the auditor (src/audit/ and src/audit/audit_sql.c).
  *
  * A TapasAuditEntry is the audit state of one (table, statistic, session
  * user): the logged rows of A (CRoaring copies over the ledger's dense

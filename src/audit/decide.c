@@ -42,7 +42,7 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 int			tapas_audit_budget_ms = 300;
 
@@ -284,9 +284,29 @@ tapas_audit_logged(TapasAuditPending *p, int64 first_log_id)
 						   (long long) alerts[0].alert_id, p->n > 1 ? " and more" : "")));
 }
 
+int			tapas_mode = TAPAS_MODE_DENY;
+
+static const struct config_enum_entry mode_options[] = {
+	{"off", TAPAS_MODE_OFF, false},
+	{"log", TAPAS_MODE_LOG, false},
+	{"warn", TAPAS_MODE_WARN, false},
+	{"deny", TAPAS_MODE_DENY, false},
+	{NULL, 0, false}
+};
+
 void
 tapas_audit_define_gucs(void)
 {
+	DefineCustomEnumVariable("tapas.mode",
+							 "What tapas does when an answer isolates a record.",
+							 "off: no isolation audit; log: record an alert; "
+							 "warn: also warn the analyst; deny: refuse the query.",
+							 &tapas_mode,
+							 TAPAS_MODE_DENY,
+							 mode_options,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 	DefineCustomIntVariable("tapas.audit_budget_ms",
 							"Time per statement after which the expensive reconstruction checks are skipped.",
 							"The row-space test always runs; skipped checks are noted in the server log.",

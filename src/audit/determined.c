@@ -49,9 +49,9 @@
 #include "utils/memutils.h"
 
 #include "audit/audit_int.h"
-#include "common/rng.h"
+#include "util/rng.h"
 #include "recon/binmat.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 static MemoryContext audit_cxt = NULL;
 static HTAB *audit_entries = NULL;

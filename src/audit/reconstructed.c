@@ -64,7 +64,7 @@
 #include "recon/binmat.h"
 #include "recon/cs.h"
 #include "recon/sparse_search.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 #define CS_MAX_WEIGHT		32
 

@@ -43,7 +43,7 @@
 
 #include "audit/audit_int.h"
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 /* ----------------------------------------------------------------
  *		Statistic text -> per-row value

@@ -1,11 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * capture.h
- *	  Capture of aggregate answers on protected tables: the protection
- *	  catalog, query validation and normalisation, the gate CustomScan.
+ *	  Capture of aggregate answers on protected tables: query validation
+ *	  and normalisation, the capture aggregate, the gate CustomScan.
  *
  * Phases (one file each, pg_diffix style):
- *	  protect.c		catalog tapas.protection and its per-backend cache
  *	  validate.c	refusals only (verify_* functions raise, never rewrite)
  *	  leakproof.c	refusals of leaky expressions over protected columns
  *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
@@ -43,35 +42,8 @@
 #include "nodes/plannodes.h"
 #include "utils/relcache.h"
 
-#if defined(__has_include)
-#if __has_include("ledger/ledger.h")
 #include "ledger/ledger.h"
-#define TAPAS_HAVE_LEDGER 1
-#endif
-#endif
-
-#ifndef TAPAS_HAVE_LEDGER
-/* Same layout as ledger/ledger.h, which owns the definition once merged. */
-typedef struct TapasCell
-{
-	Oid			relid;			/* protected table */
-	const char *statistic;		/* canonical statistic text */
-	double		answer;			/* the cell's value */
-	const int64 *keys;			/* key values of the covered rows */
-	int64		nkeys;
-} TapasCell;
-#endif
-
-/* One protected table, as cached per backend (protect.c). */
-typedef struct TapasProtection
-{
-	Oid			relid;			/* hash key */
-	AttrNumber	key_attno;		/* key column (int2/int4/int8, unique, not null) */
-	Oid			key_type;		/* its type */
-	Bitmapset  *sensitive;		/* attnos of sensitive columns */
-	int			k;				/* minimum covered-set size of a cell */
-	bool		broken;			/* key column vanished: refuse every read */
-} TapasProtection;
+#include "policy/policy.h"
 
 /*
  * Result of tapas._cover, after the bytea header; then setbytes of a
@@ -121,14 +93,6 @@ typedef struct TapasLevelContext
 	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
 	TapasCaptureInfo *info;
 } TapasLevelContext;
-
-/* protect.c */
-extern const TapasProtection *tapas_protection_lookup(Oid relid);
-extern bool tapas_protection_any(void);
-extern Oid	tapas_cover_aggregate_oid(Oid keytype);
-extern bool tapas_is_cover_aggregate(Oid fnoid);
-extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
-extern void tapas_protection_install(void);
 
 /* normalise.c */
 extern void tapas_normalise_query(Query *parse, TapasCaptureInfo *info);

@@ -48,7 +48,7 @@
 #include "utils/memutils.h"
 
 #include "capture/capture.h"
-#include "common/sort_u32.h"
+#include "util/sort_u32.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans4);

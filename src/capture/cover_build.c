@@ -36,7 +36,7 @@
 #include "utils/lsyscache.h"
 
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 /* ----------------------------------------------------------------
  *		Building the capture aggregate

@@ -16,8 +16,7 @@
  *	   (TP002), naming k, never the size;
  *	3. tapas_audit_cells(): the auditor decides (audit/decide.c); in deny
  *	   mode it raises before anything is released or logged;
- *	4. tapas_ledger_check_capacity, then tapas_ledger_append (when the
- *	   ledger is built in), and the per-backend copy for last_capture();
+ *	4. tapas_ledger_check_capacity, then tapas_ledger_append, and the per-backend copy for last_capture();
  *	5. release: stream the stored groups, applying the lifted HAVING and
  *	   projection (ExecScan with the scan tuple = one flat Agg row);
  *	   tapas_audit_logged() raises the alerts of log/warn mode with the
@@ -50,7 +49,7 @@
 
 #include "audit/audit.h"
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 typedef struct TapasGateState
 {
@@ -287,12 +286,10 @@ gate_check_k(TapasGateState *gs)
 static int64
 gate_log_cells(TapasGateState *gs, EState *estate)
 {
-	int64		first = 0;
+	int64		first;
 
-#ifdef TAPAS_HAVE_LEDGER
 	tapas_ledger_check_capacity(gs->cells, gs->ncells);
 	first = tapas_ledger_append(gs->cells, gs->ncells, estate->es_sourceText);
-#endif
 	tapas_capture_record(gs->cells, gs->ncells);
 	return first;
 }

@@ -37,7 +37,7 @@
 #include "utils/lsyscache.h"
 
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 static planner_hook_type prev_planner_hook = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;

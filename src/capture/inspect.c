@@ -31,7 +31,7 @@
 #include "utils/timestamp.h"
 
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_last_capture);
 

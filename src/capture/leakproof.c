@@ -31,7 +31,7 @@
 #include "utils/syscache.h"
 
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 typedef struct RefsContext
 {

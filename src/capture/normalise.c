@@ -59,7 +59,7 @@
 #include "utils/lsyscache.h"
 
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 static void normalise_query(Query *q, TapasCaptureInfo *info);
 static void normalise_level(Query *q, int varno, const TapasProtection *prot,

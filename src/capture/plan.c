@@ -45,7 +45,7 @@
 #include "utils/lsyscache.h"
 
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 typedef struct PlaceContext
 {

@@ -53,7 +53,7 @@
 #include "utils/syscache.h"
 
 #include "capture/capture.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 /* ----------------------------------------------------------------
  *		Aggregates

@@ -28,12 +28,12 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "common/ledger_cache.h"
-#include "common/ledger_file.h"
-#include "common/memory.h"
+#include "lstore/ledger_cache.h"
+#include "lstore/ledger_file.h"
+#include "util/memory.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 void
 tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)

@@ -23,7 +23,7 @@
 
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 int			tapas_ledger_memory_kb = 32 * 1024;
 int			tapas_ledger_max_cells = 100000;

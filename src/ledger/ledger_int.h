@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * ledger_int.h
- *	  Declarations shared by the files of src/ledger/ and src/pg/ledger.c;
+ *	  Declarations shared by the files of src/ledger/ and src/ledger/ledger_sql.c;
  *	  not part of the public ledger API (ledger.h).
  *
  * The shared state is one TapasLedgerShared struct in the main shared
- * memory segment, followed by the pure-C store (common/ledger_store.h).
+ * memory segment, followed by the pure-C store (lstore/ledger_store.h).
  * One LWLock of tranche "tapas_ledger" guards all of it:
  *	- LW_SHARED to read cells, statistics, covers and the dense index;
  *	- LW_EXCLUSIVE to append (prepare, file write, apply: one critical
@@ -31,8 +31,8 @@
 #include "storage/lwlock.h"
 #include "storage/spin.h"
 
-#include "common/ledger_store.h"
-#include "common/status.h"
+#include "lstore/ledger_store.h"
+#include "util/status.h"
 
 #define TAPAS_LEDGER_DIR		"pg_tapas"
 #define TAPAS_LEDGER_FILE		"pg_tapas/ledger.log"

@@ -21,7 +21,7 @@
  * tail is therefore a clean end of the log; the postmaster trims it at a
  * clean shutdown.
  *
- * Protocol (format in common/ledger_file.h):
+ * Protocol (format in lstore/ledger_file.h):
  *	- append: under the exclusive ledger lock, the statement's frame is
  *	  written at offset file_size with pwrite, then applied to shared
  *	  memory and file_size advanced; after the lock is released, the
@@ -64,10 +64,10 @@
 #include "common/file_perm.h"
 #include "storage/fd.h"
 
-#include "common/ledger_file.h"
+#include "lstore/ledger_file.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 #define TAPAS_LEDGER_EXTEND	(1024 * 1024)	/* bytes of zeros added at a time */
 

@@ -29,7 +29,7 @@
 
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;

@@ -25,7 +25,7 @@
 
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
-#include "tapas.h"
+#include "policy/policy.h"
 
 /* frees the CRoaring bitmaps of a snapshot when its context goes away */
 static void

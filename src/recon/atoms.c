@@ -23,7 +23,7 @@
  */
 #include <string.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/atoms.h"
 
 tapas_status

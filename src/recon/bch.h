@@ -27,8 +27,8 @@
 
 #include <stdint.h>
 
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 #include "recon/gf2m.h"
 
 /* largest sparsity accepted (BM is O(s^2), root finding O(q s^2)) */

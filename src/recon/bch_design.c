@@ -25,7 +25,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/bch.h"
 
 int

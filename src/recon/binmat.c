@@ -21,7 +21,7 @@
  */
 #include <string.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/binmat.h"
 
 /* mask of the valid bits of the last word of a row */

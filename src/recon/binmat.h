@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/status.h"
+#include "util/status.h"
 
 typedef struct tapas_binmat
 {

@@ -23,7 +23,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/cs.h"
 
 int

@@ -59,8 +59,8 @@
 #ifndef TAPAS_CS_H
 #define TAPAS_CS_H
 
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 #include "recon/binmat.h"
 
 /* m * n above which AUTO does not fall back to the LP */

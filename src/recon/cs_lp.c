@@ -58,7 +58,7 @@
 #include <glpk.h>
 #include <lapacke.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/cs.h"
 
 #define LP_MU_EXACT	1e-3

@@ -35,7 +35,7 @@
 
 #include <lapacke.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/cs.h"
 
 typedef struct nnls_work

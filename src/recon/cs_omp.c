@@ -57,7 +57,7 @@
 #include <cblas.h>
 #include <lapacke.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/cs.h"
 
 typedef struct omp_work

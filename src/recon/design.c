@@ -24,7 +24,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/design.h"
 
 int

@@ -36,8 +36,8 @@
 
 #include <stdint.h>
 
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 #include "recon/bch.h"
 #include "recon/hadamard.h"
 

@@ -37,7 +37,7 @@
 #include <flint/nmod_mat.h>
 #include <flint/ulong_extras.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/exact.h"
 
 /* One modular pass: determined set and values mod p. */

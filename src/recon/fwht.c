@@ -33,7 +33,7 @@
  */
 #include <string.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/fwht.h"
 
 /*

@@ -20,8 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 
 #define TAPAS_FWHT_MAX_LOG2 28
 

@@ -19,7 +19,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/gf2m.h"
 
 /* index q: x^q + ... + 1, bit i = coefficient of x^i */

@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "common/status.h"
+#include "util/status.h"
 
 #define TAPAS_GF2M_MIN_Q	2
 #define TAPAS_GF2M_MAX_Q	24

@@ -24,7 +24,7 @@
  */
 #include <string.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/fwht.h"
 #include "recon/hadamard.h"
 

@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 
 /* largest number of records: N <= 2^24 */
 #define TAPAS_HADAMARD_MAX_LOG2	24

@@ -71,7 +71,7 @@
 #include <flint/nmod_vec.h>
 #include <flint/ulong_extras.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/atoms.h"
 #include "recon/rowspace.h"
 #include "recon/rowspace_int.h"

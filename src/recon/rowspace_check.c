@@ -20,7 +20,7 @@
 
 #include <flint/ulong_extras.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/rowspace.h"
 #include "recon/rowspace_int.h"
 

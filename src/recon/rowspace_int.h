@@ -20,7 +20,7 @@
 #include <flint/flint.h>
 #include <flint/nmod_vec.h>
 
-#include "common/rng.h"
+#include "util/rng.h"
 #include "recon/atoms.h"
 #include "recon/rowspace.h"
 

@@ -23,7 +23,7 @@
 
 #include <flint/ulong_extras.h>
 
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/atoms.h"
 #include "recon/rowspace.h"
 #include "recon/rowspace_int.h"

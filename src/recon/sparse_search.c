@@ -38,8 +38,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/sparse_search.h"
 
 typedef struct search_ctx

@@ -21,8 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/progress.h"
-#include "common/status.h"
+#include "util/progress.h"
+#include "util/status.h"
 #include "recon/binmat.h"
 
 #define TAPAS_SPARSE_MAX_WEIGHT	3

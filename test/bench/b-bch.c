@@ -18,8 +18,8 @@
 #include <stdlib.h>
 
 #include "bench.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/bch.h"
 
 /* distinct random positions in 1..n */

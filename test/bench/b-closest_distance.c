@@ -26,8 +26,8 @@
 #include "bench.h"
 #include "attacks/dataset.h"
 #include "attacks/score_attacks.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 
 #define NCOL 17
 #define NROWS_MAX 60000

@@ -22,8 +22,8 @@
 #include <cblas.h>
 
 #include "bench.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/cs.h"
 
 /* A random Bernoulli(1/2) m x n design with b = A x, x s-sparse binary */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "common/memory.h"
+#include "util/memory.h"
 #include "recon/fwht.h"
 
 static void

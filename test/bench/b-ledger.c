@@ -29,10 +29,10 @@
 #include <unistd.h>
 
 #include "bench.h"
-#include "common/ledger_file.h"
-#include "common/ledger_store.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "lstore/ledger_file.h"
+#include "lstore/ledger_store.h"
+#include "util/memory.h"
+#include "util/rng.h"
 
 #define N			100000
 #define RELID		16384

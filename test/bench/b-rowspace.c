@@ -21,8 +21,8 @@
 #include <flint/ulong_extras.h>
 
 #include "bench.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/rowspace.h"
 
 #define K_THRESHOLD	10

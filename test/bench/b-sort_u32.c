@@ -1,6 +1,6 @@
 /*
  * b-sort_u32.c
- *	  Benchmark of src/common/sort_u32.c: the radix sort of a staged block
+ *	  Benchmark of src/util/sort_u32.c: the radix sort of a staged block
  *	  of keys (n = 4096, the capture aggregate's stage) against qsort from
  *	  the C library, in the same process, on keys in random order (a
  *	  table's physical order after updates) and already sorted; and what
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "bench.h"
-#include "common/rng.h"
-#include "common/sort_u32.h"
+#include "util/rng.h"
+#include "util/sort_u32.h"
 
 #define N		4096
 #define REPS	200

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "bench.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/sparse_search.h"
 
 static tapas_binmat_t *

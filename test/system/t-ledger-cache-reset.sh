@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Each backend caches the key -> dense index mappings it read from the
-# ledger (src/common/ledger_cache.c); a tapas.reset by another session must
+# ledger (src/lstore/ledger_cache.c); a tapas.reset by another session must
 # clear that cache.  One analyst session stays open (psql on a fifo) while
 # an admin session resets the table; the analyst's next statements must
 # log exactly their keys (a stale cache would give keys of the old

@@ -32,7 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common/rng.h"
+#include "util/rng.h"
 
 static int	tapas_test_passed = 0;
 static int	tapas_test_failed = 0;

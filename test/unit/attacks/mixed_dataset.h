@@ -19,7 +19,7 @@
 #define TAPAS_TEST_MIXED_DATASET_H
 
 #include "attacks/dataset.h"
-#include "common/rng.h"
+#include "util/rng.h"
 
 #define NC 5
 

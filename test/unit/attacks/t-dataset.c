@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "attacks/dataset.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "mixed_dataset.h"
 #include "tapas_test.h"
 

@@ -10,8 +10,8 @@
 
 #include "attacks/dataset.h"
 #include "attacks/density.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "tapas_test.h"
 
 static void

@@ -11,8 +11,8 @@
 
 #include "attacks/dataset.h"
 #include "attacks/distance.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "mixed_dataset.h"
 #include "tapas_test.h"
 

@@ -9,8 +9,8 @@
 #include <math.h>
 
 #include "attacks/metrics.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "tapas_test.h"
 
 #define NEAR(a, b, tol) (fabs((a) - (b)) <= (tol))

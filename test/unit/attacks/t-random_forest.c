@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "attacks/random_forest.h"
-#include "common/memory.h"
+#include "util/memory.h"
 #include "tapas_test.h"
 
 static tapas_rf_params_t

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "attacks/report.h"
-#include "common/memory.h"
+#include "util/memory.h"
 #include "tapas_test.h"
 
 static int

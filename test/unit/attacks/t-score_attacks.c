@@ -11,8 +11,8 @@
 
 #include "attacks/dataset.h"
 #include "attacks/score_attacks.h"
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "tapas_test.h"
 
 /* columns: a (categorical 3), s (categorical 2), z (continuous [0, 1]) */

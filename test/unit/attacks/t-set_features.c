@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "attacks/set_features.h"
-#include "common/memory.h"
+#include "util/memory.h"
 #include "tapas_test.h"
 
 static int

@@ -15,7 +15,7 @@
 #include "attacks/generators.h"
 #include "attacks/score_eval.h"
 #include "attacks/shadow_eval.h"
-#include "common/memory.h"
+#include "util/memory.h"
 #include "tapas_test.h"
 
 #define M 5

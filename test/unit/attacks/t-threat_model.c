@@ -13,7 +13,7 @@
 
 #include "attacks/generators.h"
 #include "attacks/threat_model.h"
-#include "common/memory.h"
+#include "util/memory.h"
 #include "tapas_test.h"
 
 static size_t

@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/atoms.h"
 #include "tapas_test.h"
 

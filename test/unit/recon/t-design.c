@@ -12,8 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/design.h"
 #include "tapas_test.h"
 

@@ -13,8 +13,8 @@
 
 #include <flint/fmpq_mat.h>
 
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/exact.h"
 #include "tapas_test.h"
 

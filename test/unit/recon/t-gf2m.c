@@ -7,8 +7,8 @@
  * product.  Fields q = 2..24 are all built; products are compared on random
  * pairs, and exhaustively for q <= 6.
  */
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/gf2m.h"
 #include "tapas_test.h"
 

@@ -20,8 +20,8 @@
 #include <flint/fmpz_mat.h>
 #include <flint/nmod_vec.h>
 
-#include "common/memory.h"
-#include "common/rng.h"
+#include "util/memory.h"
+#include "util/rng.h"
 #include "recon/rowspace.h"
 #include "tapas_test.h"
 

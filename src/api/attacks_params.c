@@ -1,0 +1,245 @@
+/*-------------------------------------------------------------------------
+ *
+ * attacks_params.c
+ *	  The params jsonb of the attack functions: key checks and getters.
+ *
+ * params is always a JSON object.  Each SQL function (and each attack)
+ * declares its valid keys; an unknown key is an error naming the valid
+ * ones, because a misspelt parameter silently falling back to its default
+ * would give a misleading privacy assessment.  JSON null means "absent".
+ * The "distance" parameter, shared by the score attacks and the shadow
+ * modelling evaluation, is parsed here too so both read it alike.
+ *
+ * IDENTIFICATION
+ *	  src/api/attacks_params.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/numeric.h"
+
+#include "api/attacks_pg.h"
+
+/* comma-separated list of the valid keys, for hints */
+static char *
+valid_list(const char *const *valid)
+{
+	StringInfoData buf;
+	int			i;
+
+	initStringInfo(&buf);
+	for (i = 0; valid[i] != NULL; i++)
+		appendStringInfo(&buf, "%s%s", i ? ", " : "", valid[i]);
+	return buf.data;
+}
+
+void
+tapas_attack_params_check(Jsonb *params, const char *const *valid,
+						  const char *what)
+{
+	JsonbIterator *it;
+	JsonbValue	v;
+	JsonbIteratorToken r;
+
+	if (params == NULL)
+		return;
+	if (!JB_ROOT_IS_OBJECT(params))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("params of %s must be a JSON object", what),
+				 errhint("Pass parameters as '{\"name\": value, ...}'.")));
+	it = JsonbIteratorInit(&params->root);
+	while ((r = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		char	   *key;
+		int			i;
+		bool		ok = false;
+
+		if (r != WJB_KEY)
+			continue;
+		key = pnstrdup(v.val.string.val, v.val.string.len);
+		for (i = 0; valid[i] != NULL && !ok; i++)
+			ok = strcmp(valid[i], key) == 0;
+		if (!ok)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unrecognized parameter \"%s\" for %s", key, what),
+					 errhint("Valid parameters are: %s.", valid_list(valid))));
+	}
+}
+
+bool
+tapas_attack_param_find(JsonbContainer *obj, const char *key, JsonbValue *out)
+{
+	if (obj == NULL || !JsonContainerIsObject(obj))
+		return false;
+	if (getKeyJsonValueFromContainer(obj, key, strlen(key), out) == NULL)
+		return false;
+	return out->type != jbvNull;
+}
+
+char *
+tapas_attack_jsonb_scalar_text(JsonbValue *v, const char *what)
+{
+	if (v->type == jbvString)
+		return pnstrdup(v->val.string.val, v->val.string.len);
+	if (v->type == jbvNumeric)
+		return DatumGetCString(DirectFunctionCall1(numeric_out,
+												   NumericGetDatum(v->val.numeric)));
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("%s must be a string or a number", what)));
+	return NULL;				/* keep compiler quiet */
+}
+
+double
+tapas_attack_param_float(Jsonb *params, const char *key, double dflt)
+{
+	JsonbValue	v;
+
+	if (params == NULL || !tapas_attack_param_find(&params->root, key, &v))
+		return dflt;
+	if (v.type != jbvNumeric)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"%s\" must be a number", key)));
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											  NumericGetDatum(v.val.numeric)));
+}
+
+char *
+tapas_attack_param_text(Jsonb *params, const char *key, const char *dflt)
+{
+	JsonbValue	v;
+	char	   *what;
+
+	if (params == NULL || !tapas_attack_param_find(&params->root, key, &v))
+		return dflt ? pstrdup(dflt) : NULL;
+	what = psprintf("parameter \"%s\"", key);
+	return tapas_attack_jsonb_scalar_text(&v, what);
+}
+
+List *
+tapas_attack_param_name_list(Jsonb *params, const char *key)
+{
+	JsonbValue	v;
+	List	   *names = NIL;
+	JsonbIterator *it;
+	JsonbIteratorToken r;
+	JsonbValue	e;
+
+	if (params == NULL || !tapas_attack_param_find(&params->root, key, &v))
+		return NIL;
+	if (v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"%s\" must be an array of column names", key)));
+	it = JsonbIteratorInit(v.val.binary.data);
+	while ((r = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+	{
+		if (r != WJB_ELEM)
+			continue;
+		if (e.type != jbvString)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("parameter \"%s\" must be an array of column names", key)));
+		names = lappend(names, pnstrdup(e.val.string.val, e.val.string.len));
+	}
+	return names;
+}
+
+/* ----------------------------------------------------------------
+ *		The "distance" parameter
+ * ----------------------------------------------------------------
+ */
+
+static const char *const distance_object_keys[] = {"type", "p", "columns", NULL};
+
+/* sets kind and p from a distance name; false if the name is unrecognized */
+static bool
+distance_by_name(tapas_distance_t *d, const char *name)
+{
+	d->p = 2;
+	if (strcmp(name, "hamming") == 0)
+		d->kind = TAPAS_DISTANCE_HAMMING;
+	else if (strcmp(name, "l1") == 0)
+	{
+		d->kind = TAPAS_DISTANCE_LP;
+		d->p = 1;
+	}
+	else if (strcmp(name, "l2") == 0 || strcmp(name, "lp") == 0)
+		d->kind = TAPAS_DISTANCE_LP;
+	else
+		return false;
+	return true;
+}
+
+const char *
+tapas_attack_param_distance(Jsonb *params, tapas_distance_t *d,
+							List **columns, bool *has_columns)
+{
+	JsonbValue	v,
+				f;
+	Jsonb	   *obj;
+	char	   *name;
+
+	d->kind = TAPAS_DISTANCE_HAMMING;
+	d->p = 2;
+	d->columns = NULL;
+	d->ncolumns = 0;
+	*columns = NIL;
+	*has_columns = false;
+	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v))
+		return NULL;
+	if (v.type == jbvString)
+	{
+		name = pnstrdup(v.val.string.val, v.val.string.len);
+		return distance_by_name(d, name) ? NULL : name;
+	}
+	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"distance\" must be a name or an object")));
+	obj = JsonbValueToJsonb(&v);
+	tapas_attack_params_check(obj, distance_object_keys, "distance");
+	name = tapas_attack_param_text(obj, "type", "hamming");
+	if (!distance_by_name(d, name))
+		return name;
+	d->p = tapas_attack_param_float(obj, "p", d->p);
+	if (!(d->p > 0) || !isfinite(d->p))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("distance exponent p must be positive and finite")));
+	*has_columns = tapas_attack_param_find(&obj->root, "columns", &f);
+	*columns = tapas_attack_param_name_list(obj, "columns");
+	return NULL;
+}
+
+void
+tapas_attack_distance_columns(TapasAttackSchema *schema, List *names,
+							  tapas_distance_t *d)
+{
+	size_t	   *cols = palloc(sizeof(size_t) * (list_length(names) + 1));
+	ListCell   *lc;
+
+	d->ncolumns = 0;
+	foreach(lc, names)
+	{
+		int			j = tapas_attack_schema_column(schema, lfirst(lc));
+
+		if (j < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("distance column \"%s\" is not a dataset column",
+							(char *) lfirst(lc))));
+		cols[d->ncolumns++] = (size_t) j;
+	}
+	d->columns = cols;
+}

@@ -1,0 +1,60 @@
+/*-------------------------------------------------------------------------
+ *
+ * attacks_shadow.h
+ *	  Server side of tapas.evaluate: the user SQL generator called
+ *	  through SPI.
+ *
+ * attacks_shadow.c parses the arguments and params, reads the auxiliary
+ * table once (api/dataset_sql.c of the attacks module), runs the kernels of
+ * src/attacks/ on row numbers and returns the metrics or the per-dataset
+ * scores.  attacks_shadow_gen.c handles generators that are SQL functions;
+ * built-in generators never leave C.
+ *
+ * IDENTIFICATION
+ *	  src/api/attacks_shadow.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_PG_ATTACKS_SHADOW_H
+#define TAPAS_PG_ATTACKS_SHADOW_H
+
+#include "postgres.h"
+
+#include "api/attacks_pg.h"
+
+/* A user generator: fn(training regclass, num_rows integer, seed bigint). */
+typedef struct ShadowUserGen
+{
+	Oid			fn;				/* the function */
+	char	   *fn_sql;			/* its quoted, qualified name */
+	TapasAttackSchema *schema;	/* dataset columns and dictionaries */
+	char	   *train_name;		/* name of the temp training table */
+	Oid			train_rel;
+	MemoryContext cxt;			/* per-dataset scratch, reset each call */
+} ShadowUserGen;
+
+/* attacks_shadow_gen.c */
+
+/*
+ * Resolves and checks the function named fname (arguments (regclass,
+ * integer, bigint), returning a set) and creates the temp training table
+ * with the dataset columns' names and types (copied from auxiliary).
+ * Errors on a bad function.  Between SPI_connect and SPI_finish.
+ */
+extern void tapas_shadow_usergen_init(ShadowUserGen *gen, const char *fname,
+									  TapasAttackSchema *schema, Oid auxiliary);
+
+/*
+ * Writes the n coded rows into the training table, calls the function for
+ * num_rows rows with seed, and reads its result coded into out (at most
+ * cap rows).  Returns the number of rows; errors when the function returns
+ * no row, more than cap rows, or values the auxiliary table never has.
+ */
+extern size_t tapas_shadow_usergen_run(ShadowUserGen *gen, const double *rows,
+									   size_t n, size_t num_rows, int64 seed,
+									   double *out, size_t cap);
+
+/* Drops the temp table. */
+extern void tapas_shadow_usergen_finish(ShadowUserGen *gen);
+
+#endif							/* TAPAS_PG_ATTACKS_SHADOW_H */

@@ -1,0 +1,56 @@
+/*-------------------------------------------------------------------------
+ *
+ * attacks_shadow_request.h
+ *	  The arguments and params of tapas.evaluate, parsed and checked.
+ *
+ * IDENTIFICATION
+ *	  src/api/attacks_shadow_request.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_PG_ATTACKS_SHADOW_REQUEST_H
+#define TAPAS_PG_ATTACKS_SHADOW_REQUEST_H
+
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+#include "attacks/metrics.h"
+#include "attacks/score_eval.h"
+#include "attacks/shadow_eval.h"
+
+#define SHADOW_MAX_ITEMS 32
+
+typedef enum ShadowAttackKind
+{
+	ATTACK_GROUNDHOG,			/* naive + hist + corr, random forest */
+	ATTACK_SHADOW,				/* shadow_modelling: chosen features/classifier */
+	ATTACK_SCORE				/* a score-based attack (score_eval.h) */
+} ShadowAttackKind;
+
+typedef struct EvalRequest
+{
+	int			goal;			/* TAPAS_TM_MIA or TAPAS_TM_AIA */
+	ShadowAttackKind attack;
+	const char *attack_name;
+	Oid			auxiliary;
+	char	   *target_key;
+	Jsonb	   *params;			/* never NULL */
+	tapas_shadow_params_t sp;	/* threat model, generator, features, classifier */
+	tapas_setfeat_item_t items[SHADOW_MAX_ITEMS];
+	tapas_score_attack_t score; /* ATTACK_SCORE */
+	List	   *distance_columns;	/* names of a distance column subset */
+	tapas_criterion criterion;	/* ATTACK_SCORE threshold selection */
+	double		criterion_value;
+	char	   *user_gen;		/* a SQL generator function, or NULL */
+	char	   *sensitive;		/* AIA column */
+	char	   *values[2];		/* AIA candidate labels, or NULLs */
+	double		confidence;		/* level of the epsilon lower bound */
+} EvalRequest;
+
+/* attacks_shadow_request.c: reads and checks every argument and param. */
+extern void tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req);
+
+#endif							/* TAPAS_PG_ATTACKS_SHADOW_REQUEST_H */

@@ -1,0 +1,59 @@
+/*-------------------------------------------------------------------------
+ *
+ * dataset_int.h
+ *	  Internal to dataset.c, dataset_columns.c and dataset_read.c.
+ *
+ * All functions may ereport; those running queries need an open SPI
+ * connection.
+ *
+ * IDENTIFICATION
+ *	  src/api/dataset_int.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_DATASET_INT_H
+#define TAPAS_DATASET_INT_H
+
+#include "postgres.h"
+
+#include "nodes/pg_list.h"
+#include "utils/jsonb.h"
+
+#include "api/attacks_pg.h"
+
+/* one relation's user columns */
+typedef struct RelColumns
+{
+	int			n;
+	char	  **names;
+	Oid		   *types;
+} RelColumns;
+
+/* dataset.c */
+extern RelColumns tapas_ds_rel_columns(Oid relid, const char *role);
+extern int	tapas_ds_find_name(const RelColumns *rc, const char *name);
+extern bool tapas_ds_list_has_name(List *names, const char *name);
+extern char *tapas_ds_rel_sql_name(Oid relid);
+extern void tapas_ds_run_query(const char *sql);
+
+/* dataset_columns.c */
+
+/* SQL expression turning the column expression v of type typid into float8 */
+extern char *tapas_ds_float_expr(Oid typid, const char *v);
+
+/* code of a label of len bytes (NULL = SQL NULL) in col's dictionary, or -1 */
+extern int	tapas_ds_label_code(const TapasAttackColumn *col, const char *label,
+								int len);
+
+/*
+ * Decides every column's kind (from its type, or params schema) and
+ * gathers dictionaries and bounds, over synthetic and, for the columns
+ * with in_targets[j], the targets too.  Results live in cxt.
+ */
+extern void tapas_ds_describe_columns(TapasAttackColumn *cols, int ncols,
+									  const bool *in_targets,
+									  JsonbContainer *schema,
+									  int max_categories, Oid synthetic,
+									  Oid targets, MemoryContext cxt);
+
+#endif							/* TAPAS_DATASET_INT_H */

@@ -1,0 +1,239 @@
+/*-------------------------------------------------------------------------
+ *
+ * dataset_read.c
+ *	  Reading a table's rows into the kernels' raw matrix, and
+ *	  tapas.describe().
+ *
+ * One SELECT per table reads every dataset column in schema order:
+ * categorical and ordinal columns as text (mapped to codes through the
+ * column's dictionary), continuous ones as float8 (dates and timestamps
+ * converted as in dataset.c).  Columns the table lacks, and the AIA
+ * sensitive column in any table but the synthetic one, read as NULL and
+ * become code 0: they are never looked at.
+ *
+ * IDENTIFICATION
+ *	  src/api/dataset_read.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/relation.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "funcapi.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "api/attacks_pg.h"
+#include "api/dataset_int.h"
+#include "policy/policy.h"
+
+/* ----------------------------------------------------------------
+ *		Reading rows
+ * ----------------------------------------------------------------
+ */
+
+/* the SELECT reading rel's dataset columns (and key) in schema order */
+static char *
+read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
+{
+	RelColumns	rc = tapas_ds_rel_columns(relid, "input");
+	StringInfoData buf;
+	int			j;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "SELECT ");
+	for (j = 0; j < schema->ncols; j++)
+	{
+		TapasAttackColumn *col = &schema->cols[j];
+		const char *qc = quote_identifier(col->name);
+
+		if (j > 0)
+			appendStringInfoString(&buf, ", ");
+		if (tapas_ds_find_name(&rc, col->name) < 0 ||
+			(relid != schema->synthetic && schema->optional != NULL &&
+			 strcmp(col->name, schema->optional) == 0))
+			appendStringInfoString(&buf, "NULL::text");
+		else if (col->kind == TAPAS_COLUMN_CONTINUOUS)
+			appendStringInfoString(&buf, tapas_ds_float_expr(col->typid, qc));
+		else
+			appendStringInfo(&buf, "(%s)::text", qc);
+	}
+	if (with_key)
+		appendStringInfo(&buf, ", (%s)::text", quote_identifier(schema->key));
+	appendStringInfo(&buf, " FROM %s", tapas_ds_rel_sql_name(relid));
+	return buf.data;
+}
+
+/* raw value of column j from one SPI row */
+static double
+read_cell(TapasAttackColumn *col, HeapTuple tup, TupleDesc desc, int attno,
+		  const char *role)
+{
+	bool		isnull;
+	Datum		d;
+	int			code;
+
+	if (col->kind == TAPAS_COLUMN_CONTINUOUS)
+	{
+		d = SPI_getbinval(tup, desc, attno, &isnull);
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("continuous column \"%s\" of the %s table contains NULL",
+							col->name, role)));
+		return DatumGetFloat8(d);
+	}
+	/* the text datum itself: no output function, no copy unless toasted */
+	d = SPI_getbinval(tup, desc, attno, &isnull);
+	if (isnull)
+		code = tapas_ds_label_code(col, NULL, 0);
+	else
+	{
+		text	   *t = (text *) pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
+
+		code = tapas_ds_label_code(col, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		if (code < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("value \"%s\" of column \"%s\" is not in its dictionary",
+							text_to_cstring(t), col->name)));
+	}
+	/* a NULL without a NULL category: a column the table lacks (AIA sensitive) */
+	return code < 0 ? 0.0 : (double) code;
+}
+
+double *
+tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
+						size_t *n, char ***keys, MemoryContext cxt)
+{
+	uint64		i,
+				rows;
+	int			j,
+				c = schema->ncols;
+	double	   *values;
+
+	tapas_ds_run_query(read_sql(schema, relid, keys != NULL));
+	rows = SPI_processed;
+	if (rows == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s table \"%s\" is empty", role, get_rel_name(relid))));
+	values = MemoryContextAllocHuge(cxt, sizeof(double) * rows * c);
+	if (keys != NULL)
+		*keys = MemoryContextAlloc(cxt, sizeof(char *) * rows);
+	for (i = 0; i < rows; i++)
+	{
+		HeapTuple	tup = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+
+		for (j = 0; j < c; j++)
+			values[i * c + j] = read_cell(&schema->cols[j], tup, desc, j + 1, role);
+		if (keys != NULL)
+		{
+			char	   *k = SPI_getvalue(tup, desc, c + 1);
+
+			(*keys)[i] = k ? MemoryContextStrdup(cxt, k) : NULL;
+		}
+		if ((i & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	*n = rows;
+	return values;
+}
+
+/* ----------------------------------------------------------------
+ *		tapas.describe(tbl regclass, params jsonb)
+ * ----------------------------------------------------------------
+ */
+
+static const char *const describe_keys[] = {
+	"columns", "exclude", "schema", "max_categories", "key", NULL
+};
+
+/* text[] of the labels of a categorical/ordinal column (NULL elements) */
+static Datum
+labels_array(TapasAttackColumn *col)
+{
+	Datum	   *elems = palloc(sizeof(Datum) * (col->ncat + 1));
+	bool	   *nulls = palloc(sizeof(bool) * (col->ncat + 1));
+	int			dims[1] = {col->ncat},
+				lbs[1] = {1},
+				k;
+
+	for (k = 0; k < col->ncat; k++)
+	{
+		nulls[k] = col->labels[k] == NULL;
+		elems[k] = nulls[k] ? (Datum) 0 : CStringGetTextDatum(col->labels[k]);
+	}
+	return PointerGetDatum(construct_md_array(elems, nulls, 1, dims, lbs,
+											  TEXTOID, -1, false, 'i'));
+}
+
+PG_FUNCTION_INFO_V1(tapas_sql_describe);
+
+Datum
+tapas_sql_describe(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	Jsonb	   *params;
+	MemoryContext cxt = CurrentMemoryContext;
+	TapasAttackSchema *schema;
+	tapas_dataset_t *layout;
+	int			j;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("table must not be NULL")));
+	relid = PG_GETARG_OID(0);
+	params = PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1);
+	tapas_attack_params_check(params, describe_keys, "tapas.describe");
+
+	SPI_connect();
+	schema = tapas_attack_schema_build(relid, InvalidOid, params, NULL, false, cxt);
+	SPI_finish();
+
+	/* an empty kernel dataset gives the encoded layout; nothing can raise */
+	layout = tapas_dataset_create(0, schema->ncols, schema->specs);
+	if (layout == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory")));
+	InitMaterializedSRF(fcinfo, 0);
+	for (j = 0; j < schema->ncols; j++)
+	{
+		TapasAttackColumn *col = &schema->cols[j];
+		bool		cont = col->kind == TAPAS_COLUMN_CONTINUOUS;
+		Datum		values[10];
+		bool		nulls[10] = {0};
+
+		values[0] = CStringGetTextDatum(col->name);
+		values[1] = CStringGetTextDatum(format_type_be(col->typid));
+		values[2] = CStringGetTextDatum(tapas_column_kind_name(col->kind));
+		values[3] = CStringGetTextDatum(col->source);
+		values[4] = Int32GetDatum(cont ? 0 : col->ncat);
+		nulls[4] = cont;
+		values[5] = Float8GetDatum(col->lower);
+		nulls[5] = !cont;
+		values[6] = Float8GetDatum(col->upper);
+		nulls[6] = !cont;
+		values[7] = Int32GetDatum((int32) layout->offset[j]);
+		values[8] = Int32GetDatum((int32) layout->width[j]);
+		if (cont)
+			nulls[9] = true;
+		else
+			values[9] = labels_array(col);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	tapas_dataset_free(layout);
+	return (Datum) 0;
+}

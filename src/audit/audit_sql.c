@@ -1,0 +1,187 @@
+/*-------------------------------------------------------------------------
+ *
+ * audit.c
+ *	  SQL functions of the auditor: the alerts (tapas.alerts_raw behind
+ *	  the view tapas.alerts) and the on-demand audit tapas.audit(tbl).
+ *
+ * Both are admin only: each checks tapas_require_admin() itself, on top
+ * of the REVOKE/GRANT of the install script.  Results are materialised
+ * (InitMaterializedSRF) in the caller's context.
+ *
+ * tapas.audit(tbl) re-runs the full audit of every (statistic, role) the
+ * ledger holds for tbl, from scratch (the backend's cached state for those
+ * keys is dropped and rebuilt from the ledger): every record determined by
+ * the logged rows, and every record a decoder reconstructs from the logged
+ * answers (no time budget).  It reports; it raises no alert.
+ *
+ * IDENTIFICATION
+ *	  src/audit/audit_sql.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "funcapi.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+#include "audit/audit_int.h"
+#include "policy/policy.h"
+
+PG_FUNCTION_INFO_V1(tapas_sql_alerts);
+PG_FUNCTION_INFO_V1(tapas_sql_audit);
+
+Datum
+tapas_sql_alerts(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	TapasAlert *alerts;
+	int			n;
+
+	tapas_require_admin("read the tapas alerts");
+	InitMaterializedSRF(fcinfo, 0);
+	alerts = tapas_alert_list(&n);
+	for (int i = 0; i < n; i++)
+	{
+		TapasAlert *a = &alerts[i];
+		Datum		values[12];
+		bool		nulls[12];
+		Datum	   *ids = palloc(sizeof(Datum) * Max(a->nlog_ids, 1));
+
+		memset(nulls, 0, sizeof(nulls));
+		for (int k = 0; k < a->nlog_ids; k++)
+			ids[k] = Int64GetDatum(a->log_ids[k]);
+		values[0] = Int64GetDatum(a->alert_id);
+		values[1] = TimestampTzGetDatum(a->raised_at);
+		values[2] = ObjectIdGetDatum(a->roleid);
+		values[3] = Int32GetDatum(a->pid);
+		values[4] = ObjectIdGetDatum(a->relid);
+		values[5] = CStringGetTextDatum(a->statistic);
+		values[6] = Int64GetDatum(a->record_key);
+		values[7] = CStringGetTextDatum(tapas_alert_kind_name(a->kind));
+		values[8] = CStringGetTextDatum(a->method);
+		values[9] = CStringGetTextDatum(tapas_alert_action_name(a->action));
+		values[10] = PointerGetDatum(construct_array(ids, a->nlog_ids, INT8OID, 8,
+													 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[11] = CStringGetTextDatum(a->detail);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* one result row of tapas.audit */
+static void
+audit_row(ReturnSetInfo *rsinfo, TapasAuditEntry *e, const TapasFinding *f)
+{
+	Datum		values[6];
+	bool		nulls[6];
+
+	memset(nulls, 0, sizeof(nulls));
+	{
+		char	   *rn = GetUserNameFromId(e->key.roleid, true);
+
+		values[0] = CStringGetTextDatum(rn ? rn : "?");
+	}
+	values[1] = CStringGetTextDatum(e->key.statistic);
+	values[2] = Int64GetDatum(f->key);
+	values[3] = CStringGetTextDatum(tapas_alert_kind_name(f->kind));
+	values[4] = CStringGetTextDatum(f->method);
+	values[5] = CStringGetTextDatum(f->detail);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/* the full audit of one (statistic, role), from scratch */
+static void
+audit_one(ReturnSetInfo *rsinfo, Oid relid, Oid roleid, const char *stat)
+{
+	TapasAuditEntry *e = tapas_audit_entry(relid, roleid, stat);
+	TapasAuditBatch batch;
+	TapasFinding *fr;
+	TapasFinding f;
+	const uint32 *det = NULL;
+	size_t		ndet = 0;
+	bool		skipped = false;
+	int			nr;
+
+	tapas_audit_entry_drop(e);
+	e = tapas_audit_entry(relid, roleid, stat);
+	if (!e->sensitive)
+		return;
+	tapas_audit_sync(e);
+	if (e->rs != NULL && !e->rs_broken)
+		det = tapas_rowspace_determined(e->rs, &ndet);
+	for (size_t i = 0; i < ndet; i++)
+	{
+		memset(&f, 0, sizeof(f));
+		f.index = det[i];
+		f.key = e->keys[det[i]];
+		f.kind = TAPAS_ALERT_DETERMINED;
+		f.method = "rowspace";
+		snprintf(f.detail, sizeof(f.detail),
+				 "e_j lies in the row space of the %d logged rows (rank %u)",
+				 e->nrows, tapas_rowspace_rank(e->rs));
+		audit_row(rsinfo, e, &f);
+	}
+	/* the decoders, on the logged rows alone, every record eligible */
+	memset(&batch, 0, sizeof(batch));
+	batch.entry = e;
+	batch.offsets = palloc0(sizeof(size_t));
+	batch.n_total = e->nkeys;
+	batch.keys = e->keys;
+	roaring_bitmap_clear(e->reported);
+	nr = tapas_audit_reconstructed(&batch, &fr, DT_NOEND, &skipped);
+	for (int i = 0; i < nr; i++)
+		audit_row(rsinfo, e, &fr[i]);
+	/* what this backend reports from now on starts from the full audit */
+	for (size_t i = 0; i < ndet; i++)
+		roaring_bitmap_add(e->reported, det[i]);
+	for (int i = 0; i < nr; i++)
+		roaring_bitmap_add(e->reported, (uint32) fr[i].index);
+}
+
+Datum
+tapas_sql_audit(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	TapasLedgerFilter filter;
+	TapasLedgerSnapshot *snap;
+	List	   *done = NIL;
+
+	tapas_require_admin("run the tapas audit");
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table must not be NULL")));
+	relid = PG_GETARG_OID(0);
+	if (get_rel_name(relid) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	InitMaterializedSRF(fcinfo, 0);
+	memset(&filter, 0, sizeof(filter));
+	filter.relid = relid;
+	snap = tapas_ledger_snapshot(&filter);
+	for (int i = 0; i < snap->nrows; i++)
+	{
+		char	   *key = psprintf("%u/%s", snap->roles[i], snap->statistics[i]);
+		ListCell   *lc;
+		bool		seen = false;
+
+		foreach(lc, done)
+			if (strcmp(lfirst(lc), key) == 0)
+				seen = true;
+		if (seen)
+			continue;
+		done = lappend(done, key);
+		audit_one(rsinfo, relid, snap->roles[i], snap->statistics[i]);
+	}
+	tapas_ledger_snapshot_free(snap);
+	return (Datum) 0;
+}

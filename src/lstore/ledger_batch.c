@@ -1,0 +1,349 @@
+/*-------------------------------------------------------------------------
+ *
+ * ledger_batch.c
+ *	  Prepare the cells of one statement for the ledger: dense indices and
+ *	  compressed covers, without touching the store.
+ *
+ * For each cell, each key is looked up in the store; a key the store has
+ * never seen gets the index apply will give it: the table's n plus the
+ * number of new keys of that table met so far in this batch, in cell
+ * order and then key order.  A small open-addressing table of the batch's
+ * new keys makes a key new in cell 0 and covered again by cell 3 (or
+ * twice by one cell) map to one index.  The indices of a cell go into a
+ * CRoaring bitmap, which is run-optimised and serialised in the portable
+ * format; apply copies those bytes into the arena unchanged.
+ *
+ * Keys are first looked up in the backend's cache (ledger_cache.h), if
+ * the caller passes one, and only the misses probe the store's shared
+ * hash table; the store's answers then fill the cache.  Indices already
+ * ascending (a scan in index order) skip the sort, and consecutive ones
+ * become a single run.
+ *
+ * Cost: O(total keys) cache lookups, hash probes for the misses, plus
+ * CRoaring's construction; nothing is allocated in the store.  The caller holds the ledger lock exclusively
+ * from here to apply, so the predicted indices stay valid.
+ *
+ * IDENTIFICATION
+ *	  src/lstore/ledger_batch.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "lstore/ledger_store.h"
+
+#include <string.h>
+
+#include <roaring/roaring.h>
+
+#include "lstore/ledger_cache.h"
+#include "util/memory.h"
+#include "util/sort_u32.h"
+
+/* keys first seen in this batch: (relid, key) -> provisional index */
+typedef struct pending_keys
+{
+	uint64_t	capacity;		/* keys of the whole batch: an upper bound */
+	uint64_t	mask;
+	uint32_t   *relid;			/* 0 = empty slot (relid 0 is invalid) */
+	int64_t    *key;
+	uint32_t   *idx;
+} pending_keys_t;
+
+/* per table of the batch: next index to give */
+typedef struct table_next
+{
+	uint32_t	relid;
+	uint64_t	next;
+} table_next_t;
+
+static uint64_t
+pending_hash(uint32_t relid, int64_t key)
+{
+	uint64_t	z = (uint64_t) key + (uint64_t) relid * UINT64_C(0x9E3779B97F4A7C15);
+
+	z = (z ^ (z >> 33)) * UINT64_C(0xFF51AFD7ED558CCD);
+	z = (z ^ (z >> 33)) * UINT64_C(0xC4CEB9FE1A85EC53);
+	return z ^ (z >> 33);
+}
+
+/*
+ * Allocates the table for up to nkeys new keys.  Called at the first key
+ * the store does not know, so a statement over known keys (the common
+ * case once a table has been queried) allocates nothing here.
+ */
+static int
+pending_init(pending_keys_t *p, uint64_t nkeys)
+{
+	uint64_t	slots = 16;
+
+	while (slots < 2 * nkeys)
+		slots <<= 1;
+	p->mask = slots - 1;
+	p->relid = tapas_calloc(slots, sizeof(uint32_t));
+	p->key = tapas_malloc(slots * sizeof(int64_t));
+	p->idx = tapas_malloc(slots * sizeof(uint32_t));
+	return p->relid && p->key && p->idx;
+}
+
+static void
+pending_clear(pending_keys_t *p)
+{
+	tapas_free(p->relid);
+	tapas_free(p->key);
+	tapas_free(p->idx);
+}
+
+/* slot of (relid, key) in p, or of the empty slot where it goes */
+static uint64_t
+pending_probe(const pending_keys_t *p, uint32_t relid, int64_t key)
+{
+	uint64_t	h = pending_hash(relid, key) & p->mask;
+
+	while (p->relid[h] != 0 && (p->relid[h] != relid || p->key[h] != key))
+		h = (h + 1) & p->mask;
+	return h;
+}
+
+/* the table_next entry of relid, added with the store's n if missing */
+static table_next_t *
+table_next_get(const tapas_lstore_t *s, table_next_t *tn, int *ntn, uint32_t relid)
+{
+	int			i;
+
+	for (i = 0; i < *ntn; i++)
+		if (tn[i].relid == relid)
+			return &tn[i];
+	tn[*ntn].relid = relid;
+	tn[*ntn].next = tapas_lstore_table_n(s, relid);
+	return &tn[(*ntn)++];
+}
+
+/*
+ * Sorts the m indices (all < n) in place and drops repeats; returns the
+ * new count.  Input already strictly ascending is detected in O(m) and
+ * left alone.  CRoaring inserts unsorted values into an array container by
+ * memmove, O(4096^2) per 2^16 chunk, so sorting first is several times
+ * faster for large cells.  A bitset pass is O(n/64 + m) and wins when n
+ * is not much larger than m; otherwise a radix sort (sort_u32.c), O(m).
+ * Returns -1 on ENOMEM.
+ */
+static int64_t
+batch_sort_indices(uint32_t *idx, uint64_t m, uint64_t n)
+{
+	uint64_t	words = (n + 63) / 64,
+				k,
+				w,
+				out = 0;
+	uint64_t   *bits;
+
+	if (m < 2)
+		return (int64_t) m;
+	/* already strictly ascending (a scan in index order): nothing to do */
+	for (k = 1; k < m && idx[k - 1] < idx[k]; k++)
+		;
+	if (k == m)
+		return (int64_t) m;
+	if (words > 4 * m)
+	{
+		uint32_t   *scratch = tapas_malloc(m * sizeof(uint32_t));
+
+		if (scratch == NULL)
+			return -1;
+		tapas_sort_u32(idx, scratch, m);
+		tapas_free(scratch);
+		for (k = 1, out = 1; k < m; k++)
+			if (idx[k] != idx[out - 1])
+				idx[out++] = idx[k];
+		return (int64_t) out;
+	}
+	bits = tapas_calloc(words, sizeof(uint64_t));
+	if (bits == NULL)
+		return -1;
+	for (k = 0; k < m; k++)
+		bits[idx[k] >> 6] |= UINT64_C(1) << (idx[k] & 63);
+	for (w = 0; w < words; w++)
+	{
+		uint64_t	x = bits[w];
+
+		while (x != 0)
+		{
+			idx[out++] = (uint32_t) (w * 64 + (uint64_t) __builtin_ctzll(x));
+			x &= x - 1;
+		}
+	}
+	tapas_free(bits);
+	return (int64_t) out;
+}
+
+/* serialises the cover of m indices (all < n; sorted here) into c->cover */
+static tapas_status
+batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
+{
+	roaring_bitmap_t *r;
+	size_t		len;
+	uint8_t    *buf;
+	int64_t		distinct = batch_sort_indices(idx, m, n);
+
+	if (distinct < 0 || (r = roaring_bitmap_create()) == NULL)
+		return TAPAS_ENOMEM;
+	/* sorted and distinct: consecutive indices are one run */
+	if (distinct > 0 && (uint64_t) (idx[distinct - 1] - idx[0]) == (uint64_t) distinct - 1)
+		roaring_bitmap_add_range(r, idx[0], (uint64_t) idx[distinct - 1] + 1);
+	else
+		roaring_bitmap_add_many(r, (size_t) distinct, idx);
+	roaring_bitmap_run_optimize(r);
+	c->ncovered = roaring_bitmap_get_cardinality(r);
+	len = roaring_bitmap_portable_size_in_bytes(r);
+	buf = tapas_malloc(len);
+	if (buf == NULL)
+	{
+		roaring_bitmap_free(r);
+		return TAPAS_ENOMEM;
+	}
+	roaring_bitmap_portable_serialize(r, (char *) buf);
+	roaring_bitmap_free(r);
+	c->cover = buf;
+	c->cover_len = len;
+	return TAPAS_OK;
+}
+
+#define LOOKUP_AHEAD 16			/* keys between a prefetch and its lookup */
+
+/*
+ * Indices and new keys of one cell; idx is scratch of in->nkeys entries.
+ * First pass: the keys the backend's cache knows (all of them, usually,
+ * for a table queried before).  Second pass, over the rest in key order:
+ * the store (a few probes kept in flight, as its lookups are bound by
+ * memory latency), then the batch's pending new keys.
+ */
+static tapas_status
+batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
+				 const tapas_lcell_in_t *in,
+				 tapas_lbatch_cell_t *c, pending_keys_t *p,
+				 table_next_t *tn, int *ntn, uint32_t *idx)
+{
+	table_next_t *t = table_next_get(s, tn, ntn, in->relid);
+	tapas_lcache_table_t *ct = tapas_lcache_table(cache, in->relid, 1);
+	uint64_t	table_n = tapas_lstore_table_n(s, in->relid);
+	uint64_t	k,
+				nmiss = 0,
+				first_miss = in->nkeys;
+
+	c->newkeys = tapas_malloc((in->nkeys ? in->nkeys : 1) * sizeof(int64_t));
+	if (c->newkeys == NULL)
+		return TAPAS_ENOMEM;
+	for (k = 0; k < in->nkeys; k++)
+	{
+		int64_t		j = tapas_lcache_get(ct, in->keys[k]);
+
+		/* indices are < 2^32 - 1, so UINT32_MAX marks a miss */
+		idx[k] = j >= 0 ? (uint32_t) j : UINT32_MAX;
+		if (j < 0 && nmiss++ == 0)
+			first_miss = k;
+	}
+	for (k = first_miss; nmiss > 0 && k < in->nkeys; k++)
+	{
+		int64_t		j;
+
+		if (idx[k] != UINT32_MAX)
+			continue;
+		if (k + 2 * LOOKUP_AHEAD < in->nkeys && idx[k + 2 * LOOKUP_AHEAD] == UINT32_MAX)
+			tapas_lstore_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
+		if (k + LOOKUP_AHEAD < in->nkeys && idx[k + LOOKUP_AHEAD] == UINT32_MAX)
+			tapas_lstore_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
+		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
+		if (j >= 0 && ct != NULL)
+			tapas_lcache_put(cache, ct, in->keys[k], (uint32_t) j, table_n);
+
+		if (j < 0)
+		{
+			uint64_t	h;
+
+			if (p->relid == NULL && !pending_init(p, p->capacity))
+				return TAPAS_ENOMEM;
+			h = pending_probe(p, in->relid, in->keys[k]);
+
+			if (p->relid[h] == 0)
+			{
+				if (t->next >= UINT32_MAX)
+					return TAPAS_ELIMIT;
+				p->relid[h] = in->relid;
+				p->key[h] = in->keys[k];
+				p->idx[h] = (uint32_t) t->next++;
+				c->newkeys[c->nnew++] = in->keys[k];
+			}
+			j = p->idx[h];
+		}
+		idx[k] = (uint32_t) j;
+	}
+	return batch_make_cover(c, idx, in->nkeys, t->next);
+}
+
+tapas_status
+tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
+					 int ncells, const char *query, tapas_lbatch_t **batch)
+{
+	return tapas_lstore_prepare_cached(s, NULL, cells, ncells, query, batch);
+}
+
+tapas_status
+tapas_lstore_prepare_cached(const tapas_lstore_t *s, tapas_lcache_t *cache,
+							const tapas_lcell_in_t *cells, int ncells,
+							const char *query, tapas_lbatch_t **batch)
+{
+	tapas_lbatch_t *b;
+	pending_keys_t p = {0, 0, NULL, NULL, NULL};
+	table_next_t *tn = NULL;
+	uint32_t   *idx = NULL;
+	uint64_t	total = 0,
+				maxkeys = 1;
+	int			i,
+				ntn = 0;
+	tapas_status st = TAPAS_OK;
+
+	*batch = NULL;
+	if (ncells < 1)
+		return TAPAS_EINVAL;
+	for (i = 0; i < ncells; i++)
+	{
+		size_t		len = cells[i].statistic ? strlen(cells[i].statistic) : 0;
+
+		if (cells[i].relid == 0 || len == 0 || len > 65535 ||
+			(cells[i].nkeys > 0 && cells[i].keys == NULL))
+			return TAPAS_EINVAL;
+		total += cells[i].nkeys;
+		if (cells[i].nkeys > maxkeys)
+			maxkeys = cells[i].nkeys;
+	}
+	b = tapas_calloc(1, sizeof(tapas_lbatch_t));
+	if (b == NULL)
+		return TAPAS_ENOMEM;
+	b->owns_covers = 1;
+	b->query = query;
+	b->query_len = query ? (uint32_t) strnlen(query, UINT32_MAX - 1) : 0;
+	b->cells = tapas_calloc(ncells, sizeof(tapas_lbatch_cell_t));
+	tn = tapas_malloc(ncells * sizeof(table_next_t));
+	idx = tapas_malloc(maxkeys * sizeof(uint32_t));
+	p.capacity = total;
+	if (b->cells == NULL || tn == NULL || idx == NULL)
+		st = TAPAS_ENOMEM;
+	else
+		b->ncells = ncells;
+	for (i = 0; st == TAPAS_OK && i < ncells; i++)
+	{
+		b->cells[i].relid = cells[i].relid;
+		b->cells[i].statistic = cells[i].statistic;
+		b->cells[i].stat_len = (uint32_t) strlen(cells[i].statistic);
+		b->cells[i].answer = cells[i].answer;
+		st = batch_index_cell(s, cache, &cells[i], &b->cells[i], &p, tn, &ntn, idx);
+	}
+	pending_clear(&p);
+	tapas_free(tn);
+	tapas_free(idx);
+	if (st != TAPAS_OK)
+	{
+		tapas_lbatch_free(b);
+		return st;
+	}
+	*batch = b;
+	return TAPAS_OK;
+}

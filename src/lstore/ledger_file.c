@@ -1,0 +1,483 @@
+/*-------------------------------------------------------------------------
+ *
+ * ledger_file.c
+ *	  Encode, decode, replay and dump the frames of the ledger file.
+ *
+ * Format in ledger_file.h.  Writers size a frame exactly first
+ * (stmt_payload_len), then fill it with a cursor; readers go through a
+ * bounds-checked cursor, so a malformed payload is TAPAS_EINVAL, never a
+ * read past the buffer.  The CRC covers the payload only; the length
+ * field is validated by the CRC indirectly (a wrong length makes the CRC
+ * of the wrong bytes fail, except with probability 2^-32).
+ *
+ * IDENTIFICATION
+ *	  src/lstore/ledger_file.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "lstore/ledger_file.h"
+
+#include <string.h>
+
+#include "util/crc32c.h"
+#include "util/memory.h"
+
+#define NO_QUERY	UINT32_MAX
+
+/* ---- Writing ---- */
+
+typedef struct wcursor
+{
+	uint8_t    *p;
+} wcursor_t;
+
+static void
+put(wcursor_t *w, const void *data, size_t len)
+{
+	if (len > 0)
+		memcpy(w->p, data, len);
+	w->p += len;
+}
+
+static void
+put_u32(wcursor_t *w, uint32_t v)
+{
+	put(w, &v, 4);
+}
+
+static void
+put_u64(wcursor_t *w, uint64_t v)
+{
+	put(w, &v, 8);
+}
+
+static void
+put_f64(wcursor_t *w, double v)
+{
+	put(w, &v, 8);
+}
+
+/* allocates a frame of payload_len and returns a cursor at its payload */
+static uint8_t *
+frame_alloc(uint64_t payload_len, size_t *len)
+{
+	uint8_t    *f;
+
+	if (payload_len > TAPAS_LFILE_MAX_PAYLOAD)
+		return NULL;
+	*len = TAPAS_LFILE_FRAME_HDR + payload_len;
+	f = tapas_malloc(*len);
+	return f;
+}
+
+/* fills length and CRC of a complete frame */
+static void
+frame_seal(uint8_t *f, size_t len)
+{
+	uint32_t	plen = (uint32_t) (len - TAPAS_LFILE_FRAME_HDR);
+	uint32_t	crc = tapas_crc32c(f + TAPAS_LFILE_FRAME_HDR, plen);
+
+	memcpy(f, &plen, 4);
+	memcpy(f + 4, &crc, 4);
+}
+
+static uint64_t
+stmt_payload_len(const tapas_lbatch_t *b)
+{
+	uint64_t	len = 4 + 4 + 8 * 3 + 4 + 4 + 4 + (b->query ? b->query_len : 0);
+	int			i;
+
+	for (i = 0; i < b->ncells; i++)
+		len += 4 + 4 + b->cells[i].stat_len + 8 + 8 + 8 +
+			8 * b->cells[i].nnew + 8 + b->cells[i].cover_len;
+	return len;
+}
+
+tapas_status
+tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
+{
+	uint64_t	plen = stmt_payload_len(b);
+	uint8_t    *f;
+	wcursor_t	w;
+	uint8_t		head[4] = {TAPAS_LFILE_STMT, 0, 0, 0};
+	int			i;
+
+	if (plen > TAPAS_LFILE_MAX_PAYLOAD)
+		return TAPAS_ELIMIT;
+	if ((f = frame_alloc(plen, len)) == NULL)
+		return TAPAS_ENOMEM;
+	w.p = f + TAPAS_LFILE_FRAME_HDR;
+	put(&w, head, 4);
+	put_u32(&w, (uint32_t) b->ncells);
+	put_u64(&w, (uint64_t) b->first_log_id);
+	put_u64(&w, (uint64_t) b->logged_at);
+	put_u64(&w, (uint64_t) b->session_start);
+	put_u32(&w, b->role);
+	put_u32(&w, (uint32_t) b->pid);
+	put_u32(&w, b->query ? b->query_len : NO_QUERY);
+	put(&w, b->query, b->query ? b->query_len : 0);
+	for (i = 0; i < b->ncells; i++)
+	{
+		const tapas_lbatch_cell_t *c = &b->cells[i];
+
+		put_u32(&w, c->relid);
+		put_u32(&w, c->stat_len);
+		put(&w, c->statistic, c->stat_len);
+		put_f64(&w, c->answer);
+		put_u64(&w, c->ncovered);
+		put_u64(&w, c->nnew);
+		put(&w, c->newkeys, 8 * c->nnew);
+		put_u64(&w, c->cover_len);
+		put(&w, c->cover, c->cover_len);
+	}
+	frame_seal(f, *len);
+	*frame = f;
+	return TAPAS_OK;
+}
+
+tapas_status
+tapas_lfile_encode_keys(uint32_t relid, const int64_t *keys, uint64_t nkeys,
+						uint8_t **frame, size_t *len)
+{
+	uint8_t		head[4] = {TAPAS_LFILE_KEYS, 0, 0, 0};
+	uint8_t    *f;
+	wcursor_t	w;
+
+	if (nkeys > (TAPAS_LFILE_MAX_PAYLOAD - 16) / 8)
+		return TAPAS_ELIMIT;
+	if ((f = frame_alloc(16 + 8 * nkeys, len)) == NULL)
+		return TAPAS_ENOMEM;
+	w.p = f + TAPAS_LFILE_FRAME_HDR;
+	put(&w, head, 4);
+	put_u32(&w, relid);
+	put_u64(&w, nkeys);
+	put(&w, keys, 8 * nkeys);
+	frame_seal(f, *len);
+	*frame = f;
+	return TAPAS_OK;
+}
+
+tapas_status
+tapas_lfile_encode_meta(int64_t next_log_id, uint8_t **frame, size_t *len)
+{
+	uint8_t		head[8] = {TAPAS_LFILE_META, 0, 0, 0, 0, 0, 0, 0};
+	uint8_t    *f;
+	wcursor_t	w;
+
+	if ((f = frame_alloc(16, len)) == NULL)
+		return TAPAS_ENOMEM;
+	w.p = f + TAPAS_LFILE_FRAME_HDR;
+	put(&w, head, 8);
+	put_u64(&w, (uint64_t) next_log_id);
+	frame_seal(f, *len);
+	*frame = f;
+	return TAPAS_OK;
+}
+
+/* ---- Reading ---- */
+
+typedef struct rcursor
+{
+	const uint8_t *p;
+	const uint8_t *end;
+	int			bad;			/* a read went past end */
+} rcursor_t;
+
+/* returns a pointer to the next len bytes, or NULL (and bad) past the end */
+static const uint8_t *
+take(rcursor_t *r, uint64_t len)
+{
+	const uint8_t *p = r->p;
+
+	if (r->bad || len > (uint64_t) (r->end - r->p))
+	{
+		r->bad = 1;
+		return NULL;
+	}
+	r->p += len;
+	return p;
+}
+
+#define GET(r, v) \
+	do { const uint8_t *p_ = take((r), sizeof(v)); \
+		 if (p_) memcpy(&(v), p_, sizeof(v)); else memset(&(v), 0, sizeof(v)); } while (0)
+
+/* reads one STMT cell into c (new keys copied), EINVAL if truncated */
+static tapas_status
+decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c)
+{
+	const uint8_t *keys;
+
+	GET(r, c->relid);
+	GET(r, c->stat_len);
+	c->statistic = (const char *) take(r, c->stat_len);
+	GET(r, c->answer);
+	GET(r, c->ncovered);
+	GET(r, c->nnew);
+	if (c->nnew > (uint64_t) (r->end - r->p) / 8)
+		return TAPAS_EINVAL;
+	keys = take(r, 8 * c->nnew);
+	GET(r, c->cover_len);
+	c->cover = take(r, c->cover_len);
+	if (r->bad || c->relid == 0 || c->stat_len == 0)
+		return TAPAS_EINVAL;
+	c->newkeys = tapas_malloc((c->nnew ? c->nnew : 1) * 8);
+	if (c->newkeys == NULL)
+		return TAPAS_ENOMEM;
+	memcpy(c->newkeys, keys, 8 * c->nnew);
+	return TAPAS_OK;
+}
+
+tapas_status
+tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **batch)
+{
+	rcursor_t	r = {payload, payload + len, 0};
+	tapas_lbatch_t *b;
+	uint32_t	ncells,
+				qlen;
+	const uint8_t *head = take(&r, 4);
+	tapas_status st = TAPAS_OK;
+	uint32_t	i;
+
+	*batch = NULL;
+	GET(&r, ncells);
+	if (head == NULL || head[0] != TAPAS_LFILE_STMT || ncells == 0 ||
+		ncells > len / 32 || ncells > INT32_MAX)
+		return TAPAS_EINVAL;
+	b = tapas_calloc(1, sizeof(tapas_lbatch_t));
+	if (b == NULL || (b->cells = tapas_calloc(ncells, sizeof(tapas_lbatch_cell_t))) == NULL)
+	{
+		tapas_free(b);
+		return TAPAS_ENOMEM;
+	}
+	b->ncells = (int) ncells;
+	GET(&r, b->first_log_id);
+	GET(&r, b->logged_at);
+	GET(&r, b->session_start);
+	GET(&r, b->role);
+	GET(&r, b->pid);
+	GET(&r, qlen);
+	if (qlen != NO_QUERY)
+	{
+		b->query = (const char *) take(&r, qlen);
+		b->query_len = qlen;
+	}
+	for (i = 0; st == TAPAS_OK && i < ncells; i++)
+		st = decode_cell(&r, &b->cells[i]);
+	if (st == TAPAS_OK && (r.bad || r.p != r.end || b->first_log_id < 1))
+		st = TAPAS_EINVAL;
+	if (st != TAPAS_OK)
+	{
+		tapas_lbatch_free(b);
+		return st;
+	}
+	*batch = b;
+	return TAPAS_OK;
+}
+
+/* applies one CRC-checked payload to s */
+static tapas_status
+replay_payload(tapas_lstore_t *s, const uint8_t *payload, uint32_t len)
+{
+	rcursor_t	r = {payload, payload + len, 0};
+	tapas_lbatch_t *b;
+	tapas_status st;
+
+	if (len == 0)
+		return TAPAS_EINVAL;
+	switch (payload[0])
+	{
+		case TAPAS_LFILE_STMT:
+			st = tapas_lfile_decode_stmt(payload, len, &b);
+			if (st == TAPAS_OK)
+				st = tapas_lstore_apply(s, b, NULL);
+			tapas_lbatch_free(b);
+			return st;
+		case TAPAS_LFILE_KEYS:
+			{
+				uint32_t	relid;
+				uint64_t	nkeys;
+				int64_t    *keys;
+
+				take(&r, 4);
+				GET(&r, relid);
+				GET(&r, nkeys);
+				if (r.bad || nkeys != (uint64_t) (r.end - r.p) / 8 || (r.end - r.p) % 8 != 0)
+					return TAPAS_EINVAL;
+				keys = tapas_malloc((nkeys ? nkeys : 1) * 8);
+				if (keys == NULL)
+					return TAPAS_ENOMEM;
+				memcpy(keys, r.p, 8 * nkeys);
+				st = tapas_lstore_add_keys(s, relid, keys, nkeys);
+				tapas_free(keys);
+				return st;
+			}
+		case TAPAS_LFILE_META:
+			{
+				int64_t		next;
+
+				take(&r, 8);
+				GET(&r, next);
+				if (r.bad || r.p != r.end)
+					return TAPAS_EINVAL;
+				tapas_lstore_bump_log_id(s, next);
+				return TAPAS_OK;
+			}
+	}
+	return TAPAS_EINVAL;
+}
+
+tapas_status
+tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
+				   size_t *good_len, uint64_t *nframes, const char **reason)
+{
+	size_t		off = TAPAS_LFILE_HEADER_LEN;
+
+	*good_len = 0;
+	*nframes = 0;
+	if (reason)
+		*reason = NULL;
+	if (len == 0)
+		return TAPAS_OK;
+	if (len < TAPAS_LFILE_HEADER_LEN || memcmp(buf, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN) != 0)
+	{
+		if (reason)
+			*reason = "the file does not start with the ledger magic";
+		return TAPAS_EINVAL;
+	}
+	*good_len = off;
+	while (off < len)
+	{
+		uint32_t	plen,
+					crc;
+		tapas_status st;
+
+		if (len - off < TAPAS_LFILE_FRAME_HDR)
+			break;
+		memcpy(&plen, buf + off, 4);
+		memcpy(&crc, buf + off + 4, 4);
+		if (plen > len - off - TAPAS_LFILE_FRAME_HDR ||
+			tapas_crc32c(buf + off + TAPAS_LFILE_FRAME_HDR, plen) != crc)
+			break;
+		st = replay_payload(s, buf + off + TAPAS_LFILE_FRAME_HDR, plen);
+		if (st != TAPAS_OK)
+		{
+			if (reason)
+				*reason = st == TAPAS_ELIMIT ?
+					"a logged record does not fit the configured ledger limits" :
+					"a logged record contradicts the records before it";
+			return st;
+		}
+		off += TAPAS_LFILE_FRAME_HDR + plen;
+		*good_len = off;
+		(*nframes)++;
+	}
+	if (off < len && reason)
+		*reason = "the last record is incomplete or fails its checksum";
+	return TAPAS_OK;
+}
+
+/* ---- Dump ---- */
+
+static tapas_status
+dump_frame(tapas_status st, uint8_t *frame, size_t len,
+		   tapas_lfile_write_fn write_fn, void *arg)
+{
+	if (st == TAPAS_OK && write_fn(arg, frame, len) != 0)
+		st = TAPAS_EINVAL;
+	tapas_free(frame);
+	return st;
+}
+
+/* whether cell j continues the statement whose cells start at i */
+static int
+same_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j)
+{
+	const tapas_lstore_cell_t *a = tapas_lstore_cell(s, i);
+	const tapas_lstore_cell_t *c = tapas_lstore_cell(s, j);
+
+	return c->log_id == a->log_id + (int64_t) (j - i) && c->query_off == a->query_off &&
+		c->logged_at == a->logged_at && c->session_start == a->session_start &&
+		c->role == a->role && c->pid == a->pid;
+}
+
+/* one STMT frame for cells [i, j) of s, without new keys */
+static tapas_status
+dump_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j,
+		  tapas_lfile_write_fn write_fn, void *arg)
+{
+	const tapas_lstore_cell_t *a = tapas_lstore_cell(s, i);
+	tapas_lbatch_t b;
+	uint8_t    *frame = NULL;
+	size_t		len = 0;
+	uint64_t	k;
+	tapas_status st;
+
+	memset(&b, 0, sizeof(b));
+	b.first_log_id = a->log_id;
+	b.logged_at = a->logged_at;
+	b.session_start = a->session_start;
+	b.role = a->role;
+	b.pid = a->pid;
+	b.query = tapas_lstore_query_text(s, a);
+	b.query_len = b.query ? (uint32_t) strlen(b.query) : 0;
+	b.ncells = (int) (j - i);
+	b.cells = tapas_calloc(j - i, sizeof(tapas_lbatch_cell_t));
+	if (b.cells == NULL)
+		return TAPAS_ENOMEM;
+	for (k = i; k < j; k++)
+	{
+		const tapas_lstore_cell_t *c = tapas_lstore_cell(s, k);
+		tapas_lbatch_cell_t *bc = &b.cells[k - i];
+
+		bc->relid = c->relid;
+		bc->statistic = tapas_lstore_stat_text(s, c, &bc->stat_len);
+		bc->answer = c->answer;
+		bc->ncovered = c->ncovered;
+		bc->cover = tapas_lstore_cover(s, c);
+		bc->cover_len = c->cover_len;
+	}
+	st = tapas_lfile_encode_stmt(&b, &frame, &len);
+	tapas_free(b.cells);
+	return dump_frame(st, frame, len, write_fn, arg);
+}
+
+tapas_status
+tapas_lfile_dump(const tapas_lstore_t *s, tapas_lfile_write_fn write_fn, void *arg)
+{
+	uint8_t    *frame = NULL;
+	size_t		len = 0;
+	tapas_status st;
+	uint64_t	i,
+				j;
+	int			t;
+
+	if (write_fn(arg, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN) != 0)
+		return TAPAS_EINVAL;
+	st = tapas_lfile_encode_meta(s->next_log_id, &frame, &len);
+	if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
+		return st;
+	for (t = 0; t < (int) s->ntables; t++)
+	{
+		uint32_t	relid = tapas_lstore_table_relid(s, t);
+		uint64_t	n = tapas_lstore_table_n(s, relid);
+		int64_t    *keys = tapas_malloc((n ? n : 1) * 8);
+
+		if (keys == NULL)
+			return TAPAS_ENOMEM;
+		tapas_lstore_table_keys(s, relid, keys);
+		frame = NULL;
+		st = tapas_lfile_encode_keys(relid, keys, n, &frame, &len);
+		tapas_free(keys);
+		if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
+			return st;
+	}
+	for (i = 0; i < s->ncells; i = j)
+	{
+		for (j = i + 1; j < s->ncells && same_stmt(s, i, j); j++)
+			;
+		if ((st = dump_stmt(s, i, j, write_fn, arg)) != TAPAS_OK)
+			return st;
+	}
+	return TAPAS_OK;
+}

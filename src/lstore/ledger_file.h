@@ -1,0 +1,109 @@
+/*-------------------------------------------------------------------------
+ *
+ * ledger_file.h
+ *	  Record format of the ledger's durable file, pure C.
+ *
+ * The file is an 8-byte magic "TAPASLF1" followed by frames:
+ *
+ *	uint32 len		payload bytes
+ *	uint32 crc		CRC-32C of the payload
+ *	payload			one record, first byte = kind
+ *
+ * Records (host byte order, packed, read with memcpy):
+ *
+ *	STMT (1)	pad[3], u32 ncells, i64 first_log_id, i64 logged_at,
+ *				i64 session_start, u32 role, i32 pid, u32 query_len
+ *				(UINT32_MAX = no query), query bytes, then per cell:
+ *				u32 relid, u32 stat_len, stat bytes, f64 answer,
+ *				u64 ncovered, u64 nnew, i64 newkeys[nnew], u64 cover_len,
+ *				cover bytes (CRoaring portable).
+ *	KEYS (2)	pad[3], u32 relid, u64 nkeys, i64 keys[nkeys]: appended to
+ *				the table's dense index in this order.
+ *	META (3)	pad[7], i64 next_log_id.
+ *
+ * A live append writes one STMT frame whose new keys carry the dense
+ * index assignment; replaying the frames in order through
+ * tapas_lstore_apply rebuilds the store exactly.  A rewritten file
+ * (tapas_lfile_dump, after tapas.reset) has META, then one KEYS per table,
+ * then STMT frames without new keys.
+ *
+ * A frame that extends past the end of the file or fails its CRC ends the
+ * replay: it is a torn tail from a crash during the write (or damage), and
+ * the caller truncates the file there.  The file is in host byte order,
+ * like PostgreSQL's own data files.
+ *
+ * IDENTIFICATION
+ *	  src/lstore/ledger_file.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_LEDGER_FILE_H
+#define TAPAS_LEDGER_FILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lstore/ledger_store.h"
+#include "util/status.h"
+
+#define TAPAS_LFILE_MAGIC		"TAPASLF1"
+#define TAPAS_LFILE_HEADER_LEN	8
+#define TAPAS_LFILE_FRAME_HDR	8
+#define TAPAS_LFILE_MAX_PAYLOAD	(UINT32_C(1) << 31)
+
+#define TAPAS_LFILE_STMT		1
+#define TAPAS_LFILE_KEYS		2
+#define TAPAS_LFILE_META		3
+
+/*
+ * Encoders.  Each returns in *frame a tapas_malloc'd frame (length, CRC,
+ * payload) of *len bytes; the caller frees it with tapas_free.
+ * TAPAS_ELIMIT if the payload would exceed TAPAS_LFILE_MAX_PAYLOAD,
+ * TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_lfile_encode_stmt(const tapas_lbatch_t *b,
+											uint8_t **frame, size_t *len);
+extern tapas_status tapas_lfile_encode_keys(uint32_t relid, const int64_t *keys,
+											uint64_t nkeys, uint8_t **frame, size_t *len);
+extern tapas_status tapas_lfile_encode_meta(int64_t next_log_id,
+											uint8_t **frame, size_t *len);
+
+/*
+ * Decodes a STMT payload (without the frame header) into a batch that
+ * borrows the statistic, query and cover bytes from payload (keep it
+ * alive until tapas_lbatch_free) and owns copies of the new keys.
+ * TAPAS_EINVAL if the payload is malformed, TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_lfile_decode_stmt(const uint8_t *payload, size_t len,
+											tapas_lbatch_t **batch);
+
+/*
+ * Replays a whole file image buf[0..len) into s (normally empty).
+ * *good_len gets the length of the valid prefix (header and complete,
+ * CRC-correct, applied frames) and *nframes the number of frames applied.
+ * Returns:
+ *	TAPAS_OK			every frame applied, or the replay stopped at a torn
+ *						or corrupt frame (then *good_len < len and *reason
+ *						says why): truncate the file to *good_len;
+ *	TAPAS_ELIMIT		a valid frame does not fit the store's limits
+ *						(raise them; the file is fine, do not truncate);
+ *	TAPAS_EINVAL		bad file magic, or a valid frame contradicts the
+ *						store (*good_len is where it starts);
+ *	TAPAS_ENOMEM.
+ * reason may be NULL.  A file of length 0 is an empty ledger.
+ */
+extern tapas_status tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
+									   size_t *good_len, uint64_t *nframes,
+									   const char **reason);
+
+/*
+ * Writes the whole store as a fresh file image (magic, META, KEYS per
+ * table, STMT per run of cells of one statement) through write_fn, which
+ * returns 0 on success.  Returns TAPAS_OK, TAPAS_ENOMEM, or TAPAS_EINVAL
+ * when write_fn failed.
+ */
+typedef int (*tapas_lfile_write_fn) (void *arg, const void *data, size_t len);
+extern tapas_status tapas_lfile_dump(const tapas_lstore_t *s,
+									 tapas_lfile_write_fn write_fn, void *arg);
+
+#endif							/* TAPAS_LEDGER_FILE_H */

@@ -1,0 +1,72 @@
+/*-------------------------------------------------------------------------
+ *
+ * policy.h
+ *	  The base of the server side: the protection catalog, who is audited
+ *	  and who administers tapas, and tapas's SQLSTATEs.
+ *
+ * Every server subsystem (capture/, audit/, ledger/, api/) rests on this;
+ * pure-C kernels (util/, lstore/, recon/, attacks/) never include it.
+ *
+ * IDENTIFICATION
+ *	  src/policy/policy.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_POLICY_H
+#define TAPAS_POLICY_H
+
+#include "postgres.h"
+
+#include "nodes/bitmapset.h"
+#include "utils/elog.h"
+#include "utils/relcache.h"
+
+/*
+ * SQLSTATEs.  Class "TP" is ours (classes I-Z are implementation-defined);
+ * standard codes are used where PostgreSQL already has the right one.
+ *
+ *	refusal of a protected read, or deny mode	ERRCODE_INSUFFICIENT_PRIVILEGE / TP001
+ *	query shape not supported on protected data	ERRCODE_FEATURE_NOT_SUPPORTED
+ *	bad argument								ERRCODE_INVALID_PARAMETER_VALUE
+ *	size above configured limits				ERRCODE_PROGRAM_LIMIT_EXCEEDED
+ *	extension not preloaded						ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
+ */
+#define ERRCODE_TAPAS_ISOLATION_DENIED	MAKE_SQLSTATE('T','P','0','0','1')
+#define ERRCODE_TAPAS_GROUP_TOO_SMALL	MAKE_SQLSTATE('T','P','0','0','2')
+#define ERRCODE_TAPAS_LEDGER_FULL		MAKE_SQLSTATE('T','P','0','0','3')
+
+/* auth.c */
+extern char *tapas_admin_role;
+extern bool tapas_loaded_at_startup;
+extern void tapas_policy_define_gucs(void);
+extern bool tapas_session_is_audited(void);
+
+/*
+ * > 0 while the auditor reads the truth of a protected table for itself
+ * (audit/reconstructed.c, set and reset around its SPI query): the session
+ * then counts as not audited, so capture neither refuses nor logs that read.
+ */
+extern int	tapas_internal_read;
+extern void tapas_require_admin(const char *what);
+extern void tapas_require_preloaded(void);
+
+/* One protected table, as cached per backend (protect.c). */
+typedef struct TapasProtection
+{
+	Oid			relid;			/* hash key */
+	AttrNumber	key_attno;		/* key column (int2/int4/int8, unique, not null) */
+	Oid			key_type;		/* its type */
+	Bitmapset  *sensitive;		/* attnos of sensitive columns */
+	int			k;				/* minimum covered-set size of a cell */
+	bool		broken;			/* key column vanished: refuse every read */
+} TapasProtection;
+
+/* protect.c */
+extern const TapasProtection *tapas_protection_lookup(Oid relid);
+extern bool tapas_protection_any(void);
+extern Oid	tapas_cover_aggregate_oid(Oid keytype);
+extern bool tapas_is_cover_aggregate(Oid fnoid);
+extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
+extern void tapas_protection_install(void);
+
+#endif							/* TAPAS_POLICY_H */

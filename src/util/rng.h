@@ -1,0 +1,48 @@
+/*-------------------------------------------------------------------------
+ *
+ * rng.h
+ *	  The seeded pseudo-random generator every randomised kernel takes.
+ *
+ * xoshiro256** (Blackman and Vigna, "Scrambled linear pseudorandom number
+ * generators", ACM TOMS 2021), seeded by expanding a 64-bit seed with
+ * splitmix64.  The stream for a given seed is fixed forever: designs and
+ * attacks documented as "seed s" are reproducible across versions and
+ * machines.  Kernels never call rand() or time(); the caller owns the state.
+ *
+ * IDENTIFICATION
+ *	  src/util/rng.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_RNG_H
+#define TAPAS_RNG_H
+
+#include <stdint.h>
+
+typedef struct tapas_rng
+{
+	uint64_t	s[4];
+} tapas_rng_t;
+
+/* Seeds rng from a 64-bit seed (any value, including 0). */
+extern void tapas_rng_seed(tapas_rng_t *rng, uint64_t seed);
+
+/* Next 64 uniformly random bits. */
+extern uint64_t tapas_rng_u64(tapas_rng_t *rng);
+
+/* Uniform double in [0, 1), 53 random bits. */
+extern double tapas_rng_uniform(tapas_rng_t *rng);
+
+/* Uniform integer in [0, bound), unbiased (Lemire's method); bound > 0. */
+extern uint64_t tapas_rng_below(tapas_rng_t *rng, uint64_t bound);
+
+/* Standard normal deviate (Marsaglia polar method). */
+extern double tapas_rng_normal(tapas_rng_t *rng);
+
+/* Laplace deviate with location 0 and the given scale (inverse CDF). */
+extern double tapas_rng_laplace(tapas_rng_t *rng, double scale);
+
+/* Fisher-Yates shuffle of n 64-bit integers in place. */
+extern void tapas_rng_shuffle_i64(tapas_rng_t *rng, int64_t *v, uint64_t n);
+
+#endif							/* TAPAS_RNG_H */
