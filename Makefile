@@ -7,7 +7,7 @@
 #                                 (test/check starts one and runs everything)
 
 EXTENSION  = tapas
-EXTVERSION = 0.2
+EXTVERSION = 0.3
 
 # Every .c under src/ belongs to the shared library; kernels (util, lstore,
 # recon, attacks) are also compiled on their own for the unit tests and benchmarks.
