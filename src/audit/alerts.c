@@ -44,6 +44,7 @@
 
 #include "access/xact.h"
 #include "commands/async.h"
+#include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -262,6 +263,31 @@ alerts_kick_notifier(AlertShared *sh)
 		sh->notifier_db[free_slot] = MyDatabaseId;
 }
 
+/* names for the server log: the alert's table is of the current database */
+static const char *
+alert_rel_name(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+
+	return name ? name : psprintf("dropped table (OID %u)", relid);
+}
+
+static const char *
+alert_db_name(Oid dbid)
+{
+	char	   *name = get_database_name(dbid);
+
+	return name ? name : psprintf("dropped database (OID %u)", dbid);
+}
+
+static const char *
+alert_role_name(Oid roleid)
+{
+	char	   *name = GetUserNameFromId(roleid, true);
+
+	return name ? name : psprintf("dropped role (OID %u)", roleid);
+}
+
 void
 tapas_alert_raise(TapasAlert *alerts, int nalerts)
 {
@@ -285,11 +311,11 @@ tapas_alert_raise(TapasAlert *alerts, int nalerts)
 		LWLockRelease(sh->lock);
 
 		ereport(LOG,
-				(errmsg("tapas alert %lld: record %lld of table \"%s\" %s by %s for statistic \"%s\" (role %u, pid %d, %s)",
+				(errmsg("tapas alert %lld: record %lld of table \"%s\" in database \"%s\" %s by %s for statistic \"%s\" (role \"%s\", pid %d, %s)",
 						(long long) a->alert_id, (long long) a->record_key,
-						get_rel_name(a->relid) ? get_rel_name(a->relid) : "?",
+						alert_rel_name(a->relid), alert_db_name(a->dbid),
 						tapas_alert_kind_name(a->kind), a->method, a->statistic,
-						a->roleid, a->pid, tapas_alert_action_name(a->action)),
+						alert_role_name(a->roleid), a->pid, tapas_alert_action_name(a->action)),
 				 errdetail_log("%s", a->detail),
 				 errhidestmt(true), errhidecontext(true)));
 	}

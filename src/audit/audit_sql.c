@@ -50,8 +50,8 @@ tapas_sql_alerts(PG_FUNCTION_ARGS)
 	for (int i = 0; i < n; i++)
 	{
 		TapasAlert *a = &alerts[i];
-		Datum		values[12];
-		bool		nulls[12];
+		Datum		values[13];
+		bool		nulls[13];
 		Datum	   *ids = palloc(sizeof(Datum) * Max(a->nlog_ids, 1));
 
 		memset(nulls, 0, sizeof(nulls));
@@ -70,6 +70,7 @@ tapas_sql_alerts(PG_FUNCTION_ARGS)
 		values[10] = PointerGetDatum(construct_array(ids, a->nlog_ids, INT8OID, 8,
 													 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 		values[11] = CStringGetTextDatum(a->detail);
+		values[12] = ObjectIdGetDatum(a->dbid);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

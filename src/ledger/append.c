@@ -102,13 +102,33 @@ cells_to_input(const TapasCell *cells, int ncells)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid covered keys for the tapas ledger")));
-		in[i].relid = c->relid;
+		in[i].table_id = 0;		/* tapas_ledger_table_id, under the lock */
 		in[i].statistic = c->statistic;
 		in[i].answer = c->answer;
 		in[i].keys = (const int64_t *) c->keys;
 		in[i].nkeys = (uint64_t) c->nkeys;
 	}
 	return in;
+}
+
+uint64
+tapas_ledger_table_id(const tapas_lstore_t *store, Oid relid)
+{
+	if (tapas_lstore_table_slot(store, TAPAS_LEDGER_TABLE_ID(MyDatabaseId, relid)) < 0 &&
+		tapas_lstore_table_slot(store, TAPAS_LEDGER_TABLE_ID(InvalidOid, relid)) >= 0)
+		return TAPAS_LEDGER_TABLE_ID(InvalidOid, relid);
+	return TAPAS_LEDGER_TABLE_ID(MyDatabaseId, relid);
+}
+
+/* fills the table ids of in from cells (the caller holds the lock) */
+static void
+resolve_tables(const tapas_lstore_t *store, const TapasCell *cells,
+			   tapas_lcell_in_t *in, int ncells)
+{
+	int			i;
+
+	for (i = 0; i < ncells; i++)
+		in[i].table_id = tapas_ledger_table_id(store, cells[i].relid);
 }
 
 /*
@@ -209,6 +229,7 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	{
 		tapas_lbatch_t *b = NULL;
 
+		resolve_tables(TAPAS_LEDGER_STORE(sh), cells, in, ncells);
 		st = tapas_lstore_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
 										 in, ncells, NULL, &b);
 		batch = b;
@@ -285,8 +306,11 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 			st = TAPAS_OK;
 		}
 		else
+		{
+			resolve_tables(store, cells, in, ncells);
 			st = tapas_lstore_prepare_cached(store, ledger_cache_sync(sh),
 											 in, ncells, query, &b);
+		}
 		batch = b;
 		if (st == TAPAS_OK)
 			st = tapas_lstore_check(store, b, &full);
@@ -339,10 +363,12 @@ tapas_ledger_reset(Oid relid)
 	tapas_lstore_t *copy;
 	uint64		removed = 0;
 	uint64		generation PG_USED_FOR_ASSERTS_ONLY;
+	uint64		table_id;
 	tapas_status st;
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
-	if (tapas_lstore_table_slot(store, relid) < 0)
+	table_id = tapas_ledger_table_id(store, relid);
+	if (tapas_lstore_table_slot(store, table_id) < 0)
 	{
 		LWLockRelease(sh->lock);
 		return 0;
@@ -355,7 +381,7 @@ tapas_ledger_reset(Oid relid)
 	 */
 	copy = palloc_extended(sh->store_size, MCXT_ALLOC_HUGE);
 	memcpy(copy, store, sh->store_size);
-	st = tapas_lstore_reset_table(copy, relid, &removed);
+	st = tapas_lstore_reset_table(copy, table_id, &removed);
 	if (st != TAPAS_OK)
 		tapas_ledger_report(st, TAPAS_LSTORE_FITS);
 	generation = sh->file_generation;

@@ -232,6 +232,26 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 		return;
 	}
 	good = replay_image(sh, buf, len, &zeros);
+	/*
+	 * A 0.2 file (version 1): what is appended from now on is version 2,
+	 * so the file says so before anything is.  Its old records stay as
+	 * they are; replay reads both versions (lstore/ledger_file.h).
+	 */
+	if (good >= TAPAS_LFILE_HEADER_LEN && tapas_lfile_is_v1(buf, len))
+	{
+		if (!write_all(fd, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN, 0) || pg_fsync(fd) != 0)
+		{
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("could not upgrade tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
+			free(buf);
+			close(fd);
+			return;
+		}
+		ereport(LOG,
+				(errmsg("tapas ledger file \"%s\" upgraded to version 2; tables logged before are shared by all databases until tapas.reset",
+						TAPAS_LEDGER_FILE)));
+	}
 	free(buf);
 	if (good == 0)
 	{

@@ -26,14 +26,14 @@
 
 #include "util/memory.h"
 
-/* true when cell i of b repeats an earlier (relid, statistic) of b */
+/* true when cell i of b repeats an earlier (table_id, statistic) of b */
 static int
 lbatch_stat_seen(const tapas_lbatch_t *b, int i)
 {
 	int			j;
 
 	for (j = 0; j < i; j++)
-		if (b->cells[j].relid == b->cells[i].relid &&
+		if (b->cells[j].table_id == b->cells[i].table_id &&
 			b->cells[j].stat_len == b->cells[i].stat_len &&
 			memcmp(b->cells[j].statistic, b->cells[i].statistic,
 				   b->cells[i].stat_len) == 0)
@@ -41,14 +41,14 @@ lbatch_stat_seen(const tapas_lbatch_t *b, int i)
 	return 0;
 }
 
-/* whether cell i is the first of b with its relid */
+/* whether cell i is the first of b with its table_id */
 static int
 lbatch_first_of_table(const tapas_lbatch_t *b, int i)
 {
 	int			j;
 
 	for (j = 0; j < i; j++)
-		if (b->cells[j].relid == b->cells[i].relid)
+		if (b->cells[j].table_id == b->cells[i].table_id)
 			return 0;
 	return 1;
 }
@@ -82,16 +82,16 @@ lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
 	for (i = 0; i < b->ncells; i++)
 	{
 		const tapas_lbatch_cell_t *c = &b->cells[i];
-		uint64_t	n = tapas_lstore_table_n(s, c->relid);
+		uint64_t	n = tapas_lstore_table_n(s, c->table_id);
 		int64_t		max;
 		int			j;
 
 		for (k = 0; k < c->nnew; k++)
-			if (tapas_lstore_lookup(s, c->relid, c->newkeys[k]) >= 0)
+			if (tapas_lstore_lookup(s, c->table_id, c->newkeys[k]) >= 0)
 				return TAPAS_EINVAL;
 		/* n after this cell: the table's n plus new keys of cells 0..i */
 		for (j = 0; j <= i; j++)
-			if (b->cells[j].relid == c->relid)
+			if (b->cells[j].table_id == c->table_id)
 				n += b->cells[j].nnew;
 		max = tapas_lstore_cover_max(c->cover, c->cover_len, &card);
 		if (max == -2 || max >= (int64_t) n || card != c->ncovered)
@@ -121,9 +121,9 @@ tapas_lstore_check(const tapas_lstore_t *s, const tapas_lbatch_t *b,
 		newrec += c->nnew;
 		arena += ALIGN8(c->cover_len);
 		if (!lbatch_stat_seen(b, i) &&
-			tapas_lstore_find_stat(s, c->relid, c->statistic, c->stat_len) == 0)
+			tapas_lstore_find_stat(s, c->table_id, c->statistic, c->stat_len) == 0)
 			arena += STAT_BYTES(c->stat_len);
-		if (lbatch_first_of_table(b, i) && tapas_lstore_table_slot(s, c->relid) < 0)
+		if (lbatch_first_of_table(b, i) && tapas_lstore_table_slot(s, c->table_id) < 0)
 			newtables++;
 	}
 	if ((uint64_t) b->ncells > s->lim.max_cells - s->ncells)
@@ -156,7 +156,7 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 	{
 		const tapas_lbatch_cell_t *c = &b->cells[i];
 		tapas_lstore_cell_t *cell = &CELLS(s)[s->ncells];
-		uint32_t	slot = tapas_lstore_put_table(s, c->relid);
+		uint32_t	slot = tapas_lstore_put_table(s, c->table_id);
 		uint64_t	k;
 
 		for (k = 0; k < c->nnew; k++)
@@ -165,12 +165,12 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 		cell->logged_at = b->logged_at;
 		cell->session_start = b->session_start;
 		cell->answer = c->answer;
-		cell->stat_off = tapas_lstore_put_stat(s, c->relid, c->statistic, c->stat_len);
+		cell->stat_off = tapas_lstore_put_stat(s, c->table_id, c->statistic, c->stat_len);
 		cell->query_off = query_off;
 		cell->cover_off = tapas_lstore_put_bytes(s, c->cover, c->cover_len, 0);
 		cell->cover_len = (uint32_t) c->cover_len;
 		cell->ncovered = (uint32_t) c->ncovered;
-		cell->relid = c->relid;
+		cell->table_id = c->table_id;
 		cell->role = b->role;
 		cell->pid = b->pid;
 		cell->table = slot;
@@ -190,22 +190,22 @@ cmp_int64(const void *a, const void *b)
 }
 
 tapas_status
-tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid, const int64_t *keys,
+tapas_lstore_add_keys(tapas_lstore_t *s, uint64_t table_id, const int64_t *keys,
 					  uint64_t nkeys)
 {
 	uint64_t	i;
 	uint32_t	slot;
 	int64_t    *sorted;
 
-	if (relid == 0)
+	if (table_id == 0)
 		return TAPAS_EINVAL;
 	if (nkeys > s->lim.max_records - s->nrecords ||
-		(tapas_lstore_table_slot(s, relid) < 0 && s->ntables >= s->lim.max_tables))
+		(tapas_lstore_table_slot(s, table_id) < 0 && s->ntables >= s->lim.max_tables))
 		return TAPAS_ELIMIT;
-	if (tapas_lstore_table_n(s, relid) + nkeys > UINT32_MAX)
+	if (tapas_lstore_table_n(s, table_id) + nkeys > UINT32_MAX)
 		return TAPAS_ELIMIT;
 	for (i = 0; i < nkeys; i++)
-		if (tapas_lstore_lookup(s, relid, keys[i]) >= 0)
+		if (tapas_lstore_lookup(s, table_id, keys[i]) >= 0)
 			return TAPAS_EINVAL;
 	/* repeated keys inside keys[] */
 	sorted = tapas_malloc((nkeys ? nkeys : 1) * sizeof(int64_t));
@@ -222,7 +222,7 @@ tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid, const int64_t *keys,
 	tapas_free(sorted);
 	if (nkeys == 0)
 		return TAPAS_OK;
-	slot = tapas_lstore_put_table(s, relid);
+	slot = tapas_lstore_put_table(s, table_id);
 	for (i = 0; i < nkeys; i++)
 		tapas_lstore_put_record(s, slot, keys[i]);
 	return TAPAS_OK;

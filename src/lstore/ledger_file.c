@@ -88,7 +88,7 @@ stmt_payload_len(const tapas_lbatch_t *b)
 	int			i;
 
 	for (i = 0; i < b->ncells; i++)
-		len += 4 + 4 + b->cells[i].stat_len + 8 + 8 + 8 +
+		len += 8 + 4 + b->cells[i].stat_len + 8 + 8 + 8 +
 			8 * b->cells[i].nnew + 8 + b->cells[i].cover_len;
 	return len;
 }
@@ -99,7 +99,7 @@ tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
 	uint64_t	plen = stmt_payload_len(b);
 	uint8_t    *f;
 	wcursor_t	w;
-	uint8_t		head[4] = {TAPAS_LFILE_STMT, 0, 0, 0};
+	uint8_t		head[4] = {TAPAS_LFILE_STMT2, 0, 0, 0};
 	int			i;
 
 	if (plen > TAPAS_LFILE_MAX_PAYLOAD)
@@ -120,7 +120,7 @@ tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
 	{
 		const tapas_lbatch_cell_t *c = &b->cells[i];
 
-		put_u32(&w, c->relid);
+		put_u64(&w, c->table_id);
 		put_u32(&w, c->stat_len);
 		put(&w, c->statistic, c->stat_len);
 		put_f64(&w, c->answer);
@@ -136,20 +136,20 @@ tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
 }
 
 tapas_status
-tapas_lfile_encode_keys(uint32_t relid, const int64_t *keys, uint64_t nkeys,
+tapas_lfile_encode_keys(uint64_t table_id, const int64_t *keys, uint64_t nkeys,
 						uint8_t **frame, size_t *len)
 {
-	uint8_t		head[4] = {TAPAS_LFILE_KEYS, 0, 0, 0};
+	uint8_t		head[8] = {TAPAS_LFILE_KEYS2, 0, 0, 0, 0, 0, 0, 0};
 	uint8_t    *f;
 	wcursor_t	w;
 
-	if (nkeys > (TAPAS_LFILE_MAX_PAYLOAD - 16) / 8)
+	if (nkeys > (TAPAS_LFILE_MAX_PAYLOAD - 24) / 8)
 		return TAPAS_ELIMIT;
-	if ((f = frame_alloc(16 + 8 * nkeys, len)) == NULL)
+	if ((f = frame_alloc(24 + 8 * nkeys, len)) == NULL)
 		return TAPAS_ENOMEM;
 	w.p = f + TAPAS_LFILE_FRAME_HDR;
-	put(&w, head, 4);
-	put_u32(&w, relid);
+	put(&w, head, 8);
+	put_u64(&w, table_id);
 	put_u64(&w, nkeys);
 	put(&w, keys, 8 * nkeys);
 	frame_seal(f, *len);
@@ -202,13 +202,25 @@ take(rcursor_t *r, uint64_t len)
 	do { const uint8_t *p_ = take((r), sizeof(v)); \
 		 if (p_) memcpy(&(v), p_, sizeof(v)); else memset(&(v), 0, sizeof(v)); } while (0)
 
-/* reads one STMT cell into c (new keys copied), EINVAL if truncated */
+/*
+ * reads one STMT cell into c (new keys copied), EINVAL if truncated; a
+ * version 1 cell has a u32 table OID, which becomes the table id (database
+ * unknown, see ledger_file.h)
+ */
 static tapas_status
-decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c)
+decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c, int v1)
 {
 	const uint8_t *keys;
 
-	GET(r, c->relid);
+	if (v1)
+	{
+		uint32_t	relid;
+
+		GET(r, relid);
+		c->table_id = relid;
+	}
+	else
+		GET(r, c->table_id);
 	GET(r, c->stat_len);
 	c->statistic = (const char *) take(r, c->stat_len);
 	GET(r, c->answer);
@@ -219,7 +231,7 @@ decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c)
 	keys = take(r, 8 * c->nnew);
 	GET(r, c->cover_len);
 	c->cover = take(r, c->cover_len);
-	if (r->bad || c->relid == 0 || c->stat_len == 0)
+	if (r->bad || c->table_id == 0 || c->stat_len == 0)
 		return TAPAS_EINVAL;
 	c->newkeys = tapas_malloc((c->nnew ? c->nnew : 1) * 8);
 	if (c->newkeys == NULL)
@@ -241,7 +253,8 @@ tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **bat
 
 	*batch = NULL;
 	GET(&r, ncells);
-	if (head == NULL || head[0] != TAPAS_LFILE_STMT || ncells == 0 ||
+	if (head == NULL || (head[0] != TAPAS_LFILE_STMT && head[0] != TAPAS_LFILE_STMT2) ||
+		ncells == 0 ||
 		ncells > len / 32 || ncells > INT32_MAX)
 		return TAPAS_EINVAL;
 	b = tapas_calloc(1, sizeof(tapas_lbatch_t));
@@ -263,7 +276,7 @@ tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **bat
 		b->query_len = qlen;
 	}
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
-		st = decode_cell(&r, &b->cells[i]);
+		st = decode_cell(&r, &b->cells[i], head[0] == TAPAS_LFILE_STMT);
 	if (st == TAPAS_OK && (r.bad || r.p != r.end || b->first_log_id < 1))
 		st = TAPAS_EINVAL;
 	if (st != TAPAS_OK)
@@ -273,6 +286,41 @@ tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **bat
 	}
 	*batch = b;
 	return TAPAS_OK;
+}
+
+/* replays a KEYS (version 1: u32 table OID) or KEYS2 payload */
+static tapas_status
+replay_keys(tapas_lstore_t *s, const uint8_t *payload, uint32_t len)
+{
+	rcursor_t	r = {payload, payload + len, 0};
+	uint64_t	table_id = 0,
+				nkeys;
+	int64_t    *keys;
+	tapas_status st;
+
+	if (payload[0] == TAPAS_LFILE_KEYS)
+	{
+		uint32_t	relid;
+
+		take(&r, 4);
+		GET(&r, relid);
+		table_id = relid;
+	}
+	else
+	{
+		take(&r, 8);
+		GET(&r, table_id);
+	}
+	GET(&r, nkeys);
+	if (r.bad || nkeys != (uint64_t) (r.end - r.p) / 8 || (r.end - r.p) % 8 != 0)
+		return TAPAS_EINVAL;
+	keys = tapas_malloc((nkeys ? nkeys : 1) * 8);
+	if (keys == NULL)
+		return TAPAS_ENOMEM;
+	memcpy(keys, r.p, 8 * nkeys);
+	st = tapas_lstore_add_keys(s, table_id, keys, nkeys);
+	tapas_free(keys);
+	return st;
 }
 
 /* applies one CRC-checked payload to s */
@@ -288,30 +336,15 @@ replay_payload(tapas_lstore_t *s, const uint8_t *payload, uint32_t len)
 	switch (payload[0])
 	{
 		case TAPAS_LFILE_STMT:
+		case TAPAS_LFILE_STMT2:
 			st = tapas_lfile_decode_stmt(payload, len, &b);
 			if (st == TAPAS_OK)
 				st = tapas_lstore_apply(s, b, NULL);
 			tapas_lbatch_free(b);
 			return st;
 		case TAPAS_LFILE_KEYS:
-			{
-				uint32_t	relid;
-				uint64_t	nkeys;
-				int64_t    *keys;
-
-				take(&r, 4);
-				GET(&r, relid);
-				GET(&r, nkeys);
-				if (r.bad || nkeys != (uint64_t) (r.end - r.p) / 8 || (r.end - r.p) % 8 != 0)
-					return TAPAS_EINVAL;
-				keys = tapas_malloc((nkeys ? nkeys : 1) * 8);
-				if (keys == NULL)
-					return TAPAS_ENOMEM;
-				memcpy(keys, r.p, 8 * nkeys);
-				st = tapas_lstore_add_keys(s, relid, keys, nkeys);
-				tapas_free(keys);
-				return st;
-			}
+		case TAPAS_LFILE_KEYS2:
+			return replay_keys(s, payload, len);
 		case TAPAS_LFILE_META:
 			{
 				int64_t		next;
@@ -339,7 +372,9 @@ tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
 		*reason = NULL;
 	if (len == 0)
 		return TAPAS_OK;
-	if (len < TAPAS_LFILE_HEADER_LEN || memcmp(buf, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN) != 0)
+	if (len < TAPAS_LFILE_HEADER_LEN ||
+		(memcmp(buf, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN) != 0 &&
+		 memcmp(buf, TAPAS_LFILE_MAGIC_V1, TAPAS_LFILE_HEADER_LEN) != 0))
 	{
 		if (reason)
 			*reason = "the file does not start with the ledger magic";
@@ -375,6 +410,13 @@ tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
 	if (off < len && reason)
 		*reason = "the last record is incomplete or fails its checksum";
 	return TAPAS_OK;
+}
+
+int
+tapas_lfile_is_v1(const uint8_t *buf, size_t len)
+{
+	return len >= TAPAS_LFILE_HEADER_LEN &&
+		memcmp(buf, TAPAS_LFILE_MAGIC_V1, TAPAS_LFILE_HEADER_LEN) == 0;
 }
 
 /* ---- Dump ---- */
@@ -430,7 +472,7 @@ dump_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j,
 		const tapas_lstore_cell_t *c = tapas_lstore_cell(s, k);
 		tapas_lbatch_cell_t *bc = &b.cells[k - i];
 
-		bc->relid = c->relid;
+		bc->table_id = c->table_id;
 		bc->statistic = tapas_lstore_stat_text(s, c, &bc->stat_len);
 		bc->answer = c->answer;
 		bc->ncovered = c->ncovered;
@@ -459,15 +501,15 @@ tapas_lfile_dump(const tapas_lstore_t *s, tapas_lfile_write_fn write_fn, void *a
 		return st;
 	for (t = 0; t < (int) s->ntables; t++)
 	{
-		uint32_t	relid = tapas_lstore_table_relid(s, t);
-		uint64_t	n = tapas_lstore_table_n(s, relid);
+		uint64_t	table_id = tapas_lstore_table_id(s, t);
+		uint64_t	n = tapas_lstore_table_n(s, table_id);
 		int64_t    *keys = tapas_malloc((n ? n : 1) * 8);
 
 		if (keys == NULL)
 			return TAPAS_ENOMEM;
-		tapas_lstore_table_keys(s, relid, keys);
+		tapas_lstore_table_keys(s, table_id, keys);
 		frame = NULL;
-		st = tapas_lfile_encode_keys(relid, keys, n, &frame, &len);
+		st = tapas_lfile_encode_keys(table_id, keys, n, &frame, &len);
 		tapas_free(keys);
 		if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
 			return st;

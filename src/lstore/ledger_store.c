@@ -8,7 +8,7 @@
  *	- records[0..nrecords) hold, per table slot t, the keys of t in dense
  *	  index order 0..tables[t].n-1, interleaved with other tables';
  *	- the hash holds exactly the positions 0..nrecords-1, each reachable
- *	  from its (relid, key) by linear probing without crossing an empty slot;
+ *	  from its (table_id, key) by linear probing without crossing an empty slot;
  *	- cells[0..ncells) have strictly increasing log_ids < next_log_id, and
  *	  every offset they hold lies inside arena[8..arena_used).
  * Mutations happen only in apply, add_keys, bump_log_id (ledger_apply.c)
@@ -29,11 +29,11 @@
 
 #include "util/memory.h"
 
-/* splitmix64 finaliser of (relid, key): a well mixed 64-bit hash */
+/* splitmix64 finaliser of (table_id, key): a well mixed 64-bit hash */
 static uint64_t
-lstore_hash(uint32_t relid, int64_t key)
+lstore_hash(uint64_t table_id, int64_t key)
 {
-	uint64_t	z = (uint64_t) key ^ ((uint64_t) relid * UINT64_C(0x9E3779B97F4A7C15));
+	uint64_t	z = (uint64_t) key ^ ((uint64_t) table_id * UINT64_C(0x9E3779B97F4A7C15));
 
 	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
@@ -99,35 +99,35 @@ tapas_lstore_init(void *region, size_t size, const tapas_lstore_limits_t *lim)
 /* ---- Lookups ---- */
 
 int
-tapas_lstore_table_slot(const tapas_lstore_t *s, uint32_t relid)
+tapas_lstore_table_slot(const tapas_lstore_t *s, uint64_t table_id)
 {
 	uint32_t	t;
 
 	for (t = 0; t < s->ntables; t++)
-		if (TABLES(s)[t].relid == relid)
+		if (TABLES(s)[t].table_id == table_id)
 			return (int) t;
 	return -1;
 }
 
-uint32_t
-tapas_lstore_table_relid(const tapas_lstore_t *s, int slot)
+uint64_t
+tapas_lstore_table_id(const tapas_lstore_t *s, int slot)
 {
-	return TABLES(s)[slot].relid;
+	return TABLES(s)[slot].table_id;
 }
 
 uint64_t
-tapas_lstore_table_n(const tapas_lstore_t *s, uint32_t relid)
+tapas_lstore_table_n(const tapas_lstore_t *s, uint64_t table_id)
 {
-	int			t = tapas_lstore_table_slot(s, relid);
+	int			t = tapas_lstore_table_slot(s, table_id);
 
 	return t < 0 ? 0 : TABLES(s)[t].n;
 }
 
-/* hash slot holding (relid, key), or the empty slot where it would go */
+/* hash slot holding (table_id, key), or the empty slot where it would go */
 uint32_t
-tapas_lstore_probe(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_lstore_probe(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	h = (uint32_t) lstore_hash(relid, key) & s->hash_mask;
+	uint32_t	h = (uint32_t) lstore_hash(table_id, key) & s->hash_mask;
 
 	for (;;)
 	{
@@ -137,39 +137,39 @@ tapas_lstore_probe(const tapas_lstore_t *s, uint32_t relid, int64_t key)
 		if (pos == 0)
 			return h;
 		r = &RECORDS(s)[pos - 1];
-		if (r->key == key && TABLES(s)[r->table].relid == relid)
+		if (r->key == key && TABLES(s)[r->table].table_id == table_id)
 			return h;
 		h = (h + 1) & s->hash_mask;
 	}
 }
 
 void
-tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
 {
-	__builtin_prefetch(&HASH(s)[(uint32_t) lstore_hash(relid, key) & s->hash_mask]);
+	__builtin_prefetch(&HASH(s)[(uint32_t) lstore_hash(table_id, key) & s->hash_mask]);
 }
 
 void
-tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	pos = HASH(s)[(uint32_t) lstore_hash(relid, key) & s->hash_mask];
+	uint32_t	pos = HASH(s)[(uint32_t) lstore_hash(table_id, key) & s->hash_mask];
 
 	if (pos != 0)
 		__builtin_prefetch(&RECORDS(s)[pos - 1]);
 }
 
 int64_t
-tapas_lstore_lookup(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_lstore_lookup(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	pos = HASH(s)[tapas_lstore_probe(s, relid, key)];
+	uint32_t	pos = HASH(s)[tapas_lstore_probe(s, table_id, key)];
 
 	return pos == 0 ? -1 : (int64_t) RECORDS(s)[pos - 1].idx;
 }
 
 void
-tapas_lstore_table_keys(const tapas_lstore_t *s, uint32_t relid, int64_t *keys)
+tapas_lstore_table_keys(const tapas_lstore_t *s, uint64_t table_id, int64_t *keys)
 {
-	int			t = tapas_lstore_table_slot(s, relid);
+	int			t = tapas_lstore_table_slot(s, table_id);
 	uint64_t	i;
 
 	if (t < 0)
@@ -180,7 +180,7 @@ tapas_lstore_table_keys(const tapas_lstore_t *s, uint32_t relid, int64_t *keys)
 }
 
 uint64_t
-tapas_lstore_find_stat(const tapas_lstore_t *s, uint32_t relid,
+tapas_lstore_find_stat(const tapas_lstore_t *s, uint64_t table_id,
 					   const char *stat, uint32_t len)
 {
 	uint64_t	off;
@@ -189,7 +189,7 @@ tapas_lstore_find_stat(const tapas_lstore_t *s, uint32_t relid,
 	{
 		const lstore_stat_t *st = (const lstore_stat_t *) (ARENA(s) + off);
 
-		if (st->relid == relid && st->len == len &&
+		if (st->table_id == table_id && st->len == len &&
 			memcmp(st + 1, stat, len) == 0)
 			return off;
 		off = st->next;
@@ -229,13 +229,13 @@ tapas_lstore_cover(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
 /* ---- Primitive mutations (callers have checked capacity) ---- */
 
 uint32_t
-tapas_lstore_put_table(tapas_lstore_t *s, uint32_t relid)
+tapas_lstore_put_table(tapas_lstore_t *s, uint64_t table_id)
 {
-	int			t = tapas_lstore_table_slot(s, relid);
+	int			t = tapas_lstore_table_slot(s, table_id);
 
 	if (t >= 0)
 		return (uint32_t) t;
-	TABLES(s)[s->ntables].relid = relid;
+	TABLES(s)[s->ntables].table_id = table_id;
 	TABLES(s)[s->ntables].n = 0;
 	return s->ntables++;
 }
@@ -243,7 +243,7 @@ tapas_lstore_put_table(tapas_lstore_t *s, uint32_t relid)
 void
 tapas_lstore_put_record(tapas_lstore_t *s, uint32_t slot, int64_t key)
 {
-	uint32_t	h = tapas_lstore_probe(s, TABLES(s)[slot].relid, key);
+	uint32_t	h = tapas_lstore_probe(s, TABLES(s)[slot].table_id, key);
 	lstore_record_t *r = &RECORDS(s)[s->nrecords];
 
 	r->key = key;
@@ -266,9 +266,9 @@ tapas_lstore_put_bytes(tapas_lstore_t *s, const void *data, uint64_t len, int nu
 }
 
 uint64_t
-tapas_lstore_put_stat(tapas_lstore_t *s, uint32_t relid, const char *stat, uint32_t len)
+tapas_lstore_put_stat(tapas_lstore_t *s, uint64_t table_id, const char *stat, uint32_t len)
 {
-	uint64_t	off = tapas_lstore_find_stat(s, relid, stat, len);
+	uint64_t	off = tapas_lstore_find_stat(s, table_id, stat, len);
 	lstore_stat_t hdr;
 	uint8_t    *p;
 
@@ -276,7 +276,7 @@ tapas_lstore_put_stat(tapas_lstore_t *s, uint32_t relid, const char *stat, uint3
 		return off;
 	off = s->arena_used;
 	hdr.next = s->stats_head;
-	hdr.relid = relid;
+	hdr.table_id = table_id;
 	hdr.len = len;
 	p = ARENA(s) + off;
 	memcpy(p, &hdr, sizeof(hdr));
@@ -291,7 +291,7 @@ tapas_lstore_put_stat(tapas_lstore_t *s, uint32_t relid, const char *stat, uint3
 /* ---- Reset of one table ---- */
 
 tapas_status
-tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_removed)
+tapas_lstore_reset_table(tapas_lstore_t *s, uint64_t table_id, uint64_t *ncells_removed)
 {
 	tapas_lstore_t *src = tapas_malloc(s->region_size);
 	tapas_lstore_limits_t lim = s->lim;
@@ -308,15 +308,15 @@ tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_rem
 
 	/* every other table, also those whose cells cover no record */
 	for (i = 0; i < src->ntables; i++)
-		if (TABLES(src)[i].relid != relid)
-			tapas_lstore_put_table(s, TABLES(src)[i].relid);
+		if (TABLES(src)[i].table_id != table_id)
+			tapas_lstore_put_table(s, TABLES(src)[i].table_id);
 	/* records in their original order, so every other table keeps its indices */
 	for (i = 0; i < src->nrecords; i++)
 	{
 		const lstore_record_t *r = &RECORDS(src)[i];
-		uint32_t	rel = TABLES(src)[r->table].relid;
+		uint64_t	rel = TABLES(src)[r->table].table_id;
 
-		if (rel != relid)
+		if (rel != table_id)
 			tapas_lstore_put_record(s, tapas_lstore_put_table(s, rel), r->key);
 	}
 	for (i = 0; i < src->ncells; i++)
@@ -326,14 +326,14 @@ tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_rem
 		uint32_t	len;
 		const char *stat;
 
-		if (c->relid == relid)
+		if (c->table_id == table_id)
 		{
 			removed++;
 			continue;
 		}
 		*d = *c;
 		stat = tapas_lstore_stat_text(src, c, &len);
-		d->stat_off = tapas_lstore_put_stat(s, c->relid, stat, len);
+		d->stat_off = tapas_lstore_put_stat(s, c->table_id, stat, len);
 		if (c->query_off != 0 && c->query_off != last_q_src)
 		{
 			const char *q = tapas_lstore_query_text(src, c);
@@ -343,7 +343,7 @@ tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_rem
 		}
 		d->query_off = c->query_off == 0 ? 0 : last_q_dst;
 		d->cover_off = tapas_lstore_put_bytes(s, tapas_lstore_cover(src, c), c->cover_len, 0);
-		d->table = (uint32_t) tapas_lstore_table_slot(s, c->relid);
+		d->table = (uint32_t) tapas_lstore_table_slot(s, c->table_id);
 		s->ncells++;
 	}
 	tapas_free(src);

@@ -11,16 +11,22 @@
  * Region layout (all parts 8-byte aligned, sizes fixed at init):
  *
  *	header		tapas_lstore_t: limits, counters, offsets of the parts
- *	tables		[max_tables] {relid, n}: one slot per table seen
+ *	tables		[max_tables] {table_id, n}: one slot per table seen
  *	records		[max_records] {key, table slot, dense index}, append order
  *	hash		[2^k >= 2 max_records] uint32: record position + 1, 0 = empty;
- *				open addressing with linear probing on (relid, key)
+ *				open addressing with linear probing on (table_id, key)
  *	cells		[max_cells] tapas_lstore_cell_t, in log_id order
  *	arena		arena_bytes of variable-length data: interned statistics
  *				(a linked list, newest first), query texts (one per
  *				statement) and covers (CRoaring portable serialisation,
  *				run-optimised), each 8-byte aligned.  Offset 0 is never
  *				used, so 0 means "none".
+ *
+ * Table ids: the store names a table by an opaque nonzero 64-bit id and
+ * knows nothing of what it means.  The server makes it from the database
+ * and the table's OID ((dbid << 32) | relid, src/ledger/ledger_int.h), so
+ * two databases created from one template, whose tables share OIDs, have
+ * separate trails, indices and statistics.
  *
  * Dense indices: per table, a key gets the next index (0, 1, ...) the
  * first time a logged cell covers it; records of one table therefore
@@ -62,13 +68,13 @@
 
 typedef struct tapas_lstore_limits
 {
-	uint64_t	max_records;	/* (table, key) pairs, all tables together */
+	uint64_t	max_records;	/* (table id, key) pairs, all tables together */
 	uint64_t	max_cells;		/* logged cells, all tables together */
 	uint64_t	arena_bytes;	/* statistics, query texts and covers */
 	uint32_t	max_tables;		/* 1..TAPAS_LSTORE_MAX_TABLES */
 } tapas_lstore_limits_t;
 
-/* One logged cell, as stored (80 bytes). */
+/* One logged cell, as stored (88 bytes). */
 typedef struct tapas_lstore_cell
 {
 	int64_t		log_id;
@@ -80,7 +86,7 @@ typedef struct tapas_lstore_cell
 	uint64_t	cover_off;		/* arena offset of the serialised cover */
 	uint32_t	cover_len;		/* bytes */
 	uint32_t	ncovered;		/* cardinality of the cover */
-	uint32_t	relid;
+	uint64_t	table_id;		/* see "Table ids" above */
 	uint32_t	role;
 	int32_t		pid;
 	uint32_t	table;			/* table slot */
@@ -109,7 +115,7 @@ typedef struct tapas_lstore
 /* One cell of a batch: a statement's cell, prepared or decoded. */
 typedef struct tapas_lbatch_cell
 {
-	uint32_t	relid;
+	uint64_t	table_id;
 	const char *statistic;		/* borrowed, stat_len bytes, need not end in NUL */
 	uint32_t	stat_len;
 	double		answer;
@@ -137,7 +143,7 @@ typedef struct tapas_lbatch
 /* A cell to prepare: what the gate hands over, in plain C. */
 typedef struct tapas_lcell_in
 {
-	uint32_t	relid;
+	uint64_t	table_id;
 	const char *statistic;		/* NUL-terminated */
 	double		answer;
 	const int64_t *keys;		/* any order; duplicates counted once */
@@ -179,7 +185,7 @@ extern tapas_status tapas_lstore_validate(const tapas_lstore_t *s, const char **
  * indices (as apply will assign them) for keys never seen, covers
  * serialised.  The store is only read.  query may be NULL.  The batch
  * borrows the statistic and query strings: keep them alive until
- * tapas_lbatch_free.  Returns TAPAS_EINVAL for ncells < 1, relid 0, an
+ * tapas_lbatch_free.  Returns TAPAS_EINVAL for ncells < 1, table_id 0, an
  * empty statistic or one longer than 65535 bytes, TAPAS_ELIMIT for a
  * table with more than 2^32 - 1 records, TAPAS_ENOMEM.
  */
@@ -225,45 +231,45 @@ extern tapas_status tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b,
 extern void tapas_lbatch_free(tapas_lbatch_t *b);
 
 /*
- * Appends keys (all new) to relid's dense index, as a KEYS record of the
+ * Appends keys (all new) to table_id's dense index, as a KEYS record of the
  * file does.  TAPAS_EINVAL if one is already indexed or repeated,
  * TAPAS_ELIMIT if they do not fit; the store is unchanged on failure.
  */
-extern tapas_status tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid,
+extern tapas_status tapas_lstore_add_keys(tapas_lstore_t *s, uint64_t table_id,
 										  const int64_t *keys, uint64_t nkeys);
 
 /* Raises next_log_id to at least next (a META record of the file). */
 extern void tapas_lstore_bump_log_id(tapas_lstore_t *s, int64_t next);
 
 /*
- * Removes every key and cell of relid, keeping other tables' indices and
+ * Removes every key and cell of table_id, keeping other tables' indices and
  * every log_id (never reused).  *ncells_removed (may be NULL) gets the
  * number of cells removed.  Needs a temporary copy of the region:
  * TAPAS_ENOMEM leaves the store unchanged.
  */
-extern tapas_status tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid,
+extern tapas_status tapas_lstore_reset_table(tapas_lstore_t *s, uint64_t table_id,
 											 uint64_t *ncells_removed);
 
 /*
  * Read accessors.  Pointers returned point into the region and are valid
  * while the caller holds the lock (shared suffices).
  */
-extern int	tapas_lstore_table_slot(const tapas_lstore_t *s, uint32_t relid);	/* -1 if none */
-extern uint32_t tapas_lstore_table_relid(const tapas_lstore_t *s, int slot);	/* slot < ntables */
-extern uint64_t tapas_lstore_table_n(const tapas_lstore_t *s, uint32_t relid);
+extern int	tapas_lstore_table_slot(const tapas_lstore_t *s, uint64_t table_id);	/* -1 if none */
+extern uint64_t tapas_lstore_table_id(const tapas_lstore_t *s, int slot);	/* slot < ntables */
+extern uint64_t tapas_lstore_table_n(const tapas_lstore_t *s, uint64_t table_id);
 /* keys[j] = key of dense index j for j < n; keys sized by tapas_lstore_table_n */
-extern void tapas_lstore_table_keys(const tapas_lstore_t *s, uint32_t relid, int64_t *keys);
-/* dense index of (relid, key), or -1 */
-extern int64_t tapas_lstore_lookup(const tapas_lstore_t *s, uint32_t relid, int64_t key);
+extern void tapas_lstore_table_keys(const tapas_lstore_t *s, uint64_t table_id, int64_t *keys);
+/* dense index of (table_id, key), or -1 */
+extern int64_t tapas_lstore_lookup(const tapas_lstore_t *s, uint64_t table_id, int64_t key);
 /*
  * Prefetch hints for a lookup a few keys ahead: a probe costs two cache
  * misses (hash slot, then record), so batch loops ask for the slot of key
  * k + 2d and the record of key k + d while they look up key k.
  */
-extern void tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint32_t relid, int64_t key);
-extern void tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint32_t relid, int64_t key);
-/* arena offset of the interned statistic, 0 if never logged for relid */
-extern uint64_t tapas_lstore_find_stat(const tapas_lstore_t *s, uint32_t relid,
+extern void tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint64_t table_id, int64_t key);
+extern void tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint64_t table_id, int64_t key);
+/* arena offset of the interned statistic, 0 if never logged for table_id */
+extern uint64_t tapas_lstore_find_stat(const tapas_lstore_t *s, uint64_t table_id,
 									   const char *stat, uint32_t len);
 extern const tapas_lstore_cell_t *tapas_lstore_cell(const tapas_lstore_t *s, uint64_t i);
 extern const char *tapas_lstore_stat_text(const tapas_lstore_t *s,

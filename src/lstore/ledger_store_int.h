@@ -23,7 +23,7 @@
 
 typedef struct lstore_table
 {
-	uint32_t	relid;
+	uint64_t	table_id;
 	uint32_t	n;				/* records of this table = next dense index */
 } lstore_table_t;
 
@@ -38,7 +38,7 @@ typedef struct lstore_record
 typedef struct lstore_stat
 {
 	uint64_t	next;			/* arena offset of the previous statistic, 0 = end */
-	uint32_t	relid;
+	uint64_t	table_id;
 	uint32_t	len;
 } lstore_stat_t;
 
@@ -54,16 +54,16 @@ typedef struct lstore_stat
 /* arena bytes a statistic costs when interned */
 #define STAT_BYTES(len)		ALIGN8(sizeof(lstore_stat_t) + (uint64_t) (len) + 1)
 
-/* hash slot holding (relid, key), or the empty slot where it would go */
-extern uint32_t tapas_lstore_probe(const tapas_lstore_t *s, uint32_t relid, int64_t key);
-/* slot of relid, added if missing (capacity checked by the caller) */
-extern uint32_t tapas_lstore_put_table(tapas_lstore_t *s, uint32_t relid);
+/* hash slot holding (table_id, key), or the empty slot where it would go */
+extern uint32_t tapas_lstore_probe(const tapas_lstore_t *s, uint64_t table_id, int64_t key);
+/* slot of table_id, added if missing (capacity checked by the caller) */
+extern uint32_t tapas_lstore_put_table(tapas_lstore_t *s, uint64_t table_id);
 /* appends key to the table of slot with the next dense index */
 extern void tapas_lstore_put_record(tapas_lstore_t *s, uint32_t slot, int64_t key);
 /* copies len bytes (plus a NUL if nul) into the arena; returns the offset */
 extern uint64_t tapas_lstore_put_bytes(tapas_lstore_t *s, const void *data, uint64_t len, int nul);
-/* arena offset of the interned (relid, stat), interned now if new */
-extern uint64_t tapas_lstore_put_stat(tapas_lstore_t *s, uint32_t relid, const char *stat, uint32_t len);
+/* arena offset of the interned (table_id, stat), interned now if new */
+extern uint64_t tapas_lstore_put_stat(tapas_lstore_t *s, uint64_t table_id, const char *stat, uint32_t len);
 /* max member of a serialised cover, -1 if empty, -2 if it does not decode */
 extern int64_t tapas_lstore_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card);
 

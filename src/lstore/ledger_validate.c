@@ -30,10 +30,10 @@ lstore_validate_records(const tapas_lstore_t *s, const char **reason)
 
 	for (t = 0; t < s->ntables; t++)
 	{
-		if (TABLES(s)[t].relid == 0)
-			FAIL("table slot with relid 0");
+		if (TABLES(s)[t].table_id == 0)
+			FAIL("table slot with table_id 0");
 		for (u = 0; u < t; u++)
-			if (TABLES(s)[u].relid == TABLES(s)[t].relid)
+			if (TABLES(s)[u].table_id == TABLES(s)[t].table_id)
 				FAIL("two slots for one table");
 	}
 	for (i = 0; i < s->nrecords; i++)
@@ -44,7 +44,7 @@ lstore_validate_records(const tapas_lstore_t *s, const char **reason)
 			FAIL("record of an unknown table slot");
 		if (r->idx != next[r->table]++)
 			FAIL("dense indices of a table are not 0, 1, ... in record order");
-		if (HASH(s)[tapas_lstore_probe(s, TABLES(s)[r->table].relid, r->key)] != i + 1)
+		if (HASH(s)[tapas_lstore_probe(s, TABLES(s)[r->table].table_id, r->key)] != i + 1)
 			FAIL("record not reachable through the hash (or a duplicate key)");
 	}
 	for (t = 0; t < s->ntables; t++)
@@ -81,10 +81,10 @@ lstore_validate_cells(const tapas_lstore_t *s, const char **reason)
 
 		if (c->log_id >= s->next_log_id || (i > 0 && c->log_id <= CELLS(s)[i - 1].log_id))
 			FAIL("log_ids not increasing below next_log_id");
-		if (c->table >= s->ntables || TABLES(s)[c->table].relid != c->relid)
-			FAIL("cell table slot does not match its relid");
+		if (c->table >= s->ntables || TABLES(s)[c->table].table_id != c->table_id)
+			FAIL("cell table slot does not match its table_id");
 		if (c->stat_off < 8 || c->stat_off >= s->arena_used ||
-			((const lstore_stat_t *) (ARENA(s) + c->stat_off))->relid != c->relid)
+			((const lstore_stat_t *) (ARENA(s) + c->stat_off))->table_id != c->table_id)
 			FAIL("cell statistic outside the arena or of another table");
 		if (c->query_off >= s->arena_used || c->cover_off < 8 ||
 			c->cover_off + c->cover_len > s->arena_used)

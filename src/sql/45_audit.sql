@@ -9,19 +9,32 @@
 CREATE FUNCTION tapas.alerts_raw(
 	OUT alert_id bigint, OUT raised_at timestamptz, OUT roleid oid, OUT pid integer,
 	OUT tbl regclass, OUT statistic text, OUT record_key bigint, OUT kind text,
-	OUT method text, OUT action text, OUT log_ids bigint[], OUT detail text)
+	OUT method text, OUT action text, OUT log_ids bigint[], OUT detail text,
+	OUT dbid oid)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_alerts'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas.alerts_raw() IS
-	'Alerts kept in shared memory, oldest first (admin only); use the view tapas.alerts';
+	'Alerts kept in shared memory, oldest first, of every database (admin only); use the view tapas.alerts';
 
+-- Alerts of every database: "table" is the table of the current database
+-- (NULL for another database's alert, whose OID means nothing here),
+-- table_name names it in either case.
 CREATE VIEW tapas.alerts AS
-	SELECT alert_id, raised_at, pg_catalog.pg_get_userbyid(roleid) AS role, pid,
-		   tbl AS "table", statistic, record_key, kind, method, action, log_ids, detail
-	  FROM tapas.alerts_raw();
+	SELECT a.alert_id, a.raised_at,
+		   coalesce(r.rolname, ('dropped role (OID ' || a.roleid || ')')::name) AS role, a.pid,
+		   CASE WHEN a.dbid = d0.oid THEN a.tbl END AS "table",
+		   a.statistic, a.record_key, a.kind, a.method, a.action, a.log_ids, a.detail,
+		   coalesce(d.datname, ('dropped database (OID ' || a.dbid || ')')::name) AS database,
+		   CASE WHEN a.dbid = d0.oid THEN a.tbl::text
+				ELSE 'table OID ' || a.tbl::oid || ' of database ' ||
+					 coalesce(pg_catalog.quote_ident(d.datname), 'OID ' || a.dbid) END AS table_name
+	  FROM tapas.alerts_raw() a
+	  JOIN pg_catalog.pg_database d0 ON d0.datname = pg_catalog.current_database()
+	  LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.roleid
+	  LEFT JOIN pg_catalog.pg_database d ON d.oid = a.dbid;
 COMMENT ON VIEW tapas.alerts IS
-	'Alerts of the auditor: one row per isolated record and query (alert id, time, session user, pid, table, statistic, key of the record, kind determined or reconstructed, method, action logged/warned/denied, log_ids of the queries involved, detail); survives ROLLBACK and restart; admin only';
+	'Alerts of the auditor, of every database: one row per isolated record and query (alert id, time, session user, pid, table of the current database, statistic, key of the record, kind determined or reconstructed, method, action logged/warned/denied, log_ids of the queries involved, detail, database, table name); survives ROLLBACK and restart; admin only';
 
 CREATE FUNCTION tapas.audit(tbl regclass,
 	OUT role text, OUT statistic text, OUT record_key bigint, OUT kind text,

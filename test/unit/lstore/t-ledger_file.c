@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lstore/ledger_file.h"
+#include "util/crc32c.h"
 #include "util/memory.h"
 #include "lstore/ledger_workload.h"
 #include "tapas_test.h"
@@ -58,7 +59,7 @@ stores_equal(const tapas_lstore_t *a, const tapas_lstore_t *b)
 		return 0;
 	for (t = 0; t < (int) a->ntables; t++)
 	{
-		uint32_t	relid = tapas_lstore_table_relid(a, t);
+		uint64_t	relid = tapas_lstore_table_id(a, t);
 		uint64_t	n = tapas_lstore_table_n(a, relid);
 		int64_t    *ka = malloc(8 * (n + 1)),
 				   *kb = malloc(8 * (n + 1));
@@ -83,7 +84,7 @@ stores_equal(const tapas_lstore_t *a, const tapas_lstore_t *b)
 		const char *qx = tapas_lstore_query_text(a, x),
 				   *qy = tapas_lstore_query_text(b, y);
 
-		if (x->log_id != y->log_id || x->answer != y->answer || x->relid != y->relid ||
+		if (x->log_id != y->log_id || x->answer != y->answer || x->table_id != y->table_id ||
 			x->role != y->role || x->pid != y->pid || x->logged_at != y->logged_at ||
 			x->session_start != y->session_start || x->ncovered != y->ncovered ||
 			lx != ly || memcmp(sx, sy, lx) != 0 || (qx == NULL) != (qy == NULL) ||
@@ -230,7 +231,7 @@ test_lfile_dump_after_reset(void)
 	dump.fail_after = -1;
 	TAPAS_CHECK(tapas_lfile_dump(s, image_write, &dump) == TAPAS_OK);
 	r = replay(dump.buf, dump.len, &rc, &good, &nframes);
-	TAPAS_CHECK(rc == TAPAS_OK && good == dump.len);
+	TAPAS_CHECK_MSG(rc == TAPAS_OK && good == dump.len, "rc %d good %zu len %zu", (int) rc, good, dump.len);
 	TAPAS_CHECK(stores_equal(s, r));
 	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
 	free(r);
@@ -316,6 +317,142 @@ test_lfile_decode_malformed(void)
 	free(s);
 }
 
+/* ---- Version 1 files (tapas 0.2), written here by an independent encoder ---- */
+
+static void
+v1_put(image_t *im, const void *p, size_t len)
+{
+	image_write(im, p, len);
+}
+
+/* appends one frame around payload[0..len) */
+static void
+v1_frame(image_t *im, const uint8_t *payload, uint32_t len)
+{
+	uint32_t	crc = tapas_crc32c(payload, len);
+
+	v1_put(im, &len, 4);
+	v1_put(im, &crc, 4);
+	v1_put(im, payload, len);
+}
+
+/*
+ * A 0.2 STMT payload: one cell of relid over the new keys 100..100+m-1
+ * (indices 0..m-1, a run), logged as log_id first.
+ */
+static size_t
+v1_stmt(uint8_t *p, uint32_t relid, int64_t first, uint64_t m)
+{
+	roaring_bitmap_t *r = roaring_bitmap_create();
+	uint8_t    *q = p;
+	uint32_t	u;
+	uint64_t	v,
+				k;
+	int64_t		i;
+	double		answer = 42;
+	const char *stat = "count(*)";
+
+	roaring_bitmap_add_range(r, 0, m);
+	memset(q, 0, 4);
+	q[0] = TAPAS_LFILE_STMT;
+	q += 4;
+	u = 1;
+	memcpy(q, &u, 4), q += 4;	/* ncells */
+	memcpy(q, &first, 8), q += 8;
+	i = 777;
+	memcpy(q, &i, 8), q += 8;	/* logged_at */
+	memcpy(q, &i, 8), q += 8;	/* session_start */
+	u = 10;
+	memcpy(q, &u, 4), q += 4;	/* role */
+	memcpy(q, &u, 4), q += 4;	/* pid */
+	u = UINT32_MAX;
+	memcpy(q, &u, 4), q += 4;	/* no query */
+	memcpy(q, &relid, 4), q += 4;
+	u = (uint32_t) strlen(stat);
+	memcpy(q, &u, 4), q += 4;
+	memcpy(q, stat, u), q += u;
+	memcpy(q, &answer, 8), q += 8;
+	memcpy(q, &m, 8), q += 8;	/* ncovered */
+	memcpy(q, &m, 8), q += 8;	/* nnew */
+	for (k = 0; k < m; k++)
+	{
+		i = 100 + (int64_t) k;
+		memcpy(q, &i, 8), q += 8;
+	}
+	v = roaring_bitmap_portable_size_in_bytes(r);
+	memcpy(q, &v, 8), q += 8;
+	roaring_bitmap_portable_serialize(r, (char *) q);
+	q += v;
+	roaring_bitmap_free(r);
+	return (size_t) (q - p);
+}
+
+/*
+ * A 0.2 file replays: its tables get the OID as table id (database 0),
+ * and version 2 frames appended after it (what the server does once it
+ * has put the new magic on it) continue the same store.
+ */
+static void
+test_lfile_replay_v1(void)
+{
+	image_t		im;
+	uint8_t		payload[4096];
+	uint8_t		keys[32] = {TAPAS_LFILE_KEYS};
+	int64_t		key = 555;
+	uint32_t	relid = 16401;
+	uint64_t	one = 1;
+	size_t		good;
+	uint64_t	nframes;
+	tapas_status rc;
+	tapas_lstore_t *r;
+	tapas_lbatch_t *b;
+	tapas_lcell_in_t in;
+	int64_t		k2[2] = {100, 900};
+	uint8_t    *frame;
+	size_t		flen;
+
+	memset(&im, 0, sizeof(im));
+	im.fail_after = -1;
+	v1_put(&im, TAPAS_LFILE_MAGIC_V1, TAPAS_LFILE_HEADER_LEN);
+	TAPAS_CHECK(tapas_lfile_is_v1(im.buf, im.len));
+	v1_frame(&im, payload, (uint32_t) v1_stmt(payload, relid, 1, 5));
+	memcpy(keys + 4, &relid, 4);
+	memcpy(keys + 8, &one, 8);
+	memcpy(keys + 16, &key, 8);
+	v1_frame(&im, keys, 24);
+	r = replay(im.buf, im.len, &rc, &good, &nframes);
+	TAPAS_CHECK(rc == TAPAS_OK && good == im.len && nframes == 2);
+	TAPAS_CHECK(r->ncells == 1 && tapas_lstore_cell(r, 0)->table_id == relid);
+	TAPAS_CHECK(tapas_lstore_table_n(r, relid) == 6);
+	TAPAS_CHECK(tapas_lstore_lookup(r, relid, 104) == 4 && tapas_lstore_lookup(r, relid, 555) == 5);
+	TAPAS_CHECK(tapas_lstore_cell(r, 0)->ncovered == 5 && tapas_lstore_cell(r, 0)->answer == 42);
+	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
+
+	/* a version 2 frame of the same OID in database 7 is another table */
+	in.table_id = (UINT64_C(7) << 32) | relid;
+	in.statistic = "count(*)";
+	in.answer = 2;
+	in.keys = k2;
+	in.nkeys = 2;
+	TAPAS_CHECK(tapas_lstore_prepare(r, &in, 1, NULL, &b) == TAPAS_OK);
+	b->first_log_id = r->next_log_id;
+	TAPAS_CHECK(tapas_lfile_encode_stmt(b, &frame, &flen) == TAPAS_OK);
+	TAPAS_CHECK(frame[TAPAS_LFILE_FRAME_HDR] == TAPAS_LFILE_STMT2);
+	image_write(&im, frame, flen);
+	tapas_free(frame);
+	tapas_lbatch_free(b);
+	free(r);
+	r = replay(im.buf, im.len, &rc, &good, &nframes);
+	TAPAS_CHECK(rc == TAPAS_OK && good == im.len && nframes == 3 && r->ncells == 2);
+	TAPAS_CHECK(tapas_lstore_table_n(r, relid) == 6);
+	TAPAS_CHECK(tapas_lstore_table_n(r, in.table_id) == 2);
+	TAPAS_CHECK(tapas_lstore_lookup(r, in.table_id, 100) == 0 &&
+				tapas_lstore_lookup(r, in.table_id, 555) == -1);
+	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
+	free(r);
+	free(im.buf);
+}
+
 int
 main(void)
 {
@@ -324,5 +461,6 @@ main(void)
 	TAPAS_TEST_RUN(test_lfile_dump_after_reset);
 	TAPAS_TEST_RUN(test_lfile_limits_on_replay);
 	TAPAS_TEST_RUN(test_lfile_decode_malformed);
+	TAPAS_TEST_RUN(test_lfile_replay_v1);
 	TAPAS_TEST_DONE();
 }

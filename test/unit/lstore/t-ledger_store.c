@@ -47,7 +47,7 @@ check_last_stmt(const tapas_lstore_t *s, const wl_oracle_t *o, const wl_stmt_t *
 		const char *stat = tapas_lstore_stat_text(s, cell, &len);
 
 		TAPAS_CHECK(cell->log_id == first + c);
-		TAPAS_CHECK(cell->relid == st->in[c].relid);
+		TAPAS_CHECK(cell->table_id == st->in[c].table_id);
 		TAPAS_CHECK(cell->answer == st->in[c].answer);
 		TAPAS_CHECK(len == strlen(st->in[c].statistic) &&
 					memcmp(stat, st->in[c].statistic, len) == 0);
@@ -147,9 +147,9 @@ test_lstore_prepare_errors(void)
 	char		longstat[70000];
 
 	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 0, NULL, &b) == TAPAS_EINVAL && b == NULL);
-	in.relid = 0;
+	in.table_id = 0;
 	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
-	in.relid = 7;
+	in.table_id = 7;
 	in.statistic = "";
 	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
 	in.statistic = NULL;
@@ -214,13 +214,13 @@ test_lstore_capacity(void)
 	/* two tables at most */
 	st.in[0].keys = keys;
 	st.in[0].nkeys = 0;
-	st.in[0].relid = 2;
+	st.in[0].table_id = 2;
 	TAPAS_CHECK(append(s, &st, NULL, NULL) == TAPAS_OK);
-	st.in[0].relid = 3;
+	st.in[0].table_id = 3;
 	check_refused(s, size, &st, TAPAS_LSTORE_FULL_TABLES);
 	/* four cells at most; a two-cell statement is refused whole */
 	st.ncells = 2;
-	st.in[0].relid = 1;
+	st.in[0].table_id = 1;
 	st.in[1] = st.in[0];
 	check_refused(s, size, &st, TAPAS_LSTORE_FULL_CELLS);
 	TAPAS_CHECK(tapas_lstore_validate(s, NULL) == TAPAS_OK);
@@ -290,7 +290,7 @@ test_lstore_reset_table(void)
 	o.n[1] = 0;
 	check_index(s, &o);			/* other tables keep every index */
 	for (c = 0; c < (int) s->ncells; c++)
-		TAPAS_CHECK(tapas_lstore_cell(s, c)->relid != wl_relids[1]);
+		TAPAS_CHECK(tapas_lstore_cell(s, c)->table_id != wl_relids[1]);
 	/* new appends continue the log_ids */
 	{
 		static wl_stmt_t st;
