@@ -65,6 +65,14 @@ tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)
 							   TAPAS_LSTORE_MAX_TABLES),
 					 errhint("Remove the entries of a table with tapas.reset().")));
 			break;
+		case TAPAS_LSTORE_FULL_ROLES:
+			ereport(ERROR,
+					(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+					 errmsg("tapas ledger is full"),
+					 errdetail("The ledger holds cells of %d roles, its maximum.",
+							   TAPAS_LSTORE_MAX_ROLES),
+					 errhint("Remove the entries of a table with tapas.reset().")));
+			break;
 		case TAPAS_LSTORE_FULL_MEMORY:
 		case TAPAS_LSTORE_FITS:
 			break;
@@ -76,6 +84,46 @@ tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)
 					   what),
 			 errhint("Raise %s and restart the server, or remove the entries of a table with tapas.reset().",
 					 guc)));
+}
+
+/* a per-role quota in its unit: -1 is a quarter of the global limit */
+static uint64
+role_quota(int setting, uint64 global)
+{
+	return setting < 0 ? Max(global / 4, 1) : (uint64) setting;
+}
+
+/*
+ * Refuses batch b of the session user if its cells would take that role
+ * beyond tapas.ledger_max_cells_per_role or tapas.ledger_memory_per_role
+ * (the caller holds the lock).  Superusers (exempt, looked up before the
+ * lock so that no catalog read happens under it) have no quota.  Only this role
+ * is refused: the others keep the rest of the ledger.
+ */
+static void
+check_role_quota(const tapas_lstore_t *store, const tapas_lbatch_t *b, bool exempt)
+{
+	tapas_lstore_usage_t have = tapas_lstore_role_usage(store, b->role);
+	tapas_lstore_usage_t add = tapas_lbatch_usage(b);
+	uint64		max_cells = role_quota(tapas_ledger_max_cells_per_role, store->lim.max_cells);
+	uint64		max_bytes = role_quota(tapas_ledger_memory_per_role_kb,
+									   store->lim.arena_bytes / 1024) * 1024;
+	const char *guc = NULL;
+
+	if (exempt)
+		return;
+	if (tapas_ledger_max_cells_per_role != 0 && have.cells + add.cells > max_cells)
+		guc = "tapas.ledger_max_cells_per_role";
+	else if (tapas_ledger_memory_per_role_kb != 0 && have.bytes + add.bytes > max_bytes)
+		guc = "tapas.ledger_memory_per_role";
+	if (guc != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+				 errmsg("tapas ledger quota of this role is exhausted"),
+				 errdetail("Logging this statement's answers would take the role beyond %s; no answer was released.",
+						   guc),
+				 errhint("Ask an administrator to raise %s or to remove the entries of a table with tapas.reset().",
+						 guc)));
 }
 
 /* validates the cells and converts them to the kernel's input */
@@ -208,11 +256,13 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	tapas_status st;
 	tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
 	uint64		version;
+	bool		exempt;
 
 	forget_checked();
 	if (ncells <= 0)
 		return;
 	in = cells_to_input(cells, ncells);
+	exempt = superuser_arg(GetSessionUserId());
 	/* before the batch exists, so an out-of-memory error leaks nothing */
 	if (ncells > checked_copy_size)
 	{
@@ -234,7 +284,11 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 										 in, ncells, NULL, &b);
 		batch = b;
 		if (st == TAPAS_OK)
+		{
+			b->role = GetSessionUserId();
+			check_role_quota(TAPAS_LEDGER_STORE(sh), b, exempt);
 			st = tapas_lstore_check(TAPAS_LEDGER_STORE(sh), b, &full);
+		}
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
 	}
@@ -282,11 +336,13 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	uint8_t    *volatile frame = NULL;
 	int64		first = 0;
 	TapasLedgerMark durable = {0, 0};
+	bool		exempt;
 
 	if (ncells <= 0)
 		return 0;
 	in = cells_to_input(cells, ncells);
 	query = clip_query(query_text);
+	exempt = superuser_arg(GetSessionUserId());
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
 	PG_TRY();
@@ -313,10 +369,13 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 		}
 		batch = b;
 		if (st == TAPAS_OK)
+		{
+			b->role = GetSessionUserId();
+			check_role_quota(store, b, exempt);
 			st = tapas_lstore_check(store, b, &full);
+		}
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
-		b->role = GetSessionUserId();
 		b->pid = MyProcPid;
 		b->session_start = MyStartTimestamp;
 		b->logged_at = now;
@@ -360,11 +419,10 @@ tapas_ledger_reset(Oid relid)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
 	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
-	tapas_lstore_t *copy;
+	void	   *scratch;
 	uint64		removed = 0;
 	uint64		generation PG_USED_FOR_ASSERTS_ONLY;
 	uint64		table_id;
-	tapas_status st;
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
 	table_id = tapas_ledger_table_id(store, relid);
@@ -375,22 +433,20 @@ tapas_ledger_reset(Oid relid)
 	}
 
 	/*
-	 * Work on a private copy (the region holds no pointers), rewrite the
-	 * file from it, and only then install it: a failure on the way leaves
-	 * memory and file as they were.
+	 * Everything that can fail comes first: the scratch of the in-place
+	 * reset (statement memory), then the new file without the table
+	 * (written aside and renamed over the old one); on ERROR memory and
+	 * file are as they were.  Then the store is compacted in place, which
+	 * cannot fail, at a cost proportional to what it holds (ledger_reset.c).
 	 */
-	copy = palloc_extended(sh->store_size, MCXT_ALLOC_HUGE);
-	memcpy(copy, store, sh->store_size);
-	st = tapas_lstore_reset_table(copy, table_id, &removed);
-	if (st != TAPAS_OK)
-		tapas_ledger_report(st, TAPAS_LSTORE_FITS);
+	scratch = palloc_extended(tapas_lstore_reset_scratch_size(store), MCXT_ALLOC_HUGE);
 	generation = sh->file_generation;
-	tapas_ledger_persist_rewrite(sh, copy);
+	tapas_ledger_persist_rewrite(sh, store, table_id);
 	/* the key caches of every backend (ledger_cache_sync) rely on this */
 	Assert(sh->file_generation != generation);
-	memcpy(store, copy, sh->store_size);
+	tapas_lstore_reset_table_with(store, table_id, scratch, &removed);
 	sh->version++;
 	LWLockRelease(sh->lock);
-	pfree(copy);
+	pfree(scratch);
 	return removed;
 }

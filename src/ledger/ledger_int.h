@@ -90,6 +90,8 @@ extern uint64 tapas_ledger_table_id(const tapas_lstore_t *store, Oid relid);
 extern int	tapas_ledger_memory_kb;
 extern int	tapas_ledger_max_cells;
 extern int	tapas_max_records;
+extern int	tapas_ledger_max_cells_per_role;
+extern int	tapas_ledger_memory_per_role_kb;
 extern bool tapas_ledger_sync;
 extern int	tapas_ledger_flush_delay_ms;
 extern void tapas_ledger_limits(tapas_lstore_limits_t *lim);
@@ -116,7 +118,9 @@ extern void tapas_ledger_persist_shutdown(int code, Datum arg);
 
 /* flusher.c */
 extern void tapas_ledger_flusher_wake(TapasLedgerShared *sh);
-extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store);
+/* persist.c: rewrites the file from store without table skip (0: none) */
+extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store,
+										 uint64 skip);
 
 /* append.c */
 extern void tapas_ledger_report(tapas_status st, tapas_lstore_full_t full);

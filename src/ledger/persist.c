@@ -457,7 +457,8 @@ dump_write(void *arg, const void *data, size_t len)
 }
 
 void
-tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
+tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store,
+							 uint64 skip)
 {
 	DumpTarget	t = {-1, 0, 0};
 	tapas_status st;
@@ -467,7 +468,7 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));
-	st = tapas_lfile_dump(store, dump_write, &t);
+	st = tapas_lfile_dump_without(store, skip, dump_write, &t);
 	/* always synced, even without tapas.ledger_sync: see persist_sync */
 	if (st != TAPAS_OK || pg_fsync(t.fd) != 0)
 	{

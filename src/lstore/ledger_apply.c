@@ -93,6 +93,11 @@ lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
 		for (j = 0; j <= i; j++)
 			if (b->cells[j].table_id == c->table_id)
 				n += b->cells[j].nnew;
+		if (c->shared_from != 0 &&
+			(c->shared_from > (uint32_t) i ||
+			 b->cells[c->shared_from - 1].table_id != c->table_id ||
+			 b->cells[c->shared_from - 1].cover_len != c->cover_len))
+			return TAPAS_EINVAL;
 		max = tapas_lstore_cover_max(c->cover, c->cover_len, &card);
 		if (max == -2 || max >= (int64_t) n || card != c->ncovered)
 			return TAPAS_EINVAL;
@@ -119,7 +124,8 @@ tapas_lstore_check(const tapas_lstore_t *s, const tapas_lbatch_t *b,
 		const tapas_lbatch_cell_t *c = &b->cells[i];
 
 		newrec += c->nnew;
-		arena += ALIGN8(c->cover_len);
+		if (c->shared_from == 0)
+			arena += ALIGN8(c->cover_len);
 		if (!lbatch_stat_seen(b, i) &&
 			tapas_lstore_find_stat(s, c->table_id, c->statistic, c->stat_len) == 0)
 			arena += STAT_BYTES(c->stat_len);
@@ -134,6 +140,8 @@ tapas_lstore_check(const tapas_lstore_t *s, const tapas_lbatch_t *b,
 		f = TAPAS_LSTORE_FULL_MEMORY;
 	else if (newtables > s->lim.max_tables - s->ntables)
 		f = TAPAS_LSTORE_FULL_TABLES;
+	else if (tapas_lstore_role_entry(s, b->role) == NULL && s->nroles >= TAPAS_LSTORE_MAX_ROLES)
+		f = TAPAS_LSTORE_FULL_ROLES;
 	if (full)
 		*full = f;
 	return f == TAPAS_LSTORE_FITS ? TAPAS_OK : TAPAS_ELIMIT;
@@ -143,7 +151,8 @@ tapas_status
 tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *full)
 {
 	tapas_status st = tapas_lstore_check(s, b, full);
-	uint64_t	query_off = 0;
+	uint64_t	query_off = 0,
+				base;
 	int			i;
 
 	if (st != TAPAS_OK)
@@ -152,6 +161,7 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 		b->first_log_id = s->next_log_id;
 	if (b->query != NULL)
 		query_off = tapas_lstore_put_bytes(s, b->query, b->query_len, 1);
+	base = s->ncells;
 	for (i = 0; i < b->ncells; i++)
 	{
 		const tapas_lbatch_cell_t *c = &b->cells[i];
@@ -167,7 +177,10 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 		cell->answer = c->answer;
 		cell->stat_off = tapas_lstore_put_stat(s, c->table_id, c->statistic, c->stat_len);
 		cell->query_off = query_off;
-		cell->cover_off = tapas_lstore_put_bytes(s, c->cover, c->cover_len, 0);
+		if (c->shared_from != 0)
+			cell->cover_off = CELLS(s)[base + c->shared_from - 1].cover_off;
+		else
+			cell->cover_off = tapas_lstore_put_bytes(s, c->cover, c->cover_len, 0);
 		cell->cover_len = (uint32_t) c->cover_len;
 		cell->ncovered = (uint32_t) c->ncovered;
 		cell->table_id = c->table_id;
@@ -176,6 +189,7 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 		cell->table = slot;
 		s->ncells++;
 	}
+	tapas_lstore_put_role_usage(s, b->role, tapas_lbatch_usage(b));
 	tapas_lstore_bump_log_id(s, b->first_log_id + b->ncells);
 	return TAPAS_OK;
 }

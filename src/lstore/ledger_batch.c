@@ -278,6 +278,61 @@ batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
 	return batch_make_cover(c, idx, in->nkeys, t->next);
 }
 
+/* FNV-1a of a cover's bytes and its table */
+static uint64_t
+cover_hash(uint64_t table_id, const uint8_t *p, uint64_t len)
+{
+	uint64_t	h = UINT64_C(0xCBF29CE484222325) ^ table_id;
+	uint64_t	k;
+
+	for (k = 0; k < len; k++)
+		h = (h ^ p[k]) * UINT64_C(0x100000001B3);
+	return h;
+}
+
+/*
+ * Marks every cell whose cover repeats an earlier cell's of the same
+ * table (shared_from): an open-addressing table of the first cell of each
+ * distinct cover, O(total cover bytes).  Without memory for the table the
+ * covers simply stay unshared.
+ */
+static void
+batch_share_covers(tapas_lbatch_t *b)
+{
+	uint64_t	slots = 16,
+				mask;
+	int32_t    *first;
+	int			i;
+
+	if (b->ncells < 2)
+		return;
+	while (slots < 2 * (uint64_t) b->ncells)
+		slots <<= 1;
+	mask = slots - 1;
+	if ((first = tapas_malloc(slots * sizeof(int32_t))) == NULL)
+		return;
+	memset(first, 0xFF, slots * sizeof(int32_t));	/* -1 = empty */
+	for (i = 0; i < b->ncells; i++)
+	{
+		tapas_lbatch_cell_t *c = &b->cells[i];
+		uint64_t	h = cover_hash(c->table_id, c->cover, c->cover_len) & mask;
+
+		for (; first[h] >= 0; h = (h + 1) & mask)
+		{
+			const tapas_lbatch_cell_t *o = &b->cells[first[h]];
+
+			if (o->table_id == c->table_id && o->cover_len == c->cover_len &&
+				memcmp(o->cover, c->cover, c->cover_len) == 0)
+				break;
+		}
+		if (first[h] >= 0)
+			c->shared_from = (uint32_t) first[h] + 1;
+		else
+			first[h] = i;
+	}
+	tapas_free(first);
+}
+
 tapas_status
 tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
 					 int ncells, const char *query, tapas_lbatch_t **batch)
@@ -344,6 +399,7 @@ tapas_lstore_prepare_cached(const tapas_lstore_t *s, tapas_lcache_t *cache,
 		tapas_lbatch_free(b);
 		return st;
 	}
+	batch_share_covers(b);
 	*batch = b;
 	return TAPAS_OK;
 }

@@ -22,7 +22,9 @@
 #include "util/crc32c.h"
 #include "util/memory.h"
 
+#define Max(a, b)	((a) > (b) ? (a) : (b))
 #define NO_QUERY	UINT32_MAX
+#define SHARED_COVER	UINT64_MAX	/* cover_len of a cell that shares an earlier cover */
 
 /* ---- Writing ---- */
 
@@ -89,7 +91,8 @@ stmt_payload_len(const tapas_lbatch_t *b)
 
 	for (i = 0; i < b->ncells; i++)
 		len += 8 + 4 + b->cells[i].stat_len + 8 + 8 + 8 +
-			8 * b->cells[i].nnew + 8 + b->cells[i].cover_len;
+			8 * b->cells[i].nnew + 8 +
+			(b->cells[i].shared_from ? 4 : b->cells[i].cover_len);
 	return len;
 }
 
@@ -127,6 +130,12 @@ tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
 		put_u64(&w, c->ncovered);
 		put_u64(&w, c->nnew);
 		put(&w, c->newkeys, 8 * c->nnew);
+		if (c->shared_from != 0)
+		{
+			put_u64(&w, SHARED_COVER);
+			put_u32(&w, c->shared_from - 1);
+			continue;
+		}
 		put_u64(&w, c->cover_len);
 		put(&w, c->cover, c->cover_len);
 	}
@@ -208,8 +217,9 @@ take(rcursor_t *r, uint64_t len)
  * unknown, see ledger_file.h)
  */
 static tapas_status
-decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c, int v1)
+decode_cell(rcursor_t *r, tapas_lbatch_t *b, uint32_t i, int v1)
 {
+	tapas_lbatch_cell_t *c = &b->cells[i];
 	const uint8_t *keys;
 
 	if (v1)
@@ -230,7 +240,19 @@ decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c, int v1)
 		return TAPAS_EINVAL;
 	keys = take(r, 8 * c->nnew);
 	GET(r, c->cover_len);
-	c->cover = take(r, c->cover_len);
+	if (c->cover_len == SHARED_COVER && !v1)
+	{
+		uint32_t	ref;
+
+		GET(r, ref);
+		if (r->bad || ref >= i || b->cells[ref].table_id != c->table_id)
+			return TAPAS_EINVAL;
+		c->shared_from = ref + 1;
+		c->cover = b->cells[ref].cover;
+		c->cover_len = b->cells[ref].cover_len;
+	}
+	else
+		c->cover = take(r, c->cover_len);
 	if (r->bad || c->table_id == 0 || c->stat_len == 0)
 		return TAPAS_EINVAL;
 	c->newkeys = tapas_malloc((c->nnew ? c->nnew : 1) * 8);
@@ -276,7 +298,7 @@ tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **bat
 		b->query_len = qlen;
 	}
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
-		st = decode_cell(&r, &b->cells[i], head[0] == TAPAS_LFILE_STMT);
+		st = decode_cell(&r, b, i, head[0] == TAPAS_LFILE_STMT);
 	if (st == TAPAS_OK && (r.bad || r.p != r.end || b->first_log_id < 1))
 		st = TAPAS_EINVAL;
 	if (st != TAPAS_OK)
@@ -443,6 +465,25 @@ same_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j)
 		c->role == a->role && c->pid == a->pid;
 }
 
+/*
+ * 1 + the index in [i, k) of the cell whose cover cell k shares, 0 if its
+ * own: covers are appended in increasing offsets, so only a cover_off not
+ * above an earlier one of the statement can be shared.
+ */
+static uint32_t
+dump_shared_from(const tapas_lstore_t *s, uint64_t i, uint64_t k, uint64_t max_off)
+{
+	uint64_t	off = tapas_lstore_cell(s, k)->cover_off,
+				m;
+
+	if (k == i || off > max_off)
+		return 0;				/* the common case: a new cover */
+	for (m = i; m < k; m++)
+		if (tapas_lstore_cell(s, m)->cover_off == off)
+			return (uint32_t) (m - i) + 1;
+	return 0;
+}
+
 /* one STMT frame for cells [i, j) of s, without new keys */
 static tapas_status
 dump_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j,
@@ -452,7 +493,8 @@ dump_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j,
 	tapas_lbatch_t b;
 	uint8_t    *frame = NULL;
 	size_t		len = 0;
-	uint64_t	k;
+	uint64_t	k,
+				max_off = 0;	/* largest cover_off of cells [i, k) */
 	tapas_status st;
 
 	memset(&b, 0, sizeof(b));
@@ -478,48 +520,104 @@ dump_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j,
 		bc->ncovered = c->ncovered;
 		bc->cover = tapas_lstore_cover(s, c);
 		bc->cover_len = c->cover_len;
+		bc->shared_from = dump_shared_from(s, i, k, max_off);
+		max_off = Max(max_off, c->cover_off);
 	}
 	st = tapas_lfile_encode_stmt(&b, &frame, &len);
 	tapas_free(b.cells);
 	return dump_frame(st, frame, len, write_fn, arg);
 }
 
+/*
+ * The keys of every table in dense index order, in one pass over the
+ * records (a pass per table would be O(tables x records)): keys of table
+ * slot t are keys[start[t] .. start[t] + n_t).  NULL on ENOMEM.
+ */
+static int64_t *
+dump_all_keys(const tapas_lstore_t *s, uint64_t **start)
+{
+	int64_t    *keys = tapas_malloc((s->nrecords ? s->nrecords : 1) * 8);
+	uint64_t   *st = tapas_malloc(((uint64_t) s->ntables + 1) * 8);
+	uint64_t	i,
+				at = 0;
+	uint32_t	t;
+
+	if (keys == NULL || st == NULL)
+	{
+		tapas_free(keys);
+		tapas_free(st);
+		return NULL;
+	}
+	for (t = 0; t < s->ntables; t++)
+	{
+		st[t] = at;
+		at += tapas_lstore_table_n(s, tapas_lstore_table_id(s, (int) t));
+	}
+	st[s->ntables] = at;
+	for (i = 0; i < s->nrecords; i++)
+	{
+		uint32_t	slot;
+		int64_t		key;
+		uint32_t	idx;
+
+		tapas_lstore_record(s, i, &key, &slot, &idx);
+		keys[st[slot] + idx] = key;
+	}
+	*start = st;
+	return keys;
+}
+
 tapas_status
 tapas_lfile_dump(const tapas_lstore_t *s, tapas_lfile_write_fn write_fn, void *arg)
 {
+	return tapas_lfile_dump_without(s, 0, write_fn, arg);
+}
+
+tapas_status
+tapas_lfile_dump_without(const tapas_lstore_t *s, uint64_t skip,
+						 tapas_lfile_write_fn write_fn, void *arg)
+{
 	uint8_t    *frame = NULL;
 	size_t		len = 0;
-	tapas_status st;
+	tapas_status st = TAPAS_OK;
 	uint64_t	i,
-				j;
-	int			t;
+				j,
+			   *start = NULL;
+	int64_t    *keys;
+	uint32_t	t;
 
 	if (write_fn(arg, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN) != 0)
 		return TAPAS_EINVAL;
 	st = tapas_lfile_encode_meta(s->next_log_id, &frame, &len);
 	if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
 		return st;
-	for (t = 0; t < (int) s->ntables; t++)
+	if ((keys = dump_all_keys(s, &start)) == NULL)
+		return TAPAS_ENOMEM;
+	for (t = 0; st == TAPAS_OK && t < s->ntables; t++)
 	{
-		uint64_t	table_id = tapas_lstore_table_id(s, t);
-		uint64_t	n = tapas_lstore_table_n(s, table_id);
-		int64_t    *keys = tapas_malloc((n ? n : 1) * 8);
+		uint64_t	table_id = tapas_lstore_table_id(s, (int) t);
 
-		if (keys == NULL)
-			return TAPAS_ENOMEM;
-		tapas_lstore_table_keys(s, table_id, keys);
+		if (table_id == skip)
+			continue;
 		frame = NULL;
-		st = tapas_lfile_encode_keys(table_id, keys, n, &frame, &len);
-		tapas_free(keys);
-		if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
-			return st;
+		st = tapas_lfile_encode_keys(table_id, keys + start[t], start[t + 1] - start[t],
+									 &frame, &len);
+		st = dump_frame(st, frame, len, write_fn, arg);
 	}
-	for (i = 0; i < s->ncells; i = j)
+	tapas_free(keys);
+	tapas_free(start);
+	/* runs of one statement's cells, never across a skipped cell */
+	for (i = 0; st == TAPAS_OK && i < s->ncells; i = j)
 	{
-		for (j = i + 1; j < s->ncells && same_stmt(s, i, j); j++)
+		if (tapas_lstore_cell(s, i)->table_id == skip)
+		{
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < s->ncells && tapas_lstore_cell(s, j)->table_id != skip &&
+			 same_stmt(s, i, j); j++)
 			;
-		if ((st = dump_stmt(s, i, j, write_fn, arg)) != TAPAS_OK)
-			return st;
+		st = dump_stmt(s, i, j, write_fn, arg);
 	}
-	return TAPAS_OK;
+	return st;
 }

@@ -17,7 +17,9 @@
  *				(UINT32_MAX = no query), query bytes, then per cell:
  *				u64 table_id, u32 stat_len, stat bytes, f64 answer,
  *				u64 ncovered, u64 nnew, i64 newkeys[nnew], u64 cover_len,
- *				cover bytes (CRoaring portable).
+ *				cover bytes (CRoaring portable); or, for a cover identical to
+ *				that of an earlier cell of the frame (shared_from), u64
+ *				UINT64_MAX and u32 the index of that cell.
  *	KEYS2 (5)	pad[7], u64 table_id, u64 nkeys, i64 keys[nkeys]: appended
  *				to the table's dense index in this order.
  *	META (3)	pad[7], i64 next_log_id.
@@ -122,5 +124,13 @@ extern int	tapas_lfile_is_v1(const uint8_t *buf, size_t len);
 typedef int (*tapas_lfile_write_fn) (void *arg, const void *data, size_t len);
 extern tapas_status tapas_lfile_dump(const tapas_lstore_t *s,
 									 tapas_lfile_write_fn write_fn, void *arg);
+
+/*
+ * The same as if table skip (0: none) had been reset first
+ * (tapas_lstore_reset_table): its KEYS and cells are left out.  Lets
+ * tapas.reset write the new file before it changes the store in place.
+ */
+extern tapas_status tapas_lfile_dump_without(const tapas_lstore_t *s, uint64_t skip,
+											 tapas_lfile_write_fn write_fn, void *arg);
 
 #endif							/* TAPAS_LEDGER_FILE_H */

@@ -12,9 +12,9 @@
  *	- cells[0..ncells) have strictly increasing log_ids < next_log_id, and
  *	  every offset they hold lies inside arena[8..arena_used).
  * Mutations happen only in apply, add_keys, bump_log_id (ledger_apply.c)
- * and reset_table (here), always after every check that can fail, so a
- * failed call leaves the region as it was.  This file holds the layout,
- * the lookups, the primitive mutations and the reset.
+ * and reset_table (ledger_reset.c), always after every check that can
+ * fail, so a failed call leaves the region as it was.  This file holds the
+ * layout, the lookups and the primitive mutations.
  *
  * IDENTIFICATION
  *	  src/lstore/ledger_store.c
@@ -60,6 +60,7 @@ tapas_lstore_size(const tapas_lstore_limits_t *lim)
 		return 0;
 	return ALIGN8(sizeof(tapas_lstore_t)) +
 		ALIGN8(lim->max_tables * sizeof(lstore_table_t)) +
+		ALIGN8(TAPAS_LSTORE_MAX_ROLES * sizeof(lstore_role_t)) +
 		lim->max_records * sizeof(lstore_record_t) +
 		ALIGN8(lstore_hash_slots(lim->max_records) * sizeof(uint32_t)) +
 		lim->max_cells * sizeof(tapas_lstore_cell_t) +
@@ -83,6 +84,8 @@ tapas_lstore_init(void *region, size_t size, const tapas_lstore_limits_t *lim)
 	off = ALIGN8(sizeof(tapas_lstore_t));
 	s->off_tables = off;
 	off += ALIGN8(lim->max_tables * sizeof(lstore_table_t));
+	s->off_roles = off;
+	off += ALIGN8(TAPAS_LSTORE_MAX_ROLES * sizeof(lstore_role_t));
 	s->off_records = off;
 	off += lim->max_records * sizeof(lstore_record_t);
 	s->off_hash = off;
@@ -158,6 +161,17 @@ tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint64_t table_id, int64_t
 		__builtin_prefetch(&RECORDS(s)[pos - 1]);
 }
 
+void
+tapas_lstore_record(const tapas_lstore_t *s, uint64_t i, int64_t *key, uint32_t *slot,
+					uint32_t *idx)
+{
+	const lstore_record_t *r = &RECORDS(s)[i];
+
+	*key = r->key;
+	*slot = r->table;
+	*idx = r->idx;
+}
+
 int64_t
 tapas_lstore_lookup(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
 {
@@ -197,6 +211,64 @@ tapas_lstore_find_stat(const tapas_lstore_t *s, uint64_t table_id,
 	return 0;
 }
 
+lstore_role_t *
+tapas_lstore_role_entry(const tapas_lstore_t *s, uint32_t role)
+{
+	uint32_t	i;
+
+	for (i = 0; i < s->nroles; i++)
+		if (ROLES(s)[i].role == role)
+			return &ROLES(s)[i];
+	return NULL;
+}
+
+tapas_lstore_usage_t
+tapas_lstore_role_usage(const tapas_lstore_t *s, uint32_t role)
+{
+	const lstore_role_t *r = tapas_lstore_role_entry(s, role);
+	tapas_lstore_usage_t u = {0, 0};
+
+	if (r != NULL)
+	{
+		u.cells = r->cells;
+		u.bytes = r->bytes;
+	}
+	return u;
+}
+
+tapas_lstore_usage_t
+tapas_lstore_cell_usage(const tapas_lstore_t *s, uint64_t i, tapas_lstore_usage_t *seen)
+{
+	const tapas_lstore_cell_t *c = &CELLS(s)[i];
+	tapas_lstore_usage_t u = {1, 0};
+
+	if (c->cover_off > seen->cells)
+	{
+		u.bytes += ALIGN8(c->cover_len);
+		seen->cells = c->cover_off;
+	}
+	if (c->query_off > seen->bytes)
+	{
+		u.bytes += ALIGN8(strlen((const char *) ARENA(s) + c->query_off) + 1);
+		seen->bytes = c->query_off;
+	}
+	return u;
+}
+
+tapas_lstore_usage_t
+tapas_lbatch_usage(const tapas_lbatch_t *b)
+{
+	tapas_lstore_usage_t u = {(uint64_t) b->ncells, 0};
+	int			i;
+
+	if (b->query != NULL)
+		u.bytes += ALIGN8((uint64_t) b->query_len + 1);
+	for (i = 0; i < b->ncells; i++)
+		if (b->cells[i].shared_from == 0)
+			u.bytes += ALIGN8(b->cells[i].cover_len);
+	return u;
+}
+
 const tapas_lstore_cell_t *
 tapas_lstore_cell(const tapas_lstore_t *s, uint64_t i)
 {
@@ -227,6 +299,21 @@ tapas_lstore_cover(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
 }
 
 /* ---- Primitive mutations (callers have checked capacity) ---- */
+
+void
+tapas_lstore_put_role_usage(tapas_lstore_t *s, uint32_t role, tapas_lstore_usage_t usage)
+{
+	lstore_role_t *r = tapas_lstore_role_entry(s, role);
+
+	if (r == NULL)
+	{
+		r = &ROLES(s)[s->nroles++];
+		memset(r, 0, sizeof(*r));
+		r->role = role;
+	}
+	r->cells += usage.cells;
+	r->bytes += usage.bytes;
+}
 
 uint32_t
 tapas_lstore_put_table(tapas_lstore_t *s, uint64_t table_id)
@@ -286,68 +373,4 @@ tapas_lstore_put_stat(tapas_lstore_t *s, uint64_t table_id, const char *stat, ui
 	s->stats_head = off;
 	s->nstats++;
 	return off;
-}
-
-/* ---- Reset of one table ---- */
-
-tapas_status
-tapas_lstore_reset_table(tapas_lstore_t *s, uint64_t table_id, uint64_t *ncells_removed)
-{
-	tapas_lstore_t *src = tapas_malloc(s->region_size);
-	tapas_lstore_limits_t lim = s->lim;
-	uint64_t	i,
-				removed = 0,
-				last_q_src = 0,
-				last_q_dst = 0;
-
-	if (src == NULL)
-		return TAPAS_ENOMEM;
-	memcpy(src, s, s->region_size);
-	tapas_lstore_init(s, src->region_size, &lim);
-	s->next_log_id = src->next_log_id;
-
-	/* every other table, also those whose cells cover no record */
-	for (i = 0; i < src->ntables; i++)
-		if (TABLES(src)[i].table_id != table_id)
-			tapas_lstore_put_table(s, TABLES(src)[i].table_id);
-	/* records in their original order, so every other table keeps its indices */
-	for (i = 0; i < src->nrecords; i++)
-	{
-		const lstore_record_t *r = &RECORDS(src)[i];
-		uint64_t	rel = TABLES(src)[r->table].table_id;
-
-		if (rel != table_id)
-			tapas_lstore_put_record(s, tapas_lstore_put_table(s, rel), r->key);
-	}
-	for (i = 0; i < src->ncells; i++)
-	{
-		const tapas_lstore_cell_t *c = &CELLS(src)[i];
-		tapas_lstore_cell_t *d = &CELLS(s)[s->ncells];
-		uint32_t	len;
-		const char *stat;
-
-		if (c->table_id == table_id)
-		{
-			removed++;
-			continue;
-		}
-		*d = *c;
-		stat = tapas_lstore_stat_text(src, c, &len);
-		d->stat_off = tapas_lstore_put_stat(s, c->table_id, stat, len);
-		if (c->query_off != 0 && c->query_off != last_q_src)
-		{
-			const char *q = tapas_lstore_query_text(src, c);
-
-			last_q_src = c->query_off;
-			last_q_dst = tapas_lstore_put_bytes(s, q, strlen(q), 1);
-		}
-		d->query_off = c->query_off == 0 ? 0 : last_q_dst;
-		d->cover_off = tapas_lstore_put_bytes(s, tapas_lstore_cover(src, c), c->cover_len, 0);
-		d->table = (uint32_t) tapas_lstore_table_slot(s, c->table_id);
-		s->ncells++;
-	}
-	tapas_free(src);
-	if (ncells_removed)
-		*ncells_removed = removed;
-	return TAPAS_OK;
 }

@@ -12,6 +12,8 @@
  *
  *	header		tapas_lstore_t: limits, counters, offsets of the parts
  *	tables		[max_tables] {table_id, n}: one slot per table seen
+ *	roles		[TAPAS_LSTORE_MAX_ROLES] {role, cells, bytes}: what each role's
+ *				cells hold, for per-role quotas (tapas_lstore_role_usage)
  *	records		[max_records] {key, table slot, dense index}, append order
  *	hash		[2^k >= 2 max_records] uint32: record position + 1, 0 = empty;
  *				open addressing with linear probing on (table_id, key)
@@ -41,6 +43,13 @@
  * query) a few bytes (see test/bench/b-ledger.c).  The portable format is
  * also the file format, so persisting a cell copies bytes.
  *
+ * Shared covers: the cells of one statement often cover identical sets
+ * (count(*) and sum(x) of one group, every statistic of a GROUP BY), so
+ * prepare finds them (a hash of the cover bytes) and apply stores such a
+ * cover once: the cells' cover_off are equal.  Covers are appended in
+ * increasing arena offsets, so a cover is first used by the cell whose
+ * cover_off exceeds every earlier cell's; usage counts it there once.
+ *
  * Appending is two-phase so that a statement is logged all or nothing:
  * tapas_lstore_prepare builds a batch (covers, new keys) without touching
  * the store, tapas_lstore_check says whether it fits, and
@@ -65,6 +74,7 @@
 
 #define TAPAS_LSTORE_MAX_TABLES		1024	/* protected tables with logged cells */
 #define TAPAS_LSTORE_MAX_RECORDS	(UINT32_C(1) << 31)
+#define TAPAS_LSTORE_MAX_ROLES		4096	/* roles with logged cells */
 
 typedef struct tapas_lstore_limits
 {
@@ -99,6 +109,8 @@ typedef struct tapas_lstore
 	tapas_lstore_limits_t lim;
 	uint32_t	hash_mask;		/* hash slots - 1 */
 	uint32_t	ntables;
+	uint32_t	nroles;			/* used entries of the roles part */
+	uint32_t	pad;
 	uint64_t	nrecords;
 	uint64_t	ncells;
 	uint64_t	arena_used;		/* bytes, including the unused offset 0..7 */
@@ -106,6 +118,7 @@ typedef struct tapas_lstore
 	uint64_t	stats_head;		/* arena offset of the newest statistic, 0 = none */
 	uint64_t	nstats;
 	uint64_t	off_tables;		/* region offsets of the parts */
+	uint64_t	off_roles;
 	uint64_t	off_records;
 	uint64_t	off_hash;
 	uint64_t	off_cells;
@@ -124,6 +137,10 @@ typedef struct tapas_lbatch_cell
 	uint64_t	nnew;
 	const uint8_t *cover;		/* CRoaring portable bytes (owned if batch->owns_covers) */
 	uint64_t	cover_len;
+	uint32_t	shared_from;	/* 1 + index of an earlier cell of the batch, of the
+								 * same table, with identical cover bytes: the
+								 * store and the file keep those bytes once and
+								 * this cell refers to them; 0 = its own */
 } tapas_lbatch_cell_t;
 
 typedef struct tapas_lbatch
@@ -157,7 +174,8 @@ typedef enum tapas_lstore_full
 	TAPAS_LSTORE_FULL_CELLS,
 	TAPAS_LSTORE_FULL_RECORDS,
 	TAPAS_LSTORE_FULL_MEMORY,
-	TAPAS_LSTORE_FULL_TABLES
+	TAPAS_LSTORE_FULL_TABLES,
+	TAPAS_LSTORE_FULL_ROLES		/* TAPAS_LSTORE_MAX_ROLES roles have cells */
 } tapas_lstore_full_t;
 
 /* Bytes of region needed for these limits; 0 if the limits are invalid. */
@@ -243,12 +261,23 @@ extern void tapas_lstore_bump_log_id(tapas_lstore_t *s, int64_t next);
 
 /*
  * Removes every key and cell of table_id, keeping other tables' indices and
- * every log_id (never reused).  *ncells_removed (may be NULL) gets the
- * number of cells removed.  Needs a temporary copy of the region:
- * TAPAS_ENOMEM leaves the store unchanged.
+ * every log_id (never reused), in place (ledger_reset.c): O(what the store
+ * holds), not O(its region).  *ncells_removed (may be NULL) gets the
+ * number of cells removed.  TAPAS_ENOMEM (its scratch, about 24 bytes per
+ * cell) leaves the store unchanged.
  */
 extern tapas_status tapas_lstore_reset_table(tapas_lstore_t *s, uint64_t table_id,
 											 uint64_t *ncells_removed);
+
+/*
+ * The same with caller-allocated scratch of tapas_lstore_reset_scratch_size
+ * bytes (8-byte aligned, taken while the store is as it will be reset):
+ * cannot fail, so a caller can allocate, do what may fail (rewrite the
+ * file), then reset.
+ */
+extern size_t tapas_lstore_reset_scratch_size(const tapas_lstore_t *s);
+extern void tapas_lstore_reset_table_with(tapas_lstore_t *s, uint64_t table_id,
+										  void *scratch, uint64_t *ncells_removed);
 
 /*
  * Read accessors.  Pointers returned point into the region and are valid
@@ -259,6 +288,9 @@ extern uint64_t tapas_lstore_table_id(const tapas_lstore_t *s, int slot);	/* slo
 extern uint64_t tapas_lstore_table_n(const tapas_lstore_t *s, uint64_t table_id);
 /* keys[j] = key of dense index j for j < n; keys sized by tapas_lstore_table_n */
 extern void tapas_lstore_table_keys(const tapas_lstore_t *s, uint64_t table_id, int64_t *keys);
+/* record i < s->nrecords (append order): its key, table slot and dense index */
+extern void tapas_lstore_record(const tapas_lstore_t *s, uint64_t i, int64_t *key,
+								uint32_t *slot, uint32_t *idx);
 /* dense index of (table_id, key), or -1 */
 extern int64_t tapas_lstore_lookup(const tapas_lstore_t *s, uint64_t table_id, int64_t key);
 /*
@@ -271,6 +303,19 @@ extern void tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint64_t table
 /* arena offset of the interned statistic, 0 if never logged for table_id */
 extern uint64_t tapas_lstore_find_stat(const tapas_lstore_t *s, uint64_t table_id,
 									   const char *stat, uint32_t len);
+/*
+ * What the cells of role hold: how many, and their arena bytes (covers and
+ * query texts, as the put primitives align them; interned statistics are
+ * shared and not counted).  Zeros for a role without cells.
+ */
+typedef struct tapas_lstore_usage
+{
+	uint64_t	cells;
+	uint64_t	bytes;
+} tapas_lstore_usage_t;
+extern tapas_lstore_usage_t tapas_lstore_role_usage(const tapas_lstore_t *s, uint32_t role);
+/* what batch b adds to its role's usage if applied */
+extern tapas_lstore_usage_t tapas_lbatch_usage(const tapas_lbatch_t *b);
 extern const tapas_lstore_cell_t *tapas_lstore_cell(const tapas_lstore_t *s, uint64_t i);
 extern const char *tapas_lstore_stat_text(const tapas_lstore_t *s,
 										  const tapas_lstore_cell_t *c, uint32_t *len);

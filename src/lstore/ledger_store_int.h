@@ -34,6 +34,14 @@ typedef struct lstore_record
 	uint32_t	idx;			/* dense index within the table */
 } lstore_record_t;
 
+typedef struct lstore_role
+{
+	uint32_t	role;
+	uint32_t	pad;
+	uint64_t	cells;
+	uint64_t	bytes;
+} lstore_role_t;
+
 /* an interned statistic in the arena, followed by len bytes and a NUL */
 typedef struct lstore_stat
 {
@@ -46,6 +54,7 @@ typedef struct lstore_stat
 
 #define REGION(s)		((uint8_t *) (s))
 #define TABLES(s)		((lstore_table_t *) (REGION(s) + (s)->off_tables))
+#define ROLES(s)		((lstore_role_t *) (REGION(s) + (s)->off_roles))
 #define RECORDS(s)		((lstore_record_t *) (REGION(s) + (s)->off_records))
 #define HASH(s)			((uint32_t *) (REGION(s) + (s)->off_hash))
 #define CELLS(s)		((tapas_lstore_cell_t *) (REGION(s) + (s)->off_cells))
@@ -56,6 +65,20 @@ typedef struct lstore_stat
 
 /* hash slot holding (table_id, key), or the empty slot where it would go */
 extern uint32_t tapas_lstore_probe(const tapas_lstore_t *s, uint64_t table_id, int64_t key);
+/* adds usage to role's entry, made if missing (capacity checked by the caller) */
+extern void tapas_lstore_put_role_usage(tapas_lstore_t *s, uint32_t role,
+										tapas_lstore_usage_t usage);
+/*
+ * What cell i adds to its role's usage, as apply counted it: the cell, its
+ * cover and query text unless an earlier cell holds them (offsets grow with
+ * every new cover or text, so a first use is an offset above every earlier
+ * one).  *seen carries, over calls for i = 0, 1, ..., the largest cover
+ * offset (cells) and query offset (bytes) so far; start it at {0, 0}.
+ */
+extern tapas_lstore_usage_t tapas_lstore_cell_usage(const tapas_lstore_t *s, uint64_t i,
+													tapas_lstore_usage_t *seen);
+/* the entry of role, or NULL */
+extern lstore_role_t *tapas_lstore_role_entry(const tapas_lstore_t *s, uint32_t role);
 /* slot of table_id, added if missing (capacity checked by the caller) */
 extern uint32_t tapas_lstore_put_table(tapas_lstore_t *s, uint64_t table_id);
 /* appends key to the table of slot with the next dense index */

@@ -17,6 +17,9 @@
  */
 #include "lstore/ledger_store_int.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define FAIL(msg)	do { if (reason) *reason = (msg); return TAPAS_EINCONSISTENT; } while (0)
 
 static tapas_status
@@ -58,6 +61,48 @@ lstore_validate_records(const tapas_lstore_t *s, const char **reason)
 	return TAPAS_OK;
 }
 
+/* the role entries hold exactly what the cells of each role hold */
+static tapas_status
+lstore_validate_roles(const tapas_lstore_t *s, const char **reason)
+{
+	uint64_t	i;
+	uint32_t	r,
+				q;
+	tapas_lstore_usage_t seen = {0, 0},
+			   *sum;
+	int			ok = 1;
+
+	if (s->nroles > TAPAS_LSTORE_MAX_ROLES)
+		FAIL("more roles than the roles part holds");
+	for (r = 0; r < s->nroles; r++)
+		for (q = 0; q < r; q++)
+			if (ROLES(s)[q].role == ROLES(s)[r].role)
+				FAIL("two entries for one role");
+	sum = calloc(s->nroles + 1, sizeof(tapas_lstore_usage_t));
+	if (sum == NULL)
+		FAIL("out of memory");
+	for (i = 0; i < s->ncells && ok; i++)
+	{
+		tapas_lstore_usage_t u = tapas_lstore_cell_usage(s, i, &seen);
+		const lstore_role_t *e = tapas_lstore_role_entry(s, CELLS(s)[i].role);
+
+		if (e == NULL)
+			ok = 0;
+		else
+		{
+			sum[e - ROLES(s)].cells += u.cells;
+			sum[e - ROLES(s)].bytes += u.bytes;
+		}
+	}
+	for (r = 0; r < s->nroles && ok; r++)
+		if (sum[r].cells != ROLES(s)[r].cells || sum[r].bytes != ROLES(s)[r].bytes)
+			ok = 0;
+	free(sum);
+	if (!ok)
+		FAIL("role usage differs from what its cells hold");
+	return TAPAS_OK;
+}
+
 static tapas_status
 lstore_validate_cells(const tapas_lstore_t *s, const char **reason)
 {
@@ -73,6 +118,8 @@ lstore_validate_cells(const tapas_lstore_t *s, const char **reason)
 	}
 	if (nstats != s->nstats)
 		FAIL("statistic list length differs from nstats");
+	if (lstore_validate_roles(s, reason) != TAPAS_OK)
+		return TAPAS_EINCONSISTENT;
 	for (i = 0; i < s->ncells; i++)
 	{
 		const tapas_lstore_cell_t *c = &CELLS(s)[i];

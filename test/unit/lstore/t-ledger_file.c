@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lstore/ledger_file.h"
+#include "lstore/ledger_store_int.h"
 #include "util/crc32c.h"
 #include "util/memory.h"
 #include "lstore/ledger_workload.h"
@@ -224,12 +225,19 @@ test_lfile_dump_after_reset(void)
 	uint64_t	nframes,
 				removed;
 	int			k;
+	image_t		without;
 
+	/* the dump that leaves the table out equals the dump after the reset */
+	memset(&without, 0, sizeof(without));
+	without.fail_after = -1;
+	TAPAS_CHECK(tapas_lfile_dump_without(s, wl_relids[0], image_write, &without) == TAPAS_OK);
 	TAPAS_CHECK(tapas_lstore_reset_table(s, wl_relids[0], &removed) == TAPAS_OK);
 	TAPAS_CHECK(removed > 0);
 	memset(&dump, 0, sizeof(dump));
 	dump.fail_after = -1;
 	TAPAS_CHECK(tapas_lfile_dump(s, image_write, &dump) == TAPAS_OK);
+	TAPAS_CHECK(without.len == dump.len && memcmp(without.buf, dump.buf, dump.len) == 0);
+	free(without.buf);
 	r = replay(dump.buf, dump.len, &rc, &good, &nframes);
 	TAPAS_CHECK_MSG(rc == TAPAS_OK && good == dump.len, "rc %d good %zu len %zu", (int) rc, good, dump.len);
 	TAPAS_CHECK(stores_equal(s, r));
@@ -453,6 +461,90 @@ test_lfile_replay_v1(void)
 	free(im.buf);
 }
 
+/*
+ * Cells of one statement with identical covers (every statistic of one
+ * group) keep the bytes once, in the store and in the file, and replay and
+ * dump agree on it.
+ */
+static void
+test_lfile_shared_covers(void)
+{
+	tapas_lstore_t *s = wl_store_create(1000, 100, 1 << 20, 8),
+			   *r;
+	int64_t		k1[50],
+				k2[50];
+	tapas_lcell_in_t in[5];
+	tapas_lbatch_t *b;
+	uint8_t    *frame;
+	size_t		flen,
+				good;
+	uint64_t	arena,
+				nframes,
+				i;
+	image_t		im,
+				dump;
+	const char *reason = "";
+
+	for (i = 0; i < 50; i++)
+	{
+		k1[i] = (int64_t) (7 * i + 1);
+		k2[i] = (int64_t) (7 * i + 2);
+	}
+	/* count and sum of two groups, then a cell of another table over k1 */
+	in[0] = (tapas_lcell_in_t) {16401, "count(*)", 50, k1, 50};
+	in[1] = (tapas_lcell_in_t) {16401, "count(*)", 50, k2, 50};
+	in[2] = (tapas_lcell_in_t) {16401, "sum(x)", 7, k1, 50};
+	in[3] = (tapas_lcell_in_t) {16401, "sum(x)", 8, k2, 50};
+	in[4] = (tapas_lcell_in_t) {16402, "sum(x)", 9, k1, 50};
+	TAPAS_CHECK(tapas_lstore_prepare(s, in, 5, "SELECT", &b) == TAPAS_OK);
+	TAPAS_CHECK(b->cells[0].shared_from == 0 && b->cells[1].shared_from == 0);
+	TAPAS_CHECK(b->cells[2].shared_from == 1 && b->cells[3].shared_from == 2);
+	TAPAS_CHECK(b->cells[4].shared_from == 0);	/* another table: its own indices */
+	b->first_log_id = s->next_log_id;
+	TAPAS_CHECK(tapas_lfile_encode_stmt(b, &frame, &flen) == TAPAS_OK);
+	arena = s->arena_used;
+	b->first_log_id = 0;
+	TAPAS_CHECK(tapas_lstore_apply(s, b, NULL) == TAPAS_OK);
+	/* text, then three covers, not five */
+	TAPAS_CHECK(s->arena_used - arena ==
+				8 + ALIGN8(b->cells[0].cover_len) + ALIGN8(b->cells[1].cover_len) +
+				ALIGN8(b->cells[4].cover_len) + STAT_BYTES(8) + STAT_BYTES(6) + STAT_BYTES(6));
+	TAPAS_CHECK(tapas_lstore_cell(s, 2)->cover_off == tapas_lstore_cell(s, 0)->cover_off);
+	TAPAS_CHECK(tapas_lstore_cell(s, 3)->cover_off == tapas_lstore_cell(s, 1)->cover_off);
+	TAPAS_CHECK(tapas_lstore_role_usage(s, 0).bytes ==
+				8 + ALIGN8(b->cells[0].cover_len) + ALIGN8(b->cells[1].cover_len) +
+				ALIGN8(b->cells[4].cover_len));
+	TAPAS_CHECK_MSG(tapas_lstore_validate(s, &reason) == TAPAS_OK, "%s", reason);
+	tapas_lbatch_free(b);
+
+	/* the frame replays to the same store, sharing included */
+	memset(&im, 0, sizeof(im));
+	im.fail_after = -1;
+	image_write(&im, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN);
+	image_write(&im, frame, flen);
+	tapas_free(frame);
+	r = wl_store_create(1000, 100, 1 << 20, 8);
+	TAPAS_CHECK(tapas_lfile_replay(r, im.buf, im.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(good == im.len && stores_equal(s, r) && r->arena_used == s->arena_used);
+	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
+	free(r);
+	/* and so does the dump */
+	memset(&dump, 0, sizeof(dump));
+	dump.fail_after = -1;
+	TAPAS_CHECK(tapas_lfile_dump(s, image_write, &dump) == TAPAS_OK);
+	r = wl_store_create(1000, 100, 1 << 20, 8);
+	TAPAS_CHECK(tapas_lfile_replay(r, dump.buf, dump.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(stores_equal(s, r) && r->arena_used == s->arena_used);
+	/* a reset of the other table keeps the shared covers shared */
+	TAPAS_CHECK(tapas_lstore_reset_table(r, 16402, &i) == TAPAS_OK && i == 1);
+	TAPAS_CHECK(tapas_lstore_cell(r, 2)->cover_off == tapas_lstore_cell(r, 0)->cover_off);
+	TAPAS_CHECK_MSG(tapas_lstore_validate(r, &reason) == TAPAS_OK, "%s", reason);
+	free(r);
+	free(dump.buf);
+	free(im.buf);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -462,5 +554,6 @@ main(void)
 	TAPAS_TEST_RUN(test_lfile_limits_on_replay);
 	TAPAS_TEST_RUN(test_lfile_decode_malformed);
 	TAPAS_TEST_RUN(test_lfile_replay_v1);
+	TAPAS_TEST_RUN(test_lfile_shared_covers);
 	TAPAS_TEST_DONE();
 }
