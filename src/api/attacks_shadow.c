@@ -86,20 +86,8 @@ evaluate_progress(void *arg, double fraction)
 static void
 raise_status(tapas_status st, const char *reason)
 {
-	if (st == TAPAS_ECANCELED)
-	{
-		CHECK_FOR_INTERRUPTS();
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("canceling evaluation")));
-	}
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the attack evaluation")));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid evaluation: %s", reason ? reason : tapas_status_message(st))));
+	tapas_raise_status(st, st == TAPAS_EINVAL ? "invalid evaluation" :
+					   "could not evaluate the attack", reason);
 }
 
 /* ----------------------------------------------------------------

@@ -246,21 +246,14 @@ static void
 report_failure(const recon_args *a, const recon_out *o)
 {
 	CHECK_FOR_INTERRUPTS();
-	if (o->st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the reconstruction kernel")));
 	if (o->st == TAPAS_ELIMIT)
 		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				(errcode(tapas_status_errcode(o->st)),
 				 errmsg("reconstruction problem is too large for method \"%s\"",
 						a->method == RM_SPARSE ? "sparse" : "exact"),
 				 a->method == RM_SPARSE ?
 				 errdetail("The weight-3 search would examine %.0f candidate pairs.", o->work) : 0));
-	if (o->st != TAPAS_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("reconstruction failed: %s", tapas_status_message(o->st))));
+	tapas_raise_status(o->st, "reconstruction failed", NULL);
 	if (a->method == RM_SPARSE && o->found != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),

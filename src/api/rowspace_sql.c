@@ -186,17 +186,16 @@ rowspace_compute(FunctionCallInfo fcinfo, const char *what, int *npairs)
 	CHECK_FOR_INTERRUPTS();
 	if (st == TAPAS_ELIMIT)
 		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				(errcode(tapas_status_errcode(st)),
 				 errmsg("rank of the query matrix exceeds %d",
 						TAPAS_ROWSPACE_RANK_MAX)));
 	if (st == TAPAS_ENOMEM)
 		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
+				(errcode(tapas_status_errcode(st)),
 				 errmsg("out of memory"),
 				 errdetail("The row-space test of %d queries over %d records did not fit.",
 						   rows.m, rows.n)));
-	if (st != TAPAS_OK)
-		elog(ERROR, "row-space kernel failed: %s", tapas_status_message(st));
+	tapas_raise_status(st, "row-space kernel failed", NULL);
 	pairs = palloc(sizeof(int32) * 2 * Max(res.count, 1));
 	for (k = 0; k < res.count; k++)
 	{

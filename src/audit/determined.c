@@ -440,10 +440,7 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
 						get_rel_name(e->key.relid), e->key.statistic)));
 		return -1;
 	}
-	if (st != TAPAS_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("row-space audit failed (status %d)", (int) st)));
+	tapas_raise_status(st, "row-space audit failed", NULL);
 	e->trial_open = true;		/* closed by tapas_audit_trial_end */
 	*found = palloc0(sizeof(TapasFinding) * Max(count, 1));
 	for (size_t i = 0; i < count; i++)
@@ -473,10 +470,7 @@ tapas_audit_trial_end(TapasAuditEntry *e)
 		tapas_status st = tapas_rowspace_rollback(e->rs);
 
 		e->trial_open = false;
-		if (st != TAPAS_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("row-space audit rollback failed (status %d)", (int) st)));
+		tapas_raise_status(st, "row-space audit rollback failed", NULL);
 	}
 	e->trial_open = false;
 }

@@ -41,12 +41,9 @@ tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)
 	const char *what = "memory";
 	const char *guc = "tapas.ledger_memory";
 
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory while logging to the tapas ledger")));
+	/* a store limit is the ledger being full (TP003, below), not 54000 */
 	if (st != TAPAS_ELIMIT)
-		elog(ERROR, "tapas ledger store failed: %s", tapas_status_message(st));
+		tapas_raise_status(st, "could not log to the tapas ledger", NULL);
 	switch (full)
 	{
 		case TAPAS_LSTORE_FULL_CELLS:

@@ -170,7 +170,7 @@ replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len, bool *zeros)
 
 	if (st == TAPAS_ELIMIT || st == TAPAS_ENOMEM)
 		ereport(FATAL,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				(errcode(tapas_status_errcode(st)),
 				 errmsg("tapas ledger file \"%s\" does not fit the configured ledger",
 						TAPAS_LEDGER_FILE),
 				 errdetail("%s (record at byte %zu).",
@@ -456,10 +456,9 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
 		CloseTransientFile(t.fd);
 		unlink(TAPAS_LEDGER_TMPFILE);
 		errno = save_errno;
+		/* any other status is the write callback failing: errno says why */
 		if (st == TAPAS_ENOMEM)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory while rewriting the tapas ledger file")));
+			tapas_raise_status(st, "could not rewrite the tapas ledger file", NULL);
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));
