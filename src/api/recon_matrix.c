@@ -42,6 +42,7 @@
 #include "recon/exact.h"
 #include "recon/sparse_search.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_reconstruct_matrix);
 PG_FUNCTION_INFO_V1(tapas_sql_reconstruct_matrix_query);
@@ -346,15 +347,6 @@ tapas_sql_reconstruct_matrix(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-static int
-cmp_int64(const void *x, const void *y)
-{
-	int64		a = *(const int64 *) x,
-				b = *(const int64 *) y;
-
-	return (a > b) - (a < b);
-}
-
 /* an integer column value of the SPI result, or an error */
 static int64
 spi_int(HeapTuple tup, TupleDesc desc, int col, const char *what)
@@ -435,7 +427,7 @@ distinct_ids(const int64 *rec, uint64 cnt, int64 *ids)
 	uint64		k;
 
 	memcpy(ids, rec, sizeof(int64) * cnt);
-	qsort(ids, cnt, sizeof(int64), cmp_int64);
+	qsort(ids, cnt, sizeof(int64), tapas_cmp_int64);
 	for (k = 0; k < cnt; k++)
 		if (n == 0 || ids[n - 1] != ids[k])
 			ids[n++] = ids[k];
@@ -473,7 +465,7 @@ tapas_sql_reconstruct_matrix_query(PG_FUNCTION_ARGS)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	for (k = 0; k < cnt; k++)
 	{
-		int64	   *pos = bsearch(&rec[k], ids, n, sizeof(int64), cmp_int64);
+		int64	   *pos = bsearch(&rec[k], ids, n, sizeof(int64), tapas_cmp_int64);
 
 		tapas_binmat_set(A, (size_t) (qno[k] - 1), (size_t) (pos - ids), 1);
 	}

@@ -34,6 +34,7 @@
 
 #include "recon/rowspace.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_rowspace_determined);
 PG_FUNCTION_INFO_V1(tapas_sql_rowspace_trace);
@@ -207,16 +208,6 @@ rowspace_compute(FunctionCallInfo fcinfo, const char *what, int *npairs)
 	return pairs;
 }
 
-/* Orders records ascending. */
-static int
-cmp_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a,
-				y = *(const int32 *) b;
-
-	return (x > y) - (x < y);
-}
-
 /*
  * tapas.rowspace_determined(rows bigint[][]) RETURNS SETOF integer: the
  * records (columns 1..n) whose value the queries determine, ascending.
@@ -241,7 +232,7 @@ tapas_sql_rowspace_determined(PG_FUNCTION_ARGS)
 		records = palloc(sizeof(int32) * Max(npairs, 1));
 		for (k = 0; k < npairs; k++)
 			records[k] = pairs[2 * k + 1];
-		qsort(records, npairs, sizeof(int32), cmp_int32);
+		qsort(records, npairs, sizeof(int32), tapas_cmp_int32);
 		funcctx->user_fctx = records;
 		funcctx->max_calls = npairs;
 		MemoryContextSwitchTo(oldcontext);

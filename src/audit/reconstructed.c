@@ -65,6 +65,7 @@
 #include "recon/cs.h"
 #include "recon/sparse_search.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 #define CS_MAX_WEIGHT		32
 
@@ -139,15 +140,6 @@ matrix_done(TapasAuditEntry *e)
 		e->A->m = e->A_cap;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a,
-				y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* the truth's support among the batch's dense indices (sorted); its size */
 static int
 truth_support(TapasAuditBatch *batch, int64 **supp)
@@ -170,7 +162,7 @@ truth_support(TapasAuditBatch *batch, int64 **supp)
 	for (int i = 0; i < e->nnz; i++)
 		if (idx[i] >= 0)
 			idx[w++] = idx[i];
-	qsort(idx, w, sizeof(int64), cmp_int64);
+	qsort(idx, w, sizeof(int64), tapas_cmp_int64);
 	return w;
 }
 

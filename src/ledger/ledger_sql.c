@@ -30,6 +30,7 @@
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_query_log);
 PG_FUNCTION_INFO_V1(tapas_sql_query_matrix);
@@ -57,15 +58,6 @@ table_arg(FunctionCallInfo fcinfo, int argno)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid table OID 0")));
 	return relid;
-}
-
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a,
-				y = *(const int64 *) b;
-
-	return (x > y) - (x < y);
 }
 
 /* one query_log row of cell c */
@@ -128,7 +120,7 @@ cover_keys_array(const TapasLedgerSnapshot *snap, int i)
 	roaring_bitmap_to_uint32_array(snap->covers[i], idx);
 	for (k = 0; k < m; k++)
 		keys[k] = snap->keys[idx[k]];
-	qsort(keys, m, sizeof(int64), cmp_int64);
+	qsort(keys, m, sizeof(int64), tapas_cmp_int64);
 	for (k = 0; k < m; k++)
 		elems[k] = Int64GetDatum(keys[k]);
 	pfree(idx);

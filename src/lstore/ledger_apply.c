@@ -25,6 +25,7 @@
 #include <roaring/roaring.h>
 
 #include "util/memory.h"
+#include "util/compare.h"
 
 /* true when cell i of b repeats an earlier (relid, statistic) of b */
 static int
@@ -180,15 +181,6 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 	return TAPAS_OK;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 tapas_status
 tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid, const int64_t *keys,
 					  uint64_t nkeys)
@@ -212,7 +204,7 @@ tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid, const int64_t *keys,
 	if (sorted == NULL)
 		return TAPAS_ENOMEM;
 	memcpy(sorted, keys, nkeys * sizeof(int64_t));
-	qsort(sorted, nkeys, sizeof(int64_t), cmp_int64);
+	qsort(sorted, nkeys, sizeof(int64_t), tapas_cmp_int64);
 	for (i = 1; i < nkeys; i++)
 		if (sorted[i] == sorted[i - 1])
 		{
