@@ -129,8 +129,8 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		pfree(e->nz_vals);
 	if (e->vexpr)
 		pfree(e->vexpr);
-	if (e->dz)
-		pfree(e->dz);
+	if (e->design_tags)
+		pfree(e->design_tags);
 	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
 }
 
@@ -229,8 +229,8 @@ entry_forget_rows(TapasAuditEntry *e)
 	e->A = NULL;
 	e->A_cap = 0;
 	e->A_rows = 0;
-	for (int i = 0; i < e->dz_max; i++)
-		e->dz[i].log_id = -1;
+	for (int i = 0; i < e->design_tags_max; i++)
+		e->design_tags[i].log_id = -1;
 	roaring_bitmap_clear(e->reported);
 	if (e->keys)
 		pfree(e->keys);
