@@ -922,6 +922,34 @@ test_rowspace_errors(void)
 	TAPAS_CHECK(tapas_memory_live() == base);
 }
 
+/*
+ * A NULL ids with offsets that end where they start but are not monotonic
+ * ({0, 2, 0}: a first row of two records, then a row "of -2"): the batch is
+ * malformed and must be refused, never read through the NULL pointer.
+ */
+static void
+test_rowspace_null_ids_non_monotonic(void)
+{
+	tapas_rowspace_t *rs = make_rs(10, 7, 0);
+	size_t		off[3] = {0, 2, 0},
+				count = 0;
+	const uint32_t *newly = NULL;
+	uint64_t	fp = tapas_rowspace_fingerprint(rs);
+
+	TAPAS_CHECK(tapas_rowspace_trial(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_rowspace_add(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	/* the same with a row that starts past zero and comes back */
+	off[0] = 1;
+	off[1] = 3;
+	off[2] = 1;
+	TAPAS_CHECK(tapas_rowspace_trial(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	/* empty rows with a NULL ids stay valid */
+	off[0] = off[1] = off[2] = 0;
+	TAPAS_CHECK(tapas_rowspace_add(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_OK);
+	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+	tapas_rowspace_free(rs);
+}
+
 static void
 test_rowspace_prime_draw(void)
 {
@@ -956,5 +984,6 @@ main(void)
 	TAPAS_TEST_RUN(test_rowspace_trial_rollback);
 	TAPAS_TEST_RUN(test_rowspace_groupby_trials);
 	TAPAS_TEST_RUN(test_rowspace_errors);
+	TAPAS_TEST_RUN(test_rowspace_null_ids_non_monotonic);
 	TAPAS_TEST_DONE();
 }
