@@ -123,10 +123,16 @@ set_insert(uint64_t *set, size_t cap, uint64_t mask)
 tapas_status
 tapas_setfeat_draw_queries(tapas_setfeat_item_t *it, size_t m)
 {
-	uint64_t	c = tapas_setfeat_binomial(m, (size_t) it->order);
+	uint64_t	c;
 	tapas_rng_t rng;
 	size_t		i;
 
+	it->masks = NULL;
+	it->dim = 0;
+	/* a query is a 64-bit mask and the draws index arrays of 64 columns */
+	if (m > 64 || it->order < 1 || (size_t) it->order > m || it->number < 1)
+		return TAPAS_EINVAL;
+	c = tapas_setfeat_binomial(m, (size_t) it->order);
 	tapas_rng_seed(&rng, it->seed);
 	it->dim = (c < 1000000 && c < (uint64_t) it->number) ? (size_t) c : (size_t) it->number;
 	it->masks = tapas_malloc(it->dim * sizeof(uint64_t));
