@@ -48,7 +48,15 @@ reload_delay 10000
 [ "$(record_then on '{1,2}' 'file_bytes = file_synced_bytes')" = t ] || fail "sync on: not durable on return ($(usage))"
 echo "ok: sync on is durable on return"
 
-# sync off: written at once, durable only after the flusher's next round
+# sync off: written at once, durable only after the flusher's next round.
+# The flusher is now either hibernating or in a timed wait (up to 10 s), and
+# a record without a sync wakes a hibernating flusher at once (by design), so
+# the check would race with that wake-up.  Log one record first and wait for
+# its sync: whichever state the flusher was in, it has then just synced,
+# cleared its asleep flag and waits out its full 10 s delay, which no
+# statement logged without a sync cuts short.
+[ -n "$(record_then off '{9,10}' 'file_bytes')" ] || fail "record to wake the flusher"
+wait_synced 60 0.25 || fail "sync off: the flusher did not sync within its delay ($(usage))"
 [ "$(record_then off '{3,4}' 'file_bytes > file_synced_bytes')" = t ] || fail "sync off: synced before the flusher's round ($(usage))"
 reload_delay 50
 wait_synced 40 0.25 || fail "sync off: the flusher did not sync ($(usage))"
