@@ -32,6 +32,14 @@ test_kde_hand(void)
 	/* far away: finite thanks to log-sum-exp */
 	x = 1000;
 	TAPAS_CHECK(isfinite(tapas_density_log(m, &x, &x)));
+	/* infinitely far (every kernel underflows to exactly 0): log 0, not NaN */
+	x = 1e200;
+	TAPAS_CHECK_MSG(tapas_density_log(m, &x, &x) == -INFINITY,
+					"log p %g", tapas_density_log(m, &x, &x));
+	/* the dataset it borrows emptied after the fit: log 0, not log(0) of an empty sum */
+	ds->n = 0;
+	TAPAS_CHECK(tapas_density_log(m, &x, &x) == -INFINITY);
+	ds->n = 2;
 	tapas_density_free(m);
 	TAPAS_CHECK(tapas_density_fit_kde(ds, TAPAS_BANDWIDTH_FIXED, 0) == NULL);
 	tapas_dataset_free(ds);
