@@ -60,7 +60,6 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
-#include "capture/capture.h"
 #include "recon/binmat.h"
 #include "recon/cs.h"
 #include "recon/sparse_search.h"
