@@ -4,14 +4,15 @@
  *	  Parses and checks the arguments and params of tapas.evaluate.
  *
  * Every attack has its list of valid params (the common ones, the dataset
- * ones read by api/dataset_sql.c, and its own); an unknown key is an error whose
- * hint lists the valid ones, as a misspelt parameter silently falling back
- * to its default would give a misleading privacy assessment.  Defaults
- * follow TAPAS (research/tapas.md): auxiliary_split 0.5, MIA pairs with
- * replacement, Groundhog = naive + hist(10 bins over [0, 1]) + corr with a
- * 100-tree random forest, criterion "accuracy".  Seeds: the threat model
- * uses seed, the generator seed + 1 (mixed with the dataset number), the
- * classifier seed + 2 and the query subsets seed + 3 + i.
+ * ones read by api/dataset_sql.c, and its own); an unknown key is an error
+ * whose hint lists the valid ones, as a misspelt parameter silently falling
+ * back to its default would give a misleading privacy assessment.  Defaults
+ * follow the TAPAS toolbox (Houssiau et al. 2022, arXiv 2211.06550):
+ * auxiliary_split 0.5, MIA pairs with replacement, Groundhog = naive +
+ * hist(10 bins over [0, 1]) + corr with a 100-tree random forest, criterion
+ * "accuracy".  Seeds: the threat model uses seed, the generator seed + 1
+ * (mixed with the dataset number), the classifier seed + 2 and the query
+ * subsets seed + 3 + i.
  *
  * IDENTIFICATION
  *	  src/api/attacks_shadow_request.c

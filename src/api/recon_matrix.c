@@ -12,11 +12,10 @@
  * pairs, the distinct record ids become the columns in ascending order,
  * and query_no i refers to answers[i].
  *
- * Following STYLE.md rule 9, every input is converted and checked first
- * (palloc'd), the kernel runs with nothing that can raise in between (its
- * progress callback only reads InterruptPending), its memory is freed,
- * and only then CHECK_FOR_INTERRUPTS() and the status is mapped to
- * ereport.
+ * As every wrapper of a kernel does, every input is converted and checked
+ * first (palloc'd), the kernel runs with nothing that can raise in between
+ * (its progress callback only reads InterruptPending), its memory is freed,
+ * and only then CHECK_FOR_INTERRUPTS() and the status is mapped to ereport.
  *
  * IDENTIFICATION
  *	  src/api/recon_matrix.c

@@ -11,12 +11,12 @@
  * from pg_strong_random, so it never reveals the server's prime; errors are
  * one-sided and below about 1e-10 (src/recon/rowspace.h).
  *
- * Following STYLE.md rule 9, the matrix is converted and checked first and
- * every output buffer is palloc'd before the kernel is created; between
- * create and free nothing can raise (the progress callback only reads
- * InterruptPending); then CHECK_FOR_INTERRUPTS() and the status is mapped
- * to ereport.  Admin only: these functions serve auditors checking a query
- * set by hand.
+ * As every wrapper of a kernel does, the matrix is converted and checked
+ * first and every output buffer is palloc'd before the kernel is created;
+ * between create and free nothing can raise (the progress callback only
+ * reads InterruptPending); then CHECK_FOR_INTERRUPTS() and the status is
+ * mapped to ereport.  Admin only: these functions serve auditors checking a
+ * query set by hand.
  *
  * IDENTIFICATION
  *	  src/api/rowspace_sql.c

@@ -4,9 +4,10 @@
  *	  Targeted MIA and AIA threat models with auxiliary-data knowledge:
  *	  sampling of the labelled training and test "real" datasets.
  *
- * The procedure is TAPAS' (research/tapas.md section 4), with explicit
- * seeds and without its bugs.  The pool is the N records of the auxiliary
- * table other than the target, numbered 0..N-1.
+ * The procedure is the TAPAS toolbox's (Houssiau et al. 2022, arXiv
+ * 2211.06550, threat models), with explicit seeds and without its bugs.  The
+ * pool is the N records of the auxiliary table other than the target,
+ * numbered 0..N-1.
  *	1. Split: a uniformly random floor(auxiliary_split * N) of the pool is
  *	   the attacker's auxiliary part (training datasets are drawn from it);
  *	   the rest is the test part (test datasets).

@@ -5,7 +5,7 @@
  *	  row-space test: which records would the candidate cells determine?
  *
  * Record j is determined for a statistic when e_j lies in the row space of
- * the logged matrix A (Chin's criterion; DESIGN.md section 2): its value
+ * the logged matrix A (Chin and Ozsoyoglu, IEEE TSE 1982): its value
  * follows from the answers by linear algebra, whatever the data.  The test
  * reads only A, never an answer, so refusing on it leaks nothing.  The
  * kernel (recon/rowspace.c) works over atoms modulo the secret prime drawn

@@ -7,7 +7,7 @@
  * The auditor knows the truth v (the per-row value of the statistic) and
  * the ledger's answers b, which are what the analyst received.  So if a
  * decoder maps (A, b) to the true v on some records, the analyst can run
- * the same decoder: those records are reconstructed (DESIGN.md section 2).
+ * the same decoder: those records are reconstructed (src/README.md).
  * Rare values are what decoders recover and what matters (the one patient
  * with the disease among 100,000), so the checks apply when v is binary
  * and sparse: w = the number of logged-covered records with v_j = 1.
