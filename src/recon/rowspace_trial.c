@@ -54,6 +54,8 @@ validate_batch(tapas_rowspace_t *rs, const uint32_t *ids,
 			return TAPAS_EINVAL;
 	if (nrows > 0 && ids == NULL && offsets[nrows] > offsets[0])
 		return TAPAS_EINVAL;
+	if (ids == NULL)
+		return TAPAS_OK;		/* every row is empty: nothing to check */
 	for (i = 0; i < nrows && st == TAPAS_OK; i++)
 	{
 		for (l = offsets[i]; l < offsets[i + 1]; l++)
