@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * dataset.c
+ * dataset_sql.c
  *	  Tables as attack datasets: column kinds, dictionaries, bounds, and
  *	  reading rows into the kernels' raw matrix; tapas.describe().
  *

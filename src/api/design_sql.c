@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * design.c
+ * design_sql.c
  *	  SQL interface of the query designs and their decoders (recon/design.h):
  *	  tapas.design_size, tapas.design_member, tapas.design_info and
  *	  tapas.reconstruct.

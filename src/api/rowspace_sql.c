@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * rowspace.c
+ * rowspace_sql.c
  *	  SQL wrappers of the row-space kernel: which records a set of queries
  *	  determines (tapas.rowspace_determined) and at which query each one
  *	  becomes determined (tapas.rowspace_trace).

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * ledger.c
+ * ledger_sql.c
  *	  SQL-callable functions of the ledger (admin only).
  *
  * Every function checks tapas_require_admin() itself, on top of the
