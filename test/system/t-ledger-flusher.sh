@@ -54,9 +54,9 @@ echo "ok: sync on is durable on return"
 # the check would race with that wake-up.  Log one record first and wait for
 # its sync: a hibernating flusher syncs it at once; one in its timed wait is
 # made to run a round now by a SIGHUP (its 10 s started at the reload above,
-# so its timer cannot fire in between).  Either way the flusher has then just synced, with
-# its asleep flag clear and no latch set, and waits out its full 10 s delay,
-# which no statement logged without a sync cuts short.
+# so its timer cannot fire in between).  Either way the flusher has then
+# just synced, with its asleep flag clear and no latch set, and waits out
+# its full 10 s delay, which no statement logged without a sync cuts short.
 [ -n "$(record_then off '{9,10}' 'file_bytes')" ] || fail "record to wake the flusher"
 if ! wait_synced 4 0.25; then
 	q "SELECT pg_reload_conf()" >/dev/null || fail "reload"
