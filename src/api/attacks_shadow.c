@@ -351,7 +351,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_auxiliary(&req, &d, cxt);
-	if (req.goal == TAPAS_TM_AIA)
+	if (req.goal == TAPAS_THREAT_MODEL_AIA)
 		resolve_sensitive(&req, &d);
 	resolve_distance_columns(&req, &d);
 	check_sizes(&req, &d);

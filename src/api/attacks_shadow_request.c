@@ -67,14 +67,14 @@ typedef struct AttackName
 static const AttackName attack_names[] = {
 	{"groundhog", ATTACK_GROUNDHOG, -1, 0},
 	{"shadow_modelling", ATTACK_SHADOW, -1, 0},
-	{"closest_distance_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_CLOSEST_DISTANCE_MIA},
-	{"local_neighbourhood_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_MIA},
-	{"probability_estimation_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
-	{"probability_estimation", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
-	{"closest_distance_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_CLOSEST_DISTANCE_AIA},
-	{"local_neighbourhood_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_AIA},
-	{"synthetic_predictor_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
-	{"synthetic_predictor", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
+	{"closest_distance_mia", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_CLOSEST_DISTANCE_MIA},
+	{"local_neighbourhood_mia", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_MIA},
+	{"probability_estimation_mia", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
+	{"probability_estimation", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
+	{"closest_distance_aia", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_CLOSEST_DISTANCE_AIA},
+	{"local_neighbourhood_aia", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_AIA},
+	{"synthetic_predictor_aia", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
+	{"synthetic_predictor", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
 	{NULL, 0, 0, 0}
 };
 
@@ -159,7 +159,7 @@ valid_keys(int goal, const AttackName *a)
 				j;
 
 	lists[nl++] = common_keys;
-	if (goal == TAPAS_TM_AIA)
+	if (goal == TAPAS_THREAT_MODEL_AIA)
 		lists[nl++] = aia_keys;
 	if (a->kind == ATTACK_GROUNDHOG || a->kind == ATTACK_SHADOW)
 	{
@@ -196,11 +196,11 @@ static void
 parse_threat_model(EvalRequest *req)
 {
 	Jsonb	   *p = req->params;
-	tapas_tm_params_t *tm = &req->sp.tm;
+	tapas_threat_model_params_t *tm = &req->sp.tm;
 	char	   *gen;
 	int64		seed = param_int(p, "seed", 0, 0, INT64CONST(9007199254740992));
 
-	tapas_tm_params_default(tm);
+	tapas_threat_model_params_default(tm);
 	tm->goal = req->goal;
 	tm->seed = (uint64) seed;
 	tm->num_training_records = param_int(p, "num_training_records", 1000, 1, 100000000);
@@ -233,7 +233,7 @@ parse_threat_model(EvalRequest *req)
 		req->sp.generator = TAPAS_GEN_EXTERNAL;
 		req->user_gen = gen;
 	}
-	if (req->goal == TAPAS_TM_AIA)
+	if (req->goal == TAPAS_THREAT_MODEL_AIA)
 	{
 		List	   *vals = tapas_attack_param_name_list(p, "values");
 
@@ -523,9 +523,9 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
 	req->target_key = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	req->params = PG_GETARG_JSONB_P(4);
 	if (strcmp(tm, "targeted_mia") == 0)
-		req->goal = TAPAS_TM_MIA;
+		req->goal = TAPAS_THREAT_MODEL_MIA;
 	else if (strcmp(tm, "targeted_aia") == 0)
-		req->goal = TAPAS_TM_AIA;
+		req->goal = TAPAS_THREAT_MODEL_AIA;
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

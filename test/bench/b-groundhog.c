@@ -174,7 +174,7 @@ main(void)
 		n_items = 3;
 	}
 	memset(&p, 0, sizeof(p));
-	tapas_tm_params_default(&p.tm);
+	tapas_threat_model_params_default(&p.tm);
 	p.tm.num_training_records = 5000;
 	p.tm.n_train = env_long("BENCH_TRAIN", 1000);
 	p.tm.n_test = env_long("BENCH_TEST", 100);
