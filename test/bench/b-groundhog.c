@@ -5,8 +5,8 @@
  *	  auxiliary split, 5,000-record datasets, raw generator with 5,000
  *	  synthetic records, MIA pairs with replacement, naive + hist + corr
  *	  features, random forest of 100 trees, 1,000 training and 100 test
- *	  datasets (examples/groundhog_census.py; research/tapas.md section 8:
- *	  191 s, accuracy 0.54, AUC 0.573 on this machine).
+ *	  datasets (the toolbox's examples/groundhog_census.py, which took
+ *	  191 s for accuracy 0.54 and AUC 0.573 on this machine).
  *
  * Prints wall time, accuracy and AUC, the ratio against the reference's
  * recorded 191 s, and an in-process ratio of the feature extraction

@@ -5,9 +5,8 @@
  *
  * Oracles: exact ranks over Q with FLINT's fmpz_mat_rank (record j is
  * determined iff deleting column j of A lowers the rank), and for larger
- * ranks the dense incremental RREF of research section 2.2 modulo the same
- * prime.  Instances: random small matrices with rows of every size, sparse
- * rows (research B1.5) with a p = 3 negative control, GROUP BY statements
+ * ranks the dense incremental RREF modulo the same prime.  Instances: random small matrices with rows of every size, sparse
+ * rows (n = 40, rows of 2..4) with a p = 3 negative control, GROUP BY statements
  * as trial batches committed or rolled back, difference attacks (n up to
  * 100,000), Denning and Schlorer trackers, complements of small sets,
  * Hadamard rows (everything determined exactly at row n), Bernoulli designs
@@ -224,7 +223,7 @@ test_rowspace_random_small(void)
 		   oracle_checks, oracle_total);
 }
 
-/* research B1.5: n = 40, rows of size 2..4, many exact compromises */
+/* n = 40, rows of size 2..4, many exact compromises */
 static void
 test_rowspace_sparse_rows(void)
 {
@@ -245,7 +244,7 @@ test_rowspace_small_prime_mismatches(void)
 }
 
 /* ---------------------------------------------------------------------
- * Second oracle for larger ranks: the dense RREF of research 2.2 mod p
+ * Second oracle for larger ranks: the dense incremental RREF mod p
  * ---------------------------------------------------------------------
  */
 
@@ -438,8 +437,8 @@ select_ids(uint32_t n, uint32_t *ids, uint32_t t, uint32_t target, int mode)
 }
 
 /*
- * Denning's general tracker (research B1.2) with C = {target}, T = records
- * 0..499: queries T, not T, C or T, C or not T each cover at least 499
+ * Denning's general tracker (Denning, Denning and Schwartz, ACM TODS 1979)
+ * with C = {target}, T = records 0..499: queries T, not T, C or T, C or not T each cover at least 499
  * records.  With the target in T (77) the 3rd query equals T and the 4th
  * determines exactly the target; with the target outside T (777), C or T is
  * T plus the target, so the 3rd query already does (a difference).  The
