@@ -438,8 +438,9 @@ select_ids(uint32_t n, uint32_t *ids, uint32_t t, uint32_t target, int mode)
 
 /*
  * Denning's general tracker (Denning, Denning and Schwartz, ACM TODS 1979)
- * with C = {target}, T = records 0..499: queries T, not T, C or T, C or not T each cover at least 499
- * records.  With the target in T (77) the 3rd query equals T and the 4th
+ * with C = {target}, T = records 0..499: queries T, not T, C or T, C or
+ * not T each cover at least 499 records.  With the target in T (77) the 3rd
+ * query equals T and the 4th
  * determines exactly the target; with the target outside T (777), C or T is
  * T plus the target, so the 3rd query already does (a difference).  The
  * tracker's own order C or T, C or not T, All also flags at the 3rd.  Then
