@@ -68,6 +68,7 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit.h"
+#include "util/compare.h"
 #include "util/crc32c.h"
 #include "util/rng.h"
 #include "recon/rowspace.h"
@@ -342,15 +343,6 @@ list_append(char *buf, size_t len, const char *item)
 	}
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a,
-				y = *(const int64 *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* dst's log_ids joined with src's: sorted, distinct, the newest kept */
 static void
 merge_log_ids(TapasAlert *dst, const TapasAlert *src)
@@ -362,7 +354,7 @@ merge_log_ids(TapasAlert *dst, const TapasAlert *src)
 	memcpy(all, dst->log_ids, sizeof(int64) * dst->nlog_ids);
 	memcpy(all + dst->nlog_ids, src->log_ids, sizeof(int64) * src->nlog_ids);
 	n = dst->nlog_ids + src->nlog_ids;
-	qsort(all, n, sizeof(int64), cmp_int64);
+	qsort(all, n, sizeof(int64), tapas_cmp_int64);
 	for (int i = 0; i < n; i++)
 		if (m == 0 || all[i] != all[m - 1])
 			all[m++] = all[i];
@@ -382,7 +374,7 @@ merge_records(TapasAlert *dst, const TapasAlert *in, int n, const int *group, in
 	for (int i = 0; i < n; i++)
 		if (group[i] == g)
 			keys[k++] = in[i].record_key;
-	qsort(keys, k, sizeof(int64), cmp_int64);
+	qsort(keys, k, sizeof(int64), tapas_cmp_int64);
 	for (int i = 0; i < k; i++)
 		if (m == 0 || keys[i] != keys[m - 1])
 			keys[m++] = keys[i];

@@ -36,45 +36,42 @@
 #include "policy/policy.h"
 
 void
-tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)
+tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full)
 {
 	const char *what = "memory";
 	const char *guc = "tapas.ledger_memory";
 
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory while logging to the tapas ledger")));
+	/* a store limit is the ledger being full (TP003, below), not 54000 */
 	if (st != TAPAS_ELIMIT)
-		elog(ERROR, "tapas ledger store failed: %s", tapas_status_message(st));
+		tapas_raise_status(st, "could not log to the tapas ledger", NULL);
 	switch (full)
 	{
-		case TAPAS_LSTORE_FULL_CELLS:
+		case TAPAS_LEDGER_STORE_FULL_CELLS:
 			what = "cells";
 			guc = "tapas.ledger_max_cells";
 			break;
-		case TAPAS_LSTORE_FULL_RECORDS:
+		case TAPAS_LEDGER_STORE_FULL_RECORDS:
 			what = "records";
 			guc = "tapas.max_records";
 			break;
-		case TAPAS_LSTORE_FULL_TABLES:
+		case TAPAS_LEDGER_STORE_FULL_TABLES:
 			ereport(ERROR,
 					(errcode(ERRCODE_TAPAS_LEDGER_FULL),
 					 errmsg("tapas ledger is full"),
 					 errdetail("The ledger holds cells of %d tables, its maximum.",
-							   TAPAS_LSTORE_MAX_TABLES),
+							   TAPAS_LEDGER_STORE_MAX_TABLES),
 					 errhint("Remove the entries of a table with tapas.reset().")));
 			break;
-		case TAPAS_LSTORE_FULL_ROLES:
+		case TAPAS_LEDGER_STORE_FULL_ROLES:
 			ereport(ERROR,
 					(errcode(ERRCODE_TAPAS_LEDGER_FULL),
 					 errmsg("tapas ledger is full"),
 					 errdetail("The ledger holds cells of %d roles, its maximum.",
-							   TAPAS_LSTORE_MAX_ROLES),
+							   TAPAS_LEDGER_STORE_MAX_ROLES),
 					 errhint("Remove the entries of a table with tapas.reset().")));
 			break;
-		case TAPAS_LSTORE_FULL_MEMORY:
-		case TAPAS_LSTORE_FITS:
+		case TAPAS_LEDGER_STORE_FULL_MEMORY:
+		case TAPAS_LEDGER_STORE_FITS:
 			break;
 	}
 	ereport(ERROR,
@@ -101,10 +98,10 @@ role_quota(int setting, uint64 global)
  * is refused: the others keep the rest of the ledger.
  */
 static void
-check_role_quota(const tapas_lstore_t *store, const tapas_lbatch_t *b, bool exempt)
+check_role_quota(const tapas_ledger_store_t *store, const tapas_ledger_batch_t *b, bool exempt)
 {
-	tapas_lstore_usage_t have = tapas_lstore_role_usage(store, b->role);
-	tapas_lstore_usage_t add = tapas_lbatch_usage(b);
+	tapas_ledger_store_usage_t have = tapas_ledger_store_role_usage(store, b->role);
+	tapas_ledger_store_usage_t add = tapas_ledger_batch_usage(b);
 	uint64		max_cells = role_quota(tapas_ledger_max_cells_per_role, store->lim.max_cells);
 	uint64		max_bytes = role_quota(tapas_ledger_memory_per_role_kb,
 									   store->lim.arena_bytes / 1024) * 1024;
@@ -127,10 +124,10 @@ check_role_quota(const tapas_lstore_t *store, const tapas_lbatch_t *b, bool exem
 }
 
 /* validates the cells and converts them to the kernel's input */
-static tapas_lcell_in_t *
+static tapas_ledger_cell_in_t *
 cells_to_input(const TapasCell *cells, int ncells)
 {
-	tapas_lcell_in_t *in = palloc(sizeof(tapas_lcell_in_t) * ncells);
+	tapas_ledger_cell_in_t *in = palloc(sizeof(tapas_ledger_cell_in_t) * ncells);
 	int			i;
 
 	for (i = 0; i < ncells; i++)
@@ -160,18 +157,18 @@ cells_to_input(const TapasCell *cells, int ncells)
 }
 
 uint64
-tapas_ledger_table_id(const tapas_lstore_t *store, Oid relid)
+tapas_ledger_table_id(const tapas_ledger_store_t *store, Oid relid)
 {
-	if (tapas_lstore_table_slot(store, TAPAS_LEDGER_TABLE_ID(MyDatabaseId, relid)) < 0 &&
-		tapas_lstore_table_slot(store, TAPAS_LEDGER_TABLE_ID(InvalidOid, relid)) >= 0)
+	if (tapas_ledger_store_table_slot(store, TAPAS_LEDGER_TABLE_ID(MyDatabaseId, relid)) < 0 &&
+		tapas_ledger_store_table_slot(store, TAPAS_LEDGER_TABLE_ID(InvalidOid, relid)) >= 0)
 		return TAPAS_LEDGER_TABLE_ID(InvalidOid, relid);
 	return TAPAS_LEDGER_TABLE_ID(MyDatabaseId, relid);
 }
 
 /* fills the table ids of in from cells (the caller holds the lock) */
 static void
-resolve_tables(const tapas_lstore_t *store, const TapasCell *cells,
-			   tapas_lcell_in_t *in, int ncells)
+resolve_tables(const tapas_ledger_store_t *store, const TapasCell *cells,
+			   tapas_ledger_cell_in_t *in, int ncells)
 {
 	int			i;
 
@@ -190,20 +187,20 @@ resolve_tables(const tapas_lstore_t *store, const TapasCell *cells,
  * otherwise, so the cache always agrees with it.  NULL after an
  * allocation failure: prepare then uses the store alone.
  */
-static tapas_lcache_t *ledger_cache = NULL;
+static tapas_ledger_cache_t *ledger_cache = NULL;
 
 /* the cache, valid for the store under the lock the caller holds */
-static tapas_lcache_t *
+static tapas_ledger_cache_t *
 ledger_cache_sync(TapasLedgerShared *sh)
 {
 	if (ledger_cache == NULL)
 	{
-		ledger_cache = tapas_lcache_create();
+		ledger_cache = tapas_ledger_cache_create();
 		if (ledger_cache == NULL)
 			return NULL;
 		ledger_cache->generation = sh->file_generation;
 	}
-	tapas_lcache_sync(ledger_cache, sh->file_generation);
+	tapas_ledger_cache_sync(ledger_cache, sh->file_generation);
 	return ledger_cache;
 }
 
@@ -213,7 +210,7 @@ ledger_cache_sync(TapasLedgerShared *sh)
  * not rebuild the covers.  Valid while the store's version is unchanged
  * and the append passes the very same cells (same array, same pointers).
  */
-static tapas_lbatch_t *checked_batch = NULL;
+static tapas_ledger_batch_t *checked_batch = NULL;
 static uint64 checked_version = 0;
 static const TapasCell *checked_cells = NULL;
 static TapasCell *checked_copy = NULL;	/* TopMemoryContext: compared at append */
@@ -223,17 +220,17 @@ static int	checked_ncells = 0;
 static void
 forget_checked(void)
 {
-	tapas_lbatch_free(checked_batch);
+	tapas_ledger_batch_free(checked_batch);
 	checked_batch = NULL;
 	checked_cells = NULL;
 	checked_ncells = 0;
 }
 
 /* the cached batch if it was prepared for exactly these cells at version */
-static tapas_lbatch_t *
+static tapas_ledger_batch_t *
 take_checked(const TapasCell *cells, int ncells, uint64 version)
 {
-	tapas_lbatch_t *b = checked_batch;
+	tapas_ledger_batch_t *b = checked_batch;
 
 	if (b == NULL || cells != checked_cells || ncells != checked_ncells ||
 		version != checked_version ||
@@ -251,10 +248,10 @@ void
 tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lcell_in_t *in;
-	tapas_lbatch_t *volatile batch = NULL;
+	tapas_ledger_cell_in_t *in;
+	tapas_ledger_batch_t *volatile batch = NULL;
 	tapas_status st;
-	tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+	tapas_ledger_store_full_t full = TAPAS_LEDGER_STORE_FITS;
 	uint64		version;
 	bool		exempt;
 
@@ -277,24 +274,24 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	LWLockAcquire(sh->lock, LW_SHARED);
 	PG_TRY();
 	{
-		tapas_lbatch_t *b = NULL;
+		tapas_ledger_batch_t *b = NULL;
 
 		resolve_tables(TAPAS_LEDGER_STORE(sh), cells, in, ncells);
-		st = tapas_lstore_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
+		st = tapas_ledger_store_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
 										 in, ncells, NULL, &b);
 		batch = b;
 		if (st == TAPAS_OK)
 		{
 			b->role = GetSessionUserId();
 			check_role_quota(TAPAS_LEDGER_STORE(sh), b, exempt);
-			st = tapas_lstore_check(TAPAS_LEDGER_STORE(sh), b, &full);
+			st = tapas_ledger_store_check(TAPAS_LEDGER_STORE(sh), b, &full);
 		}
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
 	}
 	PG_CATCH();
 	{
-		tapas_lbatch_free(batch);
+		tapas_ledger_batch_free(batch);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -328,11 +325,11 @@ int64
 tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
-	tapas_lcell_in_t *in;
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_cell_in_t *in;
 	const char *query;
 	TimestampTz now = GetCurrentTimestamp();
-	tapas_lbatch_t *volatile batch = NULL;
+	tapas_ledger_batch_t *volatile batch = NULL;
 	uint8_t    *volatile frame = NULL;
 	int64		first = 0;
 	TapasLedgerMark durable = {0, 0};
@@ -347,10 +344,10 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
 	PG_TRY();
 	{
-		tapas_lbatch_t *b = NULL;
+		tapas_ledger_batch_t *b = NULL;
 		uint8_t    *f = NULL;
 		size_t		len = 0;
-		tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+		tapas_ledger_store_full_t full = TAPAS_LEDGER_STORE_FITS;
 		tapas_status st;
 
 		/* 1. indices and covers (reused from the capacity check if valid) */
@@ -364,7 +361,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 		else
 		{
 			resolve_tables(store, cells, in, ncells);
-			st = tapas_lstore_prepare_cached(store, ledger_cache_sync(sh),
+			st = tapas_ledger_store_prepare_cached(store, ledger_cache_sync(sh),
 											 in, ncells, query, &b);
 		}
 		batch = b;
@@ -372,7 +369,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 		{
 			b->role = GetSessionUserId();
 			check_role_quota(store, b, exempt);
-			st = tapas_lstore_check(store, b, &full);
+			st = tapas_ledger_store_check(store, b, &full);
 		}
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
@@ -382,15 +379,15 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 
 		/* 2. durable first: the frame carries the log_ids apply will give */
 		b->first_log_id = store->next_log_id;
-		st = tapas_lfile_encode_stmt(b, &f, &len);
+		st = tapas_ledger_file_encode_stmt(b, &f, &len);
 		frame = f;
 		if (st != TAPAS_OK)
-			tapas_ledger_report(st, TAPAS_LSTORE_FULL_MEMORY);
+			tapas_ledger_report(st, TAPAS_LEDGER_STORE_FULL_MEMORY);
 		durable = tapas_ledger_persist_append(sh, f, len);
 
 		/* 3. shared memory; cannot fail after the check above */
 		b->first_log_id = 0;
-		st = tapas_lstore_apply(store, b, &full);
+		st = tapas_ledger_store_apply(store, b, &full);
 		if (st != TAPAS_OK)
 			ereport(PANIC,
 					(errmsg("tapas ledger changed under its lock: %s",
@@ -400,7 +397,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	}
 	PG_FINALLY();
 	{
-		tapas_lbatch_free(batch);
+		tapas_ledger_batch_free(batch);
 		tapas_free(frame);
 	}
 	PG_END_TRY();
@@ -418,7 +415,7 @@ uint64
 tapas_ledger_reset(Oid relid)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
 	void	   *scratch;
 	uint64		removed = 0;
 	uint64		generation PG_USED_FOR_ASSERTS_ONLY;
@@ -426,7 +423,7 @@ tapas_ledger_reset(Oid relid)
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
 	table_id = tapas_ledger_table_id(store, relid);
-	if (tapas_lstore_table_slot(store, table_id) < 0)
+	if (tapas_ledger_store_table_slot(store, table_id) < 0)
 	{
 		LWLockRelease(sh->lock);
 		return 0;
@@ -439,12 +436,12 @@ tapas_ledger_reset(Oid relid)
 	 * file are as they were.  Then the store is compacted in place, which
 	 * cannot fail, at a cost proportional to what it holds (ledger_reset.c).
 	 */
-	scratch = palloc_extended(tapas_lstore_reset_scratch_size(store), MCXT_ALLOC_HUGE);
+	scratch = palloc_extended(tapas_ledger_store_reset_scratch_size(store), MCXT_ALLOC_HUGE);
 	generation = sh->file_generation;
 	tapas_ledger_persist_rewrite(sh, store, table_id);
 	/* the key caches of every backend (ledger_cache_sync) rely on this */
 	Assert(sh->file_generation != generation);
-	tapas_lstore_reset_table_with(store, table_id, scratch, &removed);
+	tapas_ledger_store_reset_table_with(store, table_id, scratch, &removed);
 	sh->version++;
 	LWLockRelease(sh->lock);
 	pfree(scratch);

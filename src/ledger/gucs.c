@@ -10,7 +10,7 @@
  * tapas.ledger_sync is PGC_SUSET: an audited role cannot weaken the
  * durability of its own answers.  The per-role quotas are PGC_SUSET too
  * (an audited role cannot raise its own); they are checked against usage
- * counted in the store (tapas_lstore_role_usage), so they need no shared
+ * counted in the store (tapas_ledger_store_role_usage), so they need no shared
  * memory of their own and can change at any time.  They keep one role's
  * flood (wide GROUP BYs, cells of half a table) from filling the ledger
  * for every other role and database: only that role gets TP003.
@@ -115,10 +115,10 @@ tapas_ledger_define_gucs(void)
 
 /* the store limits from the GUCs */
 void
-tapas_ledger_limits(tapas_lstore_limits_t *lim)
+tapas_ledger_limits(tapas_ledger_store_limits_t *lim)
 {
 	lim->max_records = (uint64) tapas_max_records;
 	lim->max_cells = (uint64) tapas_ledger_max_cells;
 	lim->arena_bytes = (uint64) tapas_ledger_memory_kb * 1024;
-	lim->max_tables = TAPAS_LSTORE_MAX_TABLES;
+	lim->max_tables = TAPAS_LEDGER_STORE_MAX_TABLES;
 }

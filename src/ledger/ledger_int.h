@@ -60,7 +60,7 @@ typedef struct TapasLedgerShared
 } TapasLedgerShared;
 
 #define TAPAS_LEDGER_STORE(sh) \
-	((tapas_lstore_t *) ((char *) (sh) + MAXALIGN(sizeof(TapasLedgerShared))))
+	((tapas_ledger_store_t *) ((char *) (sh) + MAXALIGN(sizeof(TapasLedgerShared))))
 
 /*
  * Table ids of the store (lstore/ledger_store.h): (dbid << 32) | relid, so
@@ -81,7 +81,7 @@ typedef struct TapasLedgerShared
  * caller holds the lock): the 0.2 shared trail if there is one, else
  * (MyDatabaseId, relid).
  */
-extern uint64 tapas_ledger_table_id(const tapas_lstore_t *store, Oid relid);
+extern uint64 tapas_ledger_table_id(const tapas_ledger_store_t *store, Oid relid);
 /* whether a cell of table_id belongs to the current database's views */
 #define TAPAS_LEDGER_TABLE_VISIBLE(table_id) \
 	(TAPAS_LEDGER_TABLE_DB(table_id) == MyDatabaseId || TAPAS_LEDGER_TABLE_DB(table_id) == InvalidOid)
@@ -94,7 +94,7 @@ extern int	tapas_ledger_max_cells_per_role;
 extern int	tapas_ledger_memory_per_role_kb;
 extern bool tapas_ledger_sync;
 extern int	tapas_ledger_flush_delay_ms;
-extern void tapas_ledger_limits(tapas_lstore_limits_t *lim);
+extern void tapas_ledger_limits(tapas_ledger_store_limits_t *lim);
 
 /* shmem.c: the attached state; raises if tapas was not preloaded */
 extern TapasLedgerShared *tapas_ledger_shared(void);
@@ -119,11 +119,11 @@ extern void tapas_ledger_persist_shutdown(int code, Datum arg);
 /* flusher.c */
 extern void tapas_ledger_flusher_wake(TapasLedgerShared *sh);
 /* persist.c: rewrites the file from store without table skip (0: none) */
-extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store,
+extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store,
 										 uint64 skip);
 
 /* append.c */
-extern void tapas_ledger_report(tapas_status st, tapas_lstore_full_t full);
+extern void tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full);
 /*
  * removes every cell and key of relid of the current database (see
  * tapas_ledger_table_id) from memory and file; returns cells removed

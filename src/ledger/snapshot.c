@@ -47,7 +47,7 @@ snapshot_release(void *arg)
  * interned statistic or 0
  */
 static bool
-cell_selected(const tapas_lstore_cell_t *c, uint64 tid, const TapasLedgerFilter *f,
+cell_selected(const tapas_ledger_store_cell_t *c, uint64 tid, const TapasLedgerFilter *f,
 			  uint64 stat_off)
 {
 	if (c->table_id != tid || c->log_id <= f->after_log_id)
@@ -78,7 +78,7 @@ snapshot_alloc_rows(TapasLedgerSnapshot *snap, int nrows)
 
 /* copies the selected cells; called with the lock held, in snap->cxt */
 static void
-snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store, uint64 tid,
+snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store, uint64 tid,
 			  const TapasLedgerFilter *f)
 {
 	uint64		stat_off = 0,
@@ -88,7 +88,7 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store, uint64 tid
 
 	if (f->statistic != NULL)
 	{
-		stat_off = tapas_lstore_find_stat(store, tid, f->statistic,
+		stat_off = tapas_ledger_store_find_stat(store, tid, f->statistic,
 										  (uint32) strlen(f->statistic));
 		if (stat_off == 0)
 		{
@@ -97,12 +97,12 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store, uint64 tid
 		}
 	}
 	for (i = 0; i < store->ncells; i++)
-		if (cell_selected(tapas_lstore_cell(store, i), tid, f, stat_off))
+		if (cell_selected(tapas_ledger_store_cell(store, i), tid, f, stat_off))
 			nrows++;
 	snapshot_alloc_rows(snap, nrows);
 	for (i = 0; i < store->ncells && k < nrows; i++)
 	{
-		const tapas_lstore_cell_t *c = tapas_lstore_cell(store, i);
+		const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(store, i);
 		uint32		len;
 		const char *stat;
 
@@ -113,10 +113,10 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store, uint64 tid
 		snap->roles[k] = c->role;
 		snap->pids[k] = c->pid;
 		snap->logged_at[k] = c->logged_at;
-		stat = tapas_lstore_stat_text(store, c, &len);
+		stat = tapas_ledger_store_stat_text(store, c, &len);
 		snap->statistics[k] = pnstrdup(stat, len);
 		snap->covers[k] = roaring_bitmap_portable_deserialize_safe(
-											(const char *) tapas_lstore_cover(store, c),
+											(const char *) tapas_ledger_store_cover(store, c),
 											c->cover_len);
 		snap->nrows = ++k;		/* the callback frees covers[0..nrows) */
 		if (snap->covers[k - 1] == NULL)
@@ -131,7 +131,7 @@ TapasLedgerSnapshot *
 tapas_ledger_snapshot(const TapasLedgerFilter *filter)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
 	MemoryContext cxt,
 				old;
 	TapasLedgerSnapshot *snap;
@@ -157,9 +157,9 @@ tapas_ledger_snapshot(const TapasLedgerFilter *filter)
 
 	LWLockAcquire(sh->lock, LW_SHARED);
 	tid = tapas_ledger_table_id(store, filter->relid);
-	snap->nrecords = (int64) tapas_lstore_table_n(store, tid);
+	snap->nrecords = (int64) tapas_ledger_store_table_n(store, tid);
 	snap->keys = MemoryContextAllocHuge(cxt, sizeof(int64) * Max(snap->nrecords, 1));
-	tapas_lstore_table_keys(store, tid, (int64_t *) snap->keys);
+	tapas_ledger_store_table_keys(store, tid, (int64_t *) snap->keys);
 	snapshot_fill(snap, store, tid, filter);
 	LWLockRelease(sh->lock);
 
@@ -178,16 +178,16 @@ int64
 tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
 	int64		n,
 				i;
 	uint64		tid;
 
 	LWLockAcquire(sh->lock, LW_SHARED);
 	tid = tapas_ledger_table_id(store, relid);
-	n = (int64) tapas_lstore_table_n(store, tid);
+	n = (int64) tapas_ledger_store_table_n(store, tid);
 	for (i = 0; i < nkeys; i++)
-		idx[i] = tapas_lstore_lookup(store, tid, keys[i]);
+		idx[i] = tapas_ledger_store_lookup(store, tid, keys[i]);
 	LWLockRelease(sh->lock);
 	return n;
 }

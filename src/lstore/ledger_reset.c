@@ -21,7 +21,7 @@
  *	   clear and refill the hash, recount the roles' usage.
  *
  * The scratch (the object map) is allocated first, by the caller or by
- * tapas_lstore_reset_table; after that nothing can fail.
+ * tapas_ledger_store_reset_table; after that nothing can fail.
  *
  * IDENTIFICATION
  *	  src/lstore/ledger_reset.c
@@ -44,7 +44,7 @@ typedef struct reset_obj
 } reset_obj_t;
 
 size_t
-tapas_lstore_reset_scratch_size(const tapas_lstore_t *s)
+tapas_ledger_store_reset_scratch_size(const tapas_ledger_store_t *s)
 {
 	return (size_t) (2 * s->ncells + s->nstats + 1) * sizeof(reset_obj_t);
 }
@@ -63,15 +63,15 @@ cmp_obj(const void *a, const void *b)
  * their old offsets; returns the old offset of the new head.
  */
 static uint64_t
-collect_stats(tapas_lstore_t *s, uint64_t table_id, reset_obj_t *objs, uint64_t *n)
+collect_stats(tapas_ledger_store_t *s, uint64_t table_id, reset_obj_t *objs, uint64_t *n)
 {
 	uint64_t	off,
 				head = 0;
-	lstore_stat_t *prev = NULL;
+	ledger_store_stat_t *prev = NULL;
 
 	for (off = s->stats_head; off != 0;)
 	{
-		lstore_stat_t *st = (lstore_stat_t *) (ARENA(s) + off);
+		ledger_store_stat_t *st = (ledger_store_stat_t *) (ARENA(s) + off);
 		uint64_t	next = st->next;
 
 		if (st->table_id != table_id)
@@ -95,14 +95,14 @@ collect_stats(tapas_lstore_t *s, uint64_t table_id, reset_obj_t *objs, uint64_t 
 
 /* step 1 for the cells of the other tables: their covers and query texts */
 static void
-collect_cells(const tapas_lstore_t *s, uint64_t table_id, reset_obj_t *objs, uint64_t *n)
+collect_cells(const tapas_ledger_store_t *s, uint64_t table_id, reset_obj_t *objs, uint64_t *n)
 {
 	uint64_t	i,
 				last_query = 0;
 
 	for (i = 0; i < s->ncells; i++)
 	{
-		const tapas_lstore_cell_t *c = &CELLS(s)[i];
+		const tapas_ledger_store_cell_t *c = &CELLS(s)[i];
 
 		if (c->table_id == table_id)
 			continue;
@@ -119,7 +119,7 @@ collect_cells(const tapas_lstore_t *s, uint64_t table_id, reset_obj_t *objs, uin
 
 /* step 2: sort, drop repeats, slide down; returns the number of objects */
 static uint64_t
-compact_arena(tapas_lstore_t *s, reset_obj_t *objs, uint64_t n)
+compact_arena(tapas_ledger_store_t *s, reset_obj_t *objs, uint64_t n)
 {
 	uint64_t	i,
 				m = 0,
@@ -163,14 +163,14 @@ remap(const reset_obj_t *objs, uint64_t n, uint64_t old_off)
 
 /* step 3 for the statistics: the head and every next link */
 static void
-relink_stats(tapas_lstore_t *s, uint64_t head, const reset_obj_t *objs, uint64_t n)
+relink_stats(tapas_ledger_store_t *s, uint64_t head, const reset_obj_t *objs, uint64_t n)
 {
 	uint64_t	off;
 
 	s->stats_head = remap(objs, n, head);
 	for (off = s->stats_head; off != 0;)
 	{
-		lstore_stat_t *st = (lstore_stat_t *) (ARENA(s) + off);
+		ledger_store_stat_t *st = (ledger_store_stat_t *) (ARENA(s) + off);
 
 		st->next = remap(objs, n, st->next);
 		off = st->next;
@@ -179,7 +179,7 @@ relink_stats(tapas_lstore_t *s, uint64_t head, const reset_obj_t *objs, uint64_t
 
 /* steps 3 and 4 for the cells; returns the number removed */
 static uint64_t
-compact_cells(tapas_lstore_t *s, uint64_t table_id, uint32_t slot,
+compact_cells(tapas_ledger_store_t *s, uint64_t table_id, uint32_t slot,
 			  const reset_obj_t *objs, uint64_t n)
 {
 	uint64_t	i,
@@ -187,7 +187,7 @@ compact_cells(tapas_lstore_t *s, uint64_t table_id, uint32_t slot,
 
 	for (i = 0; i < s->ncells; i++)
 	{
-		tapas_lstore_cell_t c = CELLS(s)[i];
+		tapas_ledger_store_cell_t c = CELLS(s)[i];
 
 		if (c.table_id == table_id)
 			continue;
@@ -205,17 +205,17 @@ compact_cells(tapas_lstore_t *s, uint64_t table_id, uint32_t slot,
 
 /* step 4: tables and records without slot, then the hash refilled */
 static void
-compact_records(tapas_lstore_t *s, uint32_t slot)
+compact_records(tapas_ledger_store_t *s, uint32_t slot)
 {
 	uint64_t	i,
 				w = 0;
 
 	memmove(&TABLES(s)[slot], &TABLES(s)[slot + 1],
-			(s->ntables - slot - 1) * sizeof(lstore_table_t));
+			(s->ntables - slot - 1) * sizeof(ledger_store_table_t));
 	s->ntables--;
 	for (i = 0; i < s->nrecords; i++)
 	{
-		lstore_record_t r = RECORDS(s)[i];
+		ledger_store_record_t r = RECORDS(s)[i];
 
 		if (r.table == slot)
 			continue;
@@ -227,31 +227,31 @@ compact_records(tapas_lstore_t *s, uint32_t slot)
 	memset(HASH(s), 0, ((size_t) s->hash_mask + 1) * sizeof(uint32_t));
 	for (i = 0; i < s->nrecords; i++)
 	{
-		const lstore_record_t *r = &RECORDS(s)[i];
+		const ledger_store_record_t *r = &RECORDS(s)[i];
 
-		HASH(s)[tapas_lstore_probe(s, TABLES(s)[r->table].table_id, r->key)] = (uint32_t) (i + 1);
+		HASH(s)[tapas_ledger_store_probe(s, TABLES(s)[r->table].table_id, r->key)] = (uint32_t) (i + 1);
 	}
 }
 
 /* step 4: the roles' usage, from the cells left (as apply counts it) */
 static void
-recount_roles(tapas_lstore_t *s)
+recount_roles(tapas_ledger_store_t *s)
 {
 	uint64_t	i;
-	tapas_lstore_usage_t prev = {0, 0};
+	tapas_ledger_store_usage_t prev = {0, 0};
 
 	s->nroles = 0;
 	for (i = 0; i < s->ncells; i++)
-		tapas_lstore_put_role_usage(s, CELLS(s)[i].role,
-									tapas_lstore_cell_usage(s, i, &prev));
+		tapas_ledger_store_put_role_usage(s, CELLS(s)[i].role,
+									tapas_ledger_store_cell_usage(s, i, &prev));
 }
 
 void
-tapas_lstore_reset_table_with(tapas_lstore_t *s, uint64_t table_id, void *scratch,
+tapas_ledger_store_reset_table_with(tapas_ledger_store_t *s, uint64_t table_id, void *scratch,
 							  uint64_t *ncells_removed)
 {
 	reset_obj_t *objs = scratch;
-	int			slot = tapas_lstore_table_slot(s, table_id);
+	int			slot = tapas_ledger_store_table_slot(s, table_id);
 	uint64_t	n = 0,
 				head,
 				removed;
@@ -272,13 +272,13 @@ tapas_lstore_reset_table_with(tapas_lstore_t *s, uint64_t table_id, void *scratc
 }
 
 tapas_status
-tapas_lstore_reset_table(tapas_lstore_t *s, uint64_t table_id, uint64_t *ncells_removed)
+tapas_ledger_store_reset_table(tapas_ledger_store_t *s, uint64_t table_id, uint64_t *ncells_removed)
 {
-	void	   *scratch = tapas_malloc(tapas_lstore_reset_scratch_size(s));
+	void	   *scratch = tapas_malloc(tapas_ledger_store_reset_scratch_size(s));
 
 	if (scratch == NULL)
 		return TAPAS_ENOMEM;
-	tapas_lstore_reset_table_with(s, table_id, scratch, ncells_removed);
+	tapas_ledger_store_reset_table_with(s, table_id, scratch, ncells_removed);
 	tapas_free(scratch);
 	return TAPAS_OK;
 }

@@ -4,7 +4,7 @@
  *	  The ledger's region: dense key index, interned statistics, cells and
  *	  their compressed covers (layout in ledger_store.h).
  *
- * Invariants (checked by tapas_lstore_validate):
+ * Invariants (checked by tapas_ledger_store_validate):
  *	- records[0..nrecords) hold, per table slot t, the keys of t in dense
  *	  index order 0..tables[t].n-1, interleaved with other tables';
  *	- the hash holds exactly the positions 0..nrecords-1, each reachable
@@ -31,7 +31,7 @@
 
 /* splitmix64 finaliser of (table_id, key): a well mixed 64-bit hash */
 static uint64_t
-lstore_hash(uint64_t table_id, int64_t key)
+ledger_store_hash(uint64_t table_id, int64_t key)
 {
 	uint64_t	z = (uint64_t) key ^ ((uint64_t) table_id * UINT64_C(0x9E3779B97F4A7C15));
 
@@ -41,7 +41,7 @@ lstore_hash(uint64_t table_id, int64_t key)
 }
 
 static uint64_t
-lstore_hash_slots(uint64_t max_records)
+ledger_store_hash_slots(uint64_t max_records)
 {
 	uint64_t	slots = 16;
 
@@ -51,47 +51,47 @@ lstore_hash_slots(uint64_t max_records)
 }
 
 size_t
-tapas_lstore_size(const tapas_lstore_limits_t *lim)
+tapas_ledger_store_size(const tapas_ledger_store_limits_t *lim)
 {
-	if (lim->max_records < 1 || lim->max_records > TAPAS_LSTORE_MAX_RECORDS ||
+	if (lim->max_records < 1 || lim->max_records > TAPAS_LEDGER_STORE_MAX_RECORDS ||
 		lim->max_cells < 1 || lim->max_cells > (UINT64_C(1) << 40) ||
 		lim->arena_bytes < 64 || lim->arena_bytes > (UINT64_C(1) << 46) ||
-		lim->max_tables < 1 || lim->max_tables > TAPAS_LSTORE_MAX_TABLES)
+		lim->max_tables < 1 || lim->max_tables > TAPAS_LEDGER_STORE_MAX_TABLES)
 		return 0;
-	return ALIGN8(sizeof(tapas_lstore_t)) +
-		ALIGN8(lim->max_tables * sizeof(lstore_table_t)) +
-		ALIGN8(TAPAS_LSTORE_MAX_ROLES * sizeof(lstore_role_t)) +
-		lim->max_records * sizeof(lstore_record_t) +
-		ALIGN8(lstore_hash_slots(lim->max_records) * sizeof(uint32_t)) +
-		lim->max_cells * sizeof(tapas_lstore_cell_t) +
+	return ALIGN8(sizeof(tapas_ledger_store_t)) +
+		ALIGN8(lim->max_tables * sizeof(ledger_store_table_t)) +
+		ALIGN8(TAPAS_LEDGER_STORE_MAX_ROLES * sizeof(ledger_store_role_t)) +
+		lim->max_records * sizeof(ledger_store_record_t) +
+		ALIGN8(ledger_store_hash_slots(lim->max_records) * sizeof(uint32_t)) +
+		lim->max_cells * sizeof(tapas_ledger_store_cell_t) +
 		ALIGN8(lim->arena_bytes);
 }
 
-tapas_lstore_t *
-tapas_lstore_init(void *region, size_t size, const tapas_lstore_limits_t *lim)
+tapas_ledger_store_t *
+tapas_ledger_store_init(void *region, size_t size, const tapas_ledger_store_limits_t *lim)
 {
-	tapas_lstore_t *s = region;
-	size_t		need = tapas_lstore_size(lim);
+	tapas_ledger_store_t *s = region;
+	size_t		need = tapas_ledger_store_size(lim);
 	uint64_t	off;
 
 	if (need == 0 || size < need || ((uintptr_t) region & 7) != 0)
 		return NULL;
 	memset(s, 0, sizeof(*s));
-	s->magic = LSTORE_MAGIC;
+	s->magic = LEDGER_STORE_MAGIC;
 	s->region_size = size;
 	s->lim = *lim;
-	s->hash_mask = (uint32_t) (lstore_hash_slots(lim->max_records) - 1);
-	off = ALIGN8(sizeof(tapas_lstore_t));
+	s->hash_mask = (uint32_t) (ledger_store_hash_slots(lim->max_records) - 1);
+	off = ALIGN8(sizeof(tapas_ledger_store_t));
 	s->off_tables = off;
-	off += ALIGN8(lim->max_tables * sizeof(lstore_table_t));
+	off += ALIGN8(lim->max_tables * sizeof(ledger_store_table_t));
 	s->off_roles = off;
-	off += ALIGN8(TAPAS_LSTORE_MAX_ROLES * sizeof(lstore_role_t));
+	off += ALIGN8(TAPAS_LEDGER_STORE_MAX_ROLES * sizeof(ledger_store_role_t));
 	s->off_records = off;
-	off += lim->max_records * sizeof(lstore_record_t);
+	off += lim->max_records * sizeof(ledger_store_record_t);
 	s->off_hash = off;
 	off += ALIGN8(((uint64_t) s->hash_mask + 1) * sizeof(uint32_t));
 	s->off_cells = off;
-	off += lim->max_cells * sizeof(tapas_lstore_cell_t);
+	off += lim->max_cells * sizeof(tapas_ledger_store_cell_t);
 	s->off_arena = off;
 	memset(HASH(s), 0, ((size_t) s->hash_mask + 1) * sizeof(uint32_t));
 	s->arena_used = 8;			/* offset 0 means "none" */
@@ -102,7 +102,7 @@ tapas_lstore_init(void *region, size_t size, const tapas_lstore_limits_t *lim)
 /* ---- Lookups ---- */
 
 int
-tapas_lstore_table_slot(const tapas_lstore_t *s, uint64_t table_id)
+tapas_ledger_store_table_slot(const tapas_ledger_store_t *s, uint64_t table_id)
 {
 	uint32_t	t;
 
@@ -113,29 +113,29 @@ tapas_lstore_table_slot(const tapas_lstore_t *s, uint64_t table_id)
 }
 
 uint64_t
-tapas_lstore_table_id(const tapas_lstore_t *s, int slot)
+tapas_ledger_store_table_id(const tapas_ledger_store_t *s, int slot)
 {
 	return TABLES(s)[slot].table_id;
 }
 
 uint64_t
-tapas_lstore_table_n(const tapas_lstore_t *s, uint64_t table_id)
+tapas_ledger_store_table_n(const tapas_ledger_store_t *s, uint64_t table_id)
 {
-	int			t = tapas_lstore_table_slot(s, table_id);
+	int			t = tapas_ledger_store_table_slot(s, table_id);
 
 	return t < 0 ? 0 : TABLES(s)[t].n;
 }
 
 /* hash slot holding (table_id, key), or the empty slot where it would go */
 uint32_t
-tapas_lstore_probe(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
+tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	h = (uint32_t) lstore_hash(table_id, key) & s->hash_mask;
+	uint32_t	h = (uint32_t) ledger_store_hash(table_id, key) & s->hash_mask;
 
 	for (;;)
 	{
 		uint32_t	pos = HASH(s)[h];
-		const lstore_record_t *r;
+		const ledger_store_record_t *r;
 
 		if (pos == 0)
 			return h;
@@ -147,25 +147,25 @@ tapas_lstore_probe(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
 }
 
 void
-tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
+tapas_ledger_store_prefetch_slot(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
 {
-	__builtin_prefetch(&HASH(s)[(uint32_t) lstore_hash(table_id, key) & s->hash_mask]);
+	__builtin_prefetch(&HASH(s)[(uint32_t) ledger_store_hash(table_id, key) & s->hash_mask]);
 }
 
 void
-tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
+tapas_ledger_store_prefetch_record(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	pos = HASH(s)[(uint32_t) lstore_hash(table_id, key) & s->hash_mask];
+	uint32_t	pos = HASH(s)[(uint32_t) ledger_store_hash(table_id, key) & s->hash_mask];
 
 	if (pos != 0)
 		__builtin_prefetch(&RECORDS(s)[pos - 1]);
 }
 
 void
-tapas_lstore_record(const tapas_lstore_t *s, uint64_t i, int64_t *key, uint32_t *slot,
+tapas_ledger_store_record(const tapas_ledger_store_t *s, uint64_t i, int64_t *key, uint32_t *slot,
 					uint32_t *idx)
 {
-	const lstore_record_t *r = &RECORDS(s)[i];
+	const ledger_store_record_t *r = &RECORDS(s)[i];
 
 	*key = r->key;
 	*slot = r->table;
@@ -173,17 +173,17 @@ tapas_lstore_record(const tapas_lstore_t *s, uint64_t i, int64_t *key, uint32_t 
 }
 
 int64_t
-tapas_lstore_lookup(const tapas_lstore_t *s, uint64_t table_id, int64_t key)
+tapas_ledger_store_lookup(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	pos = HASH(s)[tapas_lstore_probe(s, table_id, key)];
+	uint32_t	pos = HASH(s)[tapas_ledger_store_probe(s, table_id, key)];
 
 	return pos == 0 ? -1 : (int64_t) RECORDS(s)[pos - 1].idx;
 }
 
 void
-tapas_lstore_table_keys(const tapas_lstore_t *s, uint64_t table_id, int64_t *keys)
+tapas_ledger_store_table_keys(const tapas_ledger_store_t *s, uint64_t table_id, int64_t *keys)
 {
-	int			t = tapas_lstore_table_slot(s, table_id);
+	int			t = tapas_ledger_store_table_slot(s, table_id);
 	uint64_t	i;
 
 	if (t < 0)
@@ -194,14 +194,14 @@ tapas_lstore_table_keys(const tapas_lstore_t *s, uint64_t table_id, int64_t *key
 }
 
 uint64_t
-tapas_lstore_find_stat(const tapas_lstore_t *s, uint64_t table_id,
+tapas_ledger_store_find_stat(const tapas_ledger_store_t *s, uint64_t table_id,
 					   const char *stat, uint32_t len)
 {
 	uint64_t	off;
 
 	for (off = s->stats_head; off != 0;)
 	{
-		const lstore_stat_t *st = (const lstore_stat_t *) (ARENA(s) + off);
+		const ledger_store_stat_t *st = (const ledger_store_stat_t *) (ARENA(s) + off);
 
 		if (st->table_id == table_id && st->len == len &&
 			memcmp(st + 1, stat, len) == 0)
@@ -211,8 +211,8 @@ tapas_lstore_find_stat(const tapas_lstore_t *s, uint64_t table_id,
 	return 0;
 }
 
-lstore_role_t *
-tapas_lstore_role_entry(const tapas_lstore_t *s, uint32_t role)
+ledger_store_role_t *
+tapas_ledger_store_role_entry(const tapas_ledger_store_t *s, uint32_t role)
 {
 	uint32_t	i;
 
@@ -222,11 +222,11 @@ tapas_lstore_role_entry(const tapas_lstore_t *s, uint32_t role)
 	return NULL;
 }
 
-tapas_lstore_usage_t
-tapas_lstore_role_usage(const tapas_lstore_t *s, uint32_t role)
+tapas_ledger_store_usage_t
+tapas_ledger_store_role_usage(const tapas_ledger_store_t *s, uint32_t role)
 {
-	const lstore_role_t *r = tapas_lstore_role_entry(s, role);
-	tapas_lstore_usage_t u = {0, 0};
+	const ledger_store_role_t *r = tapas_ledger_store_role_entry(s, role);
+	tapas_ledger_store_usage_t u = {0, 0};
 
 	if (r != NULL)
 	{
@@ -236,11 +236,11 @@ tapas_lstore_role_usage(const tapas_lstore_t *s, uint32_t role)
 	return u;
 }
 
-tapas_lstore_usage_t
-tapas_lstore_cell_usage(const tapas_lstore_t *s, uint64_t i, tapas_lstore_usage_t *seen)
+tapas_ledger_store_usage_t
+tapas_ledger_store_cell_usage(const tapas_ledger_store_t *s, uint64_t i, tapas_ledger_store_usage_t *seen)
 {
-	const tapas_lstore_cell_t *c = &CELLS(s)[i];
-	tapas_lstore_usage_t u = {1, 0};
+	const tapas_ledger_store_cell_t *c = &CELLS(s)[i];
+	tapas_ledger_store_usage_t u = {1, 0};
 
 	if (c->cover_off > seen->cells)
 	{
@@ -255,10 +255,10 @@ tapas_lstore_cell_usage(const tapas_lstore_t *s, uint64_t i, tapas_lstore_usage_
 	return u;
 }
 
-tapas_lstore_usage_t
-tapas_lbatch_usage(const tapas_lbatch_t *b)
+tapas_ledger_store_usage_t
+tapas_ledger_batch_usage(const tapas_ledger_batch_t *b)
 {
-	tapas_lstore_usage_t u = {(uint64_t) b->ncells, 0};
+	tapas_ledger_store_usage_t u = {(uint64_t) b->ncells, 0};
 	int			i;
 
 	if (b->query != NULL)
@@ -269,17 +269,17 @@ tapas_lbatch_usage(const tapas_lbatch_t *b)
 	return u;
 }
 
-const tapas_lstore_cell_t *
-tapas_lstore_cell(const tapas_lstore_t *s, uint64_t i)
+const tapas_ledger_store_cell_t *
+tapas_ledger_store_cell(const tapas_ledger_store_t *s, uint64_t i)
 {
 	return i < s->ncells ? &CELLS(s)[i] : NULL;
 }
 
 const char *
-tapas_lstore_stat_text(const tapas_lstore_t *s, const tapas_lstore_cell_t *c,
+tapas_ledger_store_stat_text(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c,
 					   uint32_t *len)
 {
-	const lstore_stat_t *st = (const lstore_stat_t *) (ARENA(s) + c->stat_off);
+	const ledger_store_stat_t *st = (const ledger_store_stat_t *) (ARENA(s) + c->stat_off);
 
 	if (len)
 		*len = st->len;
@@ -287,13 +287,13 @@ tapas_lstore_stat_text(const tapas_lstore_t *s, const tapas_lstore_cell_t *c,
 }
 
 const char *
-tapas_lstore_query_text(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
+tapas_ledger_store_query_text(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c)
 {
 	return c->query_off == 0 ? NULL : (const char *) (ARENA(s) + c->query_off);
 }
 
 const uint8_t *
-tapas_lstore_cover(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
+tapas_ledger_store_cover(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c)
 {
 	return ARENA(s) + c->cover_off;
 }
@@ -301,9 +301,9 @@ tapas_lstore_cover(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
 /* ---- Primitive mutations (callers have checked capacity) ---- */
 
 void
-tapas_lstore_put_role_usage(tapas_lstore_t *s, uint32_t role, tapas_lstore_usage_t usage)
+tapas_ledger_store_put_role_usage(tapas_ledger_store_t *s, uint32_t role, tapas_ledger_store_usage_t usage)
 {
-	lstore_role_t *r = tapas_lstore_role_entry(s, role);
+	ledger_store_role_t *r = tapas_ledger_store_role_entry(s, role);
 
 	if (r == NULL)
 	{
@@ -316,9 +316,9 @@ tapas_lstore_put_role_usage(tapas_lstore_t *s, uint32_t role, tapas_lstore_usage
 }
 
 uint32_t
-tapas_lstore_put_table(tapas_lstore_t *s, uint64_t table_id)
+tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint64_t table_id)
 {
-	int			t = tapas_lstore_table_slot(s, table_id);
+	int			t = tapas_ledger_store_table_slot(s, table_id);
 
 	if (t >= 0)
 		return (uint32_t) t;
@@ -328,10 +328,10 @@ tapas_lstore_put_table(tapas_lstore_t *s, uint64_t table_id)
 }
 
 void
-tapas_lstore_put_record(tapas_lstore_t *s, uint32_t slot, int64_t key)
+tapas_ledger_store_put_record(tapas_ledger_store_t *s, uint32_t slot, int64_t key)
 {
-	uint32_t	h = tapas_lstore_probe(s, TABLES(s)[slot].table_id, key);
-	lstore_record_t *r = &RECORDS(s)[s->nrecords];
+	uint32_t	h = tapas_ledger_store_probe(s, TABLES(s)[slot].table_id, key);
+	ledger_store_record_t *r = &RECORDS(s)[s->nrecords];
 
 	r->key = key;
 	r->table = slot;
@@ -341,7 +341,7 @@ tapas_lstore_put_record(tapas_lstore_t *s, uint32_t slot, int64_t key)
 
 /* copies len bytes (plus a NUL if nul) into the arena; returns the offset */
 uint64_t
-tapas_lstore_put_bytes(tapas_lstore_t *s, const void *data, uint64_t len, int nul)
+tapas_ledger_store_put_bytes(tapas_ledger_store_t *s, const void *data, uint64_t len, int nul)
 {
 	uint64_t	off = s->arena_used;
 
@@ -353,10 +353,10 @@ tapas_lstore_put_bytes(tapas_lstore_t *s, const void *data, uint64_t len, int nu
 }
 
 uint64_t
-tapas_lstore_put_stat(tapas_lstore_t *s, uint64_t table_id, const char *stat, uint32_t len)
+tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t table_id, const char *stat, uint32_t len)
 {
-	uint64_t	off = tapas_lstore_find_stat(s, table_id, stat, len);
-	lstore_stat_t hdr;
+	uint64_t	off = tapas_ledger_store_find_stat(s, table_id, stat, len);
+	ledger_store_stat_t hdr;
 	uint8_t    *p;
 
 	if (off != 0)

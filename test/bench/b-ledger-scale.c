@@ -47,48 +47,48 @@
 #define TABLE_A		((UINT64_C(16385) << 32) | 16401)
 #define TABLE_B		((UINT64_C(16385) << 32) | 16402)
 
-static tapas_lstore_t *
+static tapas_ledger_store_t *
 new_store(uint64_t max_records, uint64_t max_cells, uint64_t arena)
 {
-	tapas_lstore_limits_t lim = {max_records, max_cells, arena, 16};
-	size_t		size = tapas_lstore_size(&lim);
+	tapas_ledger_store_limits_t lim = {max_records, max_cells, arena, 16};
+	size_t		size = tapas_ledger_store_size(&lim);
 	void	   *region = NULL;
 
 	if (size == 0 || posix_memalign(&region, 64, size) != 0)
 		abort();
-	return tapas_lstore_init(region, size, &lim);
+	return tapas_ledger_store_init(region, size, &lim);
 }
 
 /* prepares, optionally unshares, applies; returns the frame bytes */
 static size_t
-log_batch(tapas_lstore_t *s, const tapas_lcell_in_t *in, int ncells, int unshare)
+log_batch(tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *in, int ncells, int unshare)
 {
-	tapas_lbatch_t *b;
+	tapas_ledger_batch_t *b;
 	uint8_t    *frame;
 	size_t		len;
 	int			i;
 
-	if (tapas_lstore_prepare(s, in, ncells, "SELECT ...", &b) != TAPAS_OK)
+	if (tapas_ledger_store_prepare(s, in, ncells, "SELECT ...", &b) != TAPAS_OK)
 		abort();
 	if (unshare)
 		for (i = 0; i < b->ncells; i++)
 			b->cells[i].shared_from = 0;
 	b->first_log_id = s->next_log_id;
-	if (tapas_lfile_encode_stmt(b, &frame, &len) != TAPAS_OK)
+	if (tapas_ledger_file_encode_stmt(b, &frame, &len) != TAPAS_OK)
 		abort();
 	b->first_log_id = 0;
-	if (tapas_lstore_apply(s, b, NULL) != TAPAS_OK)
+	if (tapas_ledger_store_apply(s, b, NULL) != TAPAS_OK)
 		abort();
 	tapas_free(frame);
-	tapas_lbatch_free(b);
+	tapas_ledger_batch_free(b);
 	return len;
 }
 
 /* the key order index: one full-table cell, as a first count(*) */
 static void
-index_table(tapas_lstore_t *s, uint64_t table_id, int64_t *keys)
+index_table(tapas_ledger_store_t *s, uint64_t table_id, int64_t *keys)
 {
-	tapas_lcell_in_t in = {table_id, "count(*)", N, keys, N};
+	tapas_ledger_cell_in_t in = {table_id, "count(*)", N, keys, N};
 	int			i;
 
 	for (i = 0; i < N; i++)
@@ -97,10 +97,10 @@ index_table(tapas_lstore_t *s, uint64_t table_id, int64_t *keys)
 }
 
 /* a random partition of the keys into GROUPS groups: cells nstat x GROUPS */
-static tapas_lcell_in_t *
+static tapas_ledger_cell_in_t *
 group_by(tapas_rng_t *rng, uint64_t table_id, int64_t *perm, int nstat)
 {
-	tapas_lcell_in_t *in = malloc(sizeof(tapas_lcell_in_t) * GROUPS * nstat);
+	tapas_ledger_cell_in_t *in = malloc(sizeof(tapas_ledger_cell_in_t) * GROUPS * nstat);
 	static const char *stats[2] = {"count(*) FILTER (WHERE rare)", "sum(income)"};
 	int			g,
 				k;
@@ -111,7 +111,7 @@ group_by(tapas_rng_t *rng, uint64_t table_id, int64_t *perm, int nstat)
 	for (g = 0; g < GROUPS; g++)
 		for (k = 0; k < nstat; k++)
 		{
-			tapas_lcell_in_t *c = &in[g * nstat + k];
+			tapas_ledger_cell_in_t *c = &in[g * nstat + k];
 
 			c->table_id = table_id;
 			c->statistic = stats[k];
@@ -124,7 +124,7 @@ group_by(tapas_rng_t *rng, uint64_t table_id, int64_t *perm, int nstat)
 
 /* per cell: store bytes (unshared, shared) and frame bytes of one batch */
 static void
-memory_row(const char *name, const tapas_lcell_in_t *in, int ncells, int64_t *keys)
+memory_row(const char *name, const tapas_ledger_cell_in_t *in, int ncells, int64_t *keys)
 {
 	double		mem[2],
 				file[2];
@@ -132,13 +132,13 @@ memory_row(const char *name, const tapas_lcell_in_t *in, int ncells, int64_t *ke
 
 	for (u = 0; u < 2; u++)
 	{
-		tapas_lstore_t *s = new_store(2 * N, 10000, UINT64_C(256) << 20);
+		tapas_ledger_store_t *s = new_store(2 * N, 10000, UINT64_C(256) << 20);
 		uint64_t	before;
 
 		index_table(s, TABLE_A, keys);
 		before = s->arena_used;
 		file[u] = (double) log_batch(s, in, ncells, u == 0) / ncells;
-		mem[u] = sizeof(tapas_lstore_cell_t) + (double) (s->arena_used - before) / ncells;
+		mem[u] = sizeof(tapas_ledger_store_cell_t) + (double) (s->arena_used - before) / ncells;
 		free(s);
 	}
 	printf("  %-34s %6d %12.0f %12.0f %8.2fx %12.0f %12.0f %8.2fx\n", name, ncells,
@@ -148,50 +148,50 @@ memory_row(const char *name, const tapas_lcell_in_t *in, int ncells, int64_t *ke
 /* ---- The baseline: tapas 0.2's reset, which rebuilt the region in a copy ---- */
 
 static void
-reset_by_copy_store(tapas_lstore_t *s, uint64_t table_id)
+reset_by_copy_store(tapas_ledger_store_t *s, uint64_t table_id)
 {
-	tapas_lstore_t *src = tapas_malloc(s->region_size);
-	tapas_lstore_limits_t lim = s->lim;
+	tapas_ledger_store_t *src = tapas_malloc(s->region_size);
+	tapas_ledger_store_limits_t lim = s->lim;
 	uint64_t	i,
 				last_q_src = 0,
 				last_q_dst = 0;
 
 	memcpy(src, s, s->region_size);
-	tapas_lstore_init(s, src->region_size, &lim);
+	tapas_ledger_store_init(s, src->region_size, &lim);
 	s->next_log_id = src->next_log_id;
 	for (i = 0; i < src->ntables; i++)
 		if (TABLES(src)[i].table_id != table_id)
-			tapas_lstore_put_table(s, TABLES(src)[i].table_id);
+			tapas_ledger_store_put_table(s, TABLES(src)[i].table_id);
 	for (i = 0; i < src->nrecords; i++)
 	{
-		const lstore_record_t *r = &RECORDS(src)[i];
+		const ledger_store_record_t *r = &RECORDS(src)[i];
 		uint64_t	rel = TABLES(src)[r->table].table_id;
 
 		if (rel != table_id)
-			tapas_lstore_put_record(s, tapas_lstore_put_table(s, rel), r->key);
+			tapas_ledger_store_put_record(s, tapas_ledger_store_put_table(s, rel), r->key);
 	}
 	for (i = 0; i < src->ncells; i++)
 	{
-		const tapas_lstore_cell_t *c = &CELLS(src)[i];
-		tapas_lstore_cell_t *d = &CELLS(s)[s->ncells];
+		const tapas_ledger_store_cell_t *c = &CELLS(src)[i];
+		tapas_ledger_store_cell_t *d = &CELLS(s)[s->ncells];
 		uint32_t	len;
 		const char *stat;
 
 		if (c->table_id == table_id)
 			continue;
 		*d = *c;
-		stat = tapas_lstore_stat_text(src, c, &len);
-		d->stat_off = tapas_lstore_put_stat(s, c->table_id, stat, len);
+		stat = tapas_ledger_store_stat_text(src, c, &len);
+		d->stat_off = tapas_ledger_store_put_stat(s, c->table_id, stat, len);
 		if (c->query_off != 0 && c->query_off != last_q_src)
 		{
-			const char *q = tapas_lstore_query_text(src, c);
+			const char *q = tapas_ledger_store_query_text(src, c);
 
 			last_q_src = c->query_off;
-			last_q_dst = tapas_lstore_put_bytes(s, q, strlen(q), 1);
+			last_q_dst = tapas_ledger_store_put_bytes(s, q, strlen(q), 1);
 		}
 		d->query_off = c->query_off == 0 ? 0 : last_q_dst;
-		d->cover_off = tapas_lstore_put_bytes(s, tapas_lstore_cover(src, c), c->cover_len, 0);
-		d->table = (uint32_t) tapas_lstore_table_slot(s, c->table_id);
+		d->cover_off = tapas_ledger_store_put_bytes(s, tapas_ledger_store_cover(src, c), c->cover_len, 0);
+		d->table = (uint32_t) tapas_ledger_store_table_slot(s, c->table_id);
 		s->ncells++;
 	}
 	tapas_free(src);
@@ -199,9 +199,9 @@ reset_by_copy_store(tapas_lstore_t *s, uint64_t table_id)
 
 /* the server's 0.2 path: a private copy, the rebuild, the copy back */
 static void
-reset_by_copy(tapas_lstore_t *s, uint64_t table_id)
+reset_by_copy(tapas_ledger_store_t *s, uint64_t table_id)
 {
-	tapas_lstore_t *copy = malloc(s->region_size);
+	tapas_ledger_store_t *copy = malloc(s->region_size);
 
 	memcpy(copy, s, s->region_size);
 	reset_by_copy_store(copy, table_id);
@@ -234,32 +234,32 @@ image_write(void *arg, const void *data, size_t len)
 }
 
 /* 100 GROUP BY statements on A (10^5 cells) and 16 cells on B */
-static tapas_lstore_t *
+static tapas_ledger_store_t *
 big_store(tapas_rng_t *rng, uint64_t max_records, uint64_t arena, int64_t *keys, int64_t *perm)
 {
-	tapas_lstore_t *s = new_store(max_records, 110000, arena);
+	tapas_ledger_store_t *s = new_store(max_records, 110000, arena);
 	int			st,
 				i;
 
 	index_table(s, TABLE_A, keys);
 	for (st = 0; st < 100; st++)
 	{
-		tapas_lcell_in_t *in = group_by(rng, TABLE_A, perm, 1);
+		tapas_ledger_cell_in_t *in = group_by(rng, TABLE_A, perm, 1);
 
 		log_batch(s, in, GROUPS, 0);
 		free(in);
 	}
 	for (i = 0; i < 16; i++)
 	{
-		tapas_lcell_in_t in = {TABLE_B, "count(*)", i, keys + 10 * i, 10};
+		tapas_ledger_cell_in_t in = {TABLE_B, "count(*)", i, keys + 10 * i, 10};
 
 		log_batch(s, &in, 1, 0);
 	}
 	return s;
 }
 
-static tapas_lstore_t *
-clone(const tapas_lstore_t *s)
+static tapas_ledger_store_t *
+clone(const tapas_ledger_store_t *s)
 {
 	void	   *region = NULL;
 
@@ -273,7 +273,7 @@ static void
 reset_rows(const char *name, tapas_rng_t *rng, uint64_t max_records, uint64_t arena,
 		   int64_t *keys, int64_t *perm, int full)
 {
-	tapas_lstore_t *s = big_store(rng, max_records, arena, keys, perm),
+	tapas_ledger_store_t *s = big_store(rng, max_records, arena, keys, perm),
 			   *a = clone(s),
 			   *b = clone(s),
 			   *r;
@@ -295,13 +295,13 @@ reset_rows(const char *name, tapas_rng_t *rng, uint64_t max_records, uint64_t ar
 	printf("  %s: region %.0f MB, %llu cells\n", name, a->region_size / 1048576.0,
 		   (unsigned long long) a->ncells);
 	t = bench_ms();
-	if (tapas_lstore_reset_table(a, TABLE_B, &removed) != TAPAS_OK || removed != 16)
+	if (tapas_ledger_store_reset_table(a, TABLE_B, &removed) != TAPAS_OK || removed != 16)
 		abort();
 	t_new = bench_ms() - t;
 	t = bench_ms();
 	reset_by_copy(b, TABLE_B);
 	t_old = bench_ms() - t;
-	if (a->ncells != b->ncells || tapas_lstore_validate(a, NULL) != TAPAS_OK)
+	if (a->ncells != b->ncells || tapas_ledger_store_validate(a, NULL) != TAPAS_OK)
 		abort();
 	printf("    %-40s %10.1f ms %10.1f ms %8.1fx\n", "reset of the 16-cell table", t_new, t_old,
 		   t_old / t_new);
@@ -312,13 +312,13 @@ reset_rows(const char *name, tapas_rng_t *rng, uint64_t max_records, uint64_t ar
 		return;
 	}
 	t = bench_ms();
-	if (tapas_lfile_dump(s, image_write, &im) != TAPAS_OK)
+	if (tapas_ledger_file_dump(s, image_write, &im) != TAPAS_OK)
 		abort();
 	printf("    %-40s %10.1f ms   (%.1f MB, %.0f bytes per cell)\n", "file rewrite (dump)",
 		   bench_ms() - t, im.len / 1048576.0, (double) im.len / s->ncells);
 	r = new_store(max_records, 110000, arena);
 	t = bench_ms();
-	if (tapas_lfile_replay(r, im.buf, im.len, &good, &nframes, NULL) != TAPAS_OK ||
+	if (tapas_ledger_file_replay(r, im.buf, im.len, &good, &nframes, NULL) != TAPAS_OK ||
 		good != im.len || r->ncells != s->ncells)
 		abort();
 	printf("    %-40s %10.1f ms\n", "replay at start", bench_ms() - t);
@@ -327,9 +327,9 @@ reset_rows(const char *name, tapas_rng_t *rng, uint64_t max_records, uint64_t ar
 	t = bench_ms();
 	for (i = 1; i <= 10000; i++)
 	{
-		const tapas_lstore_cell_t *c = tapas_lstore_cell(s, i);
+		const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(s, i);
 		roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe(
-									(const char *) tapas_lstore_cover(s, c), c->cover_len);
+									(const char *) tapas_ledger_store_cover(s, c), c->cover_len);
 
 		if (bm == NULL)
 			abort();
@@ -338,7 +338,7 @@ reset_rows(const char *name, tapas_rng_t *rng, uint64_t max_records, uint64_t ar
 	printf("    %-40s %10.1f ms\n", "snapshot of 10^4 cells (decode covers)", bench_ms() - t);
 	free(im.buf);
 	t = bench_ms();
-	if (tapas_lstore_reset_table(s, TABLE_A, &removed) != TAPAS_OK || removed != 100001)
+	if (tapas_ledger_store_reset_table(s, TABLE_A, &removed) != TAPAS_OK || removed != 100001)
 		abort();
 	t_new = bench_ms() - t;
 	free(b);
@@ -360,8 +360,8 @@ main(void)
 	int64_t    *keys = malloc(sizeof(int64_t) * N),
 			   *perm = malloc(sizeof(int64_t) * N);
 	int64_t    *half = malloc(sizeof(int64_t) * N);
-	tapas_lcell_in_t one;
-	tapas_lcell_in_t *in;
+	tapas_ledger_cell_in_t one;
+	tapas_ledger_cell_in_t *in;
 	int			i;
 
 	tapas_rng_seed(&rng, 20261201);
@@ -371,11 +371,11 @@ main(void)
 	for (i = 0; i < N; i++)
 		half[i] = i + 1;
 	tapas_rng_shuffle_i64(&rng, half, N);
-	one = (tapas_lcell_in_t) {TABLE_A, "sum(income)", 1, half, N / 2};
+	one = (tapas_ledger_cell_in_t) {TABLE_A, "sum(income)", 1, half, N / 2};
 	memory_row("random half", &one, 1, keys);
 	for (i = 0; i < 25000; i++)
 		half[i] = 30001 + i;
-	one = (tapas_lcell_in_t) {TABLE_A, "sum(income)", 1, half, 25000};
+	one = (tapas_ledger_cell_in_t) {TABLE_A, "sum(income)", 1, half, 25000};
 	memory_row("range of 25,000 keys", &one, 1, keys);
 	in = group_by(&rng, TABLE_A, perm, 2);
 	memory_row("1,000-group GROUP BY, 2 statistics", in, 2 * GROUPS, keys);

@@ -50,7 +50,7 @@ image_write(void *arg, const void *data, size_t len)
 
 /* logical equality of two stores */
 static int
-stores_equal(const tapas_lstore_t *a, const tapas_lstore_t *b)
+stores_equal(const tapas_ledger_store_t *a, const tapas_ledger_store_t *b)
 {
 	uint64_t	i;
 	int			t;
@@ -60,15 +60,15 @@ stores_equal(const tapas_lstore_t *a, const tapas_lstore_t *b)
 		return 0;
 	for (t = 0; t < (int) a->ntables; t++)
 	{
-		uint64_t	relid = tapas_lstore_table_id(a, t);
-		uint64_t	n = tapas_lstore_table_n(a, relid);
+		uint64_t	relid = tapas_ledger_store_table_id(a, t);
+		uint64_t	n = tapas_ledger_store_table_n(a, relid);
 		int64_t    *ka = malloc(8 * (n + 1)),
 				   *kb = malloc(8 * (n + 1));
 		int			same;
 
-		tapas_lstore_table_keys(a, relid, ka);
-		tapas_lstore_table_keys(b, relid, kb);
-		same = n == tapas_lstore_table_n(b, relid) && memcmp(ka, kb, 8 * n) == 0;
+		tapas_ledger_store_table_keys(a, relid, ka);
+		tapas_ledger_store_table_keys(b, relid, kb);
+		same = n == tapas_ledger_store_table_n(b, relid) && memcmp(ka, kb, 8 * n) == 0;
 		free(ka);
 		free(kb);
 		if (!same)
@@ -76,21 +76,21 @@ stores_equal(const tapas_lstore_t *a, const tapas_lstore_t *b)
 	}
 	for (i = 0; i < a->ncells; i++)
 	{
-		const tapas_lstore_cell_t *x = tapas_lstore_cell(a, i),
-				   *y = tapas_lstore_cell(b, i);
+		const tapas_ledger_store_cell_t *x = tapas_ledger_store_cell(a, i),
+				   *y = tapas_ledger_store_cell(b, i);
 		uint32_t	lx,
 					ly;
-		const char *sx = tapas_lstore_stat_text(a, x, &lx),
-				   *sy = tapas_lstore_stat_text(b, y, &ly);
-		const char *qx = tapas_lstore_query_text(a, x),
-				   *qy = tapas_lstore_query_text(b, y);
+		const char *sx = tapas_ledger_store_stat_text(a, x, &lx),
+				   *sy = tapas_ledger_store_stat_text(b, y, &ly);
+		const char *qx = tapas_ledger_store_query_text(a, x),
+				   *qy = tapas_ledger_store_query_text(b, y);
 
 		if (x->log_id != y->log_id || x->answer != y->answer || x->table_id != y->table_id ||
 			x->role != y->role || x->pid != y->pid || x->logged_at != y->logged_at ||
 			x->session_start != y->session_start || x->ncovered != y->ncovered ||
 			lx != ly || memcmp(sx, sy, lx) != 0 || (qx == NULL) != (qy == NULL) ||
 			(qx && strcmp(qx, qy) != 0) || x->cover_len != y->cover_len ||
-			memcmp(tapas_lstore_cover(a, x), tapas_lstore_cover(b, y), x->cover_len) != 0)
+			memcmp(tapas_ledger_store_cover(a, x), tapas_ledger_store_cover(b, y), x->cover_len) != 0)
 			return 0;
 	}
 	return 1;
@@ -99,26 +99,26 @@ stores_equal(const tapas_lstore_t *a, const tapas_lstore_t *b)
 #define NSTMT 60
 
 /* builds a store of NSTMT random statements, with the live file image */
-static tapas_lstore_t *
+static tapas_ledger_store_t *
 build(uint64_t seed, image_t *im, size_t *frame_end)
 {
 	tapas_rng_t rng;
-	tapas_lstore_t *s = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
+	tapas_ledger_store_t *s = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
 	int			it;
 
 	tapas_rng_seed(&rng, seed);
 	memset(im, 0, sizeof(*im));
 	im->fail_after = -1;
-	image_write(im, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN);
+	image_write(im, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN);
 	for (it = 0; it < NSTMT; it++)
 	{
 		static wl_stmt_t st;
-		tapas_lbatch_t *b;
+		tapas_ledger_batch_t *b;
 		uint8_t    *frame;
 		size_t		len;
 
 		wl_stmt_make(&rng, &st, it);
-		TAPAS_CHECK(tapas_lstore_prepare(s, st.in, st.ncells,
+		TAPAS_CHECK(tapas_ledger_store_prepare(s, st.in, st.ncells,
 										 it % 7 == 3 ? NULL : st.query, &b) == TAPAS_OK);
 		b->role = 10 + it % 3;
 		b->pid = 1000 + it;
@@ -126,24 +126,24 @@ build(uint64_t seed, image_t *im, size_t *frame_end)
 		b->session_start = 555 + it % 2;
 		/* live order: assign the log_id, encode, write, then apply */
 		b->first_log_id = s->next_log_id;
-		TAPAS_CHECK(tapas_lfile_encode_stmt(b, &frame, &len) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &len) == TAPAS_OK);
 		image_write(im, frame, len);
 		tapas_free(frame);
-		TAPAS_CHECK(tapas_lstore_apply(s, b, NULL) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
 		if (frame_end)
 			frame_end[it] = im->len;
-		tapas_lbatch_free(b);
+		tapas_ledger_batch_free(b);
 		wl_stmt_free(&st);
 	}
 	return s;
 }
 
-static tapas_lstore_t *
+static tapas_ledger_store_t *
 replay(const uint8_t *buf, size_t len, tapas_status *rc, size_t *good, uint64_t *nframes)
 {
-	tapas_lstore_t *r = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
+	tapas_ledger_store_t *r = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
 
-	*rc = tapas_lfile_replay(r, buf, len, good, nframes, NULL);
+	*rc = tapas_ledger_file_replay(r, buf, len, good, nframes, NULL);
 	return r;
 }
 
@@ -151,7 +151,7 @@ static void
 test_lfile_replay_roundtrip(void)
 {
 	image_t		im;
-	tapas_lstore_t *s = build(tapas_test_seed(), &im, NULL),
+	tapas_ledger_store_t *s = build(tapas_test_seed(), &im, NULL),
 			   *r;
 	tapas_status rc;
 	size_t		good;
@@ -161,7 +161,7 @@ test_lfile_replay_roundtrip(void)
 	r = replay(im.buf, im.len, &rc, &good, &nframes);
 	TAPAS_CHECK(rc == TAPAS_OK && good == im.len && nframes == NSTMT);
 	TAPAS_CHECK(stores_equal(s, r));
-	TAPAS_CHECK_MSG(tapas_lstore_validate(r, &reason) == TAPAS_OK, "%s", reason);
+	TAPAS_CHECK_MSG(tapas_ledger_store_validate(r, &reason) == TAPAS_OK, "%s", reason);
 	free(r);
 	/* an empty file is an empty ledger; a bad magic is refused */
 	r = replay(im.buf, 0, &rc, &good, &nframes);
@@ -180,7 +180,7 @@ test_lfile_torn_tail(void)
 {
 	image_t		im;
 	size_t		ends[NSTMT];
-	tapas_lstore_t *s = build(tapas_test_seed() + 1, &im, ends),
+	tapas_ledger_store_t *s = build(tapas_test_seed() + 1, &im, ends),
 			   *full,
 			   *r;
 	tapas_status rc;
@@ -196,14 +196,14 @@ test_lfile_torn_tail(void)
 	TAPAS_CHECK(rc == TAPAS_OK && nframes == NSTMT - 1);
 	for (cut = ends[NSTMT - 2] + 1; cut < im.len; cut += 1 + (im.len - cut) / 97)
 	{
-		tapas_lstore_t *t = replay(im.buf, cut, &rc, &good, &nframes);
+		tapas_ledger_store_t *t = replay(im.buf, cut, &rc, &good, &nframes);
 
 		TAPAS_CHECK_MSG(rc == TAPAS_OK && good == ends[NSTMT - 2] &&
 						nframes == NSTMT - 1 && stores_equal(t, r), "cut at %zu", cut);
 		free(t);
 	}
 	/* a flipped byte inside frame 10 ends the replay before it */
-	im.buf[ends[9] + TAPAS_LFILE_FRAME_HDR + 5] ^= 0x40;
+	im.buf[ends[9] + TAPAS_LEDGER_FILE_FRAME_HDR + 5] ^= 0x40;
 	free(r);
 	r = replay(im.buf, im.len, &rc, &good, &nframes);
 	TAPAS_CHECK(rc == TAPAS_OK && good == ends[9] && nframes == 10);
@@ -218,7 +218,7 @@ test_lfile_dump_after_reset(void)
 {
 	image_t		im,
 				dump;
-	tapas_lstore_t *s = build(tapas_test_seed() + 2, &im, NULL),
+	tapas_ledger_store_t *s = build(tapas_test_seed() + 2, &im, NULL),
 			   *r;
 	tapas_status rc;
 	size_t		good;
@@ -230,18 +230,18 @@ test_lfile_dump_after_reset(void)
 	/* the dump that leaves the table out equals the dump after the reset */
 	memset(&without, 0, sizeof(without));
 	without.fail_after = -1;
-	TAPAS_CHECK(tapas_lfile_dump_without(s, wl_relids[0], image_write, &without) == TAPAS_OK);
-	TAPAS_CHECK(tapas_lstore_reset_table(s, wl_relids[0], &removed) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_file_dump_without(s, wl_relids[0], image_write, &without) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_reset_table(s, wl_relids[0], &removed) == TAPAS_OK);
 	TAPAS_CHECK(removed > 0);
 	memset(&dump, 0, sizeof(dump));
 	dump.fail_after = -1;
-	TAPAS_CHECK(tapas_lfile_dump(s, image_write, &dump) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_file_dump(s, image_write, &dump) == TAPAS_OK);
 	TAPAS_CHECK(without.len == dump.len && memcmp(without.buf, dump.buf, dump.len) == 0);
 	free(without.buf);
 	r = replay(dump.buf, dump.len, &rc, &good, &nframes);
 	TAPAS_CHECK_MSG(rc == TAPAS_OK && good == dump.len, "rc %d good %zu len %zu", (int) rc, good, dump.len);
 	TAPAS_CHECK(stores_equal(s, r));
-	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
 	free(r);
 	free(dump.buf);
 	/* a failing writer is reported at every position */
@@ -249,7 +249,7 @@ test_lfile_dump_after_reset(void)
 	{
 		memset(&dump, 0, sizeof(dump));
 		dump.fail_after = k;
-		TAPAS_CHECK(tapas_lfile_dump(s, image_write, &dump) == TAPAS_EINVAL);
+		TAPAS_CHECK(tapas_ledger_file_dump(s, image_write, &dump) == TAPAS_EINVAL);
 		free(dump.buf);
 	}
 	free(im.buf);
@@ -260,24 +260,24 @@ static void
 test_lfile_limits_on_replay(void)
 {
 	image_t		im;
-	tapas_lstore_t *s = build(tapas_test_seed() + 3, &im, NULL);
-	tapas_lstore_t *small = wl_store_create(WL_TABLES * WL_U, 5, 16 << 20, 8);
+	tapas_ledger_store_t *s = build(tapas_test_seed() + 3, &im, NULL);
+	tapas_ledger_store_t *small = wl_store_create(WL_TABLES * WL_U, 5, 16 << 20, 8);
 	size_t		good;
 	uint64_t	nframes;
 	const char *reason = NULL;
 
-	TAPAS_CHECK(tapas_lfile_replay(small, im.buf, im.len, &good, &nframes, &reason) == TAPAS_ELIMIT);
+	TAPAS_CHECK(tapas_ledger_file_replay(small, im.buf, im.len, &good, &nframes, &reason) == TAPAS_ELIMIT);
 	TAPAS_CHECK(reason != NULL && good < im.len && small->ncells <= 5);
-	TAPAS_CHECK(tapas_lstore_validate(small, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_validate(small, NULL) == TAPAS_OK);
 	free(small);
 	/* replaying a file twice contradicts itself: the new keys exist */
 	{
-		tapas_lstore_t *r = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
+		tapas_ledger_store_t *r = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
 		size_t		g2;
 
-		TAPAS_CHECK(tapas_lfile_replay(r, im.buf, im.len, &g2, &nframes, NULL) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_file_replay(r, im.buf, im.len, &g2, &nframes, NULL) == TAPAS_OK);
 		r->next_log_id = 1;
-		TAPAS_CHECK(tapas_lfile_replay(r, im.buf, im.len, &g2, &nframes, NULL) == TAPAS_EINVAL);
+		TAPAS_CHECK(tapas_ledger_file_replay(r, im.buf, im.len, &g2, &nframes, NULL) == TAPAS_EINVAL);
 		free(r);
 	}
 	free(im.buf);
@@ -289,22 +289,22 @@ static void
 test_lfile_decode_malformed(void)
 {
 	image_t		im;
-	tapas_lstore_t *s = build(tapas_test_seed() + 4, &im, NULL);
-	const uint8_t *payload = im.buf + im.last_frame + TAPAS_LFILE_FRAME_HDR;
-	size_t		plen = im.len - im.last_frame - TAPAS_LFILE_FRAME_HDR,
+	tapas_ledger_store_t *s = build(tapas_test_seed() + 4, &im, NULL);
+	const uint8_t *payload = im.buf + im.last_frame + TAPAS_LEDGER_FILE_FRAME_HDR;
+	size_t		plen = im.len - im.last_frame - TAPAS_LEDGER_FILE_FRAME_HDR,
 				cut;
-	tapas_lbatch_t *b;
+	tapas_ledger_batch_t *b;
 	tapas_rng_t rng;
 	int			it;
 
-	TAPAS_CHECK(tapas_lfile_decode_stmt(payload, plen, &b) == TAPAS_OK);
-	tapas_lbatch_free(b);
+	TAPAS_CHECK(tapas_ledger_file_decode_stmt(payload, plen, &b) == TAPAS_OK);
+	tapas_ledger_batch_free(b);
 	for (cut = 0; cut < plen; cut++)
 	{
 		uint8_t    *copy = malloc(cut + 1);
 
 		memcpy(copy, payload, cut);
-		TAPAS_CHECK_MSG(tapas_lfile_decode_stmt(copy, cut, &b) == TAPAS_EINVAL && b == NULL,
+		TAPAS_CHECK_MSG(tapas_ledger_file_decode_stmt(copy, cut, &b) == TAPAS_EINVAL && b == NULL,
 						"cut %zu", cut);
 		free(copy);
 	}
@@ -316,9 +316,9 @@ test_lfile_decode_malformed(void)
 
 		memcpy(copy, payload, plen);
 		copy[tapas_rng_below(&rng, plen)] ^= (uint8_t) (1 + tapas_rng_below(&rng, 255));
-		rc = tapas_lfile_decode_stmt(copy, plen, &b);
+		rc = tapas_ledger_file_decode_stmt(copy, plen, &b);
 		TAPAS_CHECK(rc == TAPAS_OK || rc == TAPAS_EINVAL);
-		tapas_lbatch_free(b);
+		tapas_ledger_batch_free(b);
 		free(copy);
 	}
 	free(im.buf);
@@ -362,7 +362,7 @@ v1_stmt(uint8_t *p, uint32_t relid, int64_t first, uint64_t m)
 
 	roaring_bitmap_add_range(r, 0, m);
 	memset(q, 0, 4);
-	q[0] = TAPAS_LFILE_STMT;
+	q[0] = TAPAS_LEDGER_FILE_STMT;
 	q += 4;
 	u = 1;
 	memcpy(q, &u, 4), q += 4;	/* ncells */
@@ -405,24 +405,24 @@ test_lfile_replay_v1(void)
 {
 	image_t		im;
 	uint8_t		payload[4096];
-	uint8_t		keys[32] = {TAPAS_LFILE_KEYS};
+	uint8_t		keys[32] = {TAPAS_LEDGER_FILE_KEYS};
 	int64_t		key = 555;
 	uint32_t	relid = 16401;
 	uint64_t	one = 1;
 	size_t		good;
 	uint64_t	nframes;
 	tapas_status rc;
-	tapas_lstore_t *r;
-	tapas_lbatch_t *b;
-	tapas_lcell_in_t in;
+	tapas_ledger_store_t *r;
+	tapas_ledger_batch_t *b;
+	tapas_ledger_cell_in_t in;
 	int64_t		k2[2] = {100, 900};
 	uint8_t    *frame;
 	size_t		flen;
 
 	memset(&im, 0, sizeof(im));
 	im.fail_after = -1;
-	v1_put(&im, TAPAS_LFILE_MAGIC_V1, TAPAS_LFILE_HEADER_LEN);
-	TAPAS_CHECK(tapas_lfile_is_v1(im.buf, im.len));
+	v1_put(&im, TAPAS_LEDGER_FILE_MAGIC_V1, TAPAS_LEDGER_FILE_HEADER_LEN);
+	TAPAS_CHECK(tapas_ledger_file_is_v1(im.buf, im.len));
 	v1_frame(&im, payload, (uint32_t) v1_stmt(payload, relid, 1, 5));
 	memcpy(keys + 4, &relid, 4);
 	memcpy(keys + 8, &one, 8);
@@ -430,11 +430,11 @@ test_lfile_replay_v1(void)
 	v1_frame(&im, keys, 24);
 	r = replay(im.buf, im.len, &rc, &good, &nframes);
 	TAPAS_CHECK(rc == TAPAS_OK && good == im.len && nframes == 2);
-	TAPAS_CHECK(r->ncells == 1 && tapas_lstore_cell(r, 0)->table_id == relid);
-	TAPAS_CHECK(tapas_lstore_table_n(r, relid) == 6);
-	TAPAS_CHECK(tapas_lstore_lookup(r, relid, 104) == 4 && tapas_lstore_lookup(r, relid, 555) == 5);
-	TAPAS_CHECK(tapas_lstore_cell(r, 0)->ncovered == 5 && tapas_lstore_cell(r, 0)->answer == 42);
-	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
+	TAPAS_CHECK(r->ncells == 1 && tapas_ledger_store_cell(r, 0)->table_id == relid);
+	TAPAS_CHECK(tapas_ledger_store_table_n(r, relid) == 6);
+	TAPAS_CHECK(tapas_ledger_store_lookup(r, relid, 104) == 4 && tapas_ledger_store_lookup(r, relid, 555) == 5);
+	TAPAS_CHECK(tapas_ledger_store_cell(r, 0)->ncovered == 5 && tapas_ledger_store_cell(r, 0)->answer == 42);
+	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
 
 	/* a version 2 frame of the same OID in database 7 is another table */
 	in.table_id = (UINT64_C(7) << 32) | relid;
@@ -442,21 +442,21 @@ test_lfile_replay_v1(void)
 	in.answer = 2;
 	in.keys = k2;
 	in.nkeys = 2;
-	TAPAS_CHECK(tapas_lstore_prepare(r, &in, 1, NULL, &b) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_prepare(r, &in, 1, NULL, &b) == TAPAS_OK);
 	b->first_log_id = r->next_log_id;
-	TAPAS_CHECK(tapas_lfile_encode_stmt(b, &frame, &flen) == TAPAS_OK);
-	TAPAS_CHECK(frame[TAPAS_LFILE_FRAME_HDR] == TAPAS_LFILE_STMT2);
+	TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &flen) == TAPAS_OK);
+	TAPAS_CHECK(frame[TAPAS_LEDGER_FILE_FRAME_HDR] == TAPAS_LEDGER_FILE_STMT2);
 	image_write(&im, frame, flen);
 	tapas_free(frame);
-	tapas_lbatch_free(b);
+	tapas_ledger_batch_free(b);
 	free(r);
 	r = replay(im.buf, im.len, &rc, &good, &nframes);
 	TAPAS_CHECK(rc == TAPAS_OK && good == im.len && nframes == 3 && r->ncells == 2);
-	TAPAS_CHECK(tapas_lstore_table_n(r, relid) == 6);
-	TAPAS_CHECK(tapas_lstore_table_n(r, in.table_id) == 2);
-	TAPAS_CHECK(tapas_lstore_lookup(r, in.table_id, 100) == 0 &&
-				tapas_lstore_lookup(r, in.table_id, 555) == -1);
-	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_table_n(r, relid) == 6);
+	TAPAS_CHECK(tapas_ledger_store_table_n(r, in.table_id) == 2);
+	TAPAS_CHECK(tapas_ledger_store_lookup(r, in.table_id, 100) == 0 &&
+				tapas_ledger_store_lookup(r, in.table_id, 555) == -1);
+	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
 	free(r);
 	free(im.buf);
 }
@@ -469,12 +469,12 @@ test_lfile_replay_v1(void)
 static void
 test_lfile_shared_covers(void)
 {
-	tapas_lstore_t *s = wl_store_create(1000, 100, 1 << 20, 8),
+	tapas_ledger_store_t *s = wl_store_create(1000, 100, 1 << 20, 8),
 			   *r;
 	int64_t		k1[50],
 				k2[50];
-	tapas_lcell_in_t in[5];
-	tapas_lbatch_t *b;
+	tapas_ledger_cell_in_t in[5];
+	tapas_ledger_batch_t *b;
 	uint8_t    *frame;
 	size_t		flen,
 				good;
@@ -491,54 +491,54 @@ test_lfile_shared_covers(void)
 		k2[i] = (int64_t) (7 * i + 2);
 	}
 	/* count and sum of two groups, then a cell of another table over k1 */
-	in[0] = (tapas_lcell_in_t) {16401, "count(*)", 50, k1, 50};
-	in[1] = (tapas_lcell_in_t) {16401, "count(*)", 50, k2, 50};
-	in[2] = (tapas_lcell_in_t) {16401, "sum(x)", 7, k1, 50};
-	in[3] = (tapas_lcell_in_t) {16401, "sum(x)", 8, k2, 50};
-	in[4] = (tapas_lcell_in_t) {16402, "sum(x)", 9, k1, 50};
-	TAPAS_CHECK(tapas_lstore_prepare(s, in, 5, "SELECT", &b) == TAPAS_OK);
+	in[0] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k1, 50};
+	in[1] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k2, 50};
+	in[2] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 7, k1, 50};
+	in[3] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 8, k2, 50};
+	in[4] = (tapas_ledger_cell_in_t) {16402, "sum(x)", 9, k1, 50};
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, in, 5, "SELECT", &b) == TAPAS_OK);
 	TAPAS_CHECK(b->cells[0].shared_from == 0 && b->cells[1].shared_from == 0);
 	TAPAS_CHECK(b->cells[2].shared_from == 1 && b->cells[3].shared_from == 2);
 	TAPAS_CHECK(b->cells[4].shared_from == 0);	/* another table: its own indices */
 	b->first_log_id = s->next_log_id;
-	TAPAS_CHECK(tapas_lfile_encode_stmt(b, &frame, &flen) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &flen) == TAPAS_OK);
 	arena = s->arena_used;
 	b->first_log_id = 0;
-	TAPAS_CHECK(tapas_lstore_apply(s, b, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
 	/* text, then three covers, not five */
 	TAPAS_CHECK(s->arena_used - arena ==
 				8 + ALIGN8(b->cells[0].cover_len) + ALIGN8(b->cells[1].cover_len) +
 				ALIGN8(b->cells[4].cover_len) + STAT_BYTES(8) + STAT_BYTES(6) + STAT_BYTES(6));
-	TAPAS_CHECK(tapas_lstore_cell(s, 2)->cover_off == tapas_lstore_cell(s, 0)->cover_off);
-	TAPAS_CHECK(tapas_lstore_cell(s, 3)->cover_off == tapas_lstore_cell(s, 1)->cover_off);
-	TAPAS_CHECK(tapas_lstore_role_usage(s, 0).bytes ==
+	TAPAS_CHECK(tapas_ledger_store_cell(s, 2)->cover_off == tapas_ledger_store_cell(s, 0)->cover_off);
+	TAPAS_CHECK(tapas_ledger_store_cell(s, 3)->cover_off == tapas_ledger_store_cell(s, 1)->cover_off);
+	TAPAS_CHECK(tapas_ledger_store_role_usage(s, 0).bytes ==
 				8 + ALIGN8(b->cells[0].cover_len) + ALIGN8(b->cells[1].cover_len) +
 				ALIGN8(b->cells[4].cover_len));
-	TAPAS_CHECK_MSG(tapas_lstore_validate(s, &reason) == TAPAS_OK, "%s", reason);
-	tapas_lbatch_free(b);
+	TAPAS_CHECK_MSG(tapas_ledger_store_validate(s, &reason) == TAPAS_OK, "%s", reason);
+	tapas_ledger_batch_free(b);
 
 	/* the frame replays to the same store, sharing included */
 	memset(&im, 0, sizeof(im));
 	im.fail_after = -1;
-	image_write(&im, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN);
+	image_write(&im, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN);
 	image_write(&im, frame, flen);
 	tapas_free(frame);
 	r = wl_store_create(1000, 100, 1 << 20, 8);
-	TAPAS_CHECK(tapas_lfile_replay(r, im.buf, im.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_file_replay(r, im.buf, im.len, &good, &nframes, NULL) == TAPAS_OK);
 	TAPAS_CHECK(good == im.len && stores_equal(s, r) && r->arena_used == s->arena_used);
-	TAPAS_CHECK(tapas_lstore_validate(r, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
 	free(r);
 	/* and so does the dump */
 	memset(&dump, 0, sizeof(dump));
 	dump.fail_after = -1;
-	TAPAS_CHECK(tapas_lfile_dump(s, image_write, &dump) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_file_dump(s, image_write, &dump) == TAPAS_OK);
 	r = wl_store_create(1000, 100, 1 << 20, 8);
-	TAPAS_CHECK(tapas_lfile_replay(r, dump.buf, dump.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_file_replay(r, dump.buf, dump.len, &good, &nframes, NULL) == TAPAS_OK);
 	TAPAS_CHECK(stores_equal(s, r) && r->arena_used == s->arena_used);
 	/* a reset of the other table keeps the shared covers shared */
-	TAPAS_CHECK(tapas_lstore_reset_table(r, 16402, &i) == TAPAS_OK && i == 1);
-	TAPAS_CHECK(tapas_lstore_cell(r, 2)->cover_off == tapas_lstore_cell(r, 0)->cover_off);
-	TAPAS_CHECK_MSG(tapas_lstore_validate(r, &reason) == TAPAS_OK, "%s", reason);
+	TAPAS_CHECK(tapas_ledger_store_reset_table(r, 16402, &i) == TAPAS_OK && i == 1);
+	TAPAS_CHECK(tapas_ledger_store_cell(r, 2)->cover_off == tapas_ledger_store_cell(r, 0)->cover_off);
+	TAPAS_CHECK_MSG(tapas_ledger_store_validate(r, &reason) == TAPAS_OK, "%s", reason);
 	free(r);
 	free(dump.buf);
 	free(im.buf);
