@@ -17,7 +17,9 @@
  *	   rows of a bucket have different sensitive values);
  *	3. emits one cell per bucket and value: the answer of the row with
  *	   that value, or 0 when the bucket has none (an absent group: the
- *	   analyst learns that its statistic is 0).
+ *	   analyst learns that its statistic is 0); a value for which the
+ *	   basis vanishes (GROUP BY rare with FILTER (WHERE NOT rare), value
+ *	   true) is a known 0 and no cell.
  * Values never seen in the execution are not cells (their answer, 0, is
  * not derivable from the output beyond what the domain reveals).  At most
  * TAPAS_MAX_GROUPED_CELLS cells per capture and execution, else an error.
@@ -75,7 +77,7 @@ struct TapasGroupedCover
  * pairs from the plan.
  */
 TapasGroupedCover *
-tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc, Oid relid)
+tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 {
 	TapasGroupedCover *gc;
 	ListCell   *lc;
@@ -85,7 +87,7 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc,
 		return NULL;
 	gc = palloc0(sizeof(TapasGroupedCover));
 	gc->spec = spec;
-	gc->relid = relid;
+	gc->relid = spec->relid;
 	gc->ngroups = list_length(spec->groups);
 	gc->att = palloc(sizeof(AttrNumber) * gc->ngroups);
 	gc->sens = palloc(sizeof(bool) * gc->ngroups);
@@ -247,7 +249,7 @@ classify(TapasGroupedCover *gc, bool sens)
 	return nclasses;
 }
 
-/* the statistic text of value class v, from a row that has it */
+/* the statistic text of value class v, from a row that has it (NULL: none) */
 static char *
 value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params)
 {
@@ -263,7 +265,7 @@ value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params)
 		nulls[n] = r->nulls[i];
 		n++;
 	}
-	return tapas_statistic_format(gc->spec, gc->relid, params, vals, nulls);
+	return tapas_statistic_format(gc->spec, params, vals, nulls);
 }
 
 /*
@@ -320,6 +322,8 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 		}
 		for (int v = 0; v < nv; v++)
 		{
+			if (stats[v] == NULL)
+				continue;		/* the basis vanishes for this value */
 			cells[n].relid = gc->relid;
 			cells[n].statistic = stats[v];
 			cells[n].answer = row_of[v] >= 0 ? gc->rows[row_of[v]]->answer : 0.0;
