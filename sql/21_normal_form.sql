@@ -12,6 +12,8 @@ SELECT i, i % 3, CASE WHEN i = 7 THEN 91 ELSE 20 + i % 30 END,
        (ARRAY['flu', 'cold', 'rare_x'])[1 + i % 3], i * 10
   FROM generate_series(1, 40) i;
 GRANT SELECT ON nf TO regress_tapas_analyst;
+CREATE SEQUENCE nf_seq;
+GRANT USAGE ON SEQUENCE nf_seq TO regress_tapas_analyst;
 SELECT tapas.protect('nf', 'id', ARRAY['rare', 'flag', 'diagnosis', 'income'], 3);
 -- the normal form of the last analyst statement: one row per capture
 CREATE VIEW nfcap AS
@@ -189,4 +191,24 @@ END
 $$;
 SELECT 1 AS backend_alive;
 RESET SESSION AUTHORIZATION;
+
+-- 6. the truth is evaluated by tapas from the canonical tree: an analyst
+-- expression that would read the table when re-run is refused, never run
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT set_config('tapas_test.leak', '', false) IS NOT NULL AS cleared;
+SELECT sum(CASE WHEN rare THEN length(set_config('tapas_test.leak',
+           query_to_xml('select id from nf where rare', true, false, '')::text, false))
+           ELSE 0 END) FROM nf;
+SELECT count(*) FILTER (WHERE rare AND set_config('tapas_test.leak', 'x', false) = 'x') FROM nf;
+SELECT sum(CASE WHEN zip = 1 THEN nextval('nf_seq') ELSE 0 END) FROM nf;
+SELECT count(*) FILTER (WHERE rare OR random() < 0) FROM nf;
+SELECT current_setting('tapas_test.leak') = '' AS nothing_ran;
+RESET SESSION AUTHORIZATION;
+-- the auditor's truth comes from the canonical tree, read by tapas
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FILTER (WHERE rare IS TRUE AND zip = 1) FROM nf;
+RESET SESSION AUTHORIZATION;
+SELECT statistic, answer, covered FROM nfcap;
+SET tapas.mode = off;
 SELECT tapas.reset('nf') >= 0 AS reset;

@@ -155,8 +155,8 @@ typedef struct TapasTerm
 	struct TapasBasis *basis;	/* phi: reads sensitive columns only (or none) */
 } TapasTerm;
 
-extern List *tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, int varno,
-							  const TapasProtection *prot);
+extern List *tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, List *narrow,
+							  int varno, const TapasProtection *prot);
 extern void tapas_expr_reads(Node *expr, int varno, const Bitmapset *sensitive,
 							 bool *sens, bool *other);
 extern Node *tapas_make_case(Node *cond, Node *then, Node *otherwise);
@@ -199,6 +199,7 @@ typedef struct TapasStatSpec
 	bool		final;			/* text needs no binding per execution */
 	bool		incomplete;		/* part of a cell of several sensitive bases */
 	bool		split;			/* covered set of one term of a split condition */
+	Node	   *tree;			/* phi as float8 (the capture's v) */
 } TapasStatSpec;
 
 extern Node *tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno,
@@ -206,7 +207,7 @@ extern Node *tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, in
 extern TapasStatSpec *tapas_statistic_spec(Node *node);
 extern void tapas_statistic_mark_incomplete(Node *node);
 extern char *tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
-									const Datum *gvals, const bool *gnulls);
+									const Datum *gvals, const bool *gnulls, Node **tree);
 
 /* groups.c */
 typedef struct TapasGroupedCover TapasGroupedCover;

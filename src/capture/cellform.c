@@ -326,13 +326,14 @@ minterm(List *atoms, const int *value)
 }
 
 /*
- * The terms of one aggregate of kind(arg) with sensitive conditions sens,
- * over range-table entry varno of the protected table prot (list of
+ * The terms of one aggregate of kind(arg) with sensitive conditions sens
+ * (narrow: its non-sensitive FILTER conjuncts, only checked here), over
+ * range-table entry varno of the protected table prot (list of
  * TapasTerm, conditions and values over varno).  Raises on an atom that
  * reads both kinds of columns and beyond TAPAS_MAX_NS_ATOMS atoms.
  */
 List *
-tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, int varno,
+tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, List *narrow, int varno,
 				 const TapasProtection *prot)
 {
 	Node	   *f = tapas_simplify(tapas_searched_case(row_value(kind, arg, sens), NULL));
@@ -345,6 +346,16 @@ tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, int varno,
 	int			value[TAPAS_MAX_NS_ATOMS];
 	int			dom[TAPAS_MAX_NS_ATOMS];
 
+	/*
+	 * Whether a volatile function runs may depend on a row (a CASE branch):
+	 * a channel, and the truth must never run it (issue 10, classes 1, 2).
+	 */
+	if (contain_volatile_functions(f) || contain_volatile_functions((Node *) narrow))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("volatile functions are not allowed in aggregates over protected table \"%s\"",
+						get_rel_name(prot->relid)),
+				 errhint("Compute such values outside the aggregate, or in a CTE that reads no protected table.")));
 	ac.varno = varno;
 	ac.sensitive = prot->sensitive;
 	ac.atoms = NIL;

@@ -126,7 +126,7 @@ add_capture(TapasLevelContext *lc, Node *v, Node *filter, Node *spec)
 void
 tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
 {
-	List	   *terms = tapas_cell_terms(kind, arg, sens, lc->varno, lc->prot);
+	List	   *terms = tapas_cell_terms(kind, arg, sens, narrow, lc->varno, lc->prot);
 	List	   *sensitive_specs = NIL;
 	ListCell   *c;
 

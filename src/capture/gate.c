@@ -190,8 +190,8 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 
 /* appends a cell (keys owned by the caller, in gs->cxt) */
 static void
-gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
-				 const int64 *keys, int64 nkeys)
+gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, const Node *basis,
+				 double answer, const int64 *keys, int64 nkeys)
 {
 	if (gs->ncells == gs->maxcells)
 	{
@@ -205,6 +205,7 @@ gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
 	gs->cells[gs->ncells].answer = answer;
 	gs->cells[gs->ncells].keys = keys;
 	gs->cells[gs->ncells].nkeys = nkeys;
+	gs->cells[gs->ncells].basis = (const struct Node *) basis;
 	gs->ncells++;
 }
 
@@ -214,7 +215,7 @@ gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
  * a capture grouped by a sensitive column, a row for groups.c.
  */
 static void
-gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
+gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, bytea *cover,
 			   const Datum *values, const bool *isnull)
 {
 	TapasCoverHeader hdr;
@@ -250,7 +251,7 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
 			return;
 		}
 	}
-	gate_append_cell(gs, relid, stat, hdr.answer, keys, hdr.nkeys);
+	gate_append_cell(gs, relid, stat, basis, hdr.answer, keys, hdr.nkeys);
 }
 
 /* the cells of the captures grouped by a sensitive column, after the drain */
@@ -274,7 +275,8 @@ gate_grouped_cells(TapasGateState *gs, ParamListInfo params)
 			continue;
 		cells = tapas_grouped_cells(gs->cover_grouped[i], params, &n);
 		for (int c = 0; c < n; c++)
-			gate_append_cell(gs, cells[c].relid, cells[c].statistic, cells[c].answer,
+			gate_append_cell(gs, cells[c].relid, cells[c].statistic,
+							 (const Node *) cells[c].basis, cells[c].answer,
 							 cells[c].keys, cells[c].nkeys);
 	}
 }
@@ -320,6 +322,7 @@ gate_drain(TapasGateState *gs)
 	bool		audited = tapas_session_is_audited();
 	MemoryContext old;
 	char	  **stats;
+	Node	  **trees;
 	Datum	   *values;
 	bool	   *isnull;
 
@@ -330,6 +333,7 @@ gate_drain(TapasGateState *gs)
 	old = MemoryContextSwitchTo(gs->cxt);
 	gs->store = tuplestore_begin_heap(false, false, work_mem);
 	stats = palloc(sizeof(char *) * Max(gs->ncovers, 1));
+	trees = palloc0(sizeof(Node *) * Max(gs->ncovers, 1));
 	for (int i = 0; i < gs->ncovers; i++)
 	{
 		stats[i] = NULL;
@@ -337,7 +341,8 @@ gate_drain(TapasGateState *gs)
 			tapas_grouped_reset(gs->cover_grouped[i]);
 		else
 			stats[i] = tapas_statistic_format(gs->cover_spec[i],
-											  estate->es_param_list_info, NULL, NULL);
+											  estate->es_param_list_info, NULL, NULL,
+											  &trees[i]);
 	}
 	values = palloc(sizeof(Datum) * desc->natts);
 	isnull = palloc(sizeof(bool) * desc->natts);
@@ -361,7 +366,7 @@ gate_drain(TapasGateState *gs)
 			/* a NULL statistic: the basis vanishes with these parameters */
 			if (audited && !isnull[a] &&
 				(stats[i] != NULL || gs->cover_grouped[i] != NULL))
-				gate_add_cover(gs, i, stats[i], DatumGetByteaPP(values[a]),
+				gate_add_cover(gs, i, stats[i], trees[i], DatumGetByteaPP(values[a]),
 							   values, isnull);
 			isnull[a] = true;
 			values[a] = (Datum) 0;
@@ -381,6 +386,7 @@ gate_drain(TapasGateState *gs)
 		TapasAuditPending *pending;
 
 		gate_check_k(gs);
+		tapas_audit_register_bases(gs->cells, gs->ncells);
 		/* a sum of several sensitive bases: fail closed (decide.c) */
 		if (gs->incomplete)
 			tapas_audit_incomplete(gs->cells[0].relid);

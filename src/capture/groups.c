@@ -251,7 +251,7 @@ classify(TapasGroupedCover *gc, bool sens)
 
 /* the statistic text of value class v, from a row that has it (NULL: none) */
 static char *
-value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params)
+value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params, Node **tree)
 {
 	Datum	   *vals = palloc(sizeof(Datum) * gc->ngroups);
 	bool	   *nulls = palloc(sizeof(bool) * gc->ngroups);
@@ -265,7 +265,7 @@ value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params)
 		nulls[n] = r->nulls[i];
 		n++;
 	}
-	return tapas_statistic_format(gc->spec, params, vals, nulls);
+	return tapas_statistic_format(gc->spec, params, vals, nulls, tree);
 }
 
 /*
@@ -278,6 +278,7 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 	int			nb = classify(gc, false);
 	int			nv = classify(gc, true);
 	char	  **stats = palloc(sizeof(char *) * Max(nv, 1));
+	Node	  **trees = palloc0(sizeof(Node *) * Max(nv, 1));
 	int		   *row_of = palloc(sizeof(int) * Max(nv, 1));
 	TapasCell  *cells;
 	int			n = 0;
@@ -292,7 +293,8 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 	for (int i = 0; i < gc->nrows; i++)
 	{
 		if (stats[gc->rows[i]->value] == NULL)
-			stats[gc->rows[i]->value] = value_statistic(gc, gc->rows[i], params);
+			stats[gc->rows[i]->value] = value_statistic(gc, gc->rows[i], params,
+														&trees[gc->rows[i]->value]);
 	}
 	cells = palloc(sizeof(TapasCell) * Max((int64) nb * nv, 1));
 	for (int b = 0; b < nb; b++)
@@ -329,6 +331,7 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 			cells[n].answer = row_of[v] >= 0 ? gc->rows[row_of[v]]->answer : 0.0;
 			cells[n].keys = keys;
 			cells[n].nkeys = total;
+			cells[n].basis = trees[v];
 			n++;
 		}
 	}

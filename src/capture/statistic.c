@@ -107,8 +107,9 @@ tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno, bool
 		flags |= SPEC_FINAL;
 	if (split)
 		flags |= SPEC_SPLIT;
-	return (Node *) list_make5(makeInteger((int) relid), copyObject(basis->phi),
-							   makeString(pstrdup(basis->text)), gs, makeInteger(flags));
+	return (Node *) lappend(list_make5(makeInteger((int) relid), copyObject(basis->phi),
+									   makeString(pstrdup(basis->text)), gs, makeInteger(flags)),
+							copyObject(basis->tree));
 }
 
 /* the parts of a statistic node (no copy) */
@@ -126,6 +127,7 @@ tapas_statistic_spec(Node *node)
 	spec->final = (flags & SPEC_FINAL) != 0;
 	spec->incomplete = (flags & SPEC_INCOMPLETE) != 0;
 	spec->split = (flags & SPEC_SPLIT) != 0;
+	spec->tree = list_nth(l, 5);
 	return spec;
 }
 
@@ -164,13 +166,14 @@ group_condition(Node *expr, Oid eqop, Datum value, bool isnull)
 
 /*
  * The statistic text of one execution (spec->text itself when final), or
- * NULL when this group value makes the basis vanish (a known 0);
+ * NULL when this group value makes the basis vanish (a known 0), and in
+ * *tree its per-row value (float8, over varno 1) for the auditor's truth;
  * gvals/gnulls are the values of the sensitive group expressions of
  * spec->groups, in order (ignored when there are none).
  */
 char *
 tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
-					   const Datum *gvals, const bool *gnulls)
+					   const Datum *gvals, const bool *gnulls, Node **tree)
 {
 	const TapasProtection *prot;
 	List	   *conds = NIL;
@@ -179,6 +182,7 @@ tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
 	int			i = 0;
 	TapasBasis *b;
 
+	*tree = spec->tree;
 	if (spec->final)
 		return spec->text;
 	prot = tapas_protection_lookup(spec->relid);
@@ -201,5 +205,6 @@ tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
 													 exprCollation(phi)));
 	b = tapas_basis_make(bind_param_mutator(phi, params), spec->relid, prot->sensitive);
 	/* a group value that makes the basis vanish answers a known 0: no cell */
+	*tree = b->tree;
 	return b->kind == TAPAS_BASIS_ZERO ? NULL : b->text;
 }
