@@ -247,7 +247,8 @@ alerts_write(const TapasAlert *a)
 const char *
 tapas_alert_kind_name(int kind)
 {
-	return kind == TAPAS_ALERT_DETERMINED ? "determined" : "reconstructed";
+	return kind == TAPAS_ALERT_DETERMINED ? "determined" :
+		kind == TAPAS_ALERT_INCOMPLETE ? "incomplete" : "reconstructed";
 }
 
 const char *
@@ -371,8 +372,9 @@ merge_records(TapasAlert *dst, const TapasAlert *in, int n, const int *group, in
 	int			k = 0,
 				m = 0;
 
+	/* an incomplete audit isolates no record: it lists none */
 	for (int i = 0; i < n; i++)
-		if (group[i] == g)
+		if (group[i] == g && in[i].kind != TAPAS_ALERT_INCOMPLETE)
 			keys[k++] = in[i].record_key;
 	qsort(keys, k, sizeof(int64), tapas_cmp_int64);
 	for (int i = 0; i < k; i++)

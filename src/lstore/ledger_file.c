@@ -28,13 +28,13 @@
 
 /* ---- Writing ---- */
 
-typedef struct wcursor
+typedef struct frame_writer
 {
 	uint8_t    *p;
-} wcursor_t;
+} frame_writer_t;
 
 static void
-put(wcursor_t *w, const void *data, size_t len)
+put(frame_writer_t *w, const void *data, size_t len)
 {
 	if (len > 0)
 		memcpy(w->p, data, len);
@@ -42,19 +42,19 @@ put(wcursor_t *w, const void *data, size_t len)
 }
 
 static void
-put_u32(wcursor_t *w, uint32_t v)
+put_u32(frame_writer_t *w, uint32_t v)
 {
 	put(w, &v, 4);
 }
 
 static void
-put_u64(wcursor_t *w, uint64_t v)
+put_u64(frame_writer_t *w, uint64_t v)
 {
 	put(w, &v, 8);
 }
 
 static void
-put_f64(wcursor_t *w, double v)
+put_f64(frame_writer_t *w, double v)
 {
 	put(w, &v, 8);
 }
@@ -101,7 +101,7 @@ tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, si
 {
 	uint64_t	plen = stmt_payload_len(b);
 	uint8_t    *f;
-	wcursor_t	w;
+	frame_writer_t	w;
 	uint8_t		head[4] = {TAPAS_LEDGER_FILE_STMT2, 0, 0, 0};
 	int			i;
 
@@ -150,7 +150,7 @@ tapas_ledger_file_encode_keys(uint64_t table_id, const int64_t *keys, uint64_t n
 {
 	uint8_t		head[8] = {TAPAS_LEDGER_FILE_KEYS2, 0, 0, 0, 0, 0, 0, 0};
 	uint8_t    *f;
-	wcursor_t	w;
+	frame_writer_t	w;
 
 	if (nkeys > (TAPAS_LEDGER_FILE_MAX_PAYLOAD - 24) / 8)
 		return TAPAS_ELIMIT;
@@ -171,7 +171,7 @@ tapas_ledger_file_encode_meta(int64_t next_log_id, uint8_t **frame, size_t *len)
 {
 	uint8_t		head[8] = {TAPAS_LEDGER_FILE_META, 0, 0, 0, 0, 0, 0, 0};
 	uint8_t    *f;
-	wcursor_t	w;
+	frame_writer_t	w;
 
 	if ((f = frame_alloc(16, len)) == NULL)
 		return TAPAS_ENOMEM;
@@ -185,16 +185,16 @@ tapas_ledger_file_encode_meta(int64_t next_log_id, uint8_t **frame, size_t *len)
 
 /* ---- Reading ---- */
 
-typedef struct rcursor
+typedef struct frame_reader
 {
 	const uint8_t *p;
 	const uint8_t *end;
 	int			bad;			/* a read went past end */
-} rcursor_t;
+} frame_reader_t;
 
 /* returns a pointer to the next len bytes, or NULL (and bad) past the end */
 static const uint8_t *
-take(rcursor_t *r, uint64_t len)
+take(frame_reader_t *r, uint64_t len)
 {
 	const uint8_t *p = r->p;
 
@@ -217,7 +217,7 @@ take(rcursor_t *r, uint64_t len)
  * unknown, see ledger_file.h)
  */
 static tapas_status
-decode_cell(rcursor_t *r, tapas_ledger_batch_t *b, uint32_t i, int v1)
+decode_cell(frame_reader_t *r, tapas_ledger_batch_t *b, uint32_t i, int v1)
 {
 	tapas_ledger_batch_cell_t *c = &b->cells[i];
 	const uint8_t *keys;
@@ -265,7 +265,7 @@ decode_cell(rcursor_t *r, tapas_ledger_batch_t *b, uint32_t i, int v1)
 tapas_status
 tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_batch_t **batch)
 {
-	rcursor_t	r = {payload, payload + len, 0};
+	frame_reader_t	r = {payload, payload + len, 0};
 	tapas_ledger_batch_t *b;
 	uint32_t	ncells,
 				qlen;
@@ -314,7 +314,7 @@ tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_b
 static tapas_status
 replay_keys(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
 {
-	rcursor_t	r = {payload, payload + len, 0};
+	frame_reader_t	r = {payload, payload + len, 0};
 	uint64_t	table_id = 0,
 				nkeys;
 	int64_t    *keys;
@@ -349,7 +349,7 @@ replay_keys(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
 static tapas_status
 replay_payload(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
 {
-	rcursor_t	r = {payload, payload + len, 0};
+	frame_reader_t	r = {payload, payload + len, 0};
 	tapas_ledger_batch_t *b;
 	tapas_status st;
 
