@@ -34,8 +34,10 @@
  * Partial Agg (partial_capture_id).  Partial states are keys in transit:
  * the fail-closed check refuses a Partial Agg with a capture outside a
  * gate, and a gate below a Gather (it would run in workers, once per
- * worker, each seeing part of the rows).  The planner hook plans such a
- * query again without parallelism (tapas_plan_gate_in_worker).
+ * worker, each seeing part of the rows).  A gate audits after it drained
+ * its Agg and shut its workers down (gate.c), so every Gather must lie in a
+ * gate; a statement whose parallel plan breaks that is planned again
+ * without parallelism by the planner hook (parallel_gates_ok).
  *
  * Fail-closed (ExecutorStart): plans are cached across SET SESSION
  * AUTHORIZATION, and admin sessions are planned without gates, so an
@@ -65,8 +67,6 @@ typedef struct PlaceContext
 	int			placed;			/* gates placed */
 	int			next_id;		/* next free plan_node_id */
 	const TapasCaptureInfo *info;	/* what each capture logs */
-	bool		under_gather;	/* walking the part below a Gather */
-	bool		gate_in_worker; /* a gate was placed there */
 } PlaceContext;
 
 static Plan *place_gates(Plan *plan, PlaceContext *ctx);
@@ -325,8 +325,6 @@ make_gate(Agg *agg, PlaceContext *ctx)
 	agg->plan.targetlist = agg_tlist;
 	agg->plan.qual = NIL;
 	ctx->placed++;
-	if (ctx->under_gather)
-		ctx->gate_in_worker = true;
 	return (Plan *) tapas_gate_create(agg, cells, scan_tlist, tlist, qual,
 									  ctx->next_id++);
 }
@@ -344,15 +342,10 @@ place_list(List *plans, PlaceContext *ctx)
 static Plan *
 place_gates(Plan *plan, PlaceContext *ctx)
 {
-	bool		saved_under = ctx->under_gather;
-
 	if (plan == NULL)
 		return NULL;
-	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
-		ctx->under_gather = true;
 	plan->lefttree = place_gates(plan->lefttree, ctx);
 	plan->righttree = place_gates(plan->righttree, ctx);
-	ctx->under_gather = saved_under;
 	switch (nodeTag(plan))
 	{
 		case T_Append:
@@ -390,64 +383,125 @@ max_plan_id(Plan *plan)
 											 max_plan_id(plan->righttree))) : 0;
 }
 
-/* whether plan has a Gather or Gather Merge */
+/* the child plans of plan, besides lefttree and righttree */
+static List *
+plan_children(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			return ((Append *) plan)->appendplans;
+		case T_MergeAppend:
+			return ((MergeAppend *) plan)->mergeplans;
+		case T_BitmapAnd:
+			return ((BitmapAnd *) plan)->bitmapplans;
+		case T_BitmapOr:
+			return ((BitmapOr *) plan)->bitmapplans;
+		case T_SubqueryScan:
+			return list_make1(((SubqueryScan *) plan)->subplan);
+		case T_CustomScan:
+			return ((CustomScan *) plan)->custom_plans;
+		default:
+			return NIL;
+	}
+}
+
 static bool
-plan_has_gather(Plan *plan)
+is_gather(Plan *plan)
+{
+	return IsA(plan, Gather) || IsA(plan, GatherMerge);
+}
+
+/* whether plan's tree (plan included) has a node satisfying pred */
+static bool
+plan_has(Plan *plan, bool (*pred) (Plan *))
 {
 	ListCell   *lc;
-	List	   *children = NIL;
 
 	if (plan == NULL)
 		return false;
-	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+	check_stack_depth();
+	if (pred(plan))
 		return true;
-	if (IsA(plan, Append))
-		children = ((Append *) plan)->appendplans;
-	else if (IsA(plan, MergeAppend))
-		children = ((MergeAppend *) plan)->mergeplans;
-	else if (IsA(plan, SubqueryScan))
-		children = list_make1(((SubqueryScan *) plan)->subplan);
-	else if (IsA(plan, CustomScan))
-		children = ((CustomScan *) plan)->custom_plans;
-	foreach(lc, children)
+	foreach(lc, plan_children(plan))
 	{
-		if (plan_has_gather(lfirst(lc)))
+		if (plan_has(lfirst(lc), pred))
 			return true;
 	}
-	return plan_has_gather(plan->lefttree) || plan_has_gather(plan->righttree);
+	return plan_has(plan->lefttree, pred) || plan_has(plan->righttree, pred);
 }
 
-/* whether some plan of stmt (main tree or sub-plan) has a Gather */
+/*
+ * Whether every Gather of plan's tree runs inside a gate that holds no
+ * other gate: such a gate drains its Agg, and so finishes its own workers,
+ * before it audits (gate.c), and no other parallel query is running then.
+ */
 static bool
-stmt_has_gather(PlannedStmt *stmt)
+gathers_in_gates(Plan *plan, bool in_gate)
 {
 	ListCell   *lc;
 
-	if (plan_has_gather(stmt->planTree))
+	if (plan == NULL)
 		return true;
+	check_stack_depth();
+	if (tapas_plan_is_gate(plan))
+	{
+		Plan	   *agg = outerPlan(plan);
+
+		if (plan_has(agg, is_gather) && plan_has(agg, tapas_plan_is_gate))
+			return false;
+		in_gate = true;
+	}
+	if (is_gather(plan) && !in_gate)
+		return false;
+	foreach(lc, plan_children(plan))
+	{
+		if (!gathers_in_gates(lfirst(lc), in_gate))
+			return false;
+	}
+	return gathers_in_gates(plan->lefttree, in_gate) &&
+		gathers_in_gates(plan->righttree, in_gate);
+}
+
+/*
+ * Whether the gates of stmt can audit in its parallel plan: every Gather
+ * inside a gate holding no other gate (gathers_in_gates), and no gate in a
+ * sub-plan if the statement has a Gather at all (a sub-plan runs when an
+ * expression needs it, possibly while some Gather's workers run, or in a
+ * worker).  Conservative: a statement that fails this is planned serially.
+ */
+static bool
+parallel_gates_ok(PlannedStmt *stmt)
+{
+	bool		gather = plan_has(stmt->planTree, is_gather);
+	bool		subplan_gate = false;
+	ListCell   *lc;
+
 	foreach(lc, stmt->subplans)
 	{
-		if (plan_has_gather(lfirst(lc)))
-			return true;
+		gather |= plan_has(lfirst(lc), is_gather);
+		subplan_gate |= plan_has(lfirst(lc), tapas_plan_is_gate);
 	}
-	return false;
+	if (!gather)
+		return true;
+	if (subplan_gate || !gathers_in_gates(stmt->planTree, false))
+		return false;
+	return true;
 }
 
 /*
  * Places a gate above every capturing Agg of stmt (main plan and
  * sub-plans).  Raises if normalise.c added captures, no gate was placed and
- * the plan still scans a protected table.  Returns false when a gate would
- * run in parallel workers: below a Gather, or in a parallel-safe sub-plan
- * of a statement with a Gather (a worker may run it, ExecSerializePlan);
- * the caller then plans the query again without parallelism.  Gates stay
- * in the leader, where the audit, the ledger and the session are.
+ * the plan still scans a protected table.  Returns false when the gates
+ * could not audit in this parallel plan (parallel_gates_ok): the caller
+ * then plans the query again without parallelism.  Gates stay in the
+ * leader, where the audit, the ledger and the session are.
  */
 bool
 tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 {
 	PlaceContext ctx;
 	ListCell   *lc;
-	bool		subplan_gate = false;
 
 	if (info->ncovers == 0)
 		return true;
@@ -460,15 +514,7 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 
 	stmt->planTree = place_gates(stmt->planTree, &ctx);
 	foreach(lc, stmt->subplans)
-	{
-		Plan	   *sub = lfirst(lc);
-		bool		safe = sub != NULL && sub->parallel_safe;
-		int			before = ctx.placed;
-
-		lfirst(lc) = place_gates(sub, &ctx);
-		if (ctx.placed > before && safe)
-			subplan_gate = true;
-	}
+		lfirst(lc) = place_gates(lfirst(lc), &ctx);
 
 	/*
 	 * No gate: the planner dropped every capturing level (an unreferenced
@@ -476,7 +522,7 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 	 */
 	if (ctx.placed == 0)
 		tapas_plan_verify_gated(stmt);
-	return !(ctx.gate_in_worker || (subplan_gate && stmt_has_gather(stmt)));
+	return parallel_gates_ok(stmt);
 }
 
 /* ----------------------------------------------------------------
@@ -562,7 +608,7 @@ verify_plan(Plan *plan, bool gated, VerifyContext *ctx)
 	verify_parallel(plan, gated, ctx);
 	if (tapas_plan_is_gate(plan))
 		gated = true;
-	if (IsA(plan, Gather) || IsA(plan, GatherMerge))
+	if (is_gather(plan))
 		ctx->in_worker = true;
 	relid = scanned_relid(plan, ctx);
 	if (OidIsValid(relid) && !gated && tapas_protection_lookup(relid) != NULL)
@@ -607,7 +653,9 @@ tapas_plan_verify_gated(PlannedStmt *stmt)
 	ListCell   *lc;
 
 	ctx.stmt = stmt;
-	ctx.has_gather = stmt_has_gather(stmt);
+	ctx.has_gather = plan_has(stmt->planTree, is_gather);
+	foreach(lc, stmt->subplans)
+		ctx.has_gather |= plan_has(lfirst(lc), is_gather);
 	ctx.in_worker = false;
 	verify_plan(stmt->planTree, false, &ctx);
 	foreach(lc, stmt->subplans)

@@ -114,7 +114,7 @@ cells_to_input(const TapasCell *cells, int ncells)
 /*
  * This backend's cache of key -> dense index mappings read from the store
  * (ledger_cache.h), created at first use (kernel memory, backend
- * lifetime).  Used only under the ledger lock, after ledger_cache_sync
+ * lifetime).  Used only under the ledger lock, after tapas_ledger_key_cache
  * has cleared it if any table was reset since it was filled: every reset
  * rewrites the file (tapas_ledger_persist_rewrite bumps file_generation)
  * before it installs the store without the table, so file_generation is
@@ -124,9 +124,12 @@ cells_to_input(const TapasCell *cells, int ncells)
  */
 static tapas_lcache_t *ledger_cache = NULL;
 
-/* the cache, valid for the store under the lock the caller holds */
-static tapas_lcache_t *
-ledger_cache_sync(TapasLedgerShared *sh)
+/*
+ * The cache, valid for the store under the lock the caller holds (also
+ * used by tapas_ledger_key_indices, snapshot.c).
+ */
+tapas_lcache_t *
+tapas_ledger_key_cache(TapasLedgerShared *sh)
 {
 	if (ledger_cache == NULL)
 	{
@@ -209,7 +212,7 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	{
 		tapas_lbatch_t *b = NULL;
 
-		st = tapas_lstore_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
+		st = tapas_lstore_prepare_cached(TAPAS_LEDGER_STORE(sh), tapas_ledger_key_cache(sh),
 										 in, ncells, NULL, &b);
 		batch = b;
 		if (st == TAPAS_OK)
@@ -285,7 +288,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 			st = TAPAS_OK;
 		}
 		else
-			st = tapas_lstore_prepare_cached(store, ledger_cache_sync(sh),
+			st = tapas_lstore_prepare_cached(store, tapas_ledger_key_cache(sh),
 											 in, ncells, query, &b);
 		batch = b;
 		if (st == TAPAS_OK)
@@ -360,7 +363,7 @@ tapas_ledger_reset(Oid relid)
 		tapas_ledger_report(st, TAPAS_LSTORE_FITS);
 	generation = sh->file_generation;
 	tapas_ledger_persist_rewrite(sh, copy);
-	/* the key caches of every backend (ledger_cache_sync) rely on this */
+	/* the key caches of every backend (tapas_ledger_key_cache) rely on this */
 	Assert(sh->file_generation != generation);
 	memcpy(store, copy, sh->store_size);
 	sh->version++;

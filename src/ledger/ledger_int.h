@@ -98,5 +98,8 @@ extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lsto
 extern void tapas_ledger_report(tapas_status st, tapas_lstore_full_t full);
 /* removes every cell and key of relid from memory and file; returns cells removed */
 extern uint64 tapas_ledger_reset(Oid relid);
+/* this backend's key -> index cache, synced; call under the ledger lock; may be NULL */
+struct tapas_lcache;
+extern struct tapas_lcache *tapas_ledger_key_cache(TapasLedgerShared *sh);
 
 #endif							/* TAPAS_LEDGER_INT_H */

@@ -23,6 +23,7 @@
 
 #include "utils/memutils.h"
 
+#include "lstore/ledger_cache.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
 #include "policy/policy.h"
@@ -173,13 +174,13 @@ tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
 	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
-	int64		n,
-				i;
+	int64		n;
 
 	LWLockAcquire(sh->lock, LW_SHARED);
 	n = (int64) tapas_lstore_table_n(store, relid);
-	for (i = 0; i < nkeys; i++)
-		idx[i] = tapas_lstore_lookup(store, relid, keys[i]);
+	/* batched: the backend's key cache, then prefetched probes (ledger_lookup.c) */
+	tapas_lstore_lookup_cached(store, tapas_ledger_key_cache(sh), relid,
+							   (const int64_t *) keys, (uint64_t) nkeys, (int64_t *) idx);
 	LWLockRelease(sh->lock);
 	return n;
 }

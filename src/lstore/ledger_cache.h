@@ -85,4 +85,16 @@ tapas_lcache_get(const tapas_lcache_table_t *t, int64_t key)
 	return (int64_t) t->slot[off] - 1;
 }
 
+/*
+ * ledger_lookup.c: idx[i] = the dense index of keys[i] in table relid of
+ * store s, -1 if unknown (as tapas_lstore_lookup), the cache answering
+ * first; what the store answers is put in the cache (cache may be NULL).
+ * The same rules as for tapas_lcache_put hold: call it under the store's
+ * lock, with the cache synced to the store's reset generation.
+ */
+struct tapas_lstore;
+extern void tapas_lstore_lookup_cached(const struct tapas_lstore *s, tapas_lcache_t *cache,
+									   uint32_t relid, const int64_t *keys, uint64_t n,
+									   int64_t *idx);
+
 #endif							/* TAPAS_LEDGER_CACHE_H */
