@@ -68,7 +68,23 @@ SET parallel_leader_participation = on;
 \set u 'SELECT rare, count(*) FROM par8_copy WHERE g20 < 15 GROUP BY rare'
 \i sql/fixtures/parallel_same.sql
 
--- a scalar sub-query as an InitPlan beside a parallel scan of another table
+-- deny mode: the auditor reads the truth of sensitive statistics in a
+-- subtransaction, which parallel mode forbids; the gate audits after the
+-- workers are done, outside parallel mode
+SET tapas.mode = deny;
+SET max_parallel_workers_per_gather = 2;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+EXPLAIN (COSTS OFF) SELECT g20, count(*) FILTER (WHERE rare), sum(income) FROM par8 GROUP BY g20;
+SELECT count(*), sum(r), sum(s) FROM (SELECT g20, count(*) FILTER (WHERE rare) AS r, sum(income) AS s
+										FROM par8 GROUP BY g20) a;
+SELECT sum(income) FROM par4 WHERE g20 < 10;
+RESET SESSION AUTHORIZATION;
+SELECT statistic, answer, covered FROM tapas.last_capture();
+SET tapas.mode = off;
+
+-- a scalar sub-query as an InitPlan beside a parallel scan of another
+-- table: the InitPlan's gate could run while that scan's workers run, so
+-- the statement is planned serially
 \set q 'SELECT count(*) FROM par4_copy WHERE g20 < (SELECT count(*) FROM par8 WHERE g20 = 3) / 300'
 \set u 'SELECT count(*) FROM par4_copy WHERE g20 < (SELECT count(*) FROM par8_copy WHERE g20 = 3) / 300'
 \i sql/fixtures/parallel_same.sql
