@@ -21,9 +21,10 @@
  * Limit, SubqueryScan, joins) are untouched.
  *
  * What the executor needs travels in custom_private: one (scan attno,
- * relid, statistic) triple per capture column, read from the Const
- * arguments of the capture Aggref; plain List/Integer/String nodes, so
- * copyObject and the plan cache preserve them.
+ * statistic node, group columns) triple per capture column, found through
+ * the Const argument of the capture Aggref; plain List/Integer/String and
+ * expression nodes (the canonical basis tree), so copyObject and the plan
+ * cache preserve them.
  *
  * Parallel and partition-wise aggregation split a capture in two: Partial
  * Aggs (in workers, or one per partition) whose capture Aggrefs skip the
@@ -252,7 +253,7 @@ capture_id(Aggref *a, Agg *agg)
 }
 
 /*
- * (scan attno, relid, statistic, group columns) of each capture in the
+ * (scan attno, statistic node, group columns) of each capture in the
  * flat list; group columns are (sortgroupref, scan attno) pairs.
  */
 static List *
@@ -274,10 +275,8 @@ cover_cells(Agg *agg, List *flat, List *groupcols, const TapasCaptureInfo *info)
 			elog(ERROR, "tapas: malformed capture aggregate");
 		what = list_nth(info->covers, id);
 		cells = lappend(cells,
-						list_make4(makeInteger(foreach_current_index(lc) + 1),
-								   makeInteger(intVal(linitial(what))),
-								   makeString(pstrdup(strVal(lsecond(what)))),
-								   groupcols));
+						list_make3(makeInteger(foreach_current_index(lc) + 1),
+								   copyObject(what), groupcols));
 	}
 	return cells;
 }

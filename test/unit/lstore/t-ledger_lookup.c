@@ -1,8 +1,8 @@
 /*
  * t-ledger_lookup.c
- *	  Unit tests for src/lstore/ledger_lookup.c, tapas_lstore_lookup_cached.
+ *	  Unit tests for src/lstore/ledger_lookup.c, tapas_ledger_store_lookup_cached.
  *
- * Oracle: tapas_lstore_lookup, key by key, on a store filled by random
+ * Oracle: tapas_ledger_store_lookup, key by key, on a store filled by random
  * statements (prepare + apply).  Key arrays mix known and unknown keys,
  * sorted and shuffled, with repeats, of lengths around the prefetch
  * distance; the cache is cold, warm, NULL, and synced after a table reset
@@ -25,26 +25,26 @@
 static const uint32_t relids[NREL] = {21, 22};
 static const int64_t bases[NREL] = {1, -4000000000};
 
-static tapas_lstore_t *
+static tapas_ledger_store_t *
 store_create(void)
 {
-	tapas_lstore_limits_t lim = {40000, 10000, 32 << 20, 8};
-	size_t		size = tapas_lstore_size(&lim);
+	tapas_ledger_store_limits_t lim = {40000, 10000, 32 << 20, 8};
+	size_t		size = tapas_ledger_store_size(&lim);
 	void	   *region = NULL;
 
 	if (posix_memalign(&region, 64, size) != 0)
 		return NULL;
-	return tapas_lstore_init(region, size, &lim);
+	return tapas_ledger_store_init(region, size, &lim);
 }
 
 /* logs one random cell over table t (a random subset of its key span) */
 static void
-log_cell(tapas_lstore_t *s, tapas_rng_t *rng, int t)
+log_cell(tapas_ledger_store_t *s, tapas_rng_t *rng, int t)
 {
 	static int64_t keys[SPAN];
-	tapas_lcell_in_t in;
-	tapas_lbatch_t *b = NULL;
-	tapas_lstore_full_t full;
+	tapas_ledger_cell_in_t in;
+	tapas_ledger_batch_t *b = NULL;
+	tapas_ledger_store_full_t full;
 	uint64_t	lo = tapas_rng_u64(rng) % SPAN,
 				len = 1 + tapas_rng_u64(rng) % 600,
 				m = 0,
@@ -60,9 +60,9 @@ log_cell(tapas_lstore_t *s, tapas_rng_t *rng, int t)
 	in.answer = (double) m;
 	in.keys = keys;
 	in.nkeys = m;
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, "q", &b) == TAPAS_OK);
-	TAPAS_CHECK(tapas_lstore_apply(s, b, &full) == TAPAS_OK);
-	tapas_lbatch_free(b);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, "q", &b) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, &full) == TAPAS_OK);
+	tapas_ledger_batch_free(b);
 }
 
 /* n random keys of table t, inside and outside its span, maybe sorted */
@@ -91,7 +91,7 @@ query_keys(tapas_rng_t *rng, int t, int64_t *keys)
 }
 
 static void
-check_lookups(const tapas_lstore_t *s, tapas_lcache_t *cache, tapas_rng_t *rng)
+check_lookups(const tapas_ledger_store_t *s, tapas_ledger_cache_t *cache, tapas_rng_t *rng)
 {
 	static int64_t keys[MAXQ],
 				idx[MAXQ];
@@ -101,20 +101,20 @@ check_lookups(const tapas_lstore_t *s, tapas_lcache_t *cache, tapas_rng_t *rng)
 
 	for (i = 0; i < n; i++)
 		idx[i] = -7;
-	tapas_lstore_lookup_cached(s, cache, relids[t], keys, n, idx);
+	tapas_ledger_store_lookup_cached(s, cache, relids[t], keys, n, idx);
 	for (i = 0; i < n; i++)
-		TAPAS_CHECK_MSG(idx[i] == tapas_lstore_lookup(s, relids[t], keys[i]),
+		TAPAS_CHECK_MSG(idx[i] == tapas_ledger_store_lookup(s, relids[t], keys[i]),
 						"key %lld: %lld, store %lld", (long long) keys[i],
-						(long long) idx[i], (long long) tapas_lstore_lookup(s, relids[t], keys[i]));
+						(long long) idx[i], (long long) tapas_ledger_store_lookup(s, relids[t], keys[i]));
 }
 
 static void
 test_lookup_cached_matches_store(void)
 {
 	tapas_rng_t rng;
-	tapas_lstore_t *s = store_create();
+	tapas_ledger_store_t *s = store_create();
 	long		live = tapas_memory_live();
-	tapas_lcache_t *cache = tapas_lcache_create();
+	tapas_ledger_cache_t *cache = tapas_ledger_cache_create();
 	uint64_t	gen = 0;
 	long		it,
 				iters = tapas_test_iters(300);
@@ -131,13 +131,13 @@ test_lookup_cached_matches_store(void)
 		if (it % 40 == 39)
 		{
 			/* indices restart after a reset: the synced cache must forget */
-			TAPAS_CHECK(tapas_lstore_reset_table(s, relids[it % NREL], NULL) == TAPAS_OK);
-			tapas_lcache_sync(cache, ++gen);
+			TAPAS_CHECK(tapas_ledger_store_reset_table(s, relids[it % NREL], NULL) == TAPAS_OK);
+			tapas_ledger_cache_sync(cache, ++gen);
 			check_lookups(s, cache, &rng);
 		}
 	}
 	TAPAS_CHECK(cache->slots > 0);	/* the cache was filled and used */
-	tapas_lcache_free(cache);
+	tapas_ledger_cache_free(cache);
 	TAPAS_CHECK(tapas_memory_live() == live);	/* the lookups allocate nothing */
 	free(s);
 }
