@@ -179,7 +179,7 @@ resolve_tables(const tapas_ledger_store_t *store, const TapasCell *cells,
 /*
  * This backend's cache of key -> dense index mappings read from the store
  * (ledger_cache.h), created at first use (kernel memory, backend
- * lifetime).  Used only under the ledger lock, after ledger_cache_sync
+ * lifetime).  Used only under the ledger lock, after tapas_ledger_key_cache
  * has cleared it if any table was reset since it was filled: every reset
  * rewrites the file (tapas_ledger_persist_rewrite bumps file_generation)
  * before it installs the store without the table, so file_generation is
@@ -189,9 +189,12 @@ resolve_tables(const tapas_ledger_store_t *store, const TapasCell *cells,
  */
 static tapas_ledger_cache_t *ledger_cache = NULL;
 
-/* the cache, valid for the store under the lock the caller holds */
-static tapas_ledger_cache_t *
-ledger_cache_sync(TapasLedgerShared *sh)
+/*
+ * The cache, valid for the store under the lock the caller holds (also
+ * used by tapas_ledger_key_indices, snapshot.c).
+ */
+tapas_ledger_cache_t *
+tapas_ledger_key_cache(TapasLedgerShared *sh)
 {
 	if (ledger_cache == NULL)
 	{
@@ -277,7 +280,7 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 		tapas_ledger_batch_t *b = NULL;
 
 		resolve_tables(TAPAS_LEDGER_STORE(sh), cells, in, ncells);
-		st = tapas_ledger_store_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
+		st = tapas_ledger_store_prepare_cached(TAPAS_LEDGER_STORE(sh), tapas_ledger_key_cache(sh),
 										 in, ncells, NULL, &b);
 		batch = b;
 		if (st == TAPAS_OK)
@@ -361,7 +364,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 		else
 		{
 			resolve_tables(store, cells, in, ncells);
-			st = tapas_ledger_store_prepare_cached(store, ledger_cache_sync(sh),
+			st = tapas_ledger_store_prepare_cached(store, tapas_ledger_key_cache(sh),
 											 in, ncells, query, &b);
 		}
 		batch = b;
@@ -439,7 +442,7 @@ tapas_ledger_reset(Oid relid)
 	scratch = palloc_extended(tapas_ledger_store_reset_scratch_size(store), MCXT_ALLOC_HUGE);
 	generation = sh->file_generation;
 	tapas_ledger_persist_rewrite(sh, store, table_id);
-	/* the key caches of every backend (ledger_cache_sync) rely on this */
+	/* the key caches of every backend (tapas_ledger_key_cache) rely on this */
 	Assert(sh->file_generation != generation);
 	tapas_ledger_store_reset_table_with(store, table_id, scratch, &removed);
 	sh->version++;

@@ -129,5 +129,8 @@ extern void tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full)
  * tapas_ledger_table_id) from memory and file; returns cells removed
  */
 extern uint64 tapas_ledger_reset(Oid relid);
+/* this backend's key -> index cache, synced; call under the ledger lock; may be NULL */
+struct tapas_ledger_cache;
+extern struct tapas_ledger_cache *tapas_ledger_key_cache(TapasLedgerShared *sh);
 
 #endif							/* TAPAS_LEDGER_INT_H */

@@ -23,6 +23,7 @@
 
 #include "utils/memutils.h"
 
+#include "lstore/ledger_cache.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
 #include "policy/policy.h"
@@ -179,15 +180,15 @@ tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
 	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
-	int64		n,
-				i;
+	int64		n;
 	uint64		tid;
 
 	LWLockAcquire(sh->lock, LW_SHARED);
 	tid = tapas_ledger_table_id(store, relid);
 	n = (int64) tapas_ledger_store_table_n(store, tid);
-	for (i = 0; i < nkeys; i++)
-		idx[i] = tapas_ledger_store_lookup(store, tid, keys[i]);
+	/* batched: the backend's key cache, then prefetched probes (ledger_lookup.c) */
+	tapas_ledger_store_lookup_cached(store, tapas_ledger_key_cache(sh), tid,
+									 (const int64_t *) keys, (uint64_t) nkeys, (int64_t *) idx);
 	LWLockRelease(sh->lock);
 	return n;
 }

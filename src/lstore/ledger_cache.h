@@ -85,4 +85,16 @@ tapas_ledger_cache_get(const tapas_ledger_cache_table_t *t, int64_t key)
 	return (int64_t) t->slot[off] - 1;
 }
 
+/*
+ * ledger_lookup.c: idx[i] = the dense index of keys[i] in table relid of
+ * store s, -1 if unknown (as tapas_ledger_store_lookup), the cache answering
+ * first; what the store answers is put in the cache (cache may be NULL).
+ * The same rules as for tapas_ledger_cache_put hold: call it under the store's
+ * lock, with the cache synced to the store's reset generation.
+ */
+struct tapas_ledger_store;
+extern void tapas_ledger_store_lookup_cached(const struct tapas_ledger_store *s, tapas_ledger_cache_t *cache,
+									   uint64_t table_id, const int64_t *keys, uint64_t n,
+									   int64_t *idx);
+
 #endif							/* TAPAS_LEDGER_CACHE_H */
