@@ -61,7 +61,9 @@ extern int	tapas_mode;
 typedef enum TapasAlertKind
 {
 	TAPAS_ALERT_DETERMINED = 1, /* e_j in the row space of A */
-	TAPAS_ALERT_RECONSTRUCTED = 2	/* a decoder recovers v_j from (A, b) */
+	TAPAS_ALERT_RECONSTRUCTED = 2,	/* a decoder recovers v_j from (A, b) */
+	TAPAS_ALERT_INCOMPLETE = 3	/* a check the cells need could not complete
+								 * (record_key 0; the reason in detail) */
 } TapasAlertKind;
 
 typedef enum TapasAlertAction
@@ -120,8 +122,19 @@ extern TapasAuditPending *tapas_audit_cells(const TapasCell *cells, int ncells);
 extern void tapas_audit_logged(TapasAuditPending *p, int64 first_log_id);
 extern void tapas_audit_define_gucs(void);
 
-/* budget of the expensive checks, per statement (tapas.audit_budget_ms) */
+/* budget of the checks, per statement (tapas.audit_budget_ms) */
 extern int	tapas_audit_budget_ms;
+
+/* tapas.audit_scope: whose answers are combined in one joint system */
+typedef enum TapasAuditScope
+{
+	TAPAS_SCOPE_ALL,			/* answers released to any audited role */
+	TAPAS_SCOPE_ROLE			/* per session user */
+} TapasAuditScope;
+extern int	tapas_audit_scope;
+
+/* tapas.min_candidates: anonymity floor of the attacker's candidate set */
+extern int	tapas_min_candidates;
 
 /* ---- determined.c / reconstructed.c, shared with the SQL tapas.audit ---- */
 

@@ -1,21 +1,38 @@
 /*-------------------------------------------------------------------------
  *
  * truth.c
- *	  The auditor's truth: the per-row value v of a logged statistic, read
- *	  from the table for the reconstruction audit (reconstructed.c).
+ *	  Basis-value classes: every sensitive statistic of a protected table
+ *	  is mapped to the class of statistics whose per-row value v has the
+ *	  same truth vector over the table, read from the table itself.
  *
- * The statistic text (capture/normalise.c: "count(*)",
- * "count(x)", "sum(x)", optionally " filter (where S)") is turned back into
- * the per-row value v, and "SELECT key, v FROM ONLY tbl WHERE v <> 0 LIMIT
- * 65" is run through SPI in a subtransaction, with the capture bypassed
- * (tapas_internal_read) so the auditor's own read is neither refused nor
- * logged.  Errors of that read (e.g. a division by zero on some row) are
- * swallowed, never shown to the analyst: the truth is then unusable for
- * this statistic.  Statistics calling functions that are not built in are
- * never evaluated (they would run with the bypass on).  The result is
- * cached in the entry and re-read when the table's change counters move
- * (cumulative statistics plus this backend's pending counts; other
- * backends publish theirs within seconds) or after 10 seconds.
+ * The joint system (DESIGN.md section 2) has one unknown per (record,
+ * basis value), and basis values whose truth vectors are identical are
+ * ONE unknown: "count(*) filter (where rare)", "sum((rare)::integer)" and
+ * "sum(CASE WHEN rare THEN 1 ELSE 0 END)" all have v_j = 1[rare_j], so an
+ * attacker adds their cells as cells of one statistic.  Until the normal
+ * form identifies basis values structurally (issue 10), a class is found
+ * by value: the full truth vector {(key, v) : v != 0}, sorted by key, is
+ * hashed, and a class with the same hash is taken only after an exact
+ * comparison of the vectors.  Unifying by value may also merge statistics
+ * that agree on this table by coincidence; that only adds rows an
+ * attacker who knew the coincidence could combine (more refusals, never
+ * fewer).  A class is named by the first statistic text seen of it (its
+ * "basis id", TapasClass.rep).
+ *
+ * The statistic text (capture/normalise.c: "count(*)", "count(x)",
+ * "sum(x)", optionally " filter (where S)") is turned back into v, and
+ * "SELECT key, v FROM ONLY tbl WHERE v <> 0" is run through SPI in a
+ * subtransaction with the capture bypassed (tapas_internal_read), so the
+ * auditor's own read is neither refused nor logged.  Errors of that read
+ * are swallowed, never shown to the analyst: the class is then "unusable"
+ * (identified by its text alone) and every check that needs its truth
+ * fails closed (decide.c).  Statistics calling functions that are not
+ * built in are never evaluated (they would run with the bypass on).
+ *
+ * The classes of a table are kept per backend and dropped, with every
+ * audit entry of the table, when the table's change counters move
+ * (cumulative statistics plus this backend's pending counts): the entries
+ * are then rebuilt from the ledger against the new truth.
  *
  * IDENTIFICATION
  *	  src/audit/truth.c
@@ -39,6 +56,8 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "common/hashfn.h"
+#include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
@@ -174,37 +193,37 @@ analyse_quietly(const char *sql)
 }
 
 /*
- * Sets e->sensitive (v reads a sensitive column) and e->vexpr (NULL when v
- * cannot be evaluated safely).  An expression that cannot be analysed is
- * treated as sensitive.
+ * *sensitive: v reads a sensitive column (an expression that cannot be
+ * analysed counts as sensitive); returns the SQL of v, or NULL when v
+ * cannot be evaluated safely.
  */
-void
-tapas_audit_prepare_statistic(TapasAuditEntry *e)
+static char *
+statistic_prepare(Oid relid, const char *stat, bool *sensitive)
 {
-	const TapasProtection *prot = tapas_protection_lookup(e->key.relid);
-	char	   *v = statistic_value_sql(e->key.statistic);
+	const TapasProtection *prot = tapas_protection_lookup(relid);
+	char	   *v = statistic_value_sql(stat);
 	char	   *sql;
 	Query	   *q;
 	Node	   *expr;
 	Bitmapset  *attnos = NULL;
 	int			a = -1;
 
-	e->sensitive = true;
-	e->vexpr = NULL;
+	*sensitive = true;
 	if (prot == NULL || v == NULL)
-		return;
-	sql = psprintf("SELECT (%s)::float8 FROM %s", v, relation_sql(e->key.relid));
+		return NULL;
+	sql = psprintf("SELECT (%s)::float8 FROM %s", v, relation_sql(relid));
 	q = analyse_quietly(sql);
 	if (q == NULL || q->commandType != CMD_SELECT || list_length(q->targetList) != 1)
-		return;
+		return NULL;
 	expr = (Node *) linitial_node(TargetEntry, q->targetList)->expr;
 	pull_varattnos(expr, 1, &attnos);
-	e->sensitive = false;
+	*sensitive = false;
 	while ((a = bms_next_member(attnos, a)) >= 0)
 		if (bms_is_member(a + FirstLowInvalidHeapAttributeNumber, prot->sensitive))
-			e->sensitive = true;
-	if (!check_functions_in_node(expr, not_builtin, NULL))
-		e->vexpr = MemoryContextStrdup(tapas_audit_cxt(), v);
+			*sensitive = true;
+	if (check_functions_in_node(expr, not_builtin, NULL))
+		return NULL;
+	return v;
 }
 
 /* ----------------------------------------------------------------
@@ -235,9 +254,9 @@ table_change_stamp(Oid relid)
 	return stamp;
 }
 
-/* runs the truth query; false (and nothing kept) on any error */
+/* runs the truth query into c (keys ascending); false on any error */
 static bool
-read_truth(TapasAuditEntry *e, const char *sql)
+read_truth(TapasClass *c, const char *sql)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -250,22 +269,26 @@ read_truth(TapasAuditEntry *e, const char *sql)
 	{
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute(sql, true, TRUTH_MAX_NONZERO + 1) != SPI_OK_SELECT)
+		if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
 			elog(ERROR, "truth query failed");
-		e->nnz = (int) SPI_processed;
-		e->truth_binary = true;
-		e->nz_keys = MemoryContextAlloc(tapas_audit_cxt(), sizeof(int64) * Max(e->nnz, 1));
-		e->nz_vals = MemoryContextAlloc(tapas_audit_cxt(), sizeof(double) * Max(e->nnz, 1));
-		for (int i = 0; i < e->nnz; i++)
+		c->nnz = (int64) SPI_processed;
+		c->binary = true;
+		c->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(c->nnz, 1));
+		c->vals = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(double) * Max(c->nnz, 1));
+		for (int64 i = 0; i < c->nnz; i++)
 		{
 			bool		n1,
 						n2;
 			HeapTuple	tup = SPI_tuptable->vals[i];
 
-			e->nz_keys[i] = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &n1));
-			e->nz_vals[i] = DatumGetFloat8(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &n2));
-			if (n1 || n2 || e->nz_vals[i] != 1.0)
-				e->truth_binary = false;
+			if ((i & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+			c->keys[i] = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &n1));
+			c->vals[i] = DatumGetFloat8(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &n2));
+			if (n1 || n2)
+				elog(ERROR, "null in the truth");
+			if (c->vals[i] != 1.0)
+				c->binary = false;
 		}
 		SPI_finish();
 		ReleaseCurrentSubTransaction();
@@ -286,6 +309,7 @@ read_truth(TapasAuditEntry *e, const char *sql)
 		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
 			ReThrowError(err);
 		FreeErrorData(err);
+		c->nnz = 0;
 		return false;
 	}
 	PG_END_TRY();
@@ -295,37 +319,223 @@ read_truth(TapasAuditEntry *e, const char *sql)
 	return ok;
 }
 
-/* makes e's truth cache current; false if the truth is unusable */
-bool
-tapas_audit_ensure_truth(TapasAuditEntry *e)
+/* reads c's truth vector and its hash; false if it cannot be read */
+static bool
+class_read_truth(TapasClass *c)
 {
-	const TapasProtection *prot;
-	int64		stamp;
+	const TapasProtection *prot = tapas_protection_lookup(c->relid);
 	const char *key;
 	char	   *sql;
 
-	if (e->vexpr == NULL || !e->sensitive)
+	if (c->vexpr == NULL || prot == NULL)
 		return false;
-	stamp = table_change_stamp(e->key.relid);
-	if (e->truth == TRUTH_OK && stamp == e->truth_stamp)
-		return true;
-	if (e->truth == TRUTH_UNUSABLE && stamp == e->truth_stamp)
+	key = quote_identifier(get_attname(c->relid, prot->key_attno, false));
+	sql = psprintf("SELECT (%s)::int8, v FROM (SELECT %s, (%s)::float8 AS v FROM %s) t "
+				   "WHERE v <> 0 ORDER BY 1",
+				   key, key, c->vexpr, relation_sql(c->relid));
+	if (!read_truth(c, sql))
 		return false;
-	prot = tapas_protection_lookup(e->key.relid);
-	if (prot == NULL)
-		return false;
-	if (e->nz_keys)
-		pfree(e->nz_keys);
-	if (e->nz_vals)
-		pfree(e->nz_vals);
-	e->nz_keys = NULL;
-	e->nz_vals = NULL;
-	e->nnz = 0;
-	key = quote_identifier(get_attname(e->key.relid, prot->key_attno, false));
-	sql = psprintf("SELECT (%s)::int8, v FROM (SELECT %s, (%s)::float8 AS v FROM %s) t WHERE v <> 0",
-				   key, key, e->vexpr, relation_sql(e->key.relid));
-	e->truth_stamp = stamp;
-	e->truth = read_truth(e, sql) ? TRUTH_OK : TRUTH_UNUSABLE;
-	return e->truth == TRUTH_OK;
+	for (int64 i = 0; i < c->nnz; i++)
+		if (c->vals[i] == 0.0)
+			c->vals[i] = 0.0;	/* -0 and 0 are one value */
+	c->hash = hash_bytes_extended((const unsigned char *) c->keys,
+								  (int) Min(sizeof(int64) * c->nnz, (size_t) PG_INT32_MAX), 0x7461706173ULL) ^
+		hash_bytes_extended((const unsigned char *) c->vals,
+							(int) Min(sizeof(double) * c->nnz, (size_t) PG_INT32_MAX), (uint64) c->nnz);
+	return true;
 }
 
+/* ----------------------------------------------------------------
+ *		The registry: statistic text -> class, classes per table
+ * ----------------------------------------------------------------
+ */
+
+typedef struct StatKey
+{
+	Oid			relid;
+	char		statistic[TAPAS_LEDGER_MAX_STATISTIC + 1];
+} StatKey;
+
+typedef struct StatEnt
+{
+	StatKey		key;			/* hash key: must be first */
+	TapasClass *cls;			/* NULL: the statistic is not sensitive */
+} StatEnt;
+
+typedef struct RelClasses
+{
+	Oid			relid;			/* hash key */
+	int64		stamp;			/* table change counter when read */
+	List	   *classes;		/* TapasClass *, in order of creation */
+} RelClasses;
+
+static HTAB *stat_map = NULL;
+static HTAB *rel_map = NULL;
+
+static void
+registry_init(void)
+{
+	HASHCTL		ctl;
+
+	if (stat_map != NULL)
+		return;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(StatKey);
+	ctl.entrysize = sizeof(StatEnt);
+	ctl.hcxt = tapas_audit_cxt();
+	stat_map = hash_create("tapas statistic classes", 64, &ctl,
+						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(RelClasses);
+	ctl.hcxt = tapas_audit_cxt();
+	rel_map = hash_create("tapas table classes", 16, &ctl,
+						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+static void
+class_free(TapasClass *c)
+{
+	if (c->keys)
+		pfree(c->keys);
+	if (c->vals)
+		pfree(c->vals);
+	if (c->vexpr)
+		pfree(c->vexpr);
+	pfree(c->rep);
+	pfree(c);
+}
+
+/* forgets the classes of relid and every audit entry built on them */
+static void
+registry_drop_relation(RelClasses *r)
+{
+	HASH_SEQ_STATUS seq;
+	StatEnt    *s;
+	ListCell   *lc;
+
+	tapas_audit_drop_relation(r->relid);
+	hash_seq_init(&seq, stat_map);
+	while ((s = hash_seq_search(&seq)) != NULL)
+		if (s->key.relid == r->relid)
+			hash_search(stat_map, &s->key, HASH_REMOVE, NULL);
+	foreach(lc, r->classes)
+		class_free(lfirst(lc));
+	list_free(r->classes);
+	r->classes = NIL;
+}
+
+/* the classes of relid, dropped first if the table changed since they were read */
+static RelClasses *
+relation_classes(Oid relid, bool check)
+{
+	RelClasses *r;
+	bool		found;
+	int64		stamp;
+
+	registry_init();
+	r = hash_search(rel_map, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		r->classes = NIL;
+		r->stamp = table_change_stamp(relid);
+		return r;
+	}
+	if (!check)
+		return r;
+	stamp = table_change_stamp(relid);
+	if (r->stamp != stamp)
+	{
+		registry_drop_relation(r);
+		r->stamp = stamp;
+	}
+	return r;
+}
+
+void
+tapas_audit_classes_check(Oid relid)
+{
+	(void) relation_classes(relid, true);
+}
+
+/* an existing class of r whose truth equals c's (hash, then every value) */
+static TapasClass *
+find_equal_class(RelClasses *r, const TapasClass *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, r->classes)
+	{
+		TapasClass *o = lfirst(lc);
+
+		if (o->usable && o->hash == c->hash && o->nnz == c->nnz &&
+			memcmp(o->keys, c->keys, sizeof(int64) * c->nnz) == 0 &&
+			memcmp(o->vals, c->vals, sizeof(double) * c->nnz) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+TapasClass *
+tapas_audit_class(Oid relid, const char *statistic)
+{
+	RelClasses *r = relation_classes(relid, false);
+	StatKey		k;
+	StatEnt    *s;
+	bool		found;
+	bool		sensitive;
+	char	   *v;
+	TapasClass *c;
+	TapasClass *same;
+	MemoryContext old;
+
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	strlcpy(k.statistic, statistic, sizeof(k.statistic));
+	s = hash_search(stat_map, &k, HASH_FIND, NULL);
+	if (s != NULL)
+		return s->cls;
+	v = statistic_prepare(relid, statistic, &sensitive);
+	c = NULL;
+	if (sensitive)
+	{
+		old = MemoryContextSwitchTo(tapas_audit_cxt());
+		c = palloc0(sizeof(TapasClass));
+		c->relid = relid;
+		c->rep = pstrdup(statistic);
+		c->vexpr = v ? pstrdup(v) : NULL;
+		MemoryContextSwitchTo(old);
+		c->usable = class_read_truth(c);
+		same = c->usable ? find_equal_class(r, c) : NULL;
+		if (same != NULL)
+		{
+			class_free(c);
+			c = same;
+		}
+		else
+		{
+			old = MemoryContextSwitchTo(tapas_audit_cxt());
+			c->id = list_length(r->classes) + 1;
+			r->classes = lappend(r->classes, c);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	s = hash_search(stat_map, &k, HASH_ENTER, &found);
+	s->cls = c;
+	return c;
+}
+
+/* points e's truth at its class's; false if the class's truth is unusable */
+bool
+tapas_audit_ensure_truth(TapasAuditEntry *e)
+{
+	TapasClass *c = e->cls;
+
+	if (c == NULL || !c->usable)
+		return false;
+	e->nnz = c->nnz;
+	e->nz_keys = c->keys;
+	e->nz_vals = c->vals;
+	e->truth_binary = c->binary;
+	return true;
+}

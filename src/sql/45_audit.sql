@@ -21,7 +21,7 @@ CREATE VIEW tapas.alerts AS
 		   tbl AS "table", statistic, record_key, kind, method, action, log_ids, detail
 	  FROM tapas.alerts_raw();
 COMMENT ON VIEW tapas.alerts IS
-	'Alerts of the auditor: one row per isolated record and query (alert id, time, session user, pid, table, statistic, key of the record, kind determined or reconstructed, method, action logged/warned/denied, log_ids of the queries involved, detail); survives ROLLBACK and restart; admin only';
+	'Alerts of the auditor: one row per isolated record and query (alert id, time, session user, pid, table, statistic, key of the record, kind determined, reconstructed or incomplete (a check that could not complete; record_key 0), method, action logged/warned/denied, log_ids of the queries involved, detail); survives ROLLBACK and restart; admin only';
 
 CREATE FUNCTION tapas.audit(tbl regclass,
 	OUT role text, OUT statistic text, OUT record_key bigint, OUT kind text,
@@ -30,7 +30,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_audit'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas.audit(regclass) IS
-	'Re-runs the full audit of a table on the whole ledger (every statistic and role, no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
+	'Re-runs the full audit of a table on the whole ledger (per basis-value class and audit scope: every role under tapas.audit_scope = all, shown as (all), else per role; no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
 
 REVOKE ALL ON FUNCTION tapas.alerts_raw() FROM PUBLIC;
 REVOKE ALL ON tapas.alerts FROM PUBLIC;
