@@ -44,21 +44,24 @@ RESET SESSION AUTHORIZATION;
 
 -- 2. Two tables that agree on every answered query get the same decision
 -- at the next query, whatever their secrets (the positive is 3456 in sim1
--- and 3999 in sim2).
+-- and 3999 in sim2): query 4 would be answered 1 by sim1 and 0 by sim2,
+-- and both are refused (a decision on the true answer would refuse sim1
+-- only, and so tell the attacker which).  Only the last query, which
+-- leaves enough candidates either way, tells them apart.
 CREATE TABLE sim_q (n int, sql text);
 INSERT INTO sim_q VALUES
 	(1, 'SELECT count(*) FILTER (WHERE rare) FROM %I'),
 	(2, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id <= 2000'),
-	(3, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id > 3400 AND id <= 3500'),
+	(3, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id > 3000'),
 	(4, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id = 3456 OR id <= 1000'),
 	(5, 'SELECT sum(rare::int) FROM %I WHERE id <> 3456'),
-	(6, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id > 2000 AND ward = 3'),
-	(7, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id > 3950 OR id <= 1000');
+	(6, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id > 3000 AND ward = 3'),
+	(7, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id > 3400 AND id <= 3500');
 GRANT SELECT ON sim_q TO PUBLIC;
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT n, try(format(sql, 'sim1')) AS sim1, try(format(sql, 'sim2')) AS sim2 FROM sim_q ORDER BY n;
 RESET SESSION AUTHORIZATION;
--- their logged answers: equal wherever both were answered
+-- their logged answers: equal up to the last
 SELECT l1.statistic, l1.answer AS sim1, l2.answer AS sim2
   FROM tapas.query_log l1 JOIN tapas.query_log l2
     ON l1.tbl = 'sim1'::regclass AND l2.tbl = 'sim2'::regclass
@@ -86,11 +89,11 @@ RESET SESSION AUTHORIZATION;
 SELECT record_key, kind, method, action FROM tapas.alerts WHERE "table" = 'sy'::regclass;
 
 -- 4. Budget 0 and a BCH s = 2 attack whose record order is a permutation
--- of the key (position = 1031 id mod 4096): the sparse search cannot run,
+-- of the key (column p = 1031 id mod 4096, a quasi-identifier): the sparse search cannot run,
 -- so deny mode refuses (TP004) instead of answering unaudited, and the
 -- attacker's decoder on what was answered finds no unique support.
-CREATE TABLE perm (id int PRIMARY KEY, pos boolean NOT NULL);
-INSERT INTO perm SELECT g, g IN (17, 2500) FROM generate_series(1, 4095) g;
+CREATE TABLE perm (id int PRIMARY KEY, p int NOT NULL, pos boolean NOT NULL);
+INSERT INTO perm SELECT g, (1031 * g) % 4096, g IN (17, 2500) FROM generate_series(1, 4095) g;
 SELECT tapas.protect('perm', 'id', ARRAY['pos'], 2048);
 GRANT SELECT ON perm TO regress_tapas_analyst;
 CREATE TABLE perm_answers (q int, a numeric, refused text);
@@ -104,7 +107,7 @@ BEGIN
 	FOR q IN 1..tapas.design_size('bch', 4095, 2, 2048) LOOP
 		BEGIN
 			SELECT count(*) FILTER (WHERE pos) INTO a FROM perm
-			 WHERE tapas.design_member('bch', 4095, 2, q, (1031 * id) % 4096, 2048);
+			 WHERE tapas.design_member('bch', 4095, 2, q, p, 2048);
 			INSERT INTO perm_answers VALUES (q, a, NULL);
 		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
 			INSERT INTO perm_answers VALUES (q, NULL, SQLSTATE);
@@ -118,8 +121,8 @@ DO $$
 BEGIN
 	PERFORM * FROM tapas.reconstruct_matrix(
 		'SELECT r, id FROM (SELECT q, row_number() OVER (ORDER BY q) AS r FROM perm_answers
-							 WHERE refused IS NULL) qq, generate_series(1, 4095) id
-		  WHERE tapas.design_member(''bch'', 4095, 2, qq.q, (1031 * id) % 4096, 2048)',
+							 WHERE refused IS NULL) qq, perm
+		  WHERE tapas.design_member(''bch'', 4095, 2, qq.q, perm.p, 2048)',
 		(SELECT array_agg(a ORDER BY q) FROM perm_answers WHERE refused IS NULL), 'sparse', 2);
 	RAISE NOTICE 'unique support found (the attack succeeded)';
 EXCEPTION WHEN OTHERS THEN

@@ -10,8 +10,10 @@
  *	first = tapas_ledger_append(cells, ...);
  *	tapas_audit_logged(p, first);				after logging
  *
- * tapas_audit_cells syncs the per-backend audit state of every (table,
- * statistic, session user) the cells touch with the ledger, tests the
+ * tapas_audit_cells takes the decision lock of each (table, audit scope)
+ * the cells touch (released by tapas_audit_logged or at transaction end),
+ * syncs the per-backend audit state of every (table, scope, basis-value
+ * class) with the ledger, tests the
  * candidate cells (determined.c: row space; reconstructed.c: decoders on
  * the true data), and acts on tapas.mode: in deny mode it records a
  * 'denied' alert and raises ERRCODE_TAPAS_ISOLATION_DENIED, so nothing is
@@ -149,7 +151,7 @@ typedef struct TapasFinding
 } TapasFinding;
 
 /*
- * Per-(table, statistic, role) audit state, cached per backend
+ * Per-(table, scope, class) audit state, cached per backend
  * (determined.c).  Opaque outside audit/.
  */
 typedef struct TapasAuditEntry TapasAuditEntry;

@@ -3,8 +3,9 @@
  * audit_int.h
  *	  Internal declarations of the auditor (src/audit/ and src/audit/audit_sql.c).
  *
- * A TapasAuditEntry is the audit state of one (table, statistic, session
- * user): the logged rows of A (CRoaring copies over the ledger's dense
+ * A TapasAuditEntry is the audit state of one (table, audit scope,
+ * basis-value class) -- key.roleid is InvalidOid under tapas.audit_scope =
+ * all, key.statistic the class's representative text: the logged rows of A (CRoaring copies over the ledger's dense
  * record indices) and answers b, the incremental row-space object, the
  * records already reported, and the cached truth (the records whose
  * per-row value v_j is nonzero).  Entries live in a per-backend hash in

@@ -8,7 +8,7 @@
  * of the REVOKE/GRANT of the install script.  Results are materialised
  * (InitMaterializedSRF) in the caller's context.
  *
- * tapas.audit(tbl) re-runs the full audit of every (statistic, role) the
+ * tapas.audit(tbl) re-runs the full audit of every (class, scope role) the
  * ledger holds for tbl, from scratch (the backend's cached state for those
  * keys is dropped and rebuilt from the ledger): every record determined by
  * the logged rows, and every record a decoder reconstructs from the logged

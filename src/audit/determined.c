@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * determined.c
- *	  Per-backend audit state per (table, statistic, session user) and the
- *	  row-space test: which records would the candidate cells determine?
+ *	  Per-backend audit state per (table, audit scope, basis-value class)
+ *	  and the row-space test: which records would the candidate cells
+ *	  determine?
  *
  * Record j is determined for a statistic when e_j lies in the row space of
  * the logged matrix A (Chin's criterion; DESIGN.md section 2): its value
@@ -11,11 +12,14 @@
  * kernel (recon/rowspace.c) works over atoms modulo the secret prime drawn
  * at server start (alerts.c); all backends use the same prime.
  *
- * Sync.  An entry takes the rows logged for its (table, statistic, role)
- * since its last log_id from the ledger (tapas_ledger_snapshot with
- * after_log_id), copies their covers and answers, and adds them to the row
- * space.  Rows of other sessions of the same role arrive the same way:
- * tracking is per role across sessions.  The row space is created over
+ * Sync.  An entry takes the rows logged on its table since its last log_id
+ * from the ledger (tapas_ledger_snapshot with after_log_id; every role
+ * under tapas.audit_scope = all, else the session user), keeps those whose
+ * statistic belongs to its class (truth.c), copies their covers and
+ * answers, and adds them to the row space a few rows at a time until the
+ * deadline (cancellable; a rebuild not finished resumes at the next
+ * statement, which meanwhile fails closed).  Records that rows taken over
+ * this way make determined go to sync_new and are alerted (decide.c).  The row space is created over
  * dense indices 0..cap_n-1; when the ledger's dense index (or a batch's new
  * keys) outgrows cap_n it is rebuilt with room to spare from the copied
  * rows.
@@ -31,10 +35,8 @@
  * tapas.reset(tbl) renumbers the table's dense index; a sync that finds
  * the index shorter or changed drops its rows and starts over.
  *
- * Concurrency: two sessions of the same role deciding at the same moment
- * each test against the rows logged before them; a record determined only
- * by their combination is found (and alerted) by the next statement of
- * that role, not refused.
+ * Concurrency: decisions of one (table, scope) are serialised by decide.c's
+ * lock, so a statement syncs every row logged before it.
  *
  * IDENTIFICATION
  *	  src/audit/determined.c

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 source test/lib.sh
 export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres
 db=tapas_reconnect_sys
-m=160  # Bernoulli rows, p = 1/2 per record
+m=150  # of the design's 153 Bernoulli rows
 
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" || fail "createdb"
 q "CREATE EXTENSION IF NOT EXISTS tapas" || fail "extension"
