@@ -62,12 +62,11 @@ SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT n, try(format(sql, 'sim1')) AS sim1, try(format(sql, 'sim2')) AS sim2 FROM sim_q ORDER BY n;
 RESET SESSION AUTHORIZATION;
 -- their logged answers: equal up to the last
-SELECT l1.statistic, l1.answer AS sim1, l2.answer AS sim2
-  FROM tapas.query_log l1 JOIN tapas.query_log l2
-    ON l1.tbl = 'sim1'::regclass AND l2.tbl = 'sim2'::regclass
-   AND l1.log_id - (SELECT min(log_id) FROM tapas.query_log WHERE tbl = 'sim1'::regclass)
-     = l2.log_id - (SELECT min(log_id) FROM tapas.query_log WHERE tbl = 'sim2'::regclass)
- ORDER BY l1.log_id;
+WITH a AS (SELECT row_number() OVER (ORDER BY log_id) AS k, statistic, answer
+			 FROM tapas.query_log WHERE tbl = 'sim1'::regclass),
+	 b AS (SELECT row_number() OVER (ORDER BY log_id) AS k, answer
+			 FROM tapas.query_log WHERE tbl = 'sim2'::regclass)
+SELECT k, a.statistic, a.answer AS sim1, b.answer AS sim2 FROM a JOIN b USING (k) ORDER BY k;
 
 -- 3. Rows taken over from the ledger are tested: two roles each ask one
 -- half of a difference under tapas.audit_scope = role (nothing isolated
@@ -89,45 +88,64 @@ RESET SESSION AUTHORIZATION;
 SELECT record_key, kind, method, action FROM tapas.alerts WHERE "table" = 'sy'::regclass;
 
 -- 4. Budget 0 and a BCH s = 2 attack whose record order is a permutation
--- of the key (column p = 1031 id mod 4096, a quasi-identifier): the sparse search cannot run,
--- so deny mode refuses (TP004) instead of answering unaudited, and the
--- attacker's decoder on what was answered finds no unique support.
-CREATE TABLE perm (id int PRIMARY KEY, p int NOT NULL, pos boolean NOT NULL);
-INSERT INTO perm SELECT g, (1031 * g) % 4096, g IN (17, 2500) FROM generate_series(1, 4095) g;
-SELECT tapas.protect('perm', 'id', ARRAY['pos'], 2048);
-GRANT SELECT ON perm TO regress_tapas_analyst;
-CREATE TABLE perm_answers (q int, a numeric, refused text);
+-- of the key (column p = 1031 id mod 4096, a quasi-identifier): nothing is
+-- answered unaudited.  With the default floor the candidates test refuses
+-- first (TP001); with tapas.min_candidates = 2 it refuses later (only
+-- where one candidate could be left), the sparse search is triggered but
+-- out of budget, and deny mode refuses those queries with TP004.
+-- Either way the attacker's decoder on what was answered finds no unique
+-- support.
+SET client_min_messages = warning;
+CREATE TABLE perm_answers (tbl text, q int, a numeric, refused text);
 GRANT ALL ON perm_answers TO PUBLIC;
-SET tapas.mode = deny;
-SET tapas.audit_budget_ms = 0;
-SET SESSION AUTHORIZATION regress_tapas_analyst;
-DO $$
+CREATE FUNCTION perm_table(tbl text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, p int NOT NULL, pos boolean NOT NULL)', tbl);
+	EXECUTE format('INSERT INTO %I SELECT g, (1031 * g) %% 4096, g IN (17, 2500) FROM generate_series(1, 4095) g', tbl);
+	PERFORM tapas.protect(tbl::regclass, 'id', ARRAY['pos'], 2048);
+	EXECUTE format('GRANT SELECT ON %I TO regress_tapas_analyst', tbl);
+END $$;
+SELECT perm_table('perm10'), perm_table('perm2');
+RESET client_min_messages;
+CREATE FUNCTION perm_attack(tbl text) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE a numeric;
 BEGIN
 	FOR q IN 1..tapas.design_size('bch', 4095, 2, 2048) LOOP
 		BEGIN
-			SELECT count(*) FILTER (WHERE pos) INTO a FROM perm
-			 WHERE tapas.design_member('bch', 4095, 2, q, p, 2048);
-			INSERT INTO perm_answers VALUES (q, a, NULL);
+			EXECUTE format('SELECT count(*) FILTER (WHERE pos) FROM %I
+							 WHERE tapas.design_member(''bch'', 4095, 2, %s, p, 2048)', tbl, q) INTO a;
+			INSERT INTO perm_answers VALUES (tbl, q, a, NULL);
 		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
-			INSERT INTO perm_answers VALUES (q, NULL, SQLSTATE);
+			INSERT INTO perm_answers VALUES (tbl, q, NULL, SQLSTATE);
 		END;
 	END LOOP;
 END $$;
-RESET SESSION AUTHORIZATION;
-RESET tapas.audit_budget_ms;
-SELECT refused, count(*) AS queries, min(q) AS first FROM perm_answers GROUP BY 1 ORDER BY 1;
-DO $$
+CREATE FUNCTION perm_decode(tbl text) RETURNS text LANGUAGE plpgsql AS $$
 BEGIN
 	PERFORM * FROM tapas.reconstruct_matrix(
-		'SELECT r, id FROM (SELECT q, row_number() OVER (ORDER BY q) AS r FROM perm_answers
-							 WHERE refused IS NULL) qq, perm
-		  WHERE tapas.design_member(''bch'', 4095, 2, qq.q, perm.p, 2048)',
-		(SELECT array_agg(a ORDER BY q) FROM perm_answers WHERE refused IS NULL), 'sparse', 2);
-	RAISE NOTICE 'unique support found (the attack succeeded)';
+		format('SELECT r, id FROM (SELECT q, row_number() OVER (ORDER BY q) AS r FROM perm_answers
+									WHERE tbl = %L AND refused IS NULL) qq, %I t
+				 WHERE tapas.design_member(''bch'', 4095, 2, qq.q, t.p, 2048)', tbl, tbl),
+		(SELECT array_agg(a ORDER BY q) FROM perm_answers WHERE perm_answers.tbl = perm_decode.tbl AND refused IS NULL),
+		'sparse', 2);
+	RETURN 'unique support found (the attack succeeded)';
 EXCEPTION WHEN OTHERS THEN
-	RAISE NOTICE 'decoder: %', SQLERRM;
+	RETURN SQLERRM;
 END $$;
-SELECT count(*) > 0 AS incomplete_alerts FROM tapas.alerts
- WHERE "table" = 'perm'::regclass AND kind = 'incomplete' AND action = 'denied';
+SET tapas.mode = deny;
+SET tapas.audit_budget_ms = 0;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT perm_attack('perm10');
+RESET SESSION AUTHORIZATION;
+SET tapas.min_candidates = 2;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT perm_attack('perm2');
+RESET SESSION AUTHORIZATION;
+RESET tapas.min_candidates;
+RESET tapas.audit_budget_ms;
+SELECT tbl, refused, count(*) AS queries, min(q) AS first FROM perm_answers GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT perm_decode('perm10') AS perm10, perm_decode('perm2') AS perm2;
+SELECT "table", kind, action, min(detail) AS reason FROM tapas.alerts
+ WHERE "table" IN ('perm10'::regclass, 'perm2'::regclass) AND kind = 'incomplete'
+ GROUP BY 1, 2, 3 ORDER BY 1;
 RESET tapas.mode;

@@ -24,15 +24,18 @@ if [ -z "${PGHOST:-}" ]; then
 	make -s -j2 >/dev/null
 	dir=$(mktemp -d /tmp/tapas-bench.XXXXXX)
 	trap 'instance_destroy "$dir"' EXIT
+	# the extension's SQL script is read at CREATE EXTENSION: inside the
+	# lock too, so that another checkout's install cannot come in between
 	(
 		flock 9
 		make -s install >/dev/null
 		instance_start "$dir" "tapas.ledger_memory = '512MB'" >/dev/null
+		psql -X -q -d postgres -c "CREATE DATABASE tapas_bench_joint"
+		psql -X -q -d tapas_bench_joint -c "CREATE EXTENSION tapas"
 	) 9>/tmp/tapas-install.lock
 	export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres PGDATABASE=postgres
 fi
 db=tapas_bench_joint
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 export PGDATABASE=$db
 psql -X -q -o /dev/null <<'SQL'
 CREATE EXTENSION IF NOT EXISTS tapas;
