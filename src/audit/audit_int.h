@@ -103,6 +103,11 @@ struct TapasAuditEntry
 	/* records determined by rows of other sessions taken at sync, to alert */
 	roaring_bitmap_t *sync_new;
 
+	/* candidates.c: rows 0..cand_rows-1 folded into */
+	int			cand_rows;
+	roaring_bitmap_t *cand_zero;	/* union of the rows answered 0 */
+	roaring_bitmap_t *cand_one; /* intersection of the rows answered 1, or NULL */
+
 	/* the class's truth (views of cls's arrays, set by tapas_audit_ensure_truth) */
 	int64		nnz;			/* records with v != 0 */
 	int64	   *nz_keys;		/* [nnz] ascending */
@@ -157,6 +162,7 @@ extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **foun
 									  TimestampTz deadline, const char **why);
 
 /* candidates.c */
+extern void tapas_audit_candidates_reset(TapasAuditEntry *e);
 extern int	tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found,
 								   bool simulate);
 

@@ -36,8 +36,9 @@
  * The alert names the candidates that are truly positive (the auditor knows
  * the truth), else the smallest candidate; the decision never looks at it.
  *
- * Cost: O(m) CRoaring operations on the logged rows plus O(cells) per
- * statement, on every statement of a 0/1 class.
+ * Cost: O(rows logged since the last statement) CRoaring operations
+ * (the folded zero union and one intersection are kept in the entry) plus
+ * O(cells) per statement, on every statement of a 0/1 class.
  *
  * IDENTIFICATION
  *	  src/audit/candidates.c
@@ -50,38 +51,60 @@
 
 #include "audit/audit_int.h"
 
+/* forgets the folded rows (their state is rebuilt from the entry's rows) */
+void
+tapas_audit_candidates_reset(TapasAuditEntry *e)
+{
+	if (e->cand_zero)
+		roaring_bitmap_free(e->cand_zero);
+	if (e->cand_one)
+		roaring_bitmap_free(e->cand_one);
+	e->cand_zero = NULL;
+	e->cand_one = NULL;
+	e->cand_rows = 0;
+}
+
 /*
  * C over the logged rows; *known: some row answered 1, so the attacker
- * knows that one positive exists.
+ * knows that one positive exists.  The union of the zero rows and the
+ * intersection of the one rows are kept in the entry and extended by the
+ * rows logged since, so a statement costs O(new rows), not O(m).
  */
 static roaring_bitmap_t *
 logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 {
-	roaring_bitmap_t *c = NULL;
-	roaring_bitmap_t *zero = roaring_bitmap_create();
+	roaring_bitmap_t *c;
 
-	for (int i = 0; i < e->nrows; i++)
+	if (e->cand_zero == NULL || e->cand_rows > e->nrows)
 	{
+		tapas_audit_candidates_reset(e);
+		e->cand_zero = roaring_bitmap_create();
+	}
+	for (; e->cand_rows < e->nrows; e->cand_rows++)
+	{
+		int			i = e->cand_rows;
+
 		if (e->answers[i] == 1.0)
 		{
-			if (c == NULL)
-				c = roaring_bitmap_copy(e->rows[i]);
+			if (e->cand_one == NULL)
+				e->cand_one = roaring_bitmap_copy(e->rows[i]);
 			else
-				roaring_bitmap_and_inplace(c, e->rows[i]);
+				roaring_bitmap_and_inplace(e->cand_one, e->rows[i]);
 		}
 		else if (e->answers[i] == 0.0)
-			roaring_bitmap_or_inplace(zero, e->rows[i]);
+			roaring_bitmap_or_inplace(e->cand_zero, e->rows[i]);
 	}
-	*known = c != NULL;
-	if (c == NULL)
+	*known = e->cand_one != NULL;
+	if (e->cand_one != NULL)
+		c = roaring_bitmap_andnot(e->cand_one, e->cand_zero);
+	else
 	{
 		/* no row answered 1: a positive may be any record not excluded */
 		c = roaring_bitmap_create();
 		if (n_total > 0)
 			roaring_bitmap_add_range(c, 0, n_total);
+		roaring_bitmap_andnot_inplace(c, e->cand_zero);
 	}
-	roaring_bitmap_andnot_inplace(c, zero);
-	roaring_bitmap_free(zero);
 	return c;
 }
 

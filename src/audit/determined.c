@@ -135,6 +135,7 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		roaring_bitmap_free(e->reported);
 	if (e->sync_new)
 		roaring_bitmap_free(e->sync_new);
+	tapas_audit_candidates_reset(e);
 	if (e->rows)
 		pfree(e->rows);
 	if (e->answers)
@@ -280,6 +281,7 @@ entry_forget_rows(TapasAuditEntry *e)
 		e->dz[i].log_id = -1;
 	roaring_bitmap_clear(e->reported);
 	roaring_bitmap_clear(e->sync_new);
+	tapas_audit_candidates_reset(e);
 	if (e->keys)
 		pfree(e->keys);
 	e->keys = NULL;
