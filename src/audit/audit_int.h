@@ -37,13 +37,13 @@ typedef struct TapasAuditKey
 } TapasAuditKey;
 
 /* tag of a logged row recognised as a design row (designs.c) */
-#define TAPAS_DZ_NONE	(-1)	/* no design row */
-#define TAPAS_DZ_TOTAL	(-2)	/* covers every record 1..n */
+#define TAPAS_DESIGN_TAG_NONE	(-1)	/* no design row */
+#define TAPAS_DESIGN_TAG_TOTAL	(-2)	/* covers every record 1..n */
 typedef struct TapasDesignTag
 {
 	int64		log_id;			/* row the tag is for (-1: none) */
 	int64		n;				/* design size it was classified under */
-	int32		bch;			/* 2 r + complemented, or TAPAS_DZ_* */
+	int32		bch;			/* 2 r + complemented, or TAPAS_DESIGN_TAG_* */
 	int32		had;			/* same for Hadamard */
 } TapasDesignTag;
 
@@ -59,7 +59,9 @@ typedef struct TapasClass
 	Oid			relid;
 	int			id;				/* 1, 2, ... per table, in order of creation */
 	char	   *rep;			/* representative statistic text */
-	char	   *vexpr;			/* SQL of v, or NULL: cannot be evaluated */
+	Node	   *vtree;			/* canonical per-row value v (float8), or NULL:
+								 * no tree known to this backend; owned by the
+								 * basis registry */
 	bool		usable;			/* the truth was read: keys/vals valid */
 	uint64		hash;			/* of the truth vector */
 	int64		nnz;			/* records with v != 0 */
@@ -115,8 +117,8 @@ struct TapasAuditEntry
 	bool		truth_binary;	/* every v in {0, 1} */
 
 	/* design recognition of the logged rows (designs.c) */
-	TapasDesignTag *dz;			/* [dz_max], entry i for logged row i */
-	int			dz_max;
+	TapasDesignTag *design_tags;	/* [design_tags_max], entry i for logged row i */
+	int			design_tags_max;
 };
 
 /*
@@ -152,6 +154,7 @@ extern MemoryContext tapas_audit_cxt(void);
 /* truth.c */
 extern TapasClass *tapas_audit_class(Oid relid, const char *statistic);
 extern void tapas_audit_classes_check(Oid relid);
+extern void tapas_audit_class_refresh(Oid relid, const char *statistic);
 extern bool tapas_audit_ensure_truth(TapasAuditEntry *e);
 
 /* determined.c: drops every entry of relid (its classes are about to go) */

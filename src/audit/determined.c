@@ -6,7 +6,7 @@
  *	  determine?
  *
  * Record j is determined for a statistic when e_j lies in the row space of
- * the logged matrix A (Chin's criterion; DESIGN.md section 2): its value
+ * the logged matrix A (Chin and Ozsoyoglu, IEEE TSE 1982): its value
  * follows from the answers by linear algebra, whatever the data.  The test
  * reads only A, never an answer, so refusing on it leaks nothing.  The
  * kernel (recon/rowspace.c) works over atoms modulo the secret prime drawn
@@ -144,8 +144,8 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		pfree(e->log_ids);
 	if (e->keys)
 		pfree(e->keys);
-	if (e->dz)
-		pfree(e->dz);
+	if (e->design_tags)
+		pfree(e->design_tags);
 	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
 }
 
@@ -277,8 +277,8 @@ entry_forget_rows(TapasAuditEntry *e)
 	e->A = NULL;
 	e->A_cap = 0;
 	e->A_rows = 0;
-	for (int i = 0; i < e->dz_max; i++)
-		e->dz[i].log_id = -1;
+	for (int i = 0; i < e->design_tags_max; i++)
+		e->design_tags[i].log_id = -1;
 	roaring_bitmap_clear(e->reported);
 	roaring_bitmap_clear(e->sync_new);
 	tapas_audit_candidates_reset(e);

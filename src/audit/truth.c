@@ -19,15 +19,16 @@
  * fewer).  A class is named by the first statistic text seen of it (its
  * "basis id", TapasClass.rep).
  *
- * The statistic text (capture/normalise.c: "count(*)", "count(x)",
- * "sum(x)", optionally " filter (where S)") is turned back into v, and
- * "SELECT key, v FROM ONLY tbl WHERE v <> 0" is run through SPI in a
- * subtransaction with the capture bypassed (tapas_internal_read), so the
- * auditor's own read is neither refused nor logged.  Errors of that read
- * are swallowed, never shown to the analyst: the class is then "unusable"
- * (identified by its text alone) and every check that needs its truth
- * fails closed (decide.c).  Statistics calling functions that are not
- * built in are never evaluated (they would run with the bypass on).
+ * The truth is evaluated by tapas, never by re-running the analyst's
+ * expression (issue 10): the gate hands every cell with the canonical
+ * basis tree of its statistic (capture/basis.c), kept here per (table,
+ * statistic) for the life of the backend (the basis registry), and
+ * evaluated with ExecEvalExpr over a heap scan of the table.  Errors of
+ * the evaluation are swallowed, never shown to the analyst: the class is
+ * then "unusable" (identified by its text alone) and every check that
+ * needs its truth fails closed (decide.c).  A statistic this backend has
+ * no tree for (read back from the ledger only) is such a class too, until
+ * a cell brings its tree (tapas_audit_class_refresh).
  *
  * The classes of a table are kept per backend and dropped, with every
  * audit entry of the table, when the table's change counters move
@@ -45,7 +46,10 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
-#include "executor/spi.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -56,174 +60,104 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/snapmgr.h"
 #include "common/hashfn.h"
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
-#include "capture/capture.h"
 #include "policy/policy.h"
 
 /* ----------------------------------------------------------------
- *		Statistic text -> per-row value
+ *		The basis registry
  * ----------------------------------------------------------------
  */
 
-/* index of the ')' closing the '(' at s[open], skipping quoted text; -1 */
-static int
-matching_paren(const char *s, int open)
+typedef struct BasisKey
 {
-	int			depth = 0;
-	char		quote = 0;
+	Oid			relid;
+	char		statistic[TAPAS_LEDGER_MAX_STATISTIC + 1];
+} BasisKey;
 
-	for (int i = open; s[i]; i++)
+typedef struct BasisEntry
+{
+	BasisKey	key;			/* hash key: must be first */
+	Node	   *tree;			/* in tapas_audit_cxt() */
+} BasisEntry;
+
+static HTAB *bases = NULL;
+
+static BasisEntry *
+basis_lookup(Oid relid, const char *statistic, HASHACTION action, bool *found)
+{
+	BasisKey	key;
+
+	if (bases == NULL)
 	{
-		if (quote)
-		{
-			if (s[i] == quote)
-				quote = 0;
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(BasisKey);
+		ctl.entrysize = sizeof(BasisEntry);
+		ctl.hcxt = tapas_audit_cxt();
+		bases = hash_create("tapas basis registry", 256, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key.relid = relid;
+	strlcpy(key.statistic, statistic, sizeof(key.statistic));
+	return hash_search(bases, &key, action, found);
+}
+
+/* Remembers the basis trees of a statement's cells (capture/gate.c). */
+void
+tapas_audit_register_bases(const TapasCell *cells, int ncells)
+{
+	for (int i = 0; i < ncells; i++)
+	{
+		BasisEntry *b;
+		bool		found;
+
+		if (cells[i].basis == NULL || cells[i].statistic == NULL ||
+			strlen(cells[i].statistic) > TAPAS_LEDGER_MAX_STATISTIC)
 			continue;
+		b = basis_lookup(cells[i].relid, cells[i].statistic, HASH_ENTER, &found);
+		if (!found)
+		{
+			MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
+
+			b->tree = copyObject((Node *) cells[i].basis);
+			MemoryContextSwitchTo(old);
 		}
-		if (s[i] == '\'' || s[i] == '"')
-			quote = s[i];
-		else if (s[i] == '(')
-			depth++;
-		else if (s[i] == ')' && --depth == 0)
-			return i;
 	}
-	return -1;
-}
-
-/* SQL of v for a statistic text, or NULL if the text is not understood */
-static char *
-statistic_value_sql(const char *stat)
-{
-	const char *filter_kw = " filter (where ";
-	char	   *base;
-	int			close;
-	const char *rest;
-
-	if (strncmp(stat, "count(*)", 8) == 0)
-	{
-		base = pstrdup("1");
-		rest = stat + 8;
-	}
-	else if (strncmp(stat, "count(", 6) == 0 || strncmp(stat, "sum(", 4) == 0)
-	{
-		int			open = stat[0] == 'c' ? 5 : 3;
-		char	   *x;
-
-		close = matching_paren(stat, open);
-		if (close < 0)
-			return NULL;
-		x = pnstrdup(stat + open + 1, close - open - 1);
-		base = stat[0] == 'c'
-			? psprintf("CASE WHEN (%s) IS NOT NULL THEN 1 ELSE 0 END", x)
-			: psprintf("COALESCE(((%s))::float8, 0)", x);
-		rest = stat + close + 1;
-	}
-	else
-		return NULL;
-	if (*rest == '\0')
-		return base;
-	if (strncmp(rest, filter_kw, strlen(filter_kw)) != 0)
-		return NULL;
-	close = matching_paren(rest, 8);
-	if (close < 0 || rest[close + 1] != '\0')
-		return NULL;
-	return psprintf("CASE WHEN (%s) THEN %s ELSE 0 END",
-					pnstrdup(rest + 15, close - 15), base);
-}
-
-static bool
-not_builtin(Oid funcid, void *context)
-{
-	return funcid >= FirstNormalObjectId;
-}
-
-/* "FROM ONLY schema.table" of relid */
-static char *
-relation_sql(Oid relid)
-{
-	return psprintf("ONLY %s.%s",
-					quote_identifier(get_namespace_name(get_rel_namespace(relid))),
-					quote_identifier(get_rel_name(relid)));
 }
 
 /*
- * Parse analysis of sql in a subtransaction: NULL on any error (which is
- * not shown; the statement being audited goes on), except a cancel.
+ * *sensitive: v reads a sensitive column; returns the canonical tree of v,
+ * or NULL when this backend has none for the statistic (one read back
+ * from the ledger only).  A statistic without a tree counts as sensitive
+ * unless it is the plain count(*).
  */
-static Query *
-analyse_quietly(const char *sql)
-{
-	MemoryContext caller = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	Query	   *volatile q = NULL;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(caller);
-	PG_TRY();
-	{
-		List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
-
-		if (list_length(raw) == 1)
-			q = parse_analyze_fixedparams(linitial_node(RawStmt, raw), sql, NULL, 0, NULL);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *err;
-
-		MemoryContextSwitchTo(caller);
-		err = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(caller);
-		CurrentResourceOwner = owner;
-		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			ReThrowError(err);
-		FreeErrorData(err);
-		return NULL;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(caller);
-	CurrentResourceOwner = owner;
-	return q;
-}
-
-/*
- * *sensitive: v reads a sensitive column (an expression that cannot be
- * analysed counts as sensitive); returns the SQL of v, or NULL when v
- * cannot be evaluated safely.
- */
-static char *
+static Node *
 statistic_prepare(Oid relid, const char *stat, bool *sensitive)
 {
 	const TapasProtection *prot = tapas_protection_lookup(relid);
-	char	   *v = statistic_value_sql(stat);
-	char	   *sql;
-	Query	   *q;
-	Node	   *expr;
+	BasisEntry *b;
+	bool		found;
 	Bitmapset  *attnos = NULL;
 	int			a = -1;
 
-	*sensitive = true;
-	if (prot == NULL || v == NULL)
+	*sensitive = strcmp(stat, "count(*)") != 0;
+	if (prot == NULL)
 		return NULL;
-	sql = psprintf("SELECT (%s)::float8 FROM %s", v, relation_sql(relid));
-	q = analyse_quietly(sql);
-	if (q == NULL || q->commandType != CMD_SELECT || list_length(q->targetList) != 1)
+	b = basis_lookup(relid, stat, HASH_FIND, &found);
+	if (b == NULL)
 		return NULL;
-	expr = (Node *) linitial_node(TargetEntry, q->targetList)->expr;
-	pull_varattnos(expr, 1, &attnos);
+	pull_varattnos(b->tree, 1, &attnos);
 	*sensitive = false;
 	while ((a = bms_next_member(attnos, a)) >= 0)
 		if (bms_is_member(a + FirstLowInvalidHeapAttributeNumber, prot->sensitive))
 			*sensitive = true;
-	if (check_functions_in_node(expr, not_builtin, NULL))
-		return NULL;
-	return v;
+	return b->tree;
 }
 
 /* ----------------------------------------------------------------
@@ -254,9 +188,36 @@ table_change_stamp(Oid relid)
 	return stamp;
 }
 
-/* runs the truth query into c (keys ascending); false on any error */
+/* the key of the scanned row as int8 */
+static int64
+slot_key(TupleTableSlot *slot, AttrNumber attno, Oid type, bool *isnull)
+{
+	Datum		d = slot_getattr(slot, attno, isnull);
+
+	if (*isnull)
+		return 0;
+	return type == INT8OID ? DatumGetInt64(d) :
+		type == INT4OID ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
+}
+
+static int
+cmp_key_val(const void *x, const void *y)
+{
+	const int64 *a = (const int64 *) x,
+			   *b = (const int64 *) y;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
+/*
+ * Evaluates c's tree on every row of the table (a heap scan under the
+ * active snapshot, ExecEvalExpr in tapas's own code: no query is planned
+ * and the capture stays on), keeping the rows with v <> 0, sorted by key.
+ * Runs in a subtransaction: false (and nothing kept) on any error other
+ * than a cancel.
+ */
 static bool
-read_truth(TapasClass *c, const char *sql)
+read_truth(TapasClass *c, const TapasProtection *prot)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -264,33 +225,65 @@ read_truth(TapasClass *c, const char *sql)
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(caller);
-	tapas_internal_read++;
 	PG_TRY();
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
-			elog(ERROR, "truth query failed");
-		c->nnz = (int64) SPI_processed;
-		c->binary = true;
-		c->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(c->nnz, 1));
-		c->vals = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(double) * Max(c->nnz, 1));
-		for (int64 i = 0; i < c->nnz; i++)
-		{
-			bool		n1,
-						n2;
-			HeapTuple	tup = SPI_tuptable->vals[i];
+		Relation	rel = table_open(c->relid, AccessShareLock);
+		EState	   *estate = CreateExecutorState();
+		ExprContext *econtext = GetPerTupleExprContext(estate);
+		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(c->vtree), estate);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+		int64		max = 1024;
+		int64		n = 0;
+		int64	   *kv = MemoryContextAllocHuge(caller, sizeof(int64) * 2 * max);
+		uint64		rows = 0;
 
-			if ((i & 4095) == 0)
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		{
+			bool		vnull,
+						knull;
+			Datum		v;
+			double		d;
+			int64		key;
+
+			if ((++rows & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
-			c->keys[i] = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &n1));
-			c->vals[i] = DatumGetFloat8(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &n2));
-			if (n1 || n2)
-				elog(ERROR, "null in the truth");
+			econtext->ecxt_scantuple = slot;
+			v = ExecEvalExprSwitchContext(expr, econtext, &vnull);
+			ResetExprContext(econtext);
+			if (vnull || DatumGetFloat8(v) == 0.0)
+				continue;
+			d = DatumGetFloat8(v);
+			key = slot_key(slot, prot->key_attno, prot->key_type, &knull);
+			if (knull)
+				continue;
+			if (n == max)
+			{
+				max *= 2;
+				kv = repalloc_huge(kv, sizeof(int64) * 2 * max);
+			}
+			kv[2 * n] = key;
+			memcpy(&kv[2 * n + 1], &d, sizeof(double));
+			n++;
+		}
+		table_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		FreeExecutorState(estate);
+		table_close(rel, AccessShareLock);
+
+		qsort(kv, n, 2 * sizeof(int64), cmp_key_val);
+		c->nnz = n;
+		c->binary = true;
+		c->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(n, 1));
+		c->vals = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(double) * Max(n, 1));
+		for (int64 i = 0; i < n; i++)
+		{
+			c->keys[i] = kv[2 * i];
+			memcpy(&c->vals[i], &kv[2 * i + 1], sizeof(double));
 			if (c->vals[i] != 1.0)
 				c->binary = false;
 		}
-		SPI_finish();
+		pfree(kv);
 		ReleaseCurrentSubTransaction();
 		ok = true;
 	}
@@ -302,7 +295,6 @@ read_truth(TapasClass *c, const char *sql)
 		err = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
-		tapas_internal_read--;
 		MemoryContextSwitchTo(caller);
 		CurrentResourceOwner = owner;
 		/* a cancel must still cancel; any other error stays hidden */
@@ -313,7 +305,6 @@ read_truth(TapasClass *c, const char *sql)
 		return false;
 	}
 	PG_END_TRY();
-	tapas_internal_read--;
 	MemoryContextSwitchTo(caller);
 	CurrentResourceOwner = owner;
 	return ok;
@@ -324,16 +315,10 @@ static bool
 class_read_truth(TapasClass *c)
 {
 	const TapasProtection *prot = tapas_protection_lookup(c->relid);
-	const char *key;
-	char	   *sql;
 
-	if (c->vexpr == NULL || prot == NULL)
+	if (c->vtree == NULL || prot == NULL)
 		return false;
-	key = quote_identifier(get_attname(c->relid, prot->key_attno, false));
-	sql = psprintf("SELECT (%s)::int8, v FROM (SELECT %s, (%s)::float8 AS v FROM %s) t "
-				   "WHERE v <> 0 ORDER BY 1",
-				   key, key, c->vexpr, relation_sql(c->relid));
-	if (!read_truth(c, sql))
+	if (!read_truth(c, prot))
 		return false;
 	for (int64 i = 0; i < c->nnz; i++)
 		if (c->vals[i] == 0.0)
@@ -400,8 +385,6 @@ class_free(TapasClass *c)
 		pfree(c->keys);
 	if (c->vals)
 		pfree(c->vals);
-	if (c->vexpr)
-		pfree(c->vexpr);
 	pfree(c->rep);
 	pfree(c);
 }
@@ -476,6 +459,28 @@ find_equal_class(RelClasses *r, const TapasClass *c)
 	return NULL;
 }
 
+/*
+ * Called before a statement's cells are grouped: a statistic that was
+ * classed without a tree (taken from the ledger) and now has one makes the
+ * table's classes be built again, with its truth.
+ */
+void
+tapas_audit_class_refresh(Oid relid, const char *statistic)
+{
+	RelClasses *r = relation_classes(relid, false);
+	StatKey		k;
+	StatEnt    *s;
+	bool		found;
+
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	strlcpy(k.statistic, statistic, sizeof(k.statistic));
+	s = hash_search(stat_map, &k, HASH_FIND, NULL);
+	if (s != NULL && s->cls != NULL && s->cls->vtree == NULL &&
+		basis_lookup(relid, statistic, HASH_FIND, &found) != NULL)
+		registry_drop_relation(r);
+}
+
 TapasClass *
 tapas_audit_class(Oid relid, const char *statistic)
 {
@@ -484,7 +489,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 	StatEnt    *s;
 	bool		found;
 	bool		sensitive;
-	char	   *v;
+	Node	   *v;
 	TapasClass *c;
 	TapasClass *same;
 	MemoryContext old;
@@ -503,7 +508,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 		c = palloc0(sizeof(TapasClass));
 		c->relid = relid;
 		c->rep = pstrdup(statistic);
-		c->vexpr = v ? pstrdup(v) : NULL;
+		c->vtree = v;			/* owned by the basis registry */
 		MemoryContextSwitchTo(old);
 		c->usable = class_read_truth(c);
 		same = c->usable ? find_equal_class(r, c) : NULL;
