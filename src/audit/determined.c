@@ -55,6 +55,7 @@
 #include "util/rng.h"
 #include "recon/binmat.h"
 #include "policy/policy.h"
+#include "policy/status_error.h"
 
 static MemoryContext audit_cxt = NULL;
 static HTAB *audit_entries = NULL;
@@ -169,11 +170,11 @@ rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets
 	(*offsets)[to - from] = total;
 }
 
-/* kernel progress: stop on a pending interrupt (the caller then cancels) */
+/* kernel progress: stop on a pending cancel or termination (the caller then raises it) */
 static int
 interrupt_progress(void *arg, double fraction)
 {
-	return InterruptPending ? 1 : 0;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 static const tapas_progress_t interrupt_poll = {interrupt_progress, NULL};
@@ -211,7 +212,10 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 		pfree(ids);
 		pfree(offsets);
 		if (st == TAPAS_ECANCELED)
+		{
 			CHECK_FOR_INTERRUPTS();
+			return false;		/* not a cancel after all: try again next time */
+		}
 		if (st != TAPAS_OK)
 		{
 			e->rs_broken = true;
