@@ -247,8 +247,15 @@ alerts_write(const TapasAlert *a)
 const char *
 tapas_alert_kind_name(int kind)
 {
-	return kind == TAPAS_ALERT_DETERMINED ? "determined" :
-		kind == TAPAS_ALERT_INCOMPLETE ? "incomplete" : "reconstructed";
+	switch (kind)
+	{
+		case TAPAS_ALERT_DETERMINED:
+			return "determined";
+		case TAPAS_ALERT_RECONSTRUCTED:
+			return "reconstructed";
+		default:
+			return "incomplete";
+	}
 }
 
 const char *

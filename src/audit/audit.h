@@ -10,8 +10,10 @@
  *	first = tapas_ledger_append(cells, ...);
  *	tapas_audit_logged(p, first);				after logging
  *
- * tapas_audit_cells syncs the per-backend audit state of every (table,
- * statistic, session user) the cells touch with the ledger, tests the
+ * tapas_audit_cells takes the decision lock of each (table, audit scope)
+ * the cells touch (released by tapas_audit_logged or at transaction end),
+ * syncs the per-backend audit state of every (table, scope, basis-value
+ * class) with the ledger, tests the
  * candidate cells (determined.c: row space; reconstructed.c: decoders on
  * the true data), and acts on tapas.mode: in deny mode it records a
  * 'denied' alert and raises ERRCODE_TAPAS_ISOLATION_DENIED, so nothing is
@@ -64,7 +66,8 @@ typedef enum TapasAlertKind
 {
 	TAPAS_ALERT_DETERMINED = 1, /* e_j in the row space of A */
 	TAPAS_ALERT_RECONSTRUCTED = 2,	/* a decoder recovers v_j from (A, b) */
-	TAPAS_ALERT_INCOMPLETE = 3	/* a cell the auditor cannot audit yet */
+	TAPAS_ALERT_INCOMPLETE = 3	/* a check the cells need could not complete
+								 * (record_key 0; the reason in detail) */
 } TapasAlertKind;
 
 typedef enum TapasAlertAction
@@ -135,8 +138,19 @@ extern void tapas_audit_incomplete(Oid relid);
 extern void tapas_audit_register_bases(const TapasCell *cells, int ncells);
 extern void tapas_audit_define_gucs(void);
 
-/* budget of the expensive checks, per statement (tapas.audit_budget_ms) */
+/* budget of the checks, per statement (tapas.audit_budget_ms) */
 extern int	tapas_audit_budget_ms;
+
+/* tapas.audit_scope: whose answers are combined in one joint system */
+typedef enum TapasAuditScope
+{
+	TAPAS_SCOPE_ALL,			/* answers released to any audited role */
+	TAPAS_SCOPE_ROLE			/* per session user */
+} TapasAuditScope;
+extern int	tapas_audit_scope;
+
+/* tapas.min_candidates: anonymity floor of the attacker's candidate set */
+extern int	tapas_min_candidates;
 
 /* ---- determined.c / reconstructed.c, shared with the SQL tapas.audit ---- */
 
@@ -151,7 +165,7 @@ typedef struct TapasFinding
 } TapasFinding;
 
 /*
- * Per-(table, statistic, role) audit state, cached per backend
+ * Per-(table, scope, class) audit state, cached per backend
  * (determined.c).  Opaque outside audit/.
  */
 typedef struct TapasAuditEntry TapasAuditEntry;

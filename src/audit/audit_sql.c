@@ -8,7 +8,7 @@
  * of the REVOKE/GRANT of the install script.  Results are materialised
  * (InitMaterializedSRF) in the caller's context.
  *
- * tapas.audit(tbl) re-runs the full audit of every (statistic, role) the
+ * tapas.audit(tbl) re-runs the full audit of every (class, scope role) the
  * ledger holds for tbl, from scratch (the backend's cached state for those
  * keys is dropped and rebuilt from the ledger): every record determined by
  * the logged rows, and every record a decoder reconstructs from the logged
@@ -91,7 +91,8 @@ audit_row(ReturnSetInfo *rsinfo, TapasAuditEntry *e, const TapasFinding *f)
 
 	memset(nulls, 0, sizeof(nulls));
 	{
-		char	   *rn = GetUserNameFromId(e->key.roleid, true);
+		char	   *rn = OidIsValid(e->key.roleid)
+			? GetUserNameFromId(e->key.roleid, true) : "(all)";
 
 		values[0] = CStringGetTextDatum(rn ? rn : "?");
 	}
@@ -103,24 +104,23 @@ audit_row(ReturnSetInfo *rsinfo, TapasAuditEntry *e, const TapasFinding *f)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* the full audit of one (statistic, role), from scratch */
+/* the full audit of one (class, scope role), from scratch */
 static void
-audit_one(ReturnSetInfo *rsinfo, Oid relid, Oid roleid, const char *stat)
+audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid)
 {
-	TapasAuditEntry *e = tapas_audit_entry(relid, roleid, stat);
+	TapasAuditEntry *e = tapas_audit_entry(cls, roleid);
 	TapasAuditBatch batch;
 	TapasFinding *fr;
 	TapasFinding f;
 	const uint32 *det = NULL;
 	size_t		ndet = 0;
-	bool		skipped = false;
+	const char *why = NULL;
 	int			nr;
 
 	tapas_audit_entry_drop(e);
-	e = tapas_audit_entry(relid, roleid, stat);
-	if (!e->sensitive)
-		return;
-	tapas_audit_sync(e);
+	e = tapas_audit_entry(cls, roleid);
+	(void) tapas_audit_sync(e, DT_NOEND);
+	roaring_bitmap_clear(e->sync_new);
 	if (e->rs != NULL && !e->rs_broken)
 		det = tapas_rowspace_determined(e->rs, &ndet);
 	for (size_t i = 0; i < ndet; i++)
@@ -142,7 +142,7 @@ audit_one(ReturnSetInfo *rsinfo, Oid relid, Oid roleid, const char *stat)
 	batch.n_total = e->nkeys;
 	batch.keys = e->keys;
 	roaring_bitmap_clear(e->reported);
-	nr = tapas_audit_reconstructed(&batch, &fr, DT_NOEND, &skipped);
+	nr = tapas_audit_reconstructed(&batch, &fr, DT_NOEND, &why);
 	for (int i = 0; i < nr; i++)
 		audit_row(rsinfo, e, &fr[i]);
 	/* what this backend reports from now on starts from the full audit */
@@ -175,19 +175,25 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 	memset(&filter, 0, sizeof(filter));
 	filter.relid = relid;
 	snap = tapas_ledger_snapshot(&filter);
+	tapas_audit_classes_check(relid);
 	for (int i = 0; i < snap->nrows; i++)
 	{
-		char	   *key = psprintf("%u/%s", snap->roles[i], snap->statistics[i]);
+		TapasClass *cls = tapas_audit_class(relid, snap->statistics[i]);
+		Oid			roleid = tapas_audit_scope == TAPAS_SCOPE_ROLE ? snap->roles[i] : InvalidOid;
+		char	   *key;
 		ListCell   *lc;
 		bool		seen = false;
 
+		if (cls == NULL)
+			continue;			/* not sensitive */
+		key = psprintf("%u/%d", roleid, cls->id);
 		foreach(lc, done)
 			if (strcmp(lfirst(lc), key) == 0)
 				seen = true;
 		if (seen)
 			continue;
 		done = lappend(done, key);
-		audit_one(rsinfo, relid, snap->roles[i], snap->statistics[i]);
+		audit_one(rsinfo, cls, roleid);
 	}
 	tapas_ledger_snapshot_free(snap);
 	return (Datum) 0;

@@ -35,7 +35,7 @@ CREATE VIEW tapas.alerts AS
 	  LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.roleid
 	  LEFT JOIN pg_catalog.pg_database d ON d.oid = a.dbid;
 COMMENT ON VIEW tapas.alerts IS
-	'Alerts of the auditor, of every database: one row per statement, table and kind of isolation (alert id, time, session user, pid, table of the current database, statistics, key of its first record, kind determined or reconstructed, methods, action logged/warned/denied, log_ids of the queries involved, detail, database, table name, keys of the isolated records (the first 32, ascending) and their number); survives ROLLBACK and restart; admin only';
+	'Alerts of the auditor, of every database: one row per statement, table and kind of isolation (alert id, time, session user, pid, table of the current database, statistics, key of its first record, kind determined, reconstructed or incomplete (a check that could not complete; record_key 0), methods, action logged/warned/denied, log_ids of the queries involved, detail, database, table name, keys of the isolated records (the first 32, ascending) and their number); survives ROLLBACK and restart; admin only';
 
 CREATE VIEW tapas.alert_records AS
 	SELECT a.alert_id, a.raised_at, a.role, a.pid, a."table", a.statistic, r.record_key,
@@ -51,7 +51,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_audit'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas.audit(regclass) IS
-	'Re-runs the full audit of a table on the whole ledger (every statistic and role, no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
+	'Re-runs the full audit of a table on the whole ledger (per basis-value class and audit scope: every role under tapas.audit_scope = all, shown as (all), else per role; no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
 
 REVOKE ALL ON FUNCTION tapas.alerts_raw() FROM PUBLIC;
 REVOKE ALL ON tapas.alerts FROM PUBLIC;

@@ -49,7 +49,7 @@ CREATE VIEW tapas.alerts AS
 	  LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.roleid
 	  LEFT JOIN pg_catalog.pg_database d ON d.oid = a.dbid;
 COMMENT ON VIEW tapas.alerts IS
-	'Alerts of the auditor, of every database: one row per statement, table and kind of isolation (alert id, time, session user, pid, table of the current database, statistics, key of its first record, kind determined or reconstructed, methods, action logged/warned/denied, log_ids of the queries involved, detail, database, table name, keys of the isolated records (the first 32, ascending) and their number); survives ROLLBACK and restart; admin only';
+	'Alerts of the auditor, of every database: one row per statement, table and kind of isolation (alert id, time, session user, pid, table of the current database, statistics, key of its first record, kind determined, reconstructed or incomplete (a check that could not complete; record_key 0), methods, action logged/warned/denied, log_ids of the queries involved, detail, database, table name, keys of the isolated records (the first 32, ascending) and their number); survives ROLLBACK and restart; admin only';
 
 CREATE VIEW tapas.alert_records AS
 	SELECT a.alert_id, a.raised_at, a.role, a.pid, a."table", a.statistic, r.record_key,
@@ -117,3 +117,7 @@ CREATE OR REPLACE AGGREGATE tapas._cover(int4, float8, int4) (
 UPDATE pg_catalog.pg_proc SET provolatile = 'v'
  WHERE oid IN ('tapas._cover(int8, float8, int4)'::pg_catalog.regprocedure,
                'tapas._cover(int4, float8, int4)'::pg_catalog.regprocedure);
+
+-- joint audit (issue 11): the 'incomplete' alert kind; the audit per class and scope
+COMMENT ON FUNCTION tapas.audit(regclass) IS
+	'Re-runs the full audit of a table on the whole ledger (per basis-value class and audit scope: every role under tapas.audit_scope = all, shown as (all), else per role; no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
