@@ -17,7 +17,7 @@
  *
  * Grouping by a sensitive column: the cell of group value g has the basis
  * 1[expr = g] * phi (or 1[expr IS NULL] * phi), canonicalised, over the
- * covered set of its non-sensitive group (DESIGN.md section 2); the gate
+ * covered set of its non-sensitive group (src/capture/groups.c); the gate
  * supplies g (tapas_statistic_format).
  *
  * IDENTIFICATION
