@@ -104,6 +104,8 @@ SELECT count(*) FILTER (WHERE rare), count(*) FILTER (WHERE rare = true),
   FROM nf;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM nfcap;
+-- one basis, one identifier
+SELECT count(DISTINCT basis_id) AS ids, count(DISTINCT statistic) AS texts FROM tapas.last_capture();
 -- IS NOT FALSE equals them only on a NOT NULL column
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT count(*) FILTER (WHERE flag), count(*) FILTER (WHERE flag IS NOT FALSE),
