@@ -121,3 +121,16 @@ UPDATE pg_catalog.pg_proc SET provolatile = 'v'
 -- joint audit (issue 11): the 'incomplete' alert kind; the audit per class and scope
 COMMENT ON FUNCTION tapas.audit(regclass) IS
 	'Re-runs the full audit of a table on the whole ledger (per basis-value class and audit scope: every role under tapas.audit_scope = all, shown as (all), else per role; no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
+
+-- tapas.last_capture() gains basis_id (issue 10: the normal form of a cell)
+DROP FUNCTION tapas.last_capture();
+CREATE FUNCTION tapas.last_capture(OUT relid regclass, OUT statistic text,
+								   OUT answer float8, OUT covered bigint, OUT keys bigint[],
+								   OUT basis_id bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'tapas_sql_last_capture'
+LANGUAGE C STRICT VOLATILE;
+REVOKE ALL ON FUNCTION tapas.last_capture() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION tapas.last_capture() TO tapas_admin;
+COMMENT ON FUNCTION tapas.last_capture() IS
+	'Cells captured in this backend by the last statement that captured any: per logged term its basis value (statistic, the canonical text, and basis_id, a 64-bit hash of it), answer and covered set (admin only, for inspection and tests)';
