@@ -210,10 +210,15 @@ check_status(tapas_status st)
 			 errmsg("release audit failed: %s", tapas_status_message(st))));
 }
 
+/*
+ * progress callback: stop for a cancel or termination request.  Other
+ * interrupts (a configuration reload, a barrier) also set InterruptPending
+ * and must not abort the audit; they are served after it.
+ */
 static int
 interrupt_pending(void *arg, double fraction)
 {
-	return InterruptPending != 0;
+	return QueryCancelPending || ProcDiePending;
 }
 
 /*

@@ -22,6 +22,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "attacks/release_risk.h"
 #include "util/memory.h"
@@ -53,6 +56,10 @@ typedef struct scan_ctx
 	long		sens;			/* sensitive column or -1 */
 	size_t		card;			/* its number of codes */
 	size_t	   *votes;			/* card scratch counters */
+	/* the columnar Hamming scan (NULL when not used) */
+	uint32_t   *codes;			/* c x n, column-major: value codes of syn */
+	uint32_t   *acc;			/* 3 x n: A-half, B-half, sensitive counts */
+	const double *sorted;		/* c x n: each syn column sorted */
 } scan_ctx;
 
 /* contribution of column j to the distance sum between x and y */
@@ -78,15 +85,18 @@ root(const scan_ctx *cx, double sum)
 	return cx->lp && cx->p != 1 ? pow(sum, 1.0 / cx->p) : sum;
 }
 
-/* the distance sum between x and y over the columns outside the A-half */
+/*
+ * The distance sum between x and y over the columns outside the A-half;
+ * stops once it exceeds bound (the result is then only known to be larger).
+ */
 static double
 sum_b(const scan_ctx *cx, const double *x, const double *xe, const double *y,
-	  const double *ye)
+	  const double *ye, double bound)
 {
 	double		s = 0;
 	size_t		j;
 
-	for (j = 0; j < cx->syn->c; j++)
+	for (j = 0; j < cx->syn->c && s <= bound; j++)
 		if (!cx->in_a[j])
 			s += contrib(cx, j, x, xe, y, ye);
 	return s;
@@ -197,6 +207,153 @@ scan_target(scan_ctx *cx, const double *x, const double *xe, tapas_rng_t *rng,
 }
 
 /*
+ * Code of raw value v in column j for the columnar scan: categorical and
+ * ordinal values are their code; a continuous value is the position of its
+ * first occurrence in the sorted synthetic column, or UINT32_MAX when no
+ * synthetic row has it (so two codes are equal iff the values are).
+ */
+static uint32_t
+value_code(const scan_ctx *cx, size_t j, double v)
+{
+	const tapas_dataset_t *syn = cx->syn;
+	const double *s = cx->sorted + j * syn->n;
+	size_t		lo = 0,
+				hi = syn->n;
+
+	if (syn->cols[j].kind != TAPAS_COLUMN_CONTINUOUS)
+		return (uint32_t) v;
+	while (lo < hi)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (s[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < syn->n && s[lo] == v ? (uint32_t) lo : UINT32_MAX;
+}
+
+/*
+ * acc[i] += (col[i] != x) for i < n.  GCC does not vectorise this at -O2
+ * (the server's flags), so on x86-64 it is written with SSE2: per 4 rows
+ * one compare gives -1 where equal, and acc + 1 + mask adds the mismatch.
+ */
+static void
+count_mismatches(uint32_t *acc, const uint32_t *col, uint32_t x, size_t n)
+{
+	size_t		i = 0;
+
+#ifdef __SSE2__
+	__m128i		vx = _mm_set1_epi32((int) x),
+				one = _mm_set1_epi32(1);
+
+	for (; i + 4 <= n; i += 4)
+	{
+		__m128i		eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *) (col + i)), vx),
+					a = _mm_loadu_si128((const __m128i *) (acc + i));
+
+		a = _mm_add_epi32(a, _mm_add_epi32(one, eq));
+		_mm_storeu_si128((__m128i *) (acc + i), a);
+	}
+#endif
+	for (; i < n; i++)
+		acc[i] += (uint32_t) (col[i] != x);
+}
+
+/*
+ * The same results as scan_target for the Hamming distance, one column at a
+ * time: per column a branch-free pass adds (code != x_j) to the row's A- or
+ * B-half counter (which the compiler vectorises), then one pass over the
+ * rows keeps the minima.  The rows are visited in the same order with the
+ * same comparisons, so ties draw the same random numbers.
+ */
+static void
+scan_target_columnar(scan_ctx *cx, const double *x, tapas_rng_t *rng,
+					 target_scan *out)
+{
+	const tapas_dataset_t *syn = cx->syn;
+	size_t		n = syn->n,
+				c = syn->c,
+				i,
+				j,
+				ties_a = 0,
+				ties_v = 0;
+	uint32_t   *acc_a = cx->acc,
+			   *acc_b = cx->acc + n,
+			   *acc_s = cx->acc + 2 * n;
+	double		best_a = INFINITY,
+				best_s = INFINITY,
+				top = -1;
+
+	memset(cx->acc, 0, sizeof(uint32_t) * 3 * n);
+	for (j = 0; j < c; j++)
+	{
+		const uint32_t *col = cx->codes + j * n;
+		uint32_t	xj = value_code(cx, j, x[j]);
+		uint32_t   *acc = cx->in_a[j] ? acc_a : acc_b;
+
+		count_mismatches(acc, col, xj, n);
+		if ((long) j == cx->sens)
+			for (i = 0; i < n; i++)
+				acc_s[i] = (uint32_t) (col[i] != xj);
+	}
+	out->d1 = out->d2 = INFINITY;
+	out->link = 0;
+	out->guess = 0;
+	if (cx->sens >= 0)
+		memset(cx->votes, 0, sizeof(size_t) * cx->card);
+	for (i = 0; i < n; i++)
+	{
+		double		a = acc_a[i],
+					total = a + acc_b[i],
+					ns = total - acc_s[i];
+
+		if (total < out->d2)
+		{
+			if (total < out->d1)
+			{
+				out->d2 = out->d1;
+				out->d1 = total;
+			}
+			else
+				out->d2 = total;
+		}
+		if (a < best_a)
+		{
+			best_a = a;
+			out->link = i;
+			ties_a = 1;
+		}
+		else if (a == best_a && keep_tie(rng, &ties_a))
+			out->link = i;
+		if (cx->sens >= 0 && ns <= best_s)
+		{
+			if (ns < best_s)
+			{
+				best_s = ns;
+				memset(cx->votes, 0, sizeof(size_t) * cx->card);
+			}
+			cx->votes[(size_t) syn->values[i * c + cx->sens]]++;
+		}
+	}
+	if (cx->sens >= 0)
+		for (j = 0; j < cx->card; j++)
+		{
+			if (cx->votes[j] == 0)
+				continue;
+			if ((double) cx->votes[j] > top)
+			{
+				top = (double) cx->votes[j];
+				out->guess = (double) j;
+				ties_v = 1;
+			}
+			else if ((double) cx->votes[j] == top && keep_tie(rng, &ties_v))
+				out->guess = (double) j;
+		}
+}
+
+/*
  * The linking step: the target list ds[rows[0..m-1]] whose B-half is
  * nearest to synthetic row s (ties at random); returns the list position.
  */
@@ -216,7 +373,7 @@ link_to(scan_ctx *cx, const tapas_dataset_t *ds, const size_t *rows, size_t m,
 	{
 		const double *x = ds->values + rows[k] * ds->c,
 				   *xe = ds->encoded ? ds->encoded + rows[k] * ds->encoded_dim : NULL;
-		double		d = sum_b(cx, x, xe, y, ye);
+		double		d = sum_b(cx, x, xe, y, ye, best);
 
 		if (d < best)
 		{
@@ -370,6 +527,7 @@ check_params(const tapas_dataset_t *real, const tapas_dataset_t *syn,
 typedef struct audit_mem
 {
 	size_t	   *perm;
+	size_t	   *colperm;		/* c: scratch of draw_columns */
 	size_t	   *rows_r;			/* sampled targets */
 	size_t	   *rows_h;
 	size_t	   *so_r;			/* singling-out subsamples */
@@ -388,6 +546,7 @@ static void
 audit_mem_free(audit_mem *am)
 {
 	tapas_free(am->perm);
+	tapas_free(am->colperm);
 	tapas_free(am->rows_r);
 	tapas_free(am->rows_h);
 	tapas_free(am->so_r);
@@ -403,6 +562,8 @@ audit_mem_free(audit_mem *am)
 	tapas_free(am->cx.cat);
 	tapas_free(am->cx.in_a);
 	tapas_free(am->cx.votes);
+	tapas_free(am->cx.codes);
+	tapas_free(am->cx.acc);
 }
 
 static int
@@ -477,6 +638,7 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 	if (c > big)
 		big = c;
 	am->perm = tapas_malloc(sizeof(size_t) * big);
+	am->colperm = tapas_malloc(sizeof(size_t) * c);
 	am->rows_r = tapas_malloc(sizeof(size_t) * m);
 	am->rows_h = tapas_malloc(sizeof(size_t) * m);
 	am->so_r = tapas_malloc(sizeof(size_t) * nso);
@@ -493,7 +655,7 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 	am->cx.in_a = tapas_calloc(c, 1);
 	am->cx.card = p->sensitive >= 0 ? syn->cols[p->sensitive].cardinality : 1;
 	am->cx.votes = tapas_malloc(sizeof(size_t) * am->cx.card);
-	if (!am->perm || !am->rows_r || !am->rows_h || !am->so_r || !am->so_h ||
+	if (!am->perm || !am->colperm || !am->rows_r || !am->rows_h || !am->so_r || !am->so_h ||
 		!am->iso_r || !am->iso_h || !am->scan_r || !am->scan_h || !am->stat ||
 		!am->sorted || !am->pred.cols || !am->pred.value || !am->cx.cat ||
 		!am->cx.in_a || !am->cx.votes)
@@ -512,7 +674,52 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 			am->sorted[j * syn->n + i] = syn->values[i * c + j];
 		qsort(am->sorted + j * syn->n, syn->n, sizeof(double), cmp_double);
 	}
+	am->cx.sorted = am->sorted;
+	if (p->distance.kind == TAPAS_DISTANCE_HAMMING && !p->rowwise &&
+		syn->n < UINT32_MAX)
+	{
+		am->cx.codes = tapas_malloc(sizeof(uint32_t) * c * syn->n);
+		am->cx.acc = tapas_malloc(sizeof(uint32_t) * 3 * syn->n);
+		if (am->cx.codes == NULL || am->cx.acc == NULL)
+			return TAPAS_ENOMEM;
+		for (j = 0; j < c; j++)
+			for (i = 0; i < syn->n; i++)
+				am->cx.codes[j * syn->n + i] =
+					value_code(&am->cx, j, syn->values[i * c + j]);
+	}
 	return TAPAS_OK;
+}
+
+/*
+ * Orders the predicate's columns by the synthetic frequency of their value,
+ * rarest first, so that satisfies() rejects most rows at the first column.
+ * Only the speed depends on the order.
+ */
+static void
+order_by_rarity(const audit_mem *am, const tapas_dataset_t *syn, predicate *pr)
+{
+	double		freq[64];
+	size_t		k,
+				i;
+
+	if (pr->ncols > 64)
+		return;
+	for (k = 0; k < pr->ncols; k++)
+		freq[k] = (double) count_equal(am->sorted + pr->cols[k] * syn->n, syn->n,
+									   pr->value[pr->cols[k]]);
+	for (k = 1; k < pr->ncols; k++)
+	{
+		double		f = freq[k];
+		size_t		col = pr->cols[k];
+
+		for (i = k; i > 0 && freq[i - 1] > f; i--)
+		{
+			freq[i] = freq[i - 1];
+			pr->cols[i] = pr->cols[i - 1];
+		}
+		freq[i] = f;
+		pr->cols[i] = col;
+	}
 }
 
 /* singling out: successes of the release's and the baseline's predicates */
@@ -527,14 +734,23 @@ run_singling_out(audit_mem *am, const tapas_dataset_t *real,
 				j;
 
 	*kr = *kh = *kb = 0;
+	/* distinct synthetic rows while they last, so predicates repeat less */
+	for (i = 0; i < syn->n; i++)
+		am->perm[i] = i;
 	for (i = 0; i < p->n_predicates; i++)
 	{
-		size_t		s = tapas_rng_below(rng, syn->n);
+		size_t		at = i % syn->n,
+					pick = at + tapas_rng_below(rng, syn->n - at),
+					s = am->perm[pick];
 		long		r,
 					h;
 
-		draw_columns(pr, syn->c, p->predicate_columns, am->perm, rng);
+		am->perm[pick] = am->perm[at];
+		am->perm[at] = s;
+
+		draw_columns(pr, syn->c, p->predicate_columns, am->colperm, rng);
 		memcpy(pr->value, syn->values + s * syn->c, sizeof(double) * syn->c);
+		order_by_rarity(am, syn, pr);
 		r = isolated(real, am->so_r, nso, pr, p->tolerance);
 		h = isolated(hold, am->so_h, nso, pr, p->tolerance);
 		if (r >= 0)
@@ -554,6 +770,7 @@ run_singling_out(audit_mem *am, const tapas_dataset_t *real,
 
 			pr->value[col] = syn->values[tapas_rng_below(rng, syn->n) * syn->c + col];
 		}
+		order_by_rarity(am, syn, pr);
 		if (isolated(real, am->so_r, nso, pr, p->tolerance) >= 0)
 			(*kb)++;
 	}
@@ -586,7 +803,10 @@ scan_side(audit_mem *am, const tapas_dataset_t *ds, const size_t *rows,
 
 		if (tapas_progress_poll(progress, done + 0.5 * (double) k / (double) m))
 			return TAPAS_ECANCELED;
-		scan_target(&am->cx, x, xe, rng, &out[k]);
+		if (am->cx.codes != NULL)
+			scan_target_columnar(&am->cx, x, rng, &out[k]);
+		else
+			scan_target(&am->cx, x, xe, rng, &out[k]);
 	}
 	return TAPAS_OK;
 }

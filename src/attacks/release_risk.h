@@ -24,8 +24,10 @@
  *	singling_out	predicates built from the synthetic data: predicate i is
  *		the conjunction "column = value" over predicate_columns random
  *		columns (all when 0) with the values of a random synthetic row
+ *		(distinct rows until every row has been used)
  *		(continuous columns: |x - v| <= tolerance * (upper - lower)).
- *		[the predicate matches exactly one row of the dataset].  Baseline:
+ *		[the predicate matches exactly one row of the dataset]; the trials
+ *		are the predicates (n_real = n_holdout = n_predicates).  Baseline:
  *		the same predicates with each value taken from an independent random
  *		synthetic row (the product of the synthetic marginals).
  *	linkability		the attacker holds the A-half (link_a columns) and the
@@ -53,8 +55,9 @@
  * Distances are the attack library's (distance.h: Hamming on raw values or
  * L_p on the encoding, all columns); L_p needs every dataset encoded.
  * Cost: one pass over the synthetic rows per target computes every
- * distance at once (whole row, A-half, all but the sensitive column), so
- * the audit is O(2 m n_syn c) plus O(P (|real'| + |holdout'|)) for the
+ * distance at once (whole row, A-half, all but the sensitive column); for
+ * Hamming the pass is columnar (value codes column by column into small
+ * counters, vectorised), so the audit is O(2 m n_syn c) plus O(P (|real'| + |holdout'|)) for the
  * predicates and O(m^2) for the linking step.
  *
  * IDENTIFICATION
@@ -99,6 +102,9 @@ typedef struct tapas_release_params
 	double		confidence;		/* of every interval, in (0, 1) */
 	size_t		n_bootstrap;	/* resamples for dcr and nndr */
 	uint64_t	seed;
+	int			rowwise;		/* Hamming: the row-at-a-time reference scan
+								 * instead of the columnar one (tests and
+								 * benchmarks; same results) */
 } tapas_release_params_t;
 
 typedef struct tapas_risk_summary

@@ -187,7 +187,7 @@ default_params(tapas_release_params_t *p, const size_t *link_a)
 
 static void
 run(const tapas_dataset_t *r, const tapas_dataset_t *s,
-	const tapas_dataset_t *h, tapas_risk_summary_t *out)
+	const tapas_dataset_t *h, double confidence, tapas_risk_summary_t *out)
 {
 	static const size_t link_a[3] = {0, 1, 2};
 	tapas_release_params_t p;
@@ -195,6 +195,7 @@ run(const tapas_dataset_t *r, const tapas_dataset_t *s,
 	size_t		nrec;
 
 	default_params(&p, link_a);
+	p.confidence = confidence;
 	TAPAS_CHECK(tapas_release_risk(r, s, h, &p, out, &rec, &nrec, NULL) == TAPAS_OK);
 	tapas_free(rec);
 }
@@ -231,11 +232,11 @@ test_known_answers(void)
 		tapas_dataset_free(f);
 	}
 
-	run(r, half, h, out);
+	run(r, half, h, 0.95, out);
 	/* about half the training targets have a copy, no holdout target */
 	TAPAS_CHECK(out[TAPAS_RISK_EXACT_COPY].real.est > 0.35 &&
 				out[TAPAS_RISK_EXACT_COPY].real.est < 0.65);
-	TAPAS_CHECK(out[TAPAS_RISK_EXACT_COPY].holdout.est < 0.05);
+	TAPAS_CHECK(out[TAPAS_RISK_EXACT_COPY].holdout.est < 0.08);
 	TAPAS_CHECK(out[TAPAS_RISK_EXACT_COPY].baseline.est < 0.05);
 	for (k = 0; k < TAPAS_RISK_COUNT; k++)
 	{
@@ -245,7 +246,10 @@ test_known_answers(void)
 				   tapas_risk_kind_name(k), out[k].real.est, out[k].holdout.est,
 				   out[k].baseline.est, out[k].residual.est,
 				   out[k].residual.low, out[k].residual.high);
-		TAPAS_CHECK_MSG(out[k].residual.low > 0.05, "%s residual low %g",
+		/* linkability needs ties on A broken right: a weaker signal */
+		TAPAS_CHECK_MSG(out[k].residual.low >
+						(k == TAPAS_RISK_LINKABILITY ? 0.01 : 0.15),
+						"%s residual low %g",
 						tapas_risk_kind_name(k), out[k].residual.low);
 		TAPAS_CHECK(out[k].residual.low <= out[k].residual.est &&
 					out[k].residual.est <= out[k].residual.high);
@@ -253,7 +257,8 @@ test_known_answers(void)
 					out[k].real.est <= out[k].real.high);
 	}
 
-	run(r, fresh, h, out);
+	/* six intervals at once: 99.9% keeps a false alarm below 1% a seed */
+	run(r, fresh, h, 0.999, out);
 	for (k = 0; k < TAPAS_RISK_COUNT; k++)
 		TAPAS_CHECK_MSG(out[k].residual.low == 0 && out[k].residual.est < 0.12,
 						"independent: %s residual %g [%g, %g]",
@@ -262,7 +267,7 @@ test_known_answers(void)
 	/* the sensitive value is partly predictable from column 0 */
 	TAPAS_CHECK(out[TAPAS_RISK_ATTRIBUTE_INFERENCE].holdout.est > 0.3);
 
-	run(r, h, h, out);
+	run(r, h, h, 0.95, out);
 	for (k = 0; k < TAPAS_RISK_COUNT; k++)
 		TAPAS_CHECK_MSG(out[k].residual.est == 0 && out[k].residual.low == 0,
 						"holdout copy: %s residual %g", tapas_risk_kind_name(k),
@@ -340,6 +345,57 @@ test_records_vs_scans(void)
 	}
 }
 
+/* the columnar Hamming scan gives exactly the row-wise scan's results */
+static void
+test_columnar_equals_rowwise(void)
+{
+	tapas_rng_t rng;
+	long		it;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 2);
+	for (it = 0; it < tapas_test_iters(20); it++)
+	{
+		tapas_dataset_t *r = random_dataset(&rng, 1 + tapas_rng_below(&rng, 60)),
+				   *s = random_dataset(&rng, 1 + tapas_rng_below(&rng, 90)),
+				   *h = random_dataset(&rng, 1 + tapas_rng_below(&rng, 60));
+		static const size_t link_a[2] = {4, 1};
+		tapas_release_params_t p;
+		tapas_risk_summary_t o1[TAPAS_RISK_COUNT],
+					o2[TAPAS_RISK_COUNT];
+		tapas_risk_record_t *r1,
+				   *r2;
+		size_t		n1,
+					n2,
+					k;
+
+		/* plant some copies so that distances 0 occur */
+		memcpy(s->values, r->values, sizeof(double) * NC * (r->n < s->n ? r->n : s->n) / 2);
+		default_params(&p, link_a);
+		p.n_link_a = 2;
+		p.sensitive = (long) (2 * tapas_rng_below(&rng, 3));	/* 0, 2 or 4 */
+		p.n_targets = 40;
+		p.n_predicates = 30;
+		p.seed = (uint64_t) it;
+		TAPAS_CHECK(tapas_release_risk(r, s, h, &p, o1, &r1, &n1, NULL) == TAPAS_OK);
+		p.rowwise = 1;
+		TAPAS_CHECK(tapas_release_risk(r, s, h, &p, o2, &r2, &n2, NULL) == TAPAS_OK);
+		TAPAS_CHECK(n1 == n2);
+		for (k = 0; k < n1 && k < n2; k++)
+			TAPAS_CHECK_MSG(r1[k].row == r2[k].row && r1[k].kind == r2[k].kind &&
+							r1[k].holdout == r2[k].holdout && r1[k].value == r2[k].value,
+							"record %zu", k);
+		for (k = 0; k < TAPAS_RISK_COUNT; k++)
+			TAPAS_CHECK(o1[k].real.est == o2[k].real.est &&
+						o1[k].holdout.est == o2[k].holdout.est &&
+						o1[k].residual.low == o2[k].residual.low);
+		tapas_free(r1);
+		tapas_free(r2);
+		tapas_dataset_free(r);
+		tapas_dataset_free(s);
+		tapas_dataset_free(h);
+	}
+}
+
 static void
 test_bad_params(void)
 {
@@ -411,6 +467,7 @@ main(void)
 	TAPAS_TEST_RUN(test_closer_probability_vs_pairs);
 	TAPAS_TEST_RUN(test_known_answers);
 	TAPAS_TEST_RUN(test_records_vs_scans);
+	TAPAS_TEST_RUN(test_columnar_equals_rowwise);
 	TAPAS_TEST_RUN(test_bad_params);
 	TAPAS_TEST_DONE();
 }
