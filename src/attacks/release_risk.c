@@ -60,6 +60,9 @@ typedef struct scan_ctx
 	uint32_t   *codes;			/* c x n, column-major: value codes of syn */
 	uint32_t   *acc;			/* 3 x n: A-half, B-half, sensitive counts */
 	const double *sorted;		/* c x n: each syn column sorted */
+	/* the columnar L_p scan (NULL when not used) */
+	double	   *colv;			/* c x n: codes or encoded cells of syn */
+	double	   *dacc;			/* 3 x n: A-half, B-half, all-but-sensitive */
 } scan_ctx;
 
 /* contribution of column j to the distance sum between x and y */
@@ -262,15 +265,28 @@ count_mismatches(uint32_t *acc, const uint32_t *col, uint32_t x, size_t n)
 }
 
 /*
- * The same results as scan_target for the Hamming distance, one column at a
- * time: per column a branch-free pass adds (code != x_j) to the row's A- or
- * B-half counter (which the compiler vectorises), then one pass over the
- * rows keeps the minima.  The rows are visited in the same order with the
- * same comparisons, so ties draw the same random numbers.
+ * The per-row sums of a columnar scan: Hamming counts (ua, ub: A- and
+ * B-half mismatches, us: the sensitive column's) or L_p sums (da, db: the
+ * halves, dn: every column but the sensitive one); exactly one set is
+ * non-NULL.
+ */
+typedef struct row_sums
+{
+	const uint32_t *ua,
+			   *ub,
+			   *us;
+	const double *da,
+			   *db,
+			   *dn;
+} row_sums;
+
+/*
+ * One pass over the rows keeping what scan_target keeps, with the same
+ * comparisons in the same row order (so ties draw the same random numbers).
  */
 static void
-scan_target_columnar(scan_ctx *cx, const double *x, tapas_rng_t *rng,
-					 target_scan *out)
+track_rows(scan_ctx *cx, const row_sums *rs, tapas_rng_t *rng,
+		   target_scan *out)
 {
 	const tapas_dataset_t *syn = cx->syn;
 	size_t		n = syn->n,
@@ -279,25 +295,10 @@ scan_target_columnar(scan_ctx *cx, const double *x, tapas_rng_t *rng,
 				j,
 				ties_a = 0,
 				ties_v = 0;
-	uint32_t   *acc_a = cx->acc,
-			   *acc_b = cx->acc + n,
-			   *acc_s = cx->acc + 2 * n;
 	double		best_a = INFINITY,
 				best_s = INFINITY,
 				top = -1;
 
-	memset(cx->acc, 0, sizeof(uint32_t) * 3 * n);
-	for (j = 0; j < c; j++)
-	{
-		const uint32_t *col = cx->codes + j * n;
-		uint32_t	xj = value_code(cx, j, x[j]);
-		uint32_t   *acc = cx->in_a[j] ? acc_a : acc_b;
-
-		count_mismatches(acc, col, xj, n);
-		if ((long) j == cx->sens)
-			for (i = 0; i < n; i++)
-				acc_s[i] = (uint32_t) (col[i] != xj);
-	}
 	out->d1 = out->d2 = INFINITY;
 	out->link = 0;
 	out->guess = 0;
@@ -305,10 +306,22 @@ scan_target_columnar(scan_ctx *cx, const double *x, tapas_rng_t *rng,
 		memset(cx->votes, 0, sizeof(size_t) * cx->card);
 	for (i = 0; i < n; i++)
 	{
-		double		a = acc_a[i],
-					total = a + acc_b[i],
-					ns = total - acc_s[i];
+		double		a,
+					total,
+					ns;
 
+		if (rs->ua != NULL)
+		{
+			a = rs->ua[i];
+			total = a + rs->ub[i];
+			ns = total - rs->us[i];
+		}
+		else
+		{
+			a = rs->da[i];
+			total = a + rs->db[i];
+			ns = rs->dn[i];
+		}
 		if (total < out->d2)
 		{
 			if (total < out->d1)
@@ -351,6 +364,91 @@ scan_target_columnar(scan_ctx *cx, const double *x, tapas_rng_t *rng,
 			else if ((double) cx->votes[j] == top && keep_tie(rng, &ties_v))
 				out->guess = (double) j;
 		}
+}
+
+/*
+ * The same results as scan_target for the Hamming distance, one column at a
+ * time: per column a vectorised pass adds (code != x_j) to the row's A- or
+ * B-half counter, then track_rows keeps the minima.
+ */
+static void
+scan_target_columnar(scan_ctx *cx, const double *x, tapas_rng_t *rng,
+					 target_scan *out)
+{
+	size_t		n = cx->syn->n,
+				i,
+				j;
+	row_sums	rs = {cx->acc, cx->acc + n, cx->acc + 2 * n, NULL, NULL, NULL};
+
+	memset(cx->acc, 0, sizeof(uint32_t) * 3 * n);
+	for (j = 0; j < cx->syn->c; j++)
+	{
+		const uint32_t *col = cx->codes + j * n;
+		uint32_t	xj = value_code(cx, j, x[j]);
+
+		count_mismatches(cx->in_a[j] ? cx->acc : cx->acc + n, col, xj, n);
+		if ((long) j == cx->sens)
+			for (i = 0; i < n; i++)
+				cx->acc[2 * n + i] = (uint32_t) (col[i] != xj);
+	}
+	track_rows(cx, &rs, rng, out);
+}
+
+/*
+ * The same results as scan_target for L_p, one column at a time: the
+ * contributions are added to the row sums in column order, as scan_target
+ * adds them, so every sum is the same double.  cx->colv holds the codes of
+ * categorical columns and the encoded cell of the others.
+ */
+static void
+scan_target_columnar_lp(scan_ctx *cx, const double *x, const double *xe,
+						tapas_rng_t *rng, target_scan *out)
+{
+	const tapas_dataset_t *syn = cx->syn;
+	size_t		n = syn->n,
+				i,
+				j;
+	double	   *sa = cx->dacc,
+			   *sb = cx->dacc + n,
+			   *sn = cx->dacc + 2 * n;
+	row_sums	rs = {NULL, NULL, NULL, sa, sb, sn};
+
+	memset(cx->dacc, 0, sizeof(double) * 3 * n);
+	for (j = 0; j < syn->c; j++)
+	{
+		const double *col = cx->colv + j * n;
+		double	   *acc = cx->in_a[j] ? sa : sb;
+		int			in_n = (long) j != cx->sens;
+
+		if (cx->cat[j])
+		{
+			double		xj = x[j];
+
+			for (i = 0; i < n; i++)
+			{
+				double		d = col[i] != xj ? 2.0 : 0.0;
+
+				acc[i] += d;
+				if (in_n)
+					sn[i] += d;
+			}
+		}
+		else
+		{
+			double		xj = xe[syn->offset[j]];
+
+			for (i = 0; i < n; i++)
+			{
+				double		dx = fabs(col[i] - xj),
+							d = cx->p == 1 ? dx : (cx->p == 2 ? dx * dx : pow(dx, cx->p));
+
+				acc[i] += d;
+				if (in_n)
+					sn[i] += d;
+			}
+		}
+	}
+	track_rows(cx, &rs, rng, out);
 }
 
 /*
@@ -564,6 +662,8 @@ audit_mem_free(audit_mem *am)
 	tapas_free(am->cx.votes);
 	tapas_free(am->cx.codes);
 	tapas_free(am->cx.acc);
+	tapas_free(am->cx.colv);
+	tapas_free(am->cx.dacc);
 }
 
 static int
@@ -687,6 +787,18 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 				am->cx.codes[j * syn->n + i] =
 					value_code(&am->cx, j, syn->values[i * c + j]);
 	}
+	if (p->distance.kind == TAPAS_DISTANCE_LP && !p->rowwise)
+	{
+		am->cx.colv = tapas_malloc(sizeof(double) * c * syn->n);
+		am->cx.dacc = tapas_malloc(sizeof(double) * 3 * syn->n);
+		if (am->cx.colv == NULL || am->cx.dacc == NULL)
+			return TAPAS_ENOMEM;
+		for (j = 0; j < c; j++)
+			for (i = 0; i < syn->n; i++)
+				am->cx.colv[j * syn->n + i] = am->cx.cat[j] ?
+					syn->values[i * c + j] :
+					syn->encoded[i * syn->encoded_dim + syn->offset[j]];
+	}
 	return TAPAS_OK;
 }
 
@@ -805,6 +917,8 @@ scan_side(audit_mem *am, const tapas_dataset_t *ds, const size_t *rows,
 			return TAPAS_ECANCELED;
 		if (am->cx.codes != NULL)
 			scan_target_columnar(&am->cx, x, rng, &out[k]);
+		else if (am->cx.colv != NULL)
+			scan_target_columnar_lp(&am->cx, x, xe, rng, &out[k]);
 		else
 			scan_target(&am->cx, x, xe, rng, &out[k]);
 	}

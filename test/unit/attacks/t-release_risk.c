@@ -345,7 +345,7 @@ test_records_vs_scans(void)
 	}
 }
 
-/* the columnar Hamming scan gives exactly the row-wise scan's results */
+/* the columnar scans (Hamming, L2, L3) give exactly the row-wise scan's results */
 static void
 test_columnar_equals_rowwise(void)
 {
@@ -353,7 +353,7 @@ test_columnar_equals_rowwise(void)
 	long		it;
 
 	tapas_rng_seed(&rng, tapas_test_seed() + 2);
-	for (it = 0; it < tapas_test_iters(20); it++)
+	for (it = 0; it < tapas_test_iters(30); it++)
 	{
 		tapas_dataset_t *r = random_dataset(&rng, 1 + tapas_rng_below(&rng, 60)),
 				   *s = random_dataset(&rng, 1 + tapas_rng_below(&rng, 90)),
@@ -376,6 +376,13 @@ test_columnar_equals_rowwise(void)
 		p.n_targets = 40;
 		p.n_predicates = 30;
 		p.seed = (uint64_t) it;
+		if (it % 3 > 0)
+		{
+			p.distance.kind = TAPAS_DISTANCE_LP;
+			p.distance.p = it % 3 == 1 ? 2.0 : 3.0;
+		}
+		TAPAS_CHECK(tapas_dataset_encode(r) == TAPAS_OK &&
+					tapas_dataset_encode(s) == TAPAS_OK);
 		TAPAS_CHECK(tapas_release_risk(r, s, h, &p, o1, &r1, &n1, NULL) == TAPAS_OK);
 		p.rowwise = 1;
 		TAPAS_CHECK(tapas_release_risk(r, s, h, &p, o2, &r2, &n2, NULL) == TAPAS_OK);
