@@ -102,6 +102,30 @@ SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_rows',
 CREATE TABLE syn_cont AS SELECT a, b, c, d, e, s::float8 AS s FROM syn_half;
 SELECT * FROM tapas.release_risk('real_rows', 'syn_cont', 'holdout_rows');
 
+-- weighted and scaled distances (here, for the scores): a copied row with
+-- column a changed is at Hamming distance 1, 0 when a weighs nothing, 2
+-- when the distance is scaled by 2
+CREATE TABLE tgt AS SELECT id, (a + 1) % 6 AS a, b, c, d, e, s FROM real_rows WHERE id = 2;
+ALTER TABLE tgt ADD PRIMARY KEY (id);
+SELECT score FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt');
+SELECT score FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
+                                   '{"distance": {"type": "hamming", "weights": {"a": 0}}}');
+SELECT score FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
+                                   '{"distance": {"type": "hamming", "scale": 2}}');
+-- L2: a one-hot mismatch adds 2 to the sum, weight 0.5 makes it 1
+SELECT score FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
+                                   '{"distance": {"type": "lp", "p": 2, "weights": {"a": 0.5}}}');
+SELECT count(*) FROM tapas.mia_scores('local_neighbourhood_mia', 'syn_half', 'tgt',
+                                      '{"distance": {"type": "hamming", "scale": 2}, "radius": 1}');
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
+                               '{"distance": {"type": "hamming", "weights": {"zz": 1}}}');
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
+                               '{"distance": {"type": "hamming", "weights": {"a": -1}}}');
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
+                               '{"distance": {"type": "hamming", "scale": 0}}');
+SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_rows',
+                                 '{"distance": {"type": "hamming", "weights": {"a": 2}}}');
+
 RESET search_path;
 SET client_min_messages = warning;
 DROP SCHEMA rr CASCADE;

@@ -151,6 +151,14 @@ extern const char *tapas_attack_param_distance(Jsonb *params,
 											   bool *has_columns);
 
 /*
+ * Sets d->weights (palloc'd, one per dataset column, 1 unless listed) from
+ * params "distance": {"weights": {"col": w, ...}} (w >= 0); leaves NULL
+ * when absent.  "scale" is read by tapas_attack_param_distance.
+ */
+extern void tapas_attack_distance_weights(TapasAttackSchema *schema,
+										  Jsonb *params, tapas_distance_t *d);
+
+/*
  * Sets d->columns (palloc'd) and d->ncolumns to the dataset columns named
  * in names; an error names a column that is not a dataset column.
  */

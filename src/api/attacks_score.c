@@ -149,6 +149,7 @@ parse_distance(ScoreJob *job)
 				 errhint("Valid distances are: hamming, l1, l2, lp (with \"p\").")));
 	if (has_columns)
 		tapas_attack_distance_columns(job->schema, names, d);
+	tapas_attack_distance_weights(job->schema, job->params, d);
 }
 
 /* reads both tables and the attack's parameters into job */
@@ -345,7 +346,8 @@ use_blas_scan(const ScoreJob *job)
 {
 	return (job->attack->id == ATTACK_CD_MIA || job->attack->id == ATTACK_LN_MIA) &&
 		job->distance.kind == TAPAS_DISTANCE_LP && job->distance.p == 2.0 &&
-		job->distance.columns == NULL && job->m >= 8;
+		job->distance.columns == NULL && job->distance.weights == NULL &&
+		(job->distance.scale == 0 || job->distance.scale == 1) && job->m >= 8;
 }
 
 static void

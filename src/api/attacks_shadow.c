@@ -215,6 +215,7 @@ resolve_distance_columns(EvalRequest *req, EvalData *d)
 	if (req->distance_columns != NIL)
 		tapas_attack_distance_columns(d->schema, req->distance_columns,
 									  &req->score.distance);
+	tapas_attack_distance_weights(d->schema, req->params, &req->score.distance);
 }
 
 /* the sizes must fit the two parts of the auxiliary table */
