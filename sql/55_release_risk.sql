@@ -115,7 +115,10 @@ SELECT score FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
 -- L2: a one-hot mismatch adds 2 to the sum, weight 0.5 makes it 1
 SELECT score FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
                                    '{"distance": {"type": "lp", "p": 2, "weights": {"a": 0.5}}}');
-SELECT count(*) FROM tapas.mia_scores('local_neighbourhood_mia', 'syn_half', 'tgt',
+-- the ball of radius 1 holds the copy unscaled, not when scaled by 2
+SELECT score * 400 AS rows_in_ball FROM tapas.mia_scores('local_neighbourhood_mia', 'syn_half', 'tgt',
+                                      '{"radius": 1}');
+SELECT score * 400 AS rows_in_ball FROM tapas.mia_scores('local_neighbourhood_mia', 'syn_half', 'tgt',
                                       '{"distance": {"type": "hamming", "scale": 2}, "radius": 1}');
 SELECT * FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
                                '{"distance": {"type": "hamming", "weights": {"zz": 1}}}');
@@ -125,6 +128,31 @@ SELECT * FROM tapas.mia_scores('closest_distance_mia', 'syn_half', 'tgt',
                                '{"distance": {"type": "hamming", "scale": 0}}');
 SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_rows',
                                  '{"distance": {"type": "hamming", "weights": {"a": 2}}}');
+
+-- the synthetic predictor with a random forest: on 60 holdout rows, s is
+-- predicted from the others (s = a half of the time), each target's
+-- probabilities sum to 1, and the forest is reproducible from its seed
+CREATE TABLE tgt60 AS SELECT * FROM holdout_rows ORDER BY id LIMIT 60;
+ALTER TABLE tgt60 ADD PRIMARY KEY (id);
+CREATE TABLE rf AS
+SELECT * FROM tapas.aia_scores('synthetic_predictor_aia', 'syn_fresh', 'tgt60', 's',
+                               '{"estimator": "random_forest", "n_estimators": 50, "seed": 3}');
+SELECT count(*) AS rows, count(DISTINCT target_key) AS targets,
+       bool_and(abs(total - 1) < 1e-9) AS sums_to_one
+  FROM (SELECT target_key, sum(score) AS total FROM rf GROUP BY target_key) t;
+SELECT avg((g.value = t.s::text)::int) > 0.3 AS better_than_chance
+  FROM (SELECT DISTINCT ON (target_key) target_key, value FROM rf
+         ORDER BY target_key, score DESC, value) g
+  JOIN tgt60 t ON t.id::text = g.target_key;
+SELECT count(*) AS same_scores
+  FROM rf JOIN tapas.aia_scores('synthetic_predictor_aia', 'syn_fresh', 'tgt60', 's',
+                               '{"estimator": "random_forest", "n_estimators": 50, "seed": 3}') r2
+       USING (target_key, value)
+ WHERE rf.score = r2.score;
+SELECT * FROM tapas.aia_scores('synthetic_predictor_aia', 'syn_fresh', 'tgt60', 's',
+                               '{"estimator": "svm"}');
+SELECT * FROM tapas.aia_scores('synthetic_predictor_aia', 'syn_fresh', 'tgt60', 's',
+                               '{"estimator": "random_forest", "n_estimators": 0}');
 
 RESET search_path;
 SET client_min_messages = warning;

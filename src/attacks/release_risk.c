@@ -56,6 +56,9 @@ typedef struct scan_ctx
 	long		sens;			/* sensitive column or -1 */
 	size_t		card;			/* its number of codes */
 	size_t	   *votes;			/* card scratch counters */
+	double		unit;			/* distance sum of one mismatch in the
+								 * columnar code scan: 1 (Hamming) or 2 (L_p
+								 * on categorical columns only) */
 	/* the columnar Hamming scan (NULL when not used) */
 	uint32_t   *codes;			/* c x n, column-major: value codes of syn */
 	uint32_t   *acc;			/* 3 x n: A-half, B-half, sensitive counts */
@@ -312,9 +315,10 @@ track_rows(scan_ctx *cx, const row_sums *rs, tapas_rng_t *rng,
 
 		if (rs->ua != NULL)
 		{
-			a = rs->ua[i];
-			total = a + rs->ub[i];
-			ns = total - rs->us[i];
+			/* integer counts times 1 or 2: exact, whatever the order */
+			a = cx->unit * rs->ua[i];
+			total = a + cx->unit * rs->ub[i];
+			ns = total - cx->unit * rs->us[i];
 		}
 		else
 		{
@@ -733,6 +737,7 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 				big = real->n > hold->n ? real->n : hold->n,
 				i,
 				j;
+	int			all_cat;
 
 	if (syn->n > big)
 		big = syn->n;
@@ -776,9 +781,18 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 		qsort(am->sorted + j * syn->n, syn->n, sizeof(double), cmp_double);
 	}
 	am->cx.sorted = am->sorted;
-	if (p->distance.kind == TAPAS_DISTANCE_HAMMING && !p->rowwise &&
-		syn->n < UINT32_MAX)
+	am->cx.unit = 1.0;
+	for (j = 0, all_cat = 1; j < c; j++)
+		all_cat &= am->cx.cat[j];
+	if (!p->rowwise && syn->n < UINT32_MAX &&
+		(p->distance.kind == TAPAS_DISTANCE_HAMMING || all_cat))
 	{
+		/*
+		 * L_p over one-hot blocks only: each mismatch adds exactly 2 to the
+		 * sum, so the code scan counts and track_rows doubles.
+		 */
+		if (p->distance.kind == TAPAS_DISTANCE_LP)
+			am->cx.unit = 2.0;
 		am->cx.codes = tapas_malloc(sizeof(uint32_t) * c * syn->n);
 		am->cx.acc = tapas_malloc(sizeof(uint32_t) * 3 * syn->n);
 		if (am->cx.codes == NULL || am->cx.acc == NULL)
@@ -788,7 +802,7 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 				am->cx.codes[j * syn->n + i] =
 					value_code(&am->cx, j, syn->values[i * c + j]);
 	}
-	if (p->distance.kind == TAPAS_DISTANCE_LP && !p->rowwise)
+	else if (p->distance.kind == TAPAS_DISTANCE_LP && !p->rowwise)
 	{
 		am->cx.colv = tapas_malloc(sizeof(double) * c * syn->n);
 		am->cx.dacc = tapas_malloc(sizeof(double) * 3 * syn->n);

@@ -403,6 +403,53 @@ test_columnar_equals_rowwise(void)
 	}
 }
 
+/* L2 on categorical columns only takes the code scan: still identical */
+static void
+test_categorical_l2_equals_rowwise(void)
+{
+	static const size_t link_a[3] = {0, 1, 2};
+	tapas_rng_t rng;
+	tapas_dataset_t *r,
+			   *s,
+			   *h;
+	tapas_release_params_t p;
+	tapas_risk_summary_t o1[TAPAS_RISK_COUNT],
+				o2[TAPAS_RISK_COUNT];
+	tapas_risk_record_t *r1,
+			   *r2;
+	size_t		n1,
+				n2,
+				k,
+				same = 0;
+
+	fill_specs();
+	tapas_rng_seed(&rng, tapas_test_seed() + 3);
+	r = population(&rng, 200);
+	s = population(&rng, 300);
+	h = population(&rng, 150);
+	memcpy(s->values, r->values, sizeof(double) * KC * 100);
+	TAPAS_CHECK(tapas_dataset_encode(r) == TAPAS_OK && tapas_dataset_encode(s) == TAPAS_OK &&
+				tapas_dataset_encode(h) == TAPAS_OK);
+	default_params(&p, link_a);
+	p.distance.kind = TAPAS_DISTANCE_LP;
+	p.distance.p = 2;
+	TAPAS_CHECK(tapas_release_risk(r, s, h, &p, o1, &r1, &n1, NULL) == TAPAS_OK);
+	p.rowwise = 1;
+	TAPAS_CHECK(tapas_release_risk(r, s, h, &p, o2, &r2, &n2, NULL) == TAPAS_OK);
+	TAPAS_CHECK(n1 == n2);
+	for (k = 0; k < n1 && n1 == n2; k++)
+		same += r1[k].row == r2[k].row && r1[k].kind == r2[k].kind &&
+			r1[k].value == r2[k].value;
+	TAPAS_CHECK(same == n1);
+	for (k = 0; k < TAPAS_RISK_COUNT; k++)
+		TAPAS_CHECK(o1[k].real.est == o2[k].real.est && o1[k].residual.est == o2[k].residual.est);
+	tapas_free(r1);
+	tapas_free(r2);
+	tapas_dataset_free(r);
+	tapas_dataset_free(s);
+	tapas_dataset_free(h);
+}
+
 static void
 test_bad_params(void)
 {
@@ -475,6 +522,7 @@ main(void)
 	TAPAS_TEST_RUN(test_known_answers);
 	TAPAS_TEST_RUN(test_records_vs_scans);
 	TAPAS_TEST_RUN(test_columnar_equals_rowwise);
+	TAPAS_TEST_RUN(test_categorical_l2_equals_rowwise);
 	TAPAS_TEST_RUN(test_bad_params);
 	TAPAS_TEST_DONE();
 }
