@@ -29,6 +29,7 @@
 
 #include "api/attacks_pg.h"
 #include "attacks/release_risk.h"
+#include "policy/status_error.h"
 #include "util/memory.h"
 #include "util/status.h"
 
@@ -195,21 +196,12 @@ prepare(ReleaseJob *job, FunctionCallInfo fcinfo)
 	parse_params(job, params);
 }
 
+/* raises the error of a kernel status through the one mapper */
 static void
 check_status(tapas_status st)
 {
-	if (st == TAPAS_OK)
-		return;
-	if (st == TAPAS_ECANCELED)
-		CHECK_FOR_INTERRUPTS();
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the release audit")));
-	ereport(ERROR,
-			(errcode(st == TAPAS_EINVAL ? ERRCODE_INVALID_PARAMETER_VALUE :
-					 ERRCODE_INTERNAL_ERROR),
-			 errmsg("release audit failed: %s", tapas_status_message(st))));
+	if (st != TAPAS_OK)
+		tapas_raise_status(st, "release audit failed", NULL);
 }
 
 /*
