@@ -146,7 +146,7 @@ parse_params(ReleaseJob *job, Jsonb *params)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the release audit measures unweighted, unscaled distances on every dataset column"),
-				 errhint("Choose the columns with params columns or exclude.")));
+				 errhint("Choose the columns with params columns or exclude, and drop distance weights and scale.")));
 	p->n_targets = param_count(params, "targets", 1000, 1, 1e7);
 	p->n_predicates = param_count(params, "predicates", 1000, 1, 1e7);
 	p->predicate_columns = param_count(params, "predicate_columns", 0, 0, 1e6);

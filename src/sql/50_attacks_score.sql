@@ -29,7 +29,7 @@ RETURNS TABLE(target_key text, value text, score float8)
 AS 'MODULE_PATHNAME', 'tapas_sql_aia_scores'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION tapas.aia_scores(text, regclass, regclass, name, jsonb) IS
-'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression, C).';
+'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale.';
 
 CREATE FUNCTION tapas.train_threshold(scores float8[], labels boolean[],
 	criterion text, value float8 DEFAULT NULL)

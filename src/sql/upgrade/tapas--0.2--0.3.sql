@@ -26,3 +26,7 @@ AS 'MODULE_PATHNAME', 'tapas_sql_release_risk_records'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION tapas.release_risk_records(regclass, regclass, regclass, jsonb) IS
 'Per-record results of tapas.release_risk with the same parameters (and seed): source real or holdout, the row''s key (join back on it), the risk, and value: 1/0 success for linkability, attribute_inference and exact_copy, the statistic for dcr and nndr (for each sampled target), and for singling_out the number of predicates that isolate the row (rows isolated at least once).';
+
+-- synthetic_predictor_aia's random forest, distance weights and scale
+COMMENT ON FUNCTION tapas.aia_scores(text, regclass, regclass, name, jsonb) IS
+'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale.';
