@@ -66,6 +66,14 @@ LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION tapas.roc_svg(float8[], boolean[], text) IS
 'The ROC curve as a standalone SVG document (axes, ticks, chance diagonal, AUC in the legend); save it to a .svg file and open it in a browser.';
 
+CREATE FUNCTION tapas.roc_compare_svg(scores float8[], labels boolean[], attack text[],
+	title text DEFAULT NULL, epsilon float8 DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tapas_sql_roc_compare_svg'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.roc_compare_svg(float8[], boolean[], text[], text, float8) IS
+'Several attacks on one ROC plot as a standalone SVG document: the samples are grouped by attack[i] (one curve and legend line with its AUC per attack, in order of first appearance); with epsilon, the epsilon-DP bound (0,0) -> (1/(e^eps+1), e^eps/(e^eps+1)) -> (1,1) that no attack on an epsilon-DP generator can exceed.';
+
 CREATE FUNCTION tapas.effective_epsilon(scores float8[], labels boolean[],
 	confidence float8 DEFAULT 0.95, validation_fraction float8 DEFAULT 0.1,
 	OUT epsilon_lower float8, OUT threshold float8, OUT inverse boolean)

@@ -30,3 +30,12 @@ COMMENT ON FUNCTION tapas.release_risk_records(regclass, regclass, regclass, jso
 -- synthetic_predictor_aia's random forest, distance weights and scale
 COMMENT ON FUNCTION tapas.aia_scores(text, regclass, regclass, name, jsonb) IS
 'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale.';
+
+-- several attacks on one ROC plot
+CREATE FUNCTION tapas.roc_compare_svg(scores float8[], labels boolean[], attack text[],
+	title text DEFAULT NULL, epsilon float8 DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tapas_sql_roc_compare_svg'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.roc_compare_svg(float8[], boolean[], text[], text, float8) IS
+'Several attacks on one ROC plot as a standalone SVG document: the samples are grouped by attack[i] (one curve and legend line with its AUC per attack, in order of first appearance); with epsilon, the epsilon-DP bound (0,0) -> (1/(e^eps+1), e^eps/(e^eps+1)) -> (1,1) that no attack on an epsilon-DP generator can exceed.';
