@@ -10,7 +10,7 @@
  * attacks/release_risk.c (the procedure, estimators and intervals are
  * documented in release_risk.h and release_stats.h) and return either one
  * row per risk or one row per (record, risk).  The kernel datasets are
- * freed in PG_FINALLY; the kernel polls InterruptPending once per target.
+ * freed in PG_FINALLY; the kernel polls for a pending cancel once per target.
  *
  * IDENTIFICATION
  *	  src/api/release_risk_sql.c
