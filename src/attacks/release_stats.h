@@ -19,10 +19,11 @@
  * from the Katz log interval of a ratio of two proportions (Katz et al.
  * 1978): log(q_r/q_h) +- z sqrt(1/f_r - 1/n_r + 1/f_h - 1/n_h), f the
  * failure counts; when a count is 0 or n every count gets +0.5 (Haldane-
- * Anscombe) for the interval only.  The two samples are treated as
- * independent; when they are paired (singling out scores the same
- * predicates on both) the true variance is smaller, so the interval is
- * conservative.  Estimate and bounds are clamped to [0, 1]: a negative
+ * Anscombe) for the interval only.  Trials are treated as independent:
+ * the interval covers the sampling of targets or predicates, not the draw
+ * of the training and holdout tables themselves, so it is somewhat narrow
+ * (see the unit test's null case).  Estimate and bounds are clamped to
+ * [0, 1]: a negative
  * value means the holdout fits the release at least as well as the
  * training rows, i.e. no risk attributable to it.
  *
