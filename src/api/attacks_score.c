@@ -361,8 +361,7 @@ score_one(ScoreJob *job, const tapas_dataset_t *syn, tapas_density_t *model,
 static int
 interrupt_pending(void *arg, double fraction)
 {
-	/* a reload or barrier also sets InterruptPending; only these cancel */
-	return QueryCancelPending || ProcDiePending;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 /*

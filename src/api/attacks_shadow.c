@@ -17,7 +17,7 @@
  *
  * Progress and cancellation: CHECK_FOR_INTERRUPTS between datasets, a
  * NOTICE every 5 seconds on long runs, and the classifier's kernel polls
- * for a pending cancel once per tree.  Kernel objects are freed in PG_FINALLY,
+ * the pending cancel once per tree.  Kernel objects are freed in PG_FINALLY,
  * so an error or a cancel in the middle (a user generator failing, say)
  * leaks nothing.
  *
@@ -79,13 +79,7 @@ typedef struct EvalData
 static int
 evaluate_progress(void *arg, double fraction)
 {
-	/*
-	 * Only a cancel or termination stops the kernel: InterruptPending is
-	 * also set by benign interrupts (a parallel worker's message, a
-	 * barrier), after which CHECK_FOR_INTERRUPTS() returns and "canceled"
-	 * would be reported for nothing.
-	 */
-	return QueryCancelPending || ProcDiePending;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 /* raises the error for a kernel status (reason may be NULL) */

@@ -204,15 +204,11 @@ check_status(tapas_status st)
 		tapas_raise_status(st, "release audit failed", NULL);
 }
 
-/*
- * progress callback: stop for a cancel or termination request.  Other
- * interrupts (a configuration reload, a barrier) also set InterruptPending
- * and must not abort the audit; they are served after it.
- */
+/* progress callback: stop for a pending cancel or termination only */
 static int
 interrupt_pending(void *arg, double fraction)
 {
-	return QueryCancelPending || ProcDiePending;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 /*
