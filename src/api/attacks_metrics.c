@@ -295,3 +295,98 @@ tapas_sql_effective_epsilon(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(desc),
 													  values, nulls)));
 }
+
+/*
+ * tapas.roc_compare_svg(scores, labels, attack, title, epsilon): the
+ * samples are grouped by attack[i] (curves in order of first appearance);
+ * each group gets its ROC and AUC, and all go on one plot.
+ */
+PG_FUNCTION_INFO_V1(tapas_sql_roc_compare_svg);
+
+Datum
+tapas_sql_roc_compare_svg(PG_FUNCTION_ARGS)
+{
+	double	   *s;
+	unsigned char *y;
+	size_t		n = get_samples(fcinfo, &s, &y),
+				c,
+				i,
+				ncurves = 0;
+	ArrayType  *aa;
+	Datum	   *ad;
+	bool	   *an;
+	int			na;
+	char	  **names,
+			  **label;
+	int		   *group;
+	tapas_roc_curve_t *curves;
+	double	  **tofree;
+	char	   *title = PG_ARGISNULL(3) ? NULL : text_to_cstring(PG_GETARG_TEXT_PP(3));
+	double		epsilon = PG_ARGISNULL(4) ? -1 : PG_GETARG_FLOAT8(4);
+	char	   *svg = NULL;
+	text	   *result;
+	tapas_status st = TAPAS_OK;
+
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("attack names must not be NULL")));
+	if (!PG_ARGISNULL(4) && !(epsilon >= 0 && isfinite(epsilon)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon must be a non-negative finite number")));
+	aa = PG_GETARG_ARRAYTYPE_P(2);
+	deconstruct_array(aa, TEXTOID, -1, false, TYPALIGN_INT, &ad, &an, &na);
+	if ((size_t) na != n)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("scores has %zu elements but attack has %d", n, na)));
+	names = palloc(sizeof(char *) * n);
+	label = palloc(sizeof(char *) * n);
+	group = palloc(sizeof(int) * n);
+	for (i = 0; i < n; i++)
+	{
+		if (an[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("attack names must not contain NULL")));
+		names[i] = TextDatumGetCString(ad[i]);
+		for (c = 0; c < ncurves && strcmp(label[c], names[i]) != 0; c++)
+			;
+		if (c == ncurves)
+			label[ncurves++] = names[i];
+		group[i] = (int) c;
+	}
+	curves = palloc0(sizeof(tapas_roc_curve_t) * ncurves);
+	tofree = palloc0(sizeof(double *) * 3 * ncurves);
+	for (c = 0; c < ncurves && st == TAPAS_OK; c++)
+	{
+		double	   *gs = palloc(sizeof(double) * n),
+				   *h = NULL;
+		unsigned char *gy = palloc(n);
+		size_t		m = 0;
+
+		for (i = 0; i < n; i++)
+			if (group[i] == (int) c)
+			{
+				gs[m] = s[i];
+				gy[m++] = y[i];
+			}
+		curves[c].label = label[c];
+		st = tapas_metrics_auc(gs, gy, m, &curves[c].auc);
+		if (st == TAPAS_OK)
+			st = tapas_metrics_roc(gs, gy, m, (double **) &curves[c].fpr,
+								   (double **) &curves[c].tpr, &h, &curves[c].np);
+		tofree[3 * c] = (double *) curves[c].fpr;
+		tofree[3 * c + 1] = (double *) curves[c].tpr;
+		tofree[3 * c + 2] = h;
+	}
+	if (st == TAPAS_OK)
+		st = tapas_roc_compare_svg(curves, ncurves, epsilon, title, &svg);
+	for (i = 0; i < 3 * ncurves; i++)
+		tapas_free(tofree[i]);
+	check_status(st);
+	result = cstring_to_text(svg);
+	tapas_free(svg);
+	PG_RETURN_TEXT_P(result);
+}

@@ -160,7 +160,7 @@ tapas_attack_param_name_list(Jsonb *params, const char *key)
  * ----------------------------------------------------------------
  */
 
-static const char *const distance_object_keys[] = {"type", "p", "columns", NULL};
+static const char *const distance_object_keys[] = {"type", "p", "columns", "weights", "scale", NULL};
 
 /* sets kind and p from a distance name; false if the name is unrecognized */
 static bool
@@ -194,6 +194,8 @@ tapas_attack_param_distance(Jsonb *params, tapas_distance_t *d,
 	d->p = 2;
 	d->columns = NULL;
 	d->ncolumns = 0;
+	d->weights = NULL;
+	d->scale = 0;
 	*columns = NIL;
 	*has_columns = false;
 	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v))
@@ -217,9 +219,66 @@ tapas_attack_param_distance(Jsonb *params, tapas_distance_t *d,
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("distance exponent p must be positive and finite")));
+	d->scale = tapas_attack_param_float(obj, "scale", 1.0);
+	if (!(d->scale > 0) || !isfinite(d->scale))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("distance scale must be positive and finite")));
 	*has_columns = tapas_attack_param_find(&obj->root, "columns", &f);
 	*columns = tapas_attack_param_name_list(obj, "columns");
 	return NULL;
+}
+
+void
+tapas_attack_distance_weights(TapasAttackSchema *schema, Jsonb *params,
+							  tapas_distance_t *d)
+{
+	JsonbValue	v,
+				w;
+	JsonbIterator *it;
+	JsonbIteratorToken r;
+	double	   *weights;
+	int			j;
+
+	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v) ||
+		v.type != jbvBinary ||
+		!tapas_attack_param_find(v.val.binary.data, "weights", &w))
+		return;
+	if (w.type != jbvBinary || !JsonContainerIsObject(w.val.binary.data))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("distance weights must be an object mapping column names to numbers")));
+	weights = palloc(sizeof(double) * (schema->ncols + 1));
+	for (j = 0; j < schema->ncols; j++)
+		weights[j] = 1.0;
+	it = JsonbIteratorInit(w.val.binary.data);
+	while ((r = JsonbIteratorNext(&it, &v, true)) != WJB_DONE)
+	{
+		char	   *name;
+		double		x;
+
+		if (r != WJB_KEY)
+			continue;
+		name = pnstrdup(v.val.string.val, v.val.string.len);
+		j = tapas_attack_schema_column(schema, name);
+		if (j < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("distance weight column \"%s\" is not a dataset column", name)));
+		r = JsonbIteratorNext(&it, &v, true);
+		if (v.type != jbvNumeric)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("distance weight of column \"%s\" must be a number", name)));
+		x = DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											   NumericGetDatum(v.val.numeric)));
+		if (!(x >= 0) || !isfinite(x))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("distance weight of column \"%s\" must be non-negative and finite", name)));
+		weights[j] = x;
+	}
+	d->weights = weights;
 }
 
 void

@@ -108,6 +108,18 @@ extern TapasAttackSchema *tapas_attack_schema_build(Oid synthetic,
 													MemoryContext cxt);
 
 /*
+ * The schema of a dataset-only release audit: synthetic plus two targets
+ * tables, real and holdout, both checked like the targets above; the key
+ * (params "key" or real's primary key) must be a column of both.
+ * Dictionaries and bounds are built over the three tables.
+ */
+extern TapasAttackSchema *tapas_attack_schema_build_holdout(Oid synthetic,
+															Oid real,
+															Oid holdout,
+															Jsonb *params,
+															MemoryContext cxt);
+
+/*
  * Reads table rel as an n x ncols raw matrix (palloc'd in cxt, row-major,
  * codes as doubles); when keys is not NULL the key column's text is read
  * too.  A dataset column missing from rel (only optional_column may be)
@@ -137,6 +149,14 @@ extern const char *tapas_attack_param_distance(Jsonb *params,
 											   tapas_distance_t *d,
 											   List **columns,
 											   bool *has_columns);
+
+/*
+ * Sets d->weights (palloc'd, one per dataset column, 1 unless listed) from
+ * params "distance": {"weights": {"col": w, ...}} (w >= 0); leaves NULL
+ * when absent.  "scale" is read by tapas_attack_param_distance.
+ */
+extern void tapas_attack_distance_weights(TapasAttackSchema *schema,
+										  Jsonb *params, tapas_distance_t *d);
 
 /*
  * Sets d->columns (palloc'd) and d->ncolumns to the dataset columns named

@@ -31,6 +31,7 @@
 #include "utils/jsonb.h"
 
 #include "attacks/density.h"
+#include "attacks/random_forest.h"
 #include "attacks/score_attacks.h"
 #include "util/status.h"
 #include "api/attacks_pg.h"
@@ -55,7 +56,8 @@ static const char *const keys_distance[] = {DATASET_KEYS, "distance", NULL};
 static const char *const keys_radius[] = {DATASET_KEYS, "distance", "radius", NULL};
 static const char *const keys_density[] = {DATASET_KEYS, "estimator", "bandwidth",
 "bins", "alpha", NULL};
-static const char *const keys_predictor[] = {DATASET_KEYS, "estimator", "C", NULL};
+static const char *const keys_predictor[] = {DATASET_KEYS, "estimator", "C",
+"n_estimators", "max_depth", "min_samples_leaf", "seed", NULL};
 
 typedef struct AttackDef
 {
@@ -149,6 +151,7 @@ parse_distance(ScoreJob *job)
 				 errhint("Valid distances are: hamming, l1, l2, lp (with \"p\").")));
 	if (has_columns)
 		tapas_attack_distance_columns(job->schema, names, d);
+	tapas_attack_distance_weights(job->schema, job->params, d);
 }
 
 /* reads both tables and the attack's parameters into job */
@@ -270,6 +273,39 @@ fit_density(Jsonb *params, const tapas_dataset_t *syn)
 	return model;
 }
 
+/* an integer parameter in [lo, hi] */
+static int
+param_int_range(Jsonb *params, const char *key, int dflt, int lo, int hi)
+{
+	double		v = tapas_attack_param_float(params, key, dflt);
+
+	if (!(v >= lo && v <= hi) || v != floor(v))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"%s\" must be an integer between %d and %d",
+						key, lo, hi)));
+	return (int) v;
+}
+
+/*
+ * Whether synthetic_predictor_aia uses the random forest (params estimator
+ * random_forest; its parameters go to *rp and *seed) or logistic regression.
+ */
+static bool
+predictor_forest(Jsonb *params, tapas_rf_params_t *rp, uint64_t *seed)
+{
+	char	   *est = tapas_attack_param_text(params, "estimator", "logistic_regression");
+
+	if (strcmp(est, "random_forest") != 0)
+		return false;
+	tapas_rf_params_default(rp);
+	rp->n_trees = param_int_range(params, "n_estimators", 100, 1, 100000);
+	rp->max_depth = param_int_range(params, "max_depth", 0, 0, 100000);
+	rp->min_samples_leaf = param_int_range(params, "min_samples_leaf", 1, 1, 1000000);
+	*seed = (uint64_t) param_int_range(params, "seed", 0, 0, INT_MAX);
+	return true;
+}
+
 /* C of synthetic_predictor_aia, after checking the estimator name */
 static double
 predictor_cost(Jsonb *params)
@@ -277,11 +313,11 @@ predictor_cost(Jsonb *params)
 	char	   *est = tapas_attack_param_text(params, "estimator", "logistic_regression");
 	double		C = tapas_attack_param_float(params, "C", 1.0);
 
-	if (strcmp(est, "logistic_regression") != 0)
+	if (strcmp(est, "logistic_regression") != 0 && strcmp(est, "random_forest") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized estimator \"%s\"", est),
-				 errhint("Valid estimators are: logistic_regression.")));
+				 errhint("Valid estimators are: logistic_regression, random_forest.")));
 	if (!(C > 0) || isinf(C))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -337,7 +373,8 @@ use_blas_scan(const ScoreJob *job)
 {
 	return (job->attack->id == ATTACK_CD_MIA || job->attack->id == ATTACK_LN_MIA) &&
 		job->distance.kind == TAPAS_DISTANCE_LP && job->distance.p == 2.0 &&
-		job->distance.columns == NULL && job->m >= 8;
+		job->distance.columns == NULL && job->distance.weights == NULL &&
+		(job->distance.scale == 0 || job->distance.scale == 1) && job->m >= 8;
 }
 
 static void
@@ -373,6 +410,9 @@ run_scores(ScoreJob *job, double *scores)
 				a;
 	double		radius = 1.0,
 				C = 1.0;
+	tapas_rf_params_t rp;
+	uint64_t	seed = 0;
+	bool		forest = false;
 	double	   *xenc = NULL;
 	tapas_dataset_t *volatile syn = NULL;
 	tapas_density_t *volatile model = NULL;
@@ -380,7 +420,10 @@ run_scores(ScoreJob *job, double *scores)
 	if (job->attack->id == ATTACK_LN_MIA || job->attack->id == ATTACK_LN_AIA)
 		radius = param_nonneg(job->params, "radius", 1.0);
 	if (job->attack->id == ATTACK_SP_AIA)
+	{
 		C = predictor_cost(job->params);
+		forest = predictor_forest(job->params, &rp, &seed);
+	}
 	if (job->need_encoding)
 	{
 		if ((double) (job->n > job->m ? job->n : job->m) * (double) e >
@@ -407,6 +450,18 @@ run_scores(ScoreJob *job, double *scores)
 			model = fit_density(job->params, syn);
 		if (use_blas_scan(job))
 			blas_scores(job, syn, xenc, radius, scores);
+		else if (job->attack->id == ATTACK_SP_AIA && forest)
+		{
+			tapas_progress_t progress = {interrupt_pending, NULL};
+			tapas_status st;
+
+			st = tapas_synthetic_predictor_rf_aia(syn, (size_t) job->sensitive,
+												  &rp, seed, xenc, job->m,
+												  scores, &progress);
+			if (st == TAPAS_ECANCELED)
+				CHECK_FOR_INTERRUPTS();
+			check_status(st, job->attack->name);
+		}
 		else if (job->attack->id == ATTACK_SP_AIA)
 			check_status(tapas_synthetic_predictor_aia(syn, (size_t) job->sensitive,
 													   C, xenc, job->m, scores),

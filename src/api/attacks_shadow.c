@@ -75,7 +75,7 @@ typedef struct EvalData
 	size_t		c;
 } EvalData;
 
-/* kernel progress callback: cancel when the server has an interrupt */
+/* kernel progress callback: cancel when a cancel or termination is pending */
 static int
 evaluate_progress(void *arg, double fraction)
 {
@@ -203,6 +203,7 @@ resolve_distance_columns(EvalRequest *req, EvalData *d)
 	if (req->distance_columns != NIL)
 		tapas_attack_distance_columns(d->schema, req->distance_columns,
 									  &req->score.distance);
+	tapas_attack_distance_weights(d->schema, req->params, &req->score.distance);
 }
 
 /* the sizes must fit the two parts of the auxiliary table */

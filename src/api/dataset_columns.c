@@ -227,11 +227,12 @@ build_dictionary(TapasAttackColumn *col, List *observed, List *order,
 
 /*
  * The FROM item "u" holding columns idx[0..k-1] as v1..vk: the synthetic
- * table, and the targets too when targets is valid.
+ * table, and the targets (targets[0], and targets[1] when valid) too when
+ * targets is not NULL.
  */
 static char *
 batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
-		   Oid targets)
+		   const Oid *targets)
 {
 	StringInfoData sel,
 				buf;
@@ -244,9 +245,10 @@ batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "(SELECT %s FROM %s", sel.data,
 					 tapas_dataset_rel_sql_name(synthetic));
-	if (OidIsValid(targets))
-		appendStringInfo(&buf, " UNION ALL SELECT %s FROM %s", sel.data,
-						 tapas_dataset_rel_sql_name(targets));
+	for (i = 0; targets != NULL && i < 2; i++)
+		if (OidIsValid(targets[i]))
+			appendStringInfo(&buf, " UNION ALL SELECT %s FROM %s", sel.data,
+							 tapas_dataset_rel_sql_name(targets[i]));
 	appendStringInfoString(&buf, ") u");
 	return buf.data;
 }
@@ -261,7 +263,7 @@ batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
  */
 static void
 gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
-			  Oid targets, List **observed)
+			  const Oid *targets, List **observed)
 {
 	StringInfoData q,
 				sets,
@@ -325,7 +327,7 @@ set_bounds(TapasAttackColumn *col, double lo, double hi)
  */
 static void
 continuous_stats(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
-				 Oid targets)
+				 const Oid *targets)
 {
 	StringInfoData q,
 				x;
@@ -501,8 +503,8 @@ classify(TapasAttackColumn *col, JsonbContainer *schema, List **order,
  */
 static void
 for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
-			const bool *want, Oid synthetic, Oid targets, List **observed,
-			bool labels)
+			const bool *want, Oid synthetic, const Oid *targets,
+			List **observed, bool labels)
 {
 	int		   *idx = palloc(sizeof(int) * (ncols + 1));
 	int			pass,
@@ -518,7 +520,7 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
 				idx[k++] = j;
 			if (k > 0 && (k == 31 || j == ncols))
 			{
-				Oid			t = pass == 0 ? targets : InvalidOid;
+				const Oid  *t = pass == 0 ? targets : NULL;
 
 				if (labels)
 					gather_labels(cols, idx, k, synthetic, t, observed);
@@ -534,13 +536,14 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
  * Decides the kind of every column and gathers dictionaries and bounds:
  * one scan for the distinct values of all non-continuous (and integer)
  * columns, one for the bounds of the continuous ones.  in_targets[j] says
- * whether column j is read from the targets too.
+ * whether column j is read from the targets (targets[0] and, when valid,
+ * targets[1]) too.
  */
 void
 tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 						  const bool *in_targets, JsonbContainer *schema,
-						  int max_categories, Oid synthetic, Oid targets,
-						  MemoryContext cxt)
+						  int max_categories, Oid synthetic,
+						  const Oid targets[2], MemoryContext cxt)
 {
 	List	  **order = palloc0(sizeof(List *) * ncols);
 	List	  **observed = palloc0(sizeof(List *) * ncols);

@@ -48,12 +48,13 @@ extern int	tapas_dataset_label_code(const TapasAttackColumn *col, const char *la
 /*
  * Decides every column's kind (from its type, or params schema) and
  * gathers dictionaries and bounds, over synthetic and, for the columns
- * with in_targets[j], the targets too.  Results live in cxt.
+ * with in_targets[j], the targets too (targets[0] and targets[1], each
+ * skipped when InvalidOid).  Results live in cxt.
  */
 extern void tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 									  const bool *in_targets,
 									  JsonbContainer *schema,
 									  int max_categories, Oid synthetic,
-									  Oid targets, MemoryContext cxt);
+									  const Oid targets[2], MemoryContext cxt);
 
 #endif							/* TAPAS_DATASET_INT_H */

@@ -202,7 +202,8 @@ dataset_column_names(const RelColumns *sc, const RelColumns *tc, Jsonb *params,
 /* the targets must match the dataset columns (see the header) */
 static void
 check_targets(const RelColumns *sc, const RelColumns *tc, List *columns,
-			  Jsonb *params, const char *key, const char *optional)
+			  Jsonb *params, const char *key, const char *optional,
+			  const char *role)
 {
 	List	   *exclude = tapas_attack_param_name_list(params, "exclude");
 	ListCell   *lc;
@@ -216,13 +217,13 @@ check_targets(const RelColumns *sc, const RelColumns *tc, List *columns,
 		if (t < 0 && (optional == NULL || strcmp(name, optional) != 0))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("targets table lacks column \"%s\" of the synthetic table", name),
+					 errmsg("%s table lacks column \"%s\" of the synthetic table", role, name),
 					 errhint("Add the column, or list it in params exclude.")));
 		if (t >= 0 && tc->types[t] != sc->types[tapas_dataset_find_name(sc, name)])
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column \"%s\" has type %s in the targets table but %s in the synthetic table",
-							name, format_type_be(tc->types[t]),
+					 errmsg("column \"%s\" has type %s in the %s table but %s in the synthetic table",
+							name, format_type_be(tc->types[t]), role,
 							format_type_be(sc->types[tapas_dataset_find_name(sc, name)]))));
 	}
 	for (i = 0; i < tc->n; i++)
@@ -233,7 +234,7 @@ check_targets(const RelColumns *sc, const RelColumns *tc, List *columns,
 			!tapas_dataset_list_has_name(exclude, name))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("targets table has column \"%s\", which the synthetic table lacks", name),
+					 errmsg("%s table has column \"%s\", which the synthetic table lacks", role, name),
 					 errhint("Drop the column from the targets, or list it in params exclude.")));
 	}
 }
@@ -269,13 +270,18 @@ require_rows(Oid relid, const char *role)
 				 errmsg("%s table \"%s\" is empty", role, get_rel_name(relid))));
 }
 
-TapasAttackSchema *
-tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
-						  const char *optional_column, bool need_key,
-						  MemoryContext cxt)
+/*
+ * tapas_attack_schema_build, with a second targets table (holdout, may be
+ * InvalidOid) checked and read like the targets and keyed by the same
+ * column name.
+ */
+static TapasAttackSchema *
+schema_build(Oid synthetic, Oid targets, Oid holdout, Jsonb *params,
+			 const char *optional_column, bool need_key, MemoryContext cxt)
 {
 	RelColumns	sc = tapas_dataset_rel_columns(synthetic, "synthetic"),
 				tc = {0, NULL, NULL};
+	Oid			tables[2] = {targets, holdout};
 	TapasAttackSchema *schema = MemoryContextAllocZero(cxt, sizeof(TapasAttackSchema));
 	double		maxcat = tapas_attack_param_float(params, "max_categories",
 												  DEFAULT_MAX_CATEGORIES);
@@ -301,7 +307,20 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 		key = tapas_attack_param_text(params, "key", NULL);
 	columns = dataset_column_names(&sc, OidIsValid(targets) ? &tc : NULL, params, key);
 	if (OidIsValid(targets))
-		check_targets(&sc, &tc, columns, params, key, optional_column);
+		check_targets(&sc, &tc, columns, params, key, optional_column,
+					  OidIsValid(holdout) ? "real" : "targets");
+	if (OidIsValid(holdout))
+	{
+		RelColumns	hc = tapas_dataset_rel_columns(holdout, "holdout");
+
+		check_targets(&sc, &hc, columns, params, key, optional_column, "holdout");
+		if (key != NULL && tapas_dataset_find_name(&hc, key) < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("key column \"%s\" does not exist in the holdout table", key),
+					 errhint("The holdout must be keyed by the same column as the real table.")));
+		require_rows(holdout, "holdout");
+	}
 	if (params != NULL && tapas_attack_param_find(&params->root, "schema", &sv))
 	{
 		if (sv.type != jbvBinary || !JsonContainerIsObject(sv.val.binary.data))
@@ -331,7 +350,7 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 		j++;
 	}
 	tapas_dataset_describe_columns(schema->cols, schema->ncols, in_targets, override,
-							  (int) maxcat, synthetic, targets, cxt);
+							  (int) maxcat, synthetic, tables, cxt);
 	for (j = 0; j < schema->ncols; j++)
 	{
 		TapasAttackColumn *col = &schema->cols[j];
@@ -359,6 +378,22 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 								pnstrdup(v.val.string.val, v.val.string.len))));
 	}
 	return schema;
+}
+
+TapasAttackSchema *
+tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
+						  const char *optional_column, bool need_key,
+						  MemoryContext cxt)
+{
+	return schema_build(synthetic, targets, InvalidOid, params,
+						optional_column, need_key, cxt);
+}
+
+TapasAttackSchema *
+tapas_attack_schema_build_holdout(Oid synthetic, Oid real, Oid holdout,
+								  Jsonb *params, MemoryContext cxt)
+{
+	return schema_build(synthetic, real, holdout, params, NULL, true, cxt);
 }
 
 int

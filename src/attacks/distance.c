@@ -37,6 +37,12 @@ tapas_distance_check(const tapas_distance_t *d, const tapas_dataset_t *ds)
 		for (k = 0; k < d->ncolumns; k++)
 			if (d->columns[k] >= ds->c)
 				return TAPAS_EINVAL;
+	if (d->weights != NULL)
+		for (k = 0; k < ds->c; k++)
+			if (!(d->weights[k] >= 0) || !isfinite(d->weights[k]))
+				return TAPAS_EINVAL;
+	if (!(d->scale >= 0) || !isfinite(d->scale))
+		return TAPAS_EINVAL;
 	if (d->kind == TAPAS_DISTANCE_LP)
 	{
 		if (!(d->p > 0) || !isfinite(d->p))
@@ -66,6 +72,19 @@ hamming(const tapas_distance_t *d, size_t c, const double *x, const double *y)
 	size_t		j,
 				count = 0;
 
+	if (d->weights != NULL)
+	{
+		double		sum = 0;
+		size_t		nc = d->columns ? d->ncolumns : c;
+
+		for (j = 0; j < nc; j++)
+		{
+			size_t		col = d->columns ? d->columns[j] : j;
+
+			sum += d->weights[col] * !(x[col] == y[col]);
+		}
+		return sum;
+	}
 	if (d->columns == NULL)
 	{
 		for (j = 0; j < c; j++)
@@ -91,6 +110,25 @@ lp_sum(const tapas_distance_t *d, const tapas_dataset_t *ds, const double *x,
 	size_t		i,
 				k;
 
+	if (d->weights != NULL)
+	{
+		size_t		nc = d->columns ? d->ncolumns : ds->c;
+
+		for (k = 0; k < nc; k++)
+		{
+			size_t		col = d->columns ? d->columns[k] : k,
+						o = ds->offset[col],
+						w = ds->width[col];
+			double		part = 0;
+
+			for (i = o; i < o + w; i++)
+				part += abs_pow(x[i] - y[i], d->p);
+			sum += d->weights[col] * part;
+			if (sum > bound)
+				return sum;
+		}
+		return sum;
+	}
 	if (d->columns == NULL)
 	{
 		size_t		e = ds->encoded_dim;
@@ -127,14 +165,21 @@ root_p(double s, double p)
 	return pow(s, 1.0 / p);
 }
 
+/* s d for the distance's scale s (0 = 1) */
+static inline double
+scaled(const tapas_distance_t *d, double v)
+{
+	return d->scale > 0 ? d->scale * v : v;
+}
+
 double
 tapas_distance_pair(const tapas_distance_t *d, const tapas_dataset_t *ds,
 					const double *xraw, const double *xenc,
 					const double *yraw, const double *yenc)
 {
 	if (d->kind == TAPAS_DISTANCE_HAMMING)
-		return hamming(d, ds->c, xraw, yraw);
-	return root_p(lp_sum(d, ds, xenc, yenc, INFINITY), d->p);
+		return scaled(d, hamming(d, ds->c, xraw, yraw));
+	return scaled(d, root_p(lp_sum(d, ds, xenc, yenc, INFINITY), d->p));
 }
 
 void
@@ -146,12 +191,12 @@ tapas_distance_to_rows(const tapas_distance_t *d, const tapas_dataset_t *ds,
 	if (d->kind == TAPAS_DISTANCE_HAMMING)
 	{
 		for (i = 0; i < ds->n; i++)
-			out[i] = hamming(d, ds->c, xraw, ds->values + i * ds->c);
+			out[i] = scaled(d, hamming(d, ds->c, xraw, ds->values + i * ds->c));
 		return;
 	}
 	for (i = 0; i < ds->n; i++)
-		out[i] = root_p(lp_sum(d, ds, xenc, ds->encoded + i * ds->encoded_dim,
-							   INFINITY), d->p);
+		out[i] = scaled(d, root_p(lp_sum(d, ds, xenc, ds->encoded + i * ds->encoded_dim,
+										 INFINITY), d->p));
 }
 
 double
@@ -170,7 +215,7 @@ tapas_distance_min(const tapas_distance_t *d, const tapas_dataset_t *ds,
 			if (h < best)
 				best = h;
 		}
-		return best;
+		return scaled(d, best);
 	}
 	/* best is kept as a p-th power sum; rows reaching it are abandoned */
 	for (i = 0; i < ds->n && best > 0; i++)
@@ -181,7 +226,7 @@ tapas_distance_min(const tapas_distance_t *d, const tapas_dataset_t *ds,
 		if (s < best)
 			best = s;
 	}
-	return isinf(best) ? best : root_p(best, d->p);
+	return isinf(best) ? best : scaled(d, root_p(best, d->p));
 }
 
 size_t
@@ -195,6 +240,9 @@ tapas_distance_count_within(const tapas_distance_t *d,
 
 	if (radius < 0)
 		return 0;
+	/* s d <= r  <=>  d <= r / s */
+	if (d->scale > 0)
+		radius /= d->scale;
 	if (d->kind == TAPAS_DISTANCE_HAMMING)
 	{
 		for (i = 0; i < ds->n; i++)

@@ -12,6 +12,13 @@
  * the sum (two one-hot cells), a continuous column at most 1 (it is
  * normalised to [0, 1]).
  *
+ * Weights and scale: with weights w_j, Hamming is sum_j w_j [x_j != y_j]
+ * and L_p is (sum_j w_j sum_{cells i of j} |x_i - y_i|^p)^(1/p) (one weight
+ * per column, applied to each of its cells; the reference weights encoded
+ * cells, which for a one-hot block is the same when its cells share a
+ * weight).  The scale s multiplies every distance returned (s d(x, y), the
+ * reference's `c * d`); the radius count compares s d with the radius.
+ *
  * A target is given both raw (c values, for Hamming) and encoded
  * (encoded_dim values, for L_p); the rows are ds->values and ds->encoded
  * (L_p needs tapas_dataset_encode(ds) first).  The scans run over rows in
@@ -46,11 +53,14 @@ typedef struct tapas_distance
 	double		p;				/* L_p exponent, > 0 (ignored for Hamming) */
 	const size_t *columns;		/* column subset (indices < c), or NULL = all */
 	size_t		ncolumns;		/* length of columns */
+	const double *weights;		/* c per-column weights >= 0, or NULL = all 1 */
+	double		scale;			/* distance multiplier > 0; 0 means 1 */
 } tapas_distance_t;
 
 /*
  * Checks d against ds: p > 0 and finite for L_p, subset indices in range,
- * ds encoded for L_p.  TAPAS_EINVAL otherwise.
+ * weights finite and >= 0, scale finite and >= 0, ds encoded for L_p.
+ * TAPAS_EINVAL otherwise.
  */
 extern tapas_status tapas_distance_check(const tapas_distance_t *d,
 										 const tapas_dataset_t *ds);

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * report.h
- *	  Human-readable reports of attack results: the ROC curve as SVG.
+ *	  Human-readable reports of attack results: the ROC curve as SVG, and
+ *	  several attacks compared on one ROC plot with an epsilon-DP bound.
  *
  * IDENTIFICATION
  *	  src/attacks/report.h
@@ -25,5 +26,29 @@
 extern tapas_status tapas_roc_svg(const double *fpr, const double *tpr,
 								  size_t np, double auc, const char *title,
 								  char **svg);
+
+/* one curve of a comparison: its ROC points, AUC and legend label */
+typedef struct tapas_roc_curve
+{
+	const double *fpr;
+	const double *tpr;
+	size_t		np;				/* >= 1 points */
+	double		auc;
+	const char *label;			/* may be NULL ("attack k") */
+} tapas_roc_curve_t;
+
+/*
+ * Several attacks on one ROC plot (the reference's ROCReport): the frame of
+ * tapas_roc_svg, one polyline per curve in a palette of 10 colours (then
+ * repeated), a legend "label (AUC = x)" per curve, and, when epsilon >= 0,
+ * the epsilon-DP bound as a dashed red polyline (0, 0) -> (1 / (e^eps + 1),
+ * e^eps / (e^eps + 1)) -> (1, 1): no attack on an eps-DP generator has a
+ * ROC point above it (TPR <= e^eps FPR and 1 - FPR >= e^eps (1 - TPR)).
+ * Pass a negative or NaN epsilon for none.  TAPAS_EINVAL if ncurves == 0
+ * or a curve has no point; TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_roc_compare_svg(const tapas_roc_curve_t *curves,
+										  size_t ncurves, double epsilon,
+										  const char *title, char **svg);
 
 #endif							/* TAPAS_REPORT_H */

@@ -7,7 +7,9 @@
  * plot area with its origin at the bottom left (SVG's y axis points down,
  * so y = top + size * (1 - TPR)).  Ticks every 0.2 on both axes, a dashed
  * chance diagonal, the curve as one polyline, and a legend with the AUC.
- * Text is XML-escaped.  Numbers are printed with printf, whose decimal
+ * Text is XML-escaped.  tapas_roc_compare_svg draws several curves on the
+ * same frame, each in its own colour with its legend line, and optionally
+ * the epsilon-DP bound.  Numbers are printed with printf, whose decimal
  * point is '.' in the C numeric locale, which PostgreSQL backends always
  * use (they never set LC_NUMERIC from the environment).
  *
@@ -16,6 +18,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -164,6 +167,98 @@ tapas_roc_svg(const double *fpr, const double *tpr, size_t np, double auc,
 		LEFT + SIZE - 150, TOP + SIZE - 20, LEFT + SIZE - 125, TOP + SIZE - 20);
 	put(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\">AUC = %.4f</text>\n",
 		LEFT + SIZE - 118, TOP + SIZE - 16, auc);
+	put(&b, "</svg>\n");
+	if (b.failed)
+	{
+		tapas_free(b.data);
+		return TAPAS_ENOMEM;
+	}
+	*svg = b.data;
+	return TAPAS_OK;
+}
+
+/* ----------------------------------------------------------------
+ *		Several curves on one plot
+ * ----------------------------------------------------------------
+ */
+
+/* the colours of matplotlib's default cycle, so plots look familiar */
+static const char *const palette[10] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"
+};
+
+/* the eps-DP bound through (1/(e^eps+1), e^eps/(e^eps+1)) */
+static void
+put_epsilon(svgbuf_t *b, double epsilon, double legend_y)
+{
+	double		e = exp(epsilon),
+				x = 1 / (e + 1),
+				y = e / (e + 1);
+
+	put(b, "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\" points=\"%.2f,%.2f %.2f,%.2f %.2f,%.2f\"/>\n",
+		LEFT, TOP + SIZE, LEFT + SIZE * x, TOP + SIZE * (1 - y), LEFT + SIZE, TOP);
+	put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-dasharray=\"6 3\"/>\n",
+		LEFT + SIZE - 210, legend_y - 4, LEFT + SIZE - 185, legend_y - 4);
+	put(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">epsilon = %.3g bound</text>\n",
+		LEFT + SIZE - 178, legend_y, epsilon);
+}
+
+tapas_status
+tapas_roc_compare_svg(const tapas_roc_curve_t *curves, size_t ncurves,
+					  double epsilon, const char *title, char **svg)
+{
+	svgbuf_t	b = {NULL, 0, 0, 0};
+	size_t		c,
+				k,
+				total = 0;
+	int			bound = epsilon >= 0 && isfinite(epsilon);
+	double		legend_y;
+
+	if (ncurves == 0)
+		return TAPAS_EINVAL;
+	for (c = 0; c < ncurves; c++)
+	{
+		if (curves[c].np == 0)
+			return TAPAS_EINVAL;
+		total += curves[c].np;
+	}
+	b.cap = 4096 + 32 * total + 256 * ncurves;
+	b.data = tapas_malloc(b.cap);
+	if (b.data == NULL)
+		return TAPAS_ENOMEM;
+	put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"480\" height=\"480\" viewBox=\"0 0 480 480\">\n"
+		"<rect width=\"480\" height=\"480\" fill=\"white\"/>\n");
+	put(&b, "<text x=\"%.1f\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">",
+		LEFT + SIZE / 2);
+	put_escaped(&b, title != NULL ? title : "ROC curves");
+	put(&b, "</text>\n");
+	put_frame(&b);
+	/* legend lines stack upwards from the bottom right corner */
+	legend_y = TOP + SIZE - 12 - 16.0 * (double) (ncurves - 1) - (bound ? 16 : 0);
+	if (bound)
+		put_epsilon(&b, epsilon, legend_y + 16.0 * (double) ncurves);
+	for (c = 0; c < ncurves; c++)
+	{
+		const tapas_roc_curve_t *cv = &curves[c];
+		const char *colour = palette[c % 10];
+		double		ly = legend_y + 16.0 * (double) c;
+
+		put(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
+		for (k = 0; k < cv->np; k++)
+			put(&b, "%s%.2f,%.2f", k ? " " : "", LEFT + SIZE * cv->fpr[k],
+				TOP + SIZE * (1 - cv->tpr[k]));
+		put(&b, "\"/>\n");
+		put(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+			LEFT + SIZE - 210, ly - 4, LEFT + SIZE - 185, ly - 4, colour);
+		put(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">", LEFT + SIZE - 178, ly);
+		if (cv->label != NULL)
+			put_escaped(&b, cv->label);
+		else
+			put(&b, "attack %zu", c + 1);
+		put(&b, " (AUC = %.4f)</text>\n", cv->auc);
+	}
 	put(&b, "</svg>\n");
 	if (b.failed)
 	{

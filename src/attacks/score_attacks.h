@@ -36,9 +36,11 @@
 #define TAPAS_SCORE_ATTACKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "attacks/dataset.h"
 #include "attacks/distance.h"
+#include "util/progress.h"
 #include "util/status.h"
 
 /* closest_distance.c */
@@ -80,5 +82,27 @@ extern tapas_status tapas_synthetic_predictor_aia(const tapas_dataset_t *syn,
 												  size_t s, double C,
 												  const double *xenc,
 												  size_t m, double *scores);
+
+/* synthetic_predictor_rf.c */
+
+/*
+ * The same attack with a random forest (random_forest.h, parameters rp,
+ * seeded by seed) on the dense encoded cells of every column but s: with
+ * two codes present in syn one forest predicts the larger (as scikit-
+ * learn's RandomForestClassifier.predict_proba does for two classes); with
+ * more, one forest per present code v predicts "v or not" and the k
+ * probabilities are normalised to sum 1 (one-vs-rest; scikit-learn grows
+ * multi-class trees instead).  Codes absent from syn get 0; one code only
+ * gets 1.  progress (may be NULL) is polled once per tree.  TAPAS_EINVAL,
+ * TAPAS_ENOMEM, TAPAS_ECANCELED.
+ */
+struct tapas_rf_params;
+extern tapas_status tapas_synthetic_predictor_rf_aia(const tapas_dataset_t *syn,
+													 size_t s,
+													 const struct tapas_rf_params *rp,
+													 uint64_t seed,
+													 const double *xenc,
+													 size_t m, double *scores,
+													 const tapas_progress_t *progress);
 
 #endif							/* TAPAS_SCORE_ATTACKS_H */

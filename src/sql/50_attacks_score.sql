@@ -29,7 +29,7 @@ RETURNS TABLE(target_key text, value text, score float8)
 AS 'MODULE_PATHNAME', 'tapas_sql_aia_scores'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION tapas.aia_scores(text, regclass, regclass, name, jsonb) IS
-'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression, C).';
+'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale.';
 
 CREATE FUNCTION tapas.train_threshold(scores float8[], labels boolean[],
 	criterion text, value float8 DEFAULT NULL)
@@ -65,6 +65,14 @@ AS 'MODULE_PATHNAME', 'tapas_sql_roc_svg'
 LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION tapas.roc_svg(float8[], boolean[], text) IS
 'The ROC curve as a standalone SVG document (axes, ticks, chance diagonal, AUC in the legend); save it to a .svg file and open it in a browser.';
+
+CREATE FUNCTION tapas.roc_compare_svg(scores float8[], labels boolean[], attack text[],
+	title text DEFAULT NULL, epsilon float8 DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tapas_sql_roc_compare_svg'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.roc_compare_svg(float8[], boolean[], text[], text, float8) IS
+'Several attacks on one ROC plot as a standalone SVG document: the samples are grouped by attack[i] (one curve and legend line with its AUC per attack, in order of first appearance); with epsilon, the epsilon-DP bound (0,0) -> (1/(e^eps+1), e^eps/(e^eps+1)) -> (1,1) that no attack on an epsilon-DP generator can exceed.';
 
 CREATE FUNCTION tapas.effective_epsilon(scores float8[], labels boolean[],
 	confidence float8 DEFAULT 0.95, validation_fraction float8 DEFAULT 0.1,

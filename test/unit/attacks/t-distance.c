@@ -36,12 +36,13 @@ brute(const tapas_distance_t *d, const tapas_dataset_t *ds, const double *x,
 		if (!in)
 			continue;
 		if (d->kind == TAPAS_DISTANCE_HAMMING)
-			sum += x[j] != y[j];
+			sum += (d->weights ? d->weights[j] : 1.0) * (x[j] != y[j]);
 		else
 			for (k = ds->offset[j]; k < ds->offset[j] + ds->width[j]; k++)
-				sum += pow(fabs(xe[k] - ye[k]), d->p);
+				sum += (d->weights ? d->weights[j] : 1.0) * pow(fabs(xe[k] - ye[k]), d->p);
 	}
-	return d->kind == TAPAS_DISTANCE_HAMMING ? sum : pow(sum, 1.0 / d->p);
+	return (d->scale > 0 ? d->scale : 1.0) *
+		(d->kind == TAPAS_DISTANCE_HAMMING ? sum : pow(sum, 1.0 / d->p));
 }
 
 static void
@@ -57,12 +58,14 @@ test_scans_vs_brute(void)
 	{
 		size_t		n = 1 + tapas_rng_below(&rng, 200),
 					i,
-					count = 0;
+					count = 0,
+					count_lo = 0;
 		tapas_dataset_t *ds = random_dataset(&rng, n);
 		double		x[NC],
 					xe[16],
 					best = INFINITY,
 					out[200],
+					weights[NC],
 					radius = (double) tapas_rng_below(&rng, 4) * 0.5;
 		tapas_distance_t d;
 
@@ -70,6 +73,11 @@ test_scans_vs_brute(void)
 		d.p = it % 3 == 1 ? 2.0 : 1.5;
 		d.columns = it % 2 ? subset : NULL;
 		d.ncolumns = it % 2 ? 2 : 0;
+		/* weighted and scaled in every fourth iteration */
+		for (i = 0; i < NC; i++)
+			weights[i] = 0.5 * (double) tapas_rng_below(&rng, 5);
+		d.weights = it % 4 == 3 ? weights : NULL;
+		d.scale = it % 4 == 3 ? 1.5 : 0.0;
 		if (it % 5 == 0)
 			for (i = 0; i < NC; i++)
 				x[i] = ds->values[(n - 1) * NC + i];	/* a row itself */
@@ -85,13 +93,23 @@ test_scans_vs_brute(void)
 			TAPAS_CHECK_MSG(fabs(out[i] - b) < 1e-9, "iter %ld row %zu", it, i);
 			best = b < best ? b : best;
 			count += b <= radius + 1e-12;
+			count_lo += b <= radius - 1e-9;
 		}
 		TAPAS_CHECK_MSG(fabs(tapas_distance_min(&d, ds, x, xe) - best) < 1e-9,
 						"iter %ld min", it);
 		if (it % 5 == 0)
 			TAPAS_CHECK(tapas_distance_min(&d, ds, x, xe) == 0);
-		TAPAS_CHECK_MSG(tapas_distance_count_within(&d, ds, x, xe, radius) == count,
-						"iter %ld count", it);
+		/* scaled: the kernel compares d with radius / s, so a row exactly on
+		 * the sphere may fall either side by one rounding */
+		if (d.scale > 0)
+		{
+			size_t		got = tapas_distance_count_within(&d, ds, x, xe, radius);
+
+			TAPAS_CHECK_MSG(count_lo <= got && got <= count, "iter %ld count", it);
+		}
+		else
+			TAPAS_CHECK_MSG(tapas_distance_count_within(&d, ds, x, xe, radius) == count,
+							"iter %ld count", it);
 		tapas_dataset_free(ds);
 	}
 }
@@ -103,7 +121,7 @@ test_l2_matrix(void)
 	tapas_dataset_t *a,
 			   *b;
 	double		out[7 * 30];
-	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0};
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0};
 	size_t		i,
 				k;
 
@@ -127,7 +145,7 @@ test_l2_scan_vs_scans(void)
 	tapas_rng_t rng;
 	long		iters = tapas_test_iters(20),
 				it;
-	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0};
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0};
 
 	tapas_rng_seed(&rng, tapas_test_seed() + 11);
 	for (it = 0; it < iters; it++)
@@ -210,7 +228,7 @@ test_check_errors(void)
 {
 	tapas_dataset_t *ds = tapas_dataset_create(2, NC, SPECS);
 	size_t		bad = NC;
-	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0};
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0};
 
 	TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_EINVAL);	/* not encoded */
 	tapas_dataset_encode(ds);
@@ -221,6 +239,22 @@ test_check_errors(void)
 	d.columns = &bad;
 	d.ncolumns = 1;
 	TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_EINVAL);
+	d.columns = NULL;
+	d.ncolumns = 0;
+	{
+		double		w[NC] = {1, 1, -1, 1, 1};
+
+		d.weights = w;
+		TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_EINVAL);	/* negative */
+		w[2] = NAN;
+		TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_EINVAL);
+		w[2] = 0;
+		TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_OK);
+		d.scale = -1;
+		TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_EINVAL);
+		d.scale = INFINITY;
+		TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_EINVAL);
+	}
 	tapas_dataset_free(ds);
 }
 

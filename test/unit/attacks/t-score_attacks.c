@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "attacks/dataset.h"
+#include "attacks/random_forest.h"
 #include "attacks/score_attacks.h"
 #include "util/memory.h"
 #include "util/rng.h"
@@ -41,8 +42,8 @@ static void
 test_closest_distance_mia(void)
 {
 	tapas_dataset_t *ds = toy();
-	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0};
-	tapas_distance_t l1 = {TAPAS_DISTANCE_LP, 1, NULL, 0};
+	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0};
+	tapas_distance_t l1 = {TAPAS_DISTANCE_LP, 1, NULL, 0, NULL, 0};
 	double		in[3] = {1, 1, 1.0},
 				out[3] = {1, 0, 0.25},
 				enc[6],
@@ -63,7 +64,7 @@ static void
 test_closest_distance_aia(void)
 {
 	tapas_dataset_t *ds = toy();
-	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0};
+	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0};
 	double		x[3] = {2, 1, 1.0},	/* its s is ignored */
 				sc[2];
 
@@ -84,7 +85,7 @@ static void
 test_local_neighbourhood(void)
 {
 	tapas_dataset_t *ds = toy();
-	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0};
+	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0};
 	double		x[3] = {0, 1, 1.0},
 				score,
 				sc[2];
@@ -189,6 +190,82 @@ test_synthetic_predictor_multiclass(void)
 	tapas_dataset_free(ds);
 }
 
+/*
+ * The random-forest predictor on the same known answers: s = a mod 2
+ * (binary), s = a (three classes, one code absent), one class only; and an
+ * exact oracle: without bootstrap and with every feature tried, each tree
+ * is the same CART tree, which separates the classes, so P = 0 or 1.
+ */
+static void
+test_synthetic_predictor_rf(void)
+{
+	tapas_column_spec_t specs[3] = {{TAPAS_COLUMN_CATEGORICAL, 4, 0, 0},
+	{TAPAS_COLUMN_CATEGORICAL, 4, 0, 0},
+	{TAPAS_COLUMN_CONTINUOUS, 0, 0, 1}};
+	tapas_dataset_t *ds = tapas_dataset_create(240, 3, specs);
+	tapas_rf_params_t rp;
+	tapas_rng_t rng;
+	double		targets[4 * 3],
+				tenc[4 * 9],
+				sc[4 * 4];
+	size_t		i,
+				a,
+				v;
+	int			multi;
+
+	tapas_rf_params_default(&rp);
+	rp.n_trees = 30;
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (multi = 0; multi < 2; multi++)
+	{
+		for (i = 0; i < 240; i++)
+		{
+			size_t		x = (size_t) tapas_rng_below(&rng, multi ? 3 : 4);
+
+			ds->values[3 * i] = (double) x;
+			ds->values[3 * i + 1] = (double) (multi ? x : x % 2);
+			ds->values[3 * i + 2] = tapas_rng_uniform(&rng);
+		}
+		tapas_dataset_encode(ds);
+		for (a = 0; a < 4; a++)
+		{
+			targets[3 * a] = (double) (multi ? a % 3 : a);
+			targets[3 * a + 1] = 0;	/* ignored */
+			targets[3 * a + 2] = 0.5;
+			tapas_dataset_encode_record(ds, targets + 3 * a, tenc + 9 * a);
+		}
+		TAPAS_CHECK(tapas_synthetic_predictor_rf_aia(ds, 1, &rp, 7, tenc, 4, sc, NULL) == TAPAS_OK);
+		for (a = 0; a < 4; a++)
+		{
+			size_t		want = multi ? a % 3 : a % 2;
+			double		sum = 0;
+
+			for (v = 0; v < 4; v++)
+				sum += sc[4 * a + v];
+			TAPAS_CHECK_MSG(sc[4 * a + want] > 0.9, "multi %d target %zu: %g", multi, a,
+							sc[4 * a + want]);
+			TAPAS_CHECK(fabs(sum - 1) < 1e-9);
+			TAPAS_CHECK(sc[4 * a + 3] == 0);	/* code 3 never occurs */
+		}
+	}
+	/* exact: one deterministic tree */
+	rp.n_trees = 1;
+	rp.bootstrap = 0;
+	rp.max_features = 8;
+	TAPAS_CHECK(tapas_synthetic_predictor_rf_aia(ds, 1, &rp, 1, tenc, 4, sc, NULL) == TAPAS_OK);
+	for (a = 0; a < 4; a++)
+		TAPAS_CHECK(sc[4 * a + a % 3] == 1.0);
+	/* one class only */
+	for (i = 0; i < 240; i++)
+		ds->values[3 * i + 1] = 2;
+	tapas_dataset_encode(ds);
+	TAPAS_CHECK(tapas_synthetic_predictor_rf_aia(ds, 1, &rp, 1, tenc, 1, sc, NULL) == TAPAS_OK);
+	TAPAS_CHECK(sc[2] == 1 && sc[0] == 0 && sc[1] == 0 && sc[3] == 0);
+	TAPAS_CHECK(tapas_synthetic_predictor_rf_aia(ds, 2, &rp, 1, tenc, 1, sc, NULL) == TAPAS_EINVAL);
+	tapas_dataset_free(ds);
+	TAPAS_CHECK(tapas_memory_live() == 0);
+}
+
 int
 main(void)
 {
@@ -197,5 +274,6 @@ main(void)
 	TAPAS_TEST_RUN(test_local_neighbourhood);
 	TAPAS_TEST_RUN(test_synthetic_predictor_separable);
 	TAPAS_TEST_RUN(test_synthetic_predictor_multiclass);
+	TAPAS_TEST_RUN(test_synthetic_predictor_rf);
 	TAPAS_TEST_DONE();
 }
