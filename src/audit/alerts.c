@@ -12,13 +12,17 @@
  *	   fsync'd, under AlertShared->lock, before it gets its id;
  *	2. it is copied into the shared ring (slot (alert_id - 1) mod
  *	   tapas.max_alerts: the ring keeps the newest alerts, the file all);
- *	3. one LOG line (errhidestmt, errhidecontext) goes to the server log;
+ *	3. one LOG_SERVER_ONLY line (errhidestmt, errhidecontext) goes to the
+ *	   server log, never to a client at any client_min_messages: it names
+ *	   the record key and the method (issue 10, class 7);
  *	4. NOTIFY is transactional, and the analyst's transaction may abort.
  *	   So a short-lived dynamic background worker, connected to the
  *	   analyst's database, sends NOTIFY tapas_alert, '<alert_id>' for every
  *	   alert not yet notified in its own transaction.  If no worker slot is
  *	   free, the notification waits for the next alert raised in that
- *	   database (the alert itself is never lost).
+ *	   database (the alert itself is never lost).  Audited sessions cannot
+ *	   LISTEN on the channel (hooks.c): in log mode it would tell the
+ *	   analyst which answers isolate a record.
  *
  * At server start (shmem_startup_hook, in the postmaster) the file is
  * replayed: the newest tapas.max_alerts alerts fill the ring, ids continue
@@ -284,7 +288,7 @@ tapas_alert_raise(TapasAlert *alerts, int nalerts)
 		alerts_kick_notifier(sh);
 		LWLockRelease(sh->lock);
 
-		ereport(LOG,
+		ereport(LOG_SERVER_ONLY,
 				(errmsg("tapas alert %lld: record %lld of table \"%s\" %s by %s for statistic \"%s\" (role %u, pid %d, %s)",
 						(long long) a->alert_id, (long long) a->record_key,
 						get_rel_name(a->relid) ? get_rel_name(a->relid) : "?",

@@ -225,7 +225,7 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 		audit_group(p, lfirst(lc), cells, ncells, roleid, deadline, &skipped);
 	}
 	if (skipped)
-		ereport(LOG,
+		ereport(LOG_SERVER_ONLY,
 				(errmsg("tapas: audit budget of %d ms spent; expensive reconstruction checks skipped for this statement",
 						tapas_audit_budget_ms),
 				 errhidestmt(true)));
