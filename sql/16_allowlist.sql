@@ -137,6 +137,14 @@ SELECT count(*) FROM pat WHERE substr(zip::text, 1, -1) = '1';
 SELECT count(*) FROM pat GROUP BY date_trunc('fortnight', now());
 SELECT count(*) FROM pat GROUP BY width_bucket(age, 20, 20, 2);
 SELECT count(*) FROM pat WHERE zip::text LIKE 'a\';
+-- a delay for the rows that reach a CASE branch: sizes are bounded there
+SELECT sum(CASE WHEN hiv THEN length(to_char(now(), repeat('YYYY', 1000))) ELSE 0 END) FROM pat;
+SELECT count(*) FILTER (WHERE hiv AND zip::text LIKE repeat('%a', 1000)) FROM pat;
+SELECT count(*) FILTER (WHERE hiv AND age IN (SELECT generate_series(1, 1000))) FROM pat;
+SELECT count(*) FILTER (WHERE hiv AND age = ANY (ARRAY(SELECT generate_series(1, 1000)))) FROM pat;
+SELECT count(*) FILTER (WHERE hiv AND age::bigint = ANY ('{20,21,22,23}'::bigint[] || '{24,25,26}')) FROM pat;
+-- (in WHERE every row pays the same: not bounded)
+SELECT count(*) FROM pat WHERE zip::text NOT LIKE repeat('%a', 1000);
 -- tapas.design_member in WHERE: constants, or parameters
 SELECT sum(hiv::int) FROM pat WHERE tapas.design_member('bch', 12, 1, 1, id);
 RESET SESSION AUTHORIZATION;

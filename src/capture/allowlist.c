@@ -88,15 +88,28 @@
 
 #include "capture/capture.h"
 
+/*
+ * Size bounds of an expression evaluated only for some rows (FILTER,
+ * aggregate arguments, GROUP BY): with them, what a row that reaches a
+ * CASE branch costs stays within microseconds, so a delay cannot single
+ * it out (a 1 MB to_char format or LIKE pattern, a 10^6-element IN list,
+ * 10^5 CASE branches would).  Expressions evaluated for every row the
+ * scan reads cost the same for every row and are not bounded.
+ */
+#define ALLOW_MAX_NODES		2000	/* nodes of one expression */
+#define ALLOW_MAX_CONST		1024	/* bytes of one constant */
+
 typedef struct AllowContext
 {
 	const char *what;			/* "WHERE", "the argument of sum", ... */
 	Oid			relid;			/* the protected table, for messages */
 	bool		every_row;		/* evaluated for every row the scan reads */
+	int			nodes;			/* nodes seen so far */
 } AllowContext;
 
 static bool allow_walker(Node *node, AllowContext *ctx);
 static bool row_independent(Node *node);
+static void check_size(Node *node, AllowContext *ctx);
 
 /* ----------------------------------------------------------------
  *		Refusals
@@ -239,6 +252,10 @@ design_member_call(Oid funcid, List *args, bool params_ok, uint32 *rowargs)
 			return false;
 		probe = lappend(probe, a);
 	}
+	/* the planner, not the parser, adds the defaults k = 0, seed = 0 */
+	while (list_length(probe) < 7)
+		probe = lappend(probe, makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+										 Int64GetDatum(0), false, FLOAT8PASSBYVAL));
 	if (!params && exprType(list_nth(args, 4)) == INT8OID)
 		(void) evaluate_expr((Expr *) makeFuncExpr(funcid, BOOLOID, probe, InvalidOid,
 												   InvalidOid, COERCE_EXPLICIT_CALL),
@@ -284,6 +301,8 @@ check_call(AllowContext *ctx, Oid funcid, List *args, Oid inputcollid,
 	{
 		if (rowargs & ((uint32) 1 << Min(foreach_current_index(lc), 31)))
 			(void) allow_walker(lfirst(lc), ctx);
+		else
+			check_size(lfirst(lc), ctx);	/* a constant or parameter */
 	}
 }
 
@@ -330,11 +349,37 @@ check_sublink(SubLink *sl, AllowContext *ctx)
 	return query_tree_walker((Query *) sl->subselect, allow_walker, ctx, 0);
 }
 
+/* the size bounds above, for expressions evaluated only for some rows */
+static void
+check_size(Node *node, AllowContext *ctx)
+{
+	if (ctx->every_row)
+		return;
+	if (++ctx->nodes > ALLOW_MAX_NODES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("expression in %s of a query on protected table \"%s\" is too large",
+						ctx->what, get_rel_name(ctx->relid)),
+				 errdetail("At most %d nodes are allowed: its cost would tell the rows that evaluate it.",
+						   ALLOW_MAX_NODES)));
+	if (IsA(node, Const) && !((Const *) node)->constisnull &&
+		((Const *) node)->constlen == -1 &&
+		VARSIZE_ANY(DatumGetPointer(((Const *) node)->constvalue)) > ALLOW_MAX_CONST)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("constant in %s of a query on protected table \"%s\" is too large",
+						ctx->what, get_rel_name(ctx->relid)),
+				 errdetail("At most %d bytes are allowed here: its cost would tell the rows that evaluate it.",
+						   ALLOW_MAX_CONST),
+				 errhint("Move the condition to WHERE, or split the list.")));
+}
+
 static bool
 allow_walker(Node *node, AllowContext *ctx)
 {
 	if (node == NULL)
 		return false;
+	check_size(node, ctx);
 	if (ctx->every_row && row_independent(node))
 		return false;
 	switch (nodeTag(node))
@@ -455,6 +500,7 @@ tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row, Oid rel
 	ctx.what = what;
 	ctx.relid = relid;
 	ctx.every_row = every_row;
+	ctx.nodes = 0;
 	(void) allow_walker(expr, &ctx);
 }
 
