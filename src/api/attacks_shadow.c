@@ -86,20 +86,8 @@ evaluate_progress(void *arg, double fraction)
 static void
 raise_status(tapas_status st, const char *reason)
 {
-	if (st == TAPAS_ECANCELED)
-	{
-		CHECK_FOR_INTERRUPTS();
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("canceling evaluation")));
-	}
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the attack evaluation")));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid evaluation: %s", reason ? reason : tapas_status_message(st))));
+	tapas_raise_status(st, st == TAPAS_EINVAL ? "invalid evaluation" :
+					   "could not evaluate the attack", reason);
 }
 
 /* ----------------------------------------------------------------
@@ -363,7 +351,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_auxiliary(&req, &d, cxt);
-	if (req.goal == TAPAS_TM_AIA)
+	if (req.goal == TAPAS_THREAT_MODEL_AIA)
 		resolve_sensitive(&req, &d);
 	resolve_distance_columns(&req, &d);
 	check_sizes(&req, &d);

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * audit.c
+ * audit_sql.c
  *	  SQL functions of the auditor: the alerts (tapas.alerts_raw behind
  *	  the view tapas.alerts) and the on-demand audit tapas.audit(tbl).
  *

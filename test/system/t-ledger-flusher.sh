@@ -48,7 +48,20 @@ reload_delay 10000
 [ "$(record_then on '{1,2}' 'file_bytes = file_synced_bytes')" = t ] || fail "sync on: not durable on return ($(usage))"
 echo "ok: sync on is durable on return"
 
-# sync off: written at once, durable only after the flusher's next round
+# sync off: written at once, durable only after the flusher's next round.
+# The flusher is now either hibernating or in its 10 s timed wait, and a
+# record without a sync wakes a hibernating flusher at once (by design), so
+# the check would race with that wake-up.  Log one record first and wait for
+# its sync: a hibernating flusher syncs it at once; one in its timed wait is
+# made to run a round now by a SIGHUP (its 10 s started at the reload above,
+# so its timer cannot fire in between).  Either way the flusher has then
+# just synced, with its asleep flag clear and no latch set, and waits out
+# its full 10 s delay, which no statement logged without a sync cuts short.
+[ -n "$(record_then off '{9,10}' 'file_bytes')" ] || fail "record to wake the flusher"
+if ! wait_synced 4 0.25; then
+	q "SELECT pg_reload_conf()" >/dev/null || fail "reload"
+	wait_synced 40 0.25 || fail "sync off: the flusher did not sync on a reload ($(usage))"
+fi
 [ "$(record_then off '{3,4}' 'file_bytes > file_synced_bytes')" = t ] || fail "sync off: synced before the flusher's round ($(usage))"
 reload_delay 50
 wait_synced 40 0.25 || fail "sync off: the flusher did not sync ($(usage))"
