@@ -142,6 +142,7 @@ SELECT sum(CASE WHEN hiv THEN length(to_char(now(), repeat('YYYY', 1000))) ELSE 
 SELECT count(*) FILTER (WHERE hiv AND zip::text LIKE repeat('%a', 1000)) FROM pat;
 SELECT count(*) FILTER (WHERE hiv AND age IN (SELECT generate_series(1, 1000))) FROM pat;
 SELECT count(*) FILTER (WHERE hiv AND age = ANY (ARRAY(SELECT generate_series(1, 1000)))) FROM pat;
+SELECT count(*) FILTER (WHERE hiv AND age = ANY (array_fill(21, ARRAY[3000]))) FROM pat;
 SELECT count(*) FILTER (WHERE hiv AND age::bigint = ANY ('{20,21,22,23}'::bigint[] || '{24,25,26}')) FROM pat;
 -- (in WHERE every row pays the same: not bounded)
 SELECT count(*) FROM pat WHERE zip::text NOT LIKE repeat('%a', 1000);

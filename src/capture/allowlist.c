@@ -92,12 +92,15 @@
  * Size bounds of an expression evaluated only for some rows (FILTER,
  * aggregate arguments, GROUP BY): with them, what a row that reaches a
  * CASE branch costs stays within microseconds, so a delay cannot single
- * it out (a 1 MB to_char format or LIKE pattern, a 10^6-element IN list,
- * 10^5 CASE branches would).  Expressions evaluated for every row the
+ * it out (10^5 CASE branches, a 1 MB to_char format or LIKE pattern, a
+ * 10^6-element IN list, hashed when the first row needs it, would).  A
+ * scalar constant compared with a column costs a length test and a
+ * memcmp, and is not bounded.  Expressions evaluated for every row the
  * scan reads cost the same for every row and are not bounded.
  */
 #define ALLOW_MAX_NODES		2000	/* nodes of one expression */
-#define ALLOW_MAX_CONST		1024	/* bytes of one constant */
+#define ALLOW_MAX_ARG		1024	/* bytes of a constant argument of a curated function */
+#define ALLOW_MAX_ARRAY		8192	/* bytes of an array constant (IN list) */
 
 typedef struct AllowContext
 {
@@ -109,7 +112,7 @@ typedef struct AllowContext
 
 static bool allow_walker(Node *node, AllowContext *ctx);
 static bool row_independent(Node *node);
-static void check_size(Node *node, AllowContext *ctx);
+static void check_size(Node *node, AllowContext *ctx, bool curated_arg);
 
 /* ----------------------------------------------------------------
  *		Refusals
@@ -302,7 +305,7 @@ check_call(AllowContext *ctx, Oid funcid, List *args, Oid inputcollid,
 		if (rowargs & ((uint32) 1 << Min(foreach_current_index(lc), 31)))
 			(void) allow_walker(lfirst(lc), ctx);
 		else
-			check_size(lfirst(lc), ctx);	/* a constant or parameter */
+			check_size(lfirst(lc), ctx, true);	/* a constant or parameter */
 	}
 }
 
@@ -349,10 +352,16 @@ check_sublink(SubLink *sl, AllowContext *ctx)
 	return query_tree_walker((Query *) sl->subselect, allow_walker, ctx, 0);
 }
 
-/* the size bounds above, for expressions evaluated only for some rows */
+/*
+ * The size bounds above, for expressions evaluated only for some rows;
+ * curated_arg: node is a constant argument of a curated function.
+ */
 static void
-check_size(Node *node, AllowContext *ctx)
+check_size(Node *node, AllowContext *ctx, bool curated_arg)
 {
+	Const	   *c = (Const *) node;
+	int			limit;
+
 	if (ctx->every_row)
 		return;
 	if (++ctx->nodes > ALLOW_MAX_NODES)
@@ -362,16 +371,17 @@ check_size(Node *node, AllowContext *ctx)
 						ctx->what, get_rel_name(ctx->relid)),
 				 errdetail("At most %d nodes are allowed: its cost would tell the rows that evaluate it.",
 						   ALLOW_MAX_NODES)));
-	if (IsA(node, Const) && !((Const *) node)->constisnull &&
-		((Const *) node)->constlen == -1 &&
-		VARSIZE_ANY(DatumGetPointer(((Const *) node)->constvalue)) > ALLOW_MAX_CONST)
+	if (!IsA(node, Const) || c->constisnull || c->constlen != -1)
+		return;
+	limit = curated_arg ? ALLOW_MAX_ARG : type_is_array(c->consttype) ? ALLOW_MAX_ARRAY : -1;
+	if (limit >= 0 && VARSIZE_ANY(DatumGetPointer(c->constvalue)) > limit)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("constant in %s of a query on protected table \"%s\" is too large",
 						ctx->what, get_rel_name(ctx->relid)),
 				 errdetail("At most %d bytes are allowed here: its cost would tell the rows that evaluate it.",
-						   ALLOW_MAX_CONST),
-				 errhint("Move the condition to WHERE, or split the list.")));
+						   limit),
+				 errhint("Move the condition to WHERE, or shorten the constant.")));
 }
 
 static bool
@@ -379,7 +389,7 @@ allow_walker(Node *node, AllowContext *ctx)
 {
 	if (node == NULL)
 		return false;
-	check_size(node, ctx);
+	check_size(node, ctx, false);
 	if (ctx->every_row && row_independent(node))
 		return false;
 	switch (nodeTag(node))
