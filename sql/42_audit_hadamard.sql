@@ -25,7 +25,8 @@ BEGIN
 	END LOOP;
 END $$;
 RESET SESSION AUTHORIZATION;
-SELECT count(*) AS alerts, count(DISTINCT record_key) AS records,
+-- one alert for the statement, listing its records (the first 32) and their number
+SELECT count(*) AS alerts, sum(nrecords) AS records, max(cardinality(record_keys)) AS listed,
 	   min(log_ids[array_upper(log_ids, 1)]) = max(log_ids[array_upper(log_ids, 1)]) AS same_query,
 	   (SELECT count(*) FROM tapas.query_log q WHERE q.tbl = 'hd'::regclass
 		 AND q.log_id <= max(a.log_ids[array_upper(a.log_ids, 1)])) AS at_query,
@@ -63,7 +64,7 @@ BEGIN
 	END LOOP;
 END $$;
 RESET SESSION AUTHORIZATION;
-SELECT count(*) AS denied_alerts, count(DISTINCT record_key) AS records, min(action) AS action
+SELECT count(*) AS denied_alerts, sum(nrecords) AS records, min(action) AS action
   FROM tapas.alerts WHERE "table" = 'hd'::regclass AND action = 'denied';
 SELECT count(*) AS logged_for_role2 FROM tapas.query_log
  WHERE tbl = 'hd'::regclass AND role = 'regress_tapas_analyst2';

@@ -60,7 +60,7 @@ LANGUAGE sql AS $$
 	SELECT (SELECT count(*) FROM tapas.query_log q WHERE q.tbl = a."table"
 			   AND q.role = a.role AND q.log_id <= a.log_ids[array_upper(a.log_ids, 1)]),
 		   a.record_key, a.kind, a.method, a.action
-	  FROM tapas.alerts a WHERE a."table" = tbl ORDER BY a.alert_id $$;
+	  FROM tapas.alert_records a WHERE a."table" = tbl ORDER BY a.alert_id, a.record_key $$;
 
 SET tapas.mode = log;
 SET SESSION AUTHORIZATION regress_tapas_analyst;

@@ -63,7 +63,7 @@ LANGUAGE sql AS $$
 	SELECT (SELECT count(*) FROM tapas.query_log q WHERE q.tbl = a."table"
 			   AND q.role = a.role AND q.log_id <= a.log_ids[array_upper(a.log_ids, 1)]),
 		   array_agg(a.record_key ORDER BY a.record_key), a.kind, a.method, a.action
-	  FROM tapas.alerts a WHERE a."table" = tbl
+	  FROM tapas.alert_records a WHERE a."table" = tbl
 	 GROUP BY 1, 3, 4, 5 ORDER BY 1 $$;
 
 SET tapas.mode = log;

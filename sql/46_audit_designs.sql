@@ -45,7 +45,7 @@ LANGUAGE sql AS $$
 	SELECT (SELECT count(*) FROM tapas.query_log q WHERE q.tbl = a."table"
 			   AND q.role = a.role AND q.log_id <= a.log_ids[array_upper(a.log_ids, 1)]) AS at_query,
 		   a.record_key, a.kind, a.method
-	  FROM tapas.alerts a WHERE a."table" = tbl) t GROUP BY 1, 3, 4 ORDER BY 1, 4 $$;
+	  FROM tapas.alert_records a WHERE a."table" = tbl) t GROUP BY 1, 3, 4 ORDER BY 1, 4 $$;
 -- oracle: the first prefix t of the s-design's queries that contains a
 -- whole BCH design with s' <= s blocks (its parity rows are queries
 -- 1..12 s', complemented alike; its total is the s-design's last query)
@@ -128,7 +128,7 @@ SELECT dz_bch_attack('dz_b2', 2);
 RESET SESSION AUTHORIZATION;
 SET tapas.mode = log;
 SELECT array_agg(q) AS refused FROM dz_answers WHERE tbl = 'dz_b2' AND a IS NULL;
-SELECT record_key, method, action FROM tapas.alerts
+SELECT record_key, method, action FROM tapas.alert_records
  WHERE "table" = 'dz_b2'::regclass AND role = 'regress_tapas_analyst2' ORDER BY record_key;
 SELECT dz_bch_oracle('dz_b2', 2) AS oracle_query_on_what_was_answered;
 RESET tapas.audit_budget_ms;
@@ -147,7 +147,8 @@ BEGIN
 	END LOOP;
 END $$;
 RESET SESSION AUTHORIZATION;
-SELECT at_query, cardinality(records) AS records, kind, method FROM dz_alerts('dz_h');
+SELECT at_query, cardinality(records) AS listed, kind, method FROM dz_alerts('dz_h');
+SELECT count(*) AS alerts, sum(nrecords) AS records FROM tapas.alerts WHERE "table" = 'dz_h'::regclass;
 SELECT array_agg(record ORDER BY record) AS decoded, array_agg(value ORDER BY record) AS "values"
   FROM tapas.reconstruct('hadamard', 256,
 		(SELECT array_agg(a ORDER BY q) FROM dz_answers WHERE tbl = 'dz_h'), 1, 100)

@@ -17,7 +17,7 @@
  *
  * Progress and cancellation: CHECK_FOR_INTERRUPTS between datasets, a
  * NOTICE every 5 seconds on long runs, and the classifier's kernel polls
- * InterruptPending once per tree.  Kernel objects are freed in PG_FINALLY,
+ * the pending cancel once per tree.  Kernel objects are freed in PG_FINALLY,
  * so an error or a cancel in the middle (a user generator failing, say)
  * leaks nothing.
  *
@@ -79,7 +79,7 @@ typedef struct EvalData
 static int
 evaluate_progress(void *arg, double fraction)
 {
-	return InterruptPending ? 1 : 0;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 /* raises the error for a kernel status (reason may be NULL) */

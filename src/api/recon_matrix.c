@@ -14,7 +14,7 @@
  *
  * As every wrapper of a kernel does, every input is converted and checked
  * first (palloc'd), the kernel runs with nothing that can raise in between
- * (its progress callback only reads InterruptPending), its memory is freed,
+ * (its progress callback only reads the pending cancel), its memory is freed,
  * and only then CHECK_FOR_INTERRUPTS() and the status is mapped to ereport.
  *
  * IDENTIFICATION
@@ -71,11 +71,11 @@ typedef struct recon_args
 	int64	   *bi;				/* answers as integers (sparse, exact) */
 } recon_args;
 
-/* the kernel's cancellation callback: only reads InterruptPending */
+/* the kernel's cancellation callback: only reads the pending cancel */
 static int
 recon_interrupt(void *arg, double fraction)
 {
-	return InterruptPending ? 1 : 0;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 static recon_method

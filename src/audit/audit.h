@@ -57,6 +57,8 @@ extern int	tapas_mode;
 #define TAPAS_ALERT_STAT_LEN		256 /* statistic text kept (truncated) */
 #define TAPAS_ALERT_METHOD_LEN		32
 #define TAPAS_ALERT_DETAIL_LEN		256
+#define TAPAS_ALERT_MAX_RECORDS		32	/* record keys listed per alert */
+#define TAPAS_ALERT_V1_SIZE			1104	/* an alert of tapas 0.2: up to nrecords */
 
 typedef enum TapasAlertKind
 {
@@ -85,19 +87,28 @@ typedef struct TapasAlert
 	uint8		kind;			/* TapasAlertKind */
 	uint8		action;			/* TapasAlertAction */
 	uint8		notified;		/* NOTIFY sent (shared memory only) */
-	uint8		pad;
+	uint8		stmt_head;		/* first alert of its statement: the one NOTIFY names */
 	int32		nlog_ids;		/* entries used in log_ids */
 	int64		log_ids[TAPAS_ALERT_MAX_LOG_IDS];	/* queries involved, ascending */
 	char		statistic[TAPAS_ALERT_STAT_LEN];
 	char		method[TAPAS_ALERT_METHOD_LEN];
 	char		detail[TAPAS_ALERT_DETAIL_LEN];
+	/* tapas 0.2 alerts end here (TAPAS_ALERT_V1_SIZE bytes) */
+	int32		nrecords;		/* records this alert isolates (all, even past the list) */
+	int32		nkeys;			/* entries used in record_keys */
+	int64		record_keys[TAPAS_ALERT_MAX_RECORDS];	/* the first ones, ascending */
 } TapasAlert;
 
 /*
- * Records the alerts (assigning alert_id, raised_at, dbid, pid, roleid),
- * appends them to the durable file (fsync'd) and the shared ring, writes
- * one server-log line each and schedules NOTIFY tapas_alert.  Safe inside
- * an aborted-to-be transaction: nothing here is transactional.
+ * Records the findings of one statement (one TapasAlert each, record_key
+ * set): they are merged into one alert per (table, kind), which lists its
+ * records (record_keys, capped, and nrecords), the union of their log_ids
+ * and their statistics and methods; each merged alert gets alert_id,
+ * raised_at, dbid and pid, is appended to the durable file (fsync'd) and
+ * the shared ring, and gets one server-log line; the statement gets one
+ * NOTIFY tapas_alert naming its first alert.  On return alerts[i].alert_id
+ * is the id of the alert finding i went into.  Safe inside an
+ * aborted-to-be transaction: nothing here is transactional.
  */
 extern void tapas_alert_raise(TapasAlert *alerts, int nalerts);
 

@@ -50,9 +50,10 @@ tapas_sql_alerts(PG_FUNCTION_ARGS)
 	for (int i = 0; i < n; i++)
 	{
 		TapasAlert *a = &alerts[i];
-		Datum		values[12];
-		bool		nulls[12];
+		Datum		values[15];
+		bool		nulls[15];
 		Datum	   *ids = palloc(sizeof(Datum) * Max(a->nlog_ids, 1));
+		Datum	   *keys = palloc(sizeof(Datum) * Max(a->nkeys, 1));
 
 		memset(nulls, 0, sizeof(nulls));
 		for (int k = 0; k < a->nlog_ids; k++)
@@ -70,6 +71,12 @@ tapas_sql_alerts(PG_FUNCTION_ARGS)
 		values[10] = PointerGetDatum(construct_array(ids, a->nlog_ids, INT8OID, 8,
 													 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 		values[11] = CStringGetTextDatum(a->detail);
+		values[12] = ObjectIdGetDatum(a->dbid);
+		for (int k = 0; k < a->nkeys; k++)
+			keys[k] = Int64GetDatum(a->record_keys[k]);
+		values[13] = PointerGetDatum(construct_array(keys, a->nkeys, INT8OID, 8,
+													 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[14] = Int32GetDatum(a->nrecords);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -34,7 +34,7 @@ check_client() {
 	local key=$1 mode=$2
 	[ "$(q "SELECT count(*) FROM tapas.alerts WHERE \"table\"::text = 'det_t' AND record_key = $key")" -ge 1 ] ||
 		{ cat "$dir/details.out"; fail "$mode: no alert on record $key"; }
-	grep -q "tapas alert [0-9]*: record $key " "$dir/server.log" || fail "$mode: no server-log line for $key"
+	grep -qE "tapas alert [0-9]+: .*keys .*\b$key\b" "$dir/server.log" || fail "$mode: no server-log line for $key"
 	if grep -nE "\b$key\b|tapas alert|alerts [0-9]+\.\.|difference|determined by|rowspace|row-space" "$dir/details.out"; then
 		fail "$mode: the client received refusal details"
 	fi
