@@ -15,7 +15,9 @@
  *	   of one statement under one lock, so their ids are consecutive);
  *	2. it is copied into the shared ring (slot (alert_id - 1) mod
  *	   tapas.max_alerts: the ring keeps the newest alerts, the file all);
- *	3. one LOG line (errhidestmt, errhidecontext) goes to the server log;
+ *	3. one LOG_SERVER_ONLY line (errhidestmt, errhidecontext) goes to the
+ *	   server log, never to a client at any client_min_messages: it names
+ *	   the record key and the method (issue 10, class 7);
  *	4. NOTIFY is transactional, and the analyst's transaction may abort.
  *	   So a short-lived dynamic background worker, connected to the
  *	   analyst's database, sends NOTIFY tapas_alert, '<alert_id>' for every
@@ -23,7 +25,9 @@
  *	   NOTIFY per statement, naming its first alert (stmt_head); the
  *	   statement's other alerts follow it in id order.  If no worker slot is
  *	   free, the notification waits for the next alert raised in that
- *	   database (the alert itself is never lost).
+ *	   database (the alert itself is never lost).  Audited sessions cannot
+ *	   LISTEN on the channel (hooks.c): in log mode it would tell the
+ *	   analyst which answers isolate a record.
  *
  * File versions: "TAPASAL2" frames hold a whole TapasAlert; a 0.2 file
  * ("TAPASAL1") holds frames of TAPAS_ALERT_V1_SIZE bytes, the same struct
@@ -488,7 +492,7 @@ tapas_alert_raise(TapasAlert *alerts, int nalerts)
 	{
 		TapasAlert *a = &merged[m];
 
-		ereport(LOG,
+		ereport(LOG_SERVER_ONLY,
 				(errmsg("tapas alert %lld: %d record%s of table \"%s\" in database \"%s\" %s by %s for statistic \"%s\" (role \"%s\", pid %d, %s): keys %s",
 						(long long) a->alert_id, a->nrecords, a->nrecords == 1 ? "" : "s",
 						alert_rel_name(a->relid), alert_db_name(a->dbid),

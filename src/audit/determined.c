@@ -219,7 +219,7 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 		if (st != TAPAS_OK)
 		{
 			e->rs_broken = true;
-			ereport(LOG,
+			ereport(LOG_SERVER_ONLY,
 					(errmsg("tapas: row-space audit of table \"%s\" stopped for statistic \"%s\": %s",
 							get_rel_name(e->key.relid), e->key.statistic,
 							st == TAPAS_ELIMIT ? "rank limit reached" : "kernel failure")));
@@ -505,7 +505,7 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
 	if (st == TAPAS_ELIMIT)
 	{
 		/* the rank limit: fail closed in deny mode (decide.c) */
-		ereport(LOG,
+		ereport(LOG_SERVER_ONLY,
 				(errmsg("tapas: row-space audit of table \"%s\" reached its rank limit for statistic \"%s\"",
 						get_rel_name(e->key.relid), e->key.statistic)));
 		return -1;

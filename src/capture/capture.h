@@ -6,7 +6,10 @@
  *
  * Phases (one file each, pg_diffix style):
  *	  validate.c	refusals only (verify_* functions raise, never rewrite)
- *	  leakproof.c	refusals of leaky expressions over protected columns
+ *	  allowlist.c	the closed expression language of per-row expressions;
+ *					folding of row-independent constant sub-expressions
+ *	  curated.c		built-in functions admitted with valid constant arguments
+ *	  refs.c		the column-reference test
  *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
  *					hidden group-existence HAVING, capture aggregates
  *	  cover_build.c	builds the capture aggregates and the hidden HAVING
@@ -119,15 +122,23 @@ extern void tapas_verify_sublink(SubLink *sl);
 extern void tapas_verify_no_cover(Query *q);
 extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot);
 
-/* leakproof.c */
-extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
-								   const char *what, Oid relid);
+/* allowlist.c */
+extern void tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row,
+									   Oid relid);
+extern void tapas_allowlist_fold_query(Query *q, ParamListInfo params);
+
+/* curated.c */
+extern bool tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
+							   uint32 *rowargs);
+
+/* refs.c */
 extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
 
 /* plan.c */
 extern bool tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info);
 extern void tapas_plan_verify_gated(PlannedStmt *stmt);
 extern bool tapas_plan_reads_protected(PlannedStmt *stmt);
+extern void tapas_plan_verify_no_write(PlannedStmt *stmt);
 
 /* gate.c */
 extern CustomScan *tapas_gate_create(Agg *agg, List *cells, List *scan_tlist,

@@ -8,10 +8,11 @@
  *							and normalise the Query, plan, place gates
  *							(again without parallelism if a gate would
  *							run in a worker)
- *	ExecutorStart_hook		audited session: fail closed on ungated scans of
- *							protected tables; refuse EXPLAIN with row
+ *	ExecutorStart_hook		audited session: fail closed on ungated scans and
+ *							on writes of protected tables; refuse EXPLAIN with row
  *							estimates and EXPLAIN ANALYZE on them
- *	ProcessUtility_hook		COPY protected TO; remembers EXPLAIN options
+ *	ProcessUtility_hook		COPY protected TO/FROM, TRUNCATE protected,
+ *							LISTEN tapas_alert; remembers EXPLAIN options
  *	ExecutorCheckPerms_hook	pg_statistic / pg_statistic_ext_data (pg_stats)
  *
  * Every hook calls the previous hook or the standard function on every
@@ -75,7 +76,10 @@ tapas_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	memset(&info, 0, sizeof(info));
 	if (capture_active() && tapas_query_reads_protected(parse))
+	{
+		tapas_allowlist_fold_query(parse, boundParams);
 		tapas_normalise_query(parse, &info);
+	}
 	/* the planner scribbles on the Query: keep a copy for a serial replan */
 	if (info.ncovers > 0 && (cursorOptions & CURSOR_OPT_PARALLEL_OK))
 		serial = copyObject(parse);
@@ -101,6 +105,7 @@ check_execution(QueryDesc *queryDesc, int eflags)
 
 	if (IsParallelWorker() || !capture_active() || !tapas_plan_reads_protected(stmt))
 		return;
+	tapas_plan_verify_no_write(stmt);
 	if (queryDesc->instrument_options != 0 && !(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -125,20 +130,70 @@ tapas_ExecutorStart(QueryDesc *queryDesc, int eflags)
 		standard_ExecutorStart(queryDesc, eflags);
 }
 
-/* COPY protected TO ... reads the heap without planner or executor */
+/* the protected table rv names, or InvalidOid */
+static Oid
+protected_relid(RangeVar *rv)
+{
+	Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+
+	return OidIsValid(relid) && tapas_protection_lookup(relid) != NULL ? relid : InvalidOid;
+}
+
+/*
+ * COPY protected TO reads the heap, and COPY protected FROM writes it,
+ * without planner or executor.
+ */
 static void
 check_copy(CopyStmt *copy)
 {
 	Oid			relid;
 
-	if (copy->is_from || copy->relation == NULL || !capture_active())
+	if (copy->relation == NULL || !capture_active() ||
+		!OidIsValid(relid = protected_relid(copy->relation)))
 		return;
-	relid = RangeVarGetRelid(copy->relation, NoLock, true);
-	if (OidIsValid(relid) && tapas_protection_lookup(relid) != NULL)
+	if (copy->is_from)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("cannot copy rows out of protected table \"%s\"", get_rel_name(relid)),
-				 errhint("Use COPY (SELECT ... aggregate query ...) TO instead.")));
+				 errmsg("cannot copy rows into protected table \"%s\"", get_rel_name(relid)),
+				 errdetail("Audited roles do not write protected tables."),
+				 errhint("Write protected tables from a role that is not audited (a member of the tapas admin role).")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("cannot copy rows out of protected table \"%s\"", get_rel_name(relid)),
+			 errhint("Use COPY (SELECT ... aggregate query ...) TO instead.")));
+}
+
+/* TRUNCATE empties a protected table without planner or executor */
+static void
+check_truncate(TruncateStmt *stmt)
+{
+	ListCell   *lc;
+	Oid			relid;
+
+	if (!capture_active())
+		return;
+	foreach(lc, stmt->relations)
+	{
+		if (OidIsValid(relid = protected_relid(lfirst_node(RangeVar, lc))))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("cannot truncate protected table \"%s\"", get_rel_name(relid)),
+					 errdetail("Audited roles do not write protected tables.")));
+	}
+}
+
+/*
+ * LISTEN tapas_alert would tell an audited analyst which of the answers
+ * released in log mode isolate a record (alerts.c).
+ */
+static void
+check_listen(ListenStmt *stmt)
+{
+	if (capture_active() && strcmp(stmt->conditionname, "tapas_alert") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("audited roles cannot listen to tapas alerts"),
+				 errdetail("Alerts are for the administrator.")));
 }
 
 /* EXPLAIN shows row estimates unless COSTS OFF */
@@ -169,6 +224,10 @@ tapas_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	if (IsA(parsetree, CopyStmt))
 		check_copy((CopyStmt *) parsetree);
+	if (IsA(parsetree, TruncateStmt))
+		check_truncate((TruncateStmt *) parsetree);
+	if (IsA(parsetree, ListenStmt))
+		check_listen((ListenStmt *) parsetree);
 	if (IsA(parsetree, ExplainStmt))
 		explain_costs = explain_wants_costs((ExplainStmt *) parsetree);
 	PG_TRY();

@@ -290,7 +290,7 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 	{
 		Node	   *e = lfirst(c);
 
-		tapas_verify_leakproof(e, lc->varno, 0, what, lc->prot->relid);
+		tapas_allowlist_check_expr(e, what, strcmp(what, "WHERE") == 0 && !tapas_expr_refs(e, lc->varno, lc->prot->sensitive), lc->prot->relid);
 		if (!tapas_expr_refs(e, lc->varno, lc->prot->sensitive))
 		{
 			*rest = lappend(*rest, e);
@@ -320,7 +320,7 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 	if (kind != TAPAS_AGG_COUNT_STAR)
 	{
 		arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;
-		tapas_verify_leakproof(arg, lc->varno, 0, "an aggregate argument", lc->prot->relid);
+		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", get_func_name(agg->aggfnoid)), false, lc->prot->relid);
 		if (contain_vars_of_level(arg, 1) || checkExprHasSubLink(arg))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -407,7 +407,6 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	split_sensitive(&lc, make_ands_implicit((Expr *) q->jointree->quals), "WHERE",
 					&lc.sens_where, &keep);
 	q->jointree->quals = keep ? (Node *) make_ands_explicit(keep) : NULL;
-	tapas_verify_leakproof(q->havingQual, varno, 0, "HAVING", prot->relid);
 
 	/* 2. captures for every aggregate of this level */
 	ac.depth = 0;

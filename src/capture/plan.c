@@ -667,6 +667,31 @@ tapas_plan_verify_gated(PlannedStmt *stmt)
 	}
 }
 
+/*
+ * Raises when stmt writes a protected table: a range-table entry of p that
+ * needs INSERT, UPDATE or DELETE privilege, whatever planned it (a plan
+ * cached by an exempt session, a rule, a view).
+ */
+void
+tapas_plan_verify_no_write(PlannedStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+
+		if (rte->rtekind == RTE_RELATION &&
+			(rte->requiredPerms & (ACL_INSERT | ACL_UPDATE | ACL_DELETE)) != 0 &&
+			tapas_protection_lookup(rte->relid) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("cannot write protected table \"%s\"", get_rel_name(rte->relid)),
+					 errdetail("Audited roles do not write protected tables."),
+					 errhint("Write protected tables from a role that is not audited (a member of the tapas admin role).")));
+	}
+}
+
 /* true when stmt's range table names a protected table */
 bool
 tapas_plan_reads_protected(PlannedStmt *stmt)

@@ -17,13 +17,13 @@
  *	  NULL-extended, so covered sets stay sets of p's rows;
  *	- its aggregates are count(*), count(x), sum(x) or avg(x) over numbers,
  *	  without DISTINCT or ORDER BY inside;
- *	- every expression that touches a column of p in WHERE, FILTER, an
- *	  aggregate argument or a grouping key is leakproof (leakproof.c:
- *	  tapas_verify_leakproof, with the column-reference test
- *	  tapas_expr_refs);
+ *	- every expression evaluated per row of p (WHERE, JOIN ... ON, FILTER,
+ *	  aggregate arguments, grouping keys) is in the closed expression
+ *	  language of allowlist.c (tapas_allowlist_check_expr), whether or not
+ *	  it reads a column;
  *	- no EXISTS/IN/ANY/ALL sub-query reads p (membership leaks rows);
- *	- UPDATE/DELETE/MERGE of p, RETURNING and INSERT ... ON CONFLICT on p
- *	  are refused (their row counts and returned rows are unaudited reads).
+ *	- INSERT/UPDATE/DELETE/MERGE of p are refused (row counts are
+ *	  unaudited reads; inserted rows forge the covered sets).
  *
  * SQLSTATEs: insufficient_privilege for reads that are refused on
  * principle, feature_not_supported for shapes that could be audited but
@@ -98,7 +98,16 @@ tapas_verify_aggregate(Aggref *agg, Oid relid)
  * ----------------------------------------------------------------
  */
 
-/* Refuses writes that read p's rows (row counts, RETURNING). */
+/*
+ * Refuses every write of p by an audited session.  UPDATE, DELETE and
+ * MERGE report how many rows matched (an unaudited answer); INSERT,
+ * INSERT ... SELECT and INSERT ... ON CONFLICT change the rows later
+ * answers are computed over (99 fake rows pad a group of one past k, many
+ * fake positives make the decoders stand down).  Views, rules and
+ * triggers that write p are rewritten or run as statements of their own,
+ * each planned here; ExecutorStart repeats the check on the plan
+ * (tapas_plan_verify_no_write) for plans cached by an exempt session.
+ */
 void
 tapas_verify_statement(Query *q)
 {
@@ -116,16 +125,14 @@ tapas_verify_statement(Query *q)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("cannot update or delete rows of protected table \"%s\"", name),
-				 errdetail("The number of rows affected would be an unaudited answer.")));
-	if (q->returningList != NIL)
+				 errdetail("The number of rows affected would be an unaudited answer."),
+				 errhint("Write protected tables from a role that is not audited (a member of the tapas admin role).")));
+	if (q->commandType == CMD_INSERT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("RETURNING is not allowed on protected table \"%s\"", name)));
-	if (q->onConflict != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("INSERT ... ON CONFLICT is not allowed on protected table \"%s\"", name),
-				 errdetail("Whether a conflict happens reveals existing rows.")));
+				 errmsg("cannot insert rows into protected table \"%s\"", name),
+				 errdetail("Rows written by an audited role would change what later answers cover."),
+				 errhint("Write protected tables from a role that is not audited (a member of the tapas admin role).")));
 }
 
 /* The FROM clause of a level, flattened. */
@@ -219,7 +226,7 @@ joined_on_unique(Query *q, int r, List *quals)
  * repeated or NULL-extended.  Other FROM items must be plain unprotected
  * tables, each matched on a column with a unique index (lookup tables);
  * the protected table is never on the nullable side of an outer join; and
- * conditions on its columns in JOIN ... ON are leakproof and not sensitive.
+ * conditions in JOIN ... ON are in the allow-list and not sensitive.
  */
 static void
 verify_joins(Query *q, int varno, const TapasProtection *prot)
@@ -259,7 +266,7 @@ verify_joins(Query *q, int varno, const TapasProtection *prot)
 	}
 	foreach(lc, js.on_quals)
 	{
-		tapas_verify_leakproof(lfirst(lc), varno, 0, "JOIN ... ON", prot->relid);
+		tapas_allowlist_check_expr(lfirst(lc), "JOIN ... ON", true, prot->relid);
 		if (tapas_expr_refs(lfirst(lc), varno, prot->sensitive))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -338,7 +345,7 @@ tapas_verify_sublink(SubLink *sl)
 }
 
 /*
- * Grouping keys: leakproof; a key over a sensitive column (its value is an
+ * Grouping keys: in the allow-list; a key over a sensitive column (its value is an
  * answer, captured per value by the gate) not with grouping sets.
  */
 void
@@ -353,7 +360,7 @@ tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 		if (tle->ressortgroupref == 0 ||
 			!get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause))
 			continue;
-		tapas_verify_leakproof((Node *) tle->expr, varno, 0, "GROUP BY", prot->relid);
+		tapas_allowlist_check_expr((Node *) tle->expr, "GROUP BY", false, prot->relid);
 		if (!tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
 			continue;
 		if (q->groupingSets != NIL)

@@ -1,0 +1,669 @@
+/*-------------------------------------------------------------------------
+ *
+ * allowlist.c
+ *	  The closed expression language of audited queries: every node of
+ *	  every expression evaluated per row of a protected table must come
+ *	  from an explicit allow-list.
+ *
+ * Why every node, not only those that read a column: evaluation itself
+ * depends on the row.  In sum(CASE WHEN rare AND age = 91 THEN f() ELSE 0
+ * END), f() reads nothing, yet it runs only when the target row exists; an
+ * error, a NOTICE, a delay, a sequence step, a lock, a setting or a write
+ * made by f() then reveals that row.  So, per row (WHERE, JOIN ... ON,
+ * FILTER, aggregate arguments, GROUP BY keys), only these are allowed:
+ *	- Vars, Consts, Params, CASE, COALESCE, NULLIF, GREATEST/LEAST, boolean
+ *	  logic, IS [NOT] NULL, IS [NOT] TRUE/FALSE/UNKNOWN, IN lists (ARRAY of
+ *	  values), ROW(...) and row comparisons, COLLATE, field selection,
+ *	  current_date and the other SQL value functions;
+ *	- built-in functions and operators (OID below FirstNormalObjectId, the
+ *	  ones initdb created) that are non-volatile and either marked
+ *	  leakproof, or comparison operators of built-in btree operator
+ *	  classes, or widening numeric casts, or in the curated list of
+ *	  curated.c (date_trunc, extract, to_char, lower, substr, round ...
+ *	  with valid constant arguments);
+ *	- casts to text through the output function of a built-in type;
+ *	- tapas.design_member with constant design arguments (its record
+ *	  argument never raises; a bad constant raises for every row alike);
+ *	- in expressions evaluated for every row the scan reads (non-sensitive
+ *	  WHERE conjuncts, JOIN ... ON): parameters as those constant
+ *	  arguments, and EXISTS, IN, ANY and ALL sub-queries whose every
+ *	  expression is itself in this language (validate.c refuses those that
+ *	  read a protected table).
+ * User-defined functions, operators, casts, domains and types are never
+ * allowed, even when a superuser marked them LEAKPROOF: LEAKPROOF promises
+ * no leak through errors about the arguments, not the absence of side
+ * effects or delays, and tapas cannot check a body it does not own.
+ * Volatile functions are never allowed per row.  Scalar (and ARRAY)
+ * sub-queries are refused per row: "more than one row returned" is an
+ * error, and the planner runs an initplan lazily, when the first row
+ * needs it.
+ *
+ * Row-independent sub-expressions (no column, no parameter, no
+ * sub-query) made only of immutable built-in functions are evaluated once
+ * at planning time, before anything is read (tapas_allowlist_fold_query):
+ * 10 * 2 becomes 20, and 1/0 raises "division by zero" for every table
+ * content alike.  In expressions evaluated for every row the scan reads
+ * (non-sensitive WHERE conjuncts, JOIN ... ON), row-independent
+ * sub-expressions of built-in non-volatile functions over constants and
+ * parameters are allowed as they are: they run for every row, so whether
+ * they raise depends on no sensitive value.  Elsewhere (FILTER, CASE
+ * branches in aggregate arguments, GROUP BY), other row-independent
+ * sub-expressions outside the list (pg_sleep(1), nextval('s'),
+ * set_config(...), current_setting('x')::int, mal.boom(), $1 + 1) are
+ * refused: a stable function or a parameter cannot be folded into a
+ * cached plan, and an initplan would still run lazily, when the first row
+ * that needs it comes; volatile and user functions are refused
+ * everywhere.
+ *
+ * Expressions evaluated per group above the gate (the target list outside
+ * aggregates, HAVING, ORDER BY) are not restricted: the gate logs every
+ * cell and checks k before any of them runs (plan.c).
+ *
+ * A refusal names the function or operator and where it appears:
+ * insufficient_privilege, with a hint.
+ *
+ * IDENTIFICATION
+ *	  src/capture/allowlist.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/params.h"
+#include "optimizer/optimizer.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "capture/capture.h"
+
+/*
+ * Size bounds of an expression evaluated only for some rows (FILTER,
+ * aggregate arguments, GROUP BY): with them, what a row that reaches a
+ * CASE branch costs stays within microseconds, so a delay cannot single
+ * it out (10^5 CASE branches, a 1 MB to_char format or LIKE pattern, a
+ * 10^6-element IN list, hashed when the first row needs it, would).  A
+ * scalar constant compared with a column costs a length test and a
+ * memcmp, and is not bounded.  Expressions evaluated for every row the
+ * scan reads cost the same for every row and are not bounded.
+ */
+#define ALLOW_MAX_NODES		2000	/* nodes of one expression */
+#define ALLOW_MAX_ARG		1024	/* bytes of a constant argument of a curated function */
+#define ALLOW_MAX_ARRAY		8192	/* bytes of an array constant (IN list) */
+
+typedef struct AllowContext
+{
+	const char *what;			/* "WHERE", "the argument of sum", ... */
+	Oid			relid;			/* the protected table, for messages */
+	bool		every_row;		/* evaluated for every row the scan reads */
+	int			nodes;			/* nodes seen so far */
+} AllowContext;
+
+static bool allow_walker(Node *node, AllowContext *ctx);
+static bool row_independent(Node *node);
+static void check_size(Node *node, AllowContext *ctx, bool curated_arg);
+
+/* ----------------------------------------------------------------
+ *		Refusals
+ * ----------------------------------------------------------------
+ */
+
+static pg_attribute_noreturn() void
+refuse(AllowContext *ctx, const char *kind, const char *name, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("%s %s is not allowed in %s of a query on protected table \"%s\"",
+					kind, name, ctx->what, get_rel_name(ctx->relid)),
+			 errdetail("%s Per row of a protected table, an error, a delay or a side effect reveals that the row exists.",
+					   why),
+			 errhint("Per row, use columns, constants, CASE, boolean logic, comparisons, leakproof built-in functions and the date, text and rounding functions tapas allows with constant arguments; compute anything else from an aggregate's result.")));
+	pg_unreachable();
+}
+
+static pg_attribute_noreturn() void
+refuse_node(AllowContext *ctx, Node *node)
+{
+	const char *kind;
+
+	switch (nodeTag(node))
+	{
+		case T_SubLink:
+			kind = "this sub-query";
+			break;
+		case T_CoerceToDomain:
+			kind = "a cast to a domain";
+			break;
+		case T_CoerceViaIO:
+			kind = "this cast";
+			break;
+		case T_NextValueExpr:
+			kind = "a sequence";
+			break;
+		case T_SubscriptingRef:
+			kind = "array subscripting";
+			break;
+		default:
+			kind = "this kind of expression";
+			break;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("%s is not allowed in %s of a query on protected table \"%s\"",
+					kind, ctx->what, get_rel_name(ctx->relid)),
+			 errdetail("Per row of a protected table, only an allow-listed expression language is evaluated."),
+			 errhint("Per row, use columns, constants, CASE, boolean logic, comparisons, leakproof built-in functions and the date, text and rounding functions tapas allows with constant arguments; EXISTS and IN sub-queries only in WHERE.")));
+	pg_unreachable();
+}
+
+/* ----------------------------------------------------------------
+ *		Functions and operators
+ * ----------------------------------------------------------------
+ */
+
+/* widening casts between pg_catalog numeric types cannot fail */
+static bool
+widening_cast(Oid funcid, Oid from, Oid to)
+{
+	if (funcid >= FirstNormalObjectId)
+		return false;
+	switch (from)
+	{
+		case BOOLOID:
+			return to == INT4OID;
+		case INT2OID:
+			return to == INT4OID || to == INT8OID || to == FLOAT4OID ||
+				to == FLOAT8OID || to == NUMERICOID;
+		case INT4OID:
+			return to == INT8OID || to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+		case INT8OID:
+			return to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+		case FLOAT4OID:
+			return to == FLOAT8OID;
+		default:
+			return false;
+	}
+}
+
+/*
+ * Comparison operators of PostgreSQL's own btree operator classes (e.g.
+ * numeric's <, =, >) cannot fail on any input even where pg_proc does not
+ * mark them leakproof.
+ */
+static bool
+builtin_comparison(Oid opno)
+{
+	return opno < FirstNormalObjectId && get_op_btree_interpretation(opno) != NIL;
+}
+
+/* tapas.design_member: the C function of that name that belongs to tapas */
+static bool
+is_design_member(Oid funcid)
+{
+	HeapTuple	tup;
+	Form_pg_proc p;
+	Oid			ext = get_extension_oid("tapas", true);
+	bool		r;
+
+	if (!OidIsValid(ext))
+		return false;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(funcid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	p = (Form_pg_proc) GETSTRUCT(tup);
+	r = p->prolang == ClanguageId && strcmp(NameStr(p->proname), "design_member") == 0;
+	ReleaseSysCache(tup);
+	r = r && getExtensionOfObject(ProcedureRelationId, funcid) == ext;
+	return r;
+}
+
+/*
+ * design_member(method, n, s, query_no, record, k, seed): record is the
+ * row argument.  With constant design arguments, a probe call (record 1)
+ * raises now for an invalid design, whatever the rows; parameters (only
+ * where the call runs for every row) cannot be probed.
+ */
+static bool
+design_member_call(Oid funcid, List *args, bool params_ok, uint32 *rowargs)
+{
+	ListCell   *lc;
+	List	   *probe = NIL;
+	bool		params = false;
+
+	*rowargs = 1 << 4;
+	foreach(lc, args)
+	{
+		Node	   *a = lfirst(lc);
+
+		if (foreach_current_index(lc) == 4)
+			a = (Node *) makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+								   Int64GetDatum(1), false, FLOAT8PASSBYVAL);
+		else if (params_ok && IsA(a, Param))
+			params = true;
+		else if (!IsA(a, Const))
+			return false;
+		probe = lappend(probe, a);
+	}
+	/* the planner, not the parser, adds the defaults k = 0, seed = 0 */
+	while (list_length(probe) < 7)
+		probe = lappend(probe, makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+										 Int64GetDatum(0), false, FLOAT8PASSBYVAL));
+	if (!params && exprType(list_nth(args, 4)) == INT8OID)
+		(void) evaluate_expr((Expr *) makeFuncExpr(funcid, BOOLOID, probe, InvalidOid,
+												   InvalidOid, COERCE_EXPLICIT_CALL),
+							 BOOLOID, -1, InvalidOid);
+	return true;
+}
+
+/*
+ * Checks one call of funcid over args: raises unless allowed; walks the
+ * arguments that are evaluated per row.  kind/name are for the message.
+ */
+static void
+check_call(AllowContext *ctx, Oid funcid, List *args, Oid inputcollid,
+		   Oid opno, Oid resulttype)
+{
+	const char *kind = OidIsValid(opno) ? "operator" : "function";
+	const char *name = OidIsValid(opno) ? get_opname(opno) : get_func_name(funcid);
+	uint32		rowargs = ~(uint32) 0;
+	ListCell   *lc;
+
+	if (name == NULL)
+		name = "?";
+	if (func_volatile(funcid) == PROVOLATILE_VOLATILE)
+		refuse(ctx, kind, name, "It is volatile.");
+	if (funcid >= FirstNormalObjectId)
+	{
+		if (!is_design_member(funcid))
+			refuse(ctx, kind, name, "It is not a built-in function.");
+		if (!design_member_call(funcid, args, ctx->every_row, &rowargs))
+			refuse(ctx, kind, name, ctx->every_row ?
+				   "Its arguments other than the record must be constants or parameters." :
+				   "Here its arguments other than the record must be constants.");
+	}
+	else if (get_func_leakproof(funcid) ||
+			 (OidIsValid(opno) && builtin_comparison(opno)) ||
+			 (!OidIsValid(opno) && list_length(args) == 1 &&
+			  widening_cast(funcid, exprType(linitial(args)), resulttype)))
+		 /* allowed as is */ ;
+	else if (!tapas_curated_call(funcid, args, inputcollid, ctx->every_row, &rowargs))
+		refuse(ctx, kind, name, "It can raise an error on some inputs.");
+
+	foreach(lc, args)
+	{
+		if (rowargs & ((uint32) 1 << Min(foreach_current_index(lc), 31)))
+			(void) allow_walker(lfirst(lc), ctx);
+		else
+			check_size(lfirst(lc), ctx, true);	/* a constant or parameter */
+	}
+}
+
+/* a cast to text through a built-in output function cannot raise */
+static bool
+text_output_cast(CoerceViaIO *c)
+{
+	Oid			from = exprType((Node *) c->arg);
+	Oid			typoutput;
+	bool		varlena;
+
+	if (c->resulttype != TEXTOID || from >= FirstNormalObjectId)
+		return false;
+	getTypeOutputInfo(from, &typoutput, &varlena);
+	return typoutput < FirstNormalObjectId;
+}
+
+/* ----------------------------------------------------------------
+ *		The walker
+ * ----------------------------------------------------------------
+ */
+
+/* aggregates allowed inside an EXISTS/IN sub-query: they cannot raise */
+static bool
+allowed_subquery_aggregate(Aggref *agg)
+{
+	char	   *name = get_func_name(agg->aggfnoid);
+
+	return agg->aggfnoid < FirstNormalObjectId && name != NULL &&
+		(strcmp(name, "count") == 0 || strcmp(name, "min") == 0 ||
+		 strcmp(name, "max") == 0 || strcmp(name, "bool_and") == 0 ||
+		 strcmp(name, "bool_or") == 0 || strcmp(name, "every") == 0);
+}
+
+static bool
+check_sublink(SubLink *sl, AllowContext *ctx)
+{
+	if (!ctx->every_row ||
+		(sl->subLinkType != EXISTS_SUBLINK && sl->subLinkType != ANY_SUBLINK &&
+		 sl->subLinkType != ALL_SUBLINK))
+		refuse_node(ctx, (Node *) sl);
+	/* its every expression runs while the protected rows are read */
+	(void) allow_walker(sl->testexpr, ctx);
+	return query_tree_walker((Query *) sl->subselect, allow_walker, ctx, 0);
+}
+
+/*
+ * The size bounds above, for expressions evaluated only for some rows;
+ * curated_arg: node is a constant argument of a curated function.
+ */
+static void
+check_size(Node *node, AllowContext *ctx, bool curated_arg)
+{
+	Const	   *c = (Const *) node;
+	int			limit;
+
+	if (ctx->every_row)
+		return;
+	if (++ctx->nodes > ALLOW_MAX_NODES)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("expression in %s of a query on protected table \"%s\" is too large",
+						ctx->what, get_rel_name(ctx->relid)),
+				 errdetail("At most %d nodes are allowed: its cost would tell the rows that evaluate it.",
+						   ALLOW_MAX_NODES)));
+	if (!IsA(node, Const) || c->constisnull || c->constlen != -1)
+		return;
+	limit = curated_arg ? ALLOW_MAX_ARG : type_is_array(c->consttype) ? ALLOW_MAX_ARRAY : -1;
+	if (limit >= 0 && VARSIZE_ANY(DatumGetPointer(c->constvalue)) > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("constant in %s of a query on protected table \"%s\" is too large",
+						ctx->what, get_rel_name(ctx->relid)),
+				 errdetail("At most %d bytes are allowed here: its cost would tell the rows that evaluate it.",
+						   limit),
+				 errhint("Move the condition to WHERE, or shorten the constant.")));
+}
+
+static bool
+allow_walker(Node *node, AllowContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	check_size(node, ctx, false);
+	if (ctx->every_row && row_independent(node))
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_CaseTestExpr:
+		case T_SQLValueFunction:
+		case T_GroupingFunc:
+		case T_RangeTblRef:
+			return false;
+		case T_FuncExpr:
+			{
+				FuncExpr   *f = (FuncExpr *) node;
+
+				if (f->funcretset)
+					refuse(ctx, "set-returning function", get_func_name(f->funcid),
+						   "It returns rows.");
+				check_call(ctx, f->funcid, f->args, f->inputcollid, InvalidOid,
+						   f->funcresulttype);
+				return false;
+			}
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			{
+				OpExpr	   *op = (OpExpr *) node;
+
+				set_opfuncid(op);
+				check_call(ctx, op->opfuncid, op->args, op->inputcollid, op->opno,
+						   op->opresulttype);
+				return false;
+			}
+		case T_ScalarArrayOpExpr:
+			{
+				ScalarArrayOpExpr *op = (ScalarArrayOpExpr *) node;
+
+				set_sa_opfuncid(op);
+				check_call(ctx, op->opfuncid, op->args, op->inputcollid, op->opno,
+						   BOOLOID);
+				return false;
+			}
+		case T_RowCompareExpr:
+			{
+				ListCell   *lc;
+
+				foreach(lc, ((RowCompareExpr *) node)->opnos)
+				{
+					if (!builtin_comparison(lfirst_oid(lc)))
+						refuse(ctx, "operator", get_opname(lfirst_oid(lc)),
+							   "It is not a built-in comparison.");
+				}
+				break;
+			}
+		case T_MinMaxExpr:
+			if (((MinMaxExpr *) node)->minmaxtype >= FirstNormalObjectId)
+				refuse_node(ctx, node);
+			break;
+		case T_CoerceViaIO:
+			if (!text_output_cast((CoerceViaIO *) node))
+				refuse_node(ctx, node);
+			break;
+		case T_ArrayExpr:
+			if (((ArrayExpr *) node)->multidims)
+				refuse_node(ctx, node);
+			break;
+		case T_Aggref:
+			/* only inside a sub-query: this level's are checked one by one */
+			if (!allowed_subquery_aggregate((Aggref *) node))
+				refuse(ctx, "aggregate function", get_func_name(((Aggref *) node)->aggfnoid),
+					   "Inside a sub-query, only count, min, max, bool_and and bool_or are allowed.");
+			break;
+		case T_SubLink:
+			return check_sublink((SubLink *) node, ctx);
+		case T_Query:
+			return query_tree_walker((Query *) node, allow_walker, ctx, 0);
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_RelabelType:
+		case T_ArrayCoerceExpr:
+		case T_CollateExpr:
+		case T_FieldSelect:
+		case T_RowExpr:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CoalesceExpr:
+		case T_List:
+		case T_TargetEntry:
+		case T_FromExpr:
+		case T_JoinExpr:
+		case T_SetOperationStmt:
+		case T_RangeTblFunction:
+		case T_CommonTableExpr:
+			break;
+		default:
+			refuse_node(ctx, node);
+	}
+	return expression_tree_walker(node, allow_walker, ctx);
+}
+
+/*
+ * Raises unless every node of expr, evaluated per row of protected table
+ * relid, is in the closed expression language.  what names the place for
+ * the message ("WHERE", "FILTER", "the argument of sum", "GROUP BY").
+ * every_row says that expr is evaluated for every row the scan reads, in
+ * an order that no sensitive column decides (a non-sensitive WHERE
+ * conjunct, JOIN ... ON): then EXISTS/IN/ANY/ALL sub-queries, and
+ * parameters as the constant arguments of curated functions, are
+ * allowed, since whether they run depends on no sensitive value.
+ */
+void
+tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row, Oid relid)
+{
+	AllowContext ctx;
+
+	ctx.what = what;
+	ctx.relid = relid;
+	ctx.every_row = every_row;
+	ctx.nodes = 0;
+	(void) allow_walker(expr, &ctx);
+}
+
+/* ----------------------------------------------------------------
+ *		Folding row-independent sub-expressions
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * true when node may depend on the row, or runs code tapas does not own:
+ * a Var, an aggregate, a sub-query, a user function, operator or type.
+ * Parameters count as row-dependent unless *params_ok points to true.
+ */
+static bool
+row_dependent_walker(Node *node, bool *params_ok)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Param:
+			if (*params_ok && ((Param *) node)->paramkind == PARAM_EXTERN)
+				return false;
+			return true;
+		case T_Var:
+		case T_Aggref:
+		case T_GroupingFunc:
+		case T_WindowFunc:
+		case T_SubLink:
+		case T_CaseTestExpr:
+		case T_CoerceToDomain:
+		case T_NextValueExpr:
+		case T_SetToDefault:
+		case T_CurrentOfExpr:
+		case T_PlaceHolderVar:
+			return true;
+		case T_FuncExpr:
+			if (((FuncExpr *) node)->funcid >= FirstNormalObjectId ||
+				((FuncExpr *) node)->funcretset)
+				return true;
+			break;
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			set_opfuncid((OpExpr *) node);
+			if (((OpExpr *) node)->opfuncid >= FirstNormalObjectId)
+				return true;
+			break;
+		case T_ScalarArrayOpExpr:
+			set_sa_opfuncid((ScalarArrayOpExpr *) node);
+			if (((ScalarArrayOpExpr *) node)->opfuncid >= FirstNormalObjectId)
+				return true;
+			break;
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+			if (exprType(node) >= FirstNormalObjectId)
+				return true;
+			break;
+		default:
+			break;
+	}
+	return expression_tree_walker(node, row_dependent_walker, params_ok);
+}
+
+/*
+ * A row-independent sub-expression of built-in, non-volatile functions
+ * over constants and parameters, in an expression evaluated for every row
+ * the scan reads: it runs for each row whatever the sensitive values, so
+ * whether it raises depends on no sensitive value (plpgsql's "age > 20 +
+ * i % 30" under a generic plan).
+ */
+static bool
+row_independent(Node *node)
+{
+	bool		params_ok = true;
+
+	return !IsA(node, Var) && !row_dependent_walker(node, &params_ok) &&
+		!contain_volatile_functions(node);
+}
+
+/* a call of immutable built-in functions over constants only */
+static bool
+foldable(Node *node)
+{
+	bool		params_ok = false;
+
+	switch (nodeTag(node))
+	{
+		case T_FuncExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+			break;
+		default:
+			return false;
+	}
+	return !row_dependent_walker(node, &params_ok) && !contain_mutable_functions(node);
+}
+
+/* the value of PARAM_EXTERN p when the plan is built for it alone, or NULL */
+static Const *
+bound_param(Param *p, ParamListInfo params)
+{
+	ParamExternData *prm;
+	ParamExternData prmdata;
+	int16		typlen;
+	bool		typbyval;
+
+	if (params == NULL || p->paramkind != PARAM_EXTERN || p->paramid <= 0 ||
+		p->paramid > params->numParams)
+		return NULL;
+	prm = params->paramFetch ? params->paramFetch(params, p->paramid, false, &prmdata) :
+		&params->params[p->paramid - 1];
+	if (!OidIsValid(prm->ptype) || !(prm->pflags & PARAM_FLAG_CONST) ||
+		prm->ptype != p->paramtype)
+		return NULL;
+	get_typlenbyval(p->paramtype, &typlen, &typbyval);
+	return makeConst(p->paramtype, p->paramtypmod, p->paramcollid, (int) typlen,
+					 prm->isnull ? (Datum) 0 : datumCopy(prm->value, typbyval, typlen),
+					 prm->isnull, typbyval);
+}
+
+/* bottom-up, so a call becomes foldable once its arguments are folded */
+static Node *
+fold_mutator(Node *node, ParamListInfo params)
+{
+	Const	   *c;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, fold_mutator, params, 0);
+	if (IsA(node, Param) && (c = bound_param((Param *) node, params)) != NULL)
+		return (Node *) c;
+	node = expression_tree_mutator(node, fold_mutator, params);
+	if (foldable(node))
+		return (Node *) evaluate_expr((Expr *) node, exprType(node), exprTypmod(node),
+									  exprCollation(node));
+	return node;
+}
+
+/*
+ * Evaluates, once and now, every row-independent sub-expression of q made
+ * only of immutable built-in functions over constants, replacing it by its
+ * value; parameters of a plan built for their values alone (a custom plan,
+ * PARAM_FLAG_CONST) count as constants, as in eval_const_expressions.  An
+ * error it raises is raised here, before any row is read.
+ */
+void
+tapas_allowlist_fold_query(Query *q, ParamListInfo params)
+{
+	(void) query_tree_mutator(q, fold_mutator, params, QTW_DONT_COPY_QUERY);
+}

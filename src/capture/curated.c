@@ -1,0 +1,425 @@
+/*-------------------------------------------------------------------------
+ *
+ * curated.c
+ *	  The curated part of the allow-list: built-in functions that are not
+ *	  marked leakproof but cannot raise on any value of one argument once
+ *	  their other arguments are valid constants.
+ *
+ * Analysts apply date_trunc, extract, to_char, lower, substr, round,
+ * width_bucket, age ... to quasi-identifiers.  pg_proc marks none of them
+ * leakproof, because each raises on some input (an unknown field name, a
+ * negative substring length, a bad format).  Those inputs are the
+ * constant arguments: for a fixed valid constant, no value of the "row"
+ * argument raises.  So an entry admits a call when
+ *	- every argument but the row argument is a non-null Const (constant
+ *	  sub-expressions are folded first, allowlist.c), and
+ *	- a probe evaluation of the call, with a sample value in place of the
+ *	  row argument, succeeds at planning time: an invalid constant then
+ *	  raises once, before any row is read, whatever the table holds, and
+ *	- the entry's own extra condition holds (divisor, bucket count).
+ * Each entry says below why no row value can raise.  The row argument is
+ * itself checked by the allow-list walker.
+ *
+ * Known limits, documented per entry: a date after 294276 AD does not fit
+ * a timestamp; nothing else here depends on the stored values.
+ *
+ * IDENTIFICATION
+ *	  src/capture/curated.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+#include "capture/capture.h"
+
+/* extra conditions on the constant arguments */
+typedef enum CuratedRule
+{
+	CUR_PLAIN,					/* no condition beyond the probe */
+	CUR_INT_DIVISOR,			/* integer / c, c not 0 and not -1 (INT_MIN / -1) */
+	CUR_INT_MODULUS,			/* integer % c, c not 0 */
+	CUR_NUM_DIVISOR,			/* numeric / c, |c| >= 1: no overflow */
+	CUR_NUM_SCALE,				/* round/trunc(numeric, c): |c| <= 1000 (cost) */
+	CUR_BUCKET,					/* width_bucket over a non-NaN, count < INT_MAX */
+	CUR_LIKE					/* the pattern does not end with an escape */
+} CuratedRule;
+
+typedef struct CuratedFunc
+{
+	Oid			funcid;
+	int			rowarg;			/* 0-based index of the row argument */
+	CuratedRule rule;
+} CuratedFunc;
+
+/*
+ * Why each entry cannot raise on any row value (PostgreSQL 15 sources):
+ *
+ * date_trunc(field, timestamp|timestamptz|interval): the field is checked
+ *	 before the value; infinite values are returned as is; a truncation
+ *	 only moves a value towards an earlier representable one.
+ * date_part/extract(field, date|timestamp|timestamptz|interval|time): the
+ *	 field, and whether the type supports it ("hour" of a date), are checked
+ *	 by the probe; infinite values give +-Infinity or NULL.
+ * to_char(timestamp|timestamptz|interval|numeric|int|float8, format): a
+ *	 format error ("multiple decimal points") depends on the format only;
+ *	 infinite timestamps give NULL, numbers too wide give "###".
+ * lower, upper, initcap, btrim(text), length, char_length, octet_length:
+ *	 total functions on valid text.
+ * substr/substring(text, start[, len]), left, right: only a negative
+ *	 constant length raises (the probe).
+ * textlike/textnlike/texticlike/texticnlike (LIKE, ILIKE): only a pattern
+ *	 ending with the escape character raises, and only when a value's
+ *	 match reaches that end, so the probe cannot see it: such patterns are
+ *	 refused here (an odd number of trailing backslashes).  A collation
+ *	 that LIKE does not support raises before matching (the probe).
+ * round/trunc(numeric[, scale]), round/trunc/floor/ceil(float8),
+ *	 floor/ceil(numeric), abs(numeric|float8): total; abs(int) is not here
+ *	 (abs(INT_MIN) overflows).  The scale is bounded: its cost grows with it.
+ * int2/int4/int8 div and mod by a constant: only 0 (and -1 for division,
+ *	 INT_MIN / -1) raise.
+ * numeric / c and div(numeric, c) with |c| >= 1: the result is no larger
+ *	 than the dividend, so it cannot overflow; numeric % c, c <> 0.
+ * width_bucket(x, lo, hi, count) over an integer x widened to numeric or
+ *	 float8, or over extract/date_part (never NaN; +-Infinity falls in the
+ *	 outer buckets): the bounds and count are checked by the probe;
+ *	 count < INT_MAX so count + 1 does not overflow.
+ * age(timestamp[, timestamp]), age(timestamptz[, timestamptz]): total on
+ *	 finite and infinite values (checked against PostgreSQL 15).
+ * timestamp -> date, timestamptz -> date: every timestamp is a date.
+ * date -> timestamp, date -> timestamptz: raise only for dates after
+ *	 294276 AD, beyond the timestamp range (known limit).
+ * now(), statement_timestamp(): no arguments.
+ */
+static const CuratedFunc curated[] = {
+	{F_DATE_TRUNC_TEXT_TIMESTAMP, 1, CUR_PLAIN},
+	{F_DATE_TRUNC_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN},
+	{F_DATE_TRUNC_TEXT_INTERVAL, 1, CUR_PLAIN},
+	{F_DATE_PART_TEXT_DATE, 1, CUR_PLAIN},
+	{F_DATE_PART_TEXT_TIMESTAMP, 1, CUR_PLAIN},
+	{F_DATE_PART_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN},
+	{F_DATE_PART_TEXT_INTERVAL, 1, CUR_PLAIN},
+	{F_DATE_PART_TEXT_TIME, 1, CUR_PLAIN},
+	{F_EXTRACT_TEXT_DATE, 1, CUR_PLAIN},
+	{F_EXTRACT_TEXT_TIMESTAMP, 1, CUR_PLAIN},
+	{F_EXTRACT_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN},
+	{F_EXTRACT_TEXT_INTERVAL, 1, CUR_PLAIN},
+	{F_EXTRACT_TEXT_TIME, 1, CUR_PLAIN},
+	{F_TO_CHAR_TIMESTAMP_TEXT, 0, CUR_PLAIN},
+	{F_TO_CHAR_TIMESTAMPTZ_TEXT, 0, CUR_PLAIN},
+	{F_TO_CHAR_INTERVAL_TEXT, 0, CUR_PLAIN},
+	{F_TO_CHAR_NUMERIC_TEXT, 0, CUR_PLAIN},
+	{F_TO_CHAR_INT4_TEXT, 0, CUR_PLAIN},
+	{F_TO_CHAR_INT8_TEXT, 0, CUR_PLAIN},
+	{F_TO_CHAR_FLOAT8_TEXT, 0, CUR_PLAIN},
+	{F_LOWER_TEXT, 0, CUR_PLAIN},
+	{F_UPPER_TEXT, 0, CUR_PLAIN},
+	{F_INITCAP, 0, CUR_PLAIN},
+	{F_BTRIM_TEXT, 0, CUR_PLAIN},
+	{F_LENGTH_TEXT, 0, CUR_PLAIN},
+	{F_CHAR_LENGTH_TEXT, 0, CUR_PLAIN},
+	{F_OCTET_LENGTH_TEXT, 0, CUR_PLAIN},
+	{F_SUBSTR_TEXT_INT4_INT4, 0, CUR_PLAIN},
+	{F_SUBSTR_TEXT_INT4, 0, CUR_PLAIN},
+	{F_SUBSTRING_TEXT_INT4_INT4, 0, CUR_PLAIN},
+	{F_SUBSTRING_TEXT_INT4, 0, CUR_PLAIN},
+	{F_LEFT, 0, CUR_PLAIN},
+	{F_RIGHT, 0, CUR_PLAIN},
+	{F_TEXTLIKE, 0, CUR_LIKE},
+	{F_TEXTNLIKE, 0, CUR_LIKE},
+	{F_TEXTICLIKE, 0, CUR_LIKE},
+	{F_TEXTICNLIKE, 0, CUR_LIKE},
+	{F_ROUND_NUMERIC, 0, CUR_PLAIN},
+	{F_ROUND_NUMERIC_INT4, 0, CUR_NUM_SCALE},
+	{F_TRUNC_NUMERIC, 0, CUR_PLAIN},
+	{F_TRUNC_NUMERIC_INT4, 0, CUR_NUM_SCALE},
+	{F_FLOOR_NUMERIC, 0, CUR_PLAIN},
+	{F_CEIL_NUMERIC, 0, CUR_PLAIN},
+	{F_CEILING_NUMERIC, 0, CUR_PLAIN},
+	{F_ABS_NUMERIC, 0, CUR_PLAIN},
+	{F_ROUND_FLOAT8, 0, CUR_PLAIN},
+	{F_TRUNC_FLOAT8, 0, CUR_PLAIN},
+	{F_FLOOR_FLOAT8, 0, CUR_PLAIN},
+	{F_CEIL_FLOAT8, 0, CUR_PLAIN},
+	{F_CEILING_FLOAT8, 0, CUR_PLAIN},
+	{F_ABS_FLOAT8, 0, CUR_PLAIN},
+	{F_INT2DIV, 0, CUR_INT_DIVISOR},
+	{F_INT4DIV, 0, CUR_INT_DIVISOR},
+	{F_INT8DIV, 0, CUR_INT_DIVISOR},
+	{F_INT2MOD, 0, CUR_INT_MODULUS},
+	{F_INT4MOD, 0, CUR_INT_MODULUS},
+	{F_INT8MOD, 0, CUR_INT_MODULUS},
+	{F_NUMERIC_DIV, 0, CUR_NUM_DIVISOR},
+	{F_DIV, 0, CUR_NUM_DIVISOR},
+	{F_NUMERIC_MOD, 0, CUR_INT_MODULUS},
+	{F_WIDTH_BUCKET_NUMERIC_NUMERIC_NUMERIC_INT4, 0, CUR_BUCKET},
+	{F_WIDTH_BUCKET_FLOAT8_FLOAT8_FLOAT8_INT4, 0, CUR_BUCKET},
+	{F_AGE_TIMESTAMP, 0, CUR_PLAIN},
+	{F_AGE_TIMESTAMPTZ, 0, CUR_PLAIN},
+	{F_TIMESTAMP_DATE, 0, CUR_PLAIN},
+	{F_TIMESTAMPTZ_DATE, 0, CUR_PLAIN},
+	{F_DATE_TIMESTAMP, 0, CUR_PLAIN},
+	{F_DATE_TIMESTAMPTZ, 0, CUR_PLAIN},
+	{F_NOW, -1, CUR_PLAIN},
+	{F_STATEMENT_TIMESTAMP, -1, CUR_PLAIN},
+};
+
+/* age(a, b) has two row arguments: both are checked by the walker */
+static bool
+two_row_args(Oid funcid)
+{
+	return funcid == F_AGE_TIMESTAMP_TIMESTAMP || funcid == F_AGE_TIMESTAMPTZ_TIMESTAMPTZ;
+}
+
+static const CuratedFunc *
+curated_lookup(Oid funcid)
+{
+	for (int i = 0; i < lengthof(curated); i++)
+	{
+		if (curated[i].funcid == funcid)
+			return &curated[i];
+	}
+	return NULL;
+}
+
+/* a sample value of type typid for the probe, or NULL if none */
+static Const *
+sample_const(Oid typid)
+{
+	const char *text;
+	Oid			typinput;
+	Oid			typioparam;
+	int16		typlen;
+	bool		typbyval;
+
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case FLOAT8OID:
+			text = "7";
+			break;
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			text = "2000-02-29 12:34:56";
+			break;
+		case INTERVALOID:
+			text = "1 day";
+			break;
+		case TIMEOID:
+			text = "12:34:56";
+			break;
+		case TEXTOID:
+			text = "Ab c";
+			break;
+		default:
+			return NULL;
+	}
+	getTypeInputInfo(typid, &typinput, &typioparam);
+	get_typlenbyval(typid, &typlen, &typbyval);
+	return makeConst(typid, -1, InvalidOid, typlen,
+					 OidInputFunctionCall(typinput, (char *) text, typioparam, -1),
+					 false, typbyval);
+}
+
+/* the constant argument i, or NULL unless it is a non-null Const */
+static Const *
+const_arg(List *args, int i)
+{
+	Node	   *a = list_nth(args, i);
+
+	while (IsA(a, RelabelType))
+		a = (Node *) ((RelabelType *) a)->arg;
+	return IsA(a, Const) && !((Const *) a)->constisnull ? (Const *) a : NULL;
+}
+
+static bool
+is_param(List *args, int i)
+{
+	Node	   *a = list_nth(args, i);
+
+	while (IsA(a, RelabelType))
+		a = (Node *) ((RelabelType *) a)->arg;
+	return IsA(a, Param) && ((Param *) a)->paramkind == PARAM_EXTERN;
+}
+
+/* the type of expr under widening casts and relabelling */
+static Oid
+base_type(Node *expr)
+{
+	for (;;)
+	{
+		if (IsA(expr, RelabelType))
+			expr = (Node *) ((RelabelType *) expr)->arg;
+		else if (IsA(expr, FuncExpr) && ((FuncExpr *) expr)->funcformat != COERCE_EXPLICIT_CALL &&
+				 list_length(((FuncExpr *) expr)->args) == 1)
+			expr = linitial(((FuncExpr *) expr)->args);
+		else
+			return exprType(expr);
+	}
+}
+
+static bool
+integer_type(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID;
+}
+
+/* an operand that cannot be NaN: an integer, or a date part (never NaN) */
+static bool
+never_nan(Node *expr)
+{
+	Oid			f;
+
+	if (integer_type(base_type(expr)))
+		return true;
+	while (IsA(expr, RelabelType) ||
+		   (IsA(expr, FuncExpr) && ((FuncExpr *) expr)->funcformat != COERCE_EXPLICIT_CALL &&
+			list_length(((FuncExpr *) expr)->args) == 1))
+		expr = IsA(expr, RelabelType) ? (Node *) ((RelabelType *) expr)->arg :
+			linitial(((FuncExpr *) expr)->args);
+	if (!IsA(expr, FuncExpr))
+		return false;
+	f = ((FuncExpr *) expr)->funcid;
+	return f == F_EXTRACT_TEXT_DATE || f == F_EXTRACT_TEXT_TIMESTAMP ||
+		f == F_EXTRACT_TEXT_TIMESTAMPTZ || f == F_EXTRACT_TEXT_INTERVAL ||
+		f == F_DATE_PART_TEXT_DATE || f == F_DATE_PART_TEXT_TIMESTAMP ||
+		f == F_DATE_PART_TEXT_TIMESTAMPTZ || f == F_DATE_PART_TEXT_INTERVAL;
+}
+
+/* numeric or integer constant as a double, for bounds (NaN for others) */
+static double
+const_number(Const *c)
+{
+	switch (c->consttype)
+	{
+		case INT2OID:
+			return DatumGetInt16(c->constvalue);
+		case INT4OID:
+			return DatumGetInt32(c->constvalue);
+		case INT8OID:
+			return (double) DatumGetInt64(c->constvalue);
+		case NUMERICOID:
+			return numeric_is_nan(DatumGetNumeric(c->constvalue)) ? NAN :
+				DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow,
+												   c->constvalue));
+		default:
+			return NAN;
+	}
+}
+
+/* a LIKE pattern that does not end with an unescaped escape character */
+static bool
+like_pattern_complete(Const *c)
+{
+	text	   *t = DatumGetTextPP(c->constvalue);
+	const char *p = VARDATA_ANY(t);
+	int			n = VARSIZE_ANY_EXHDR(t);
+	int			trailing = 0;
+
+	while (trailing < n && p[n - 1 - trailing] == '\\')
+		trailing++;
+	return trailing % 2 == 0;
+}
+
+static bool
+rule_holds(const CuratedFunc *cf, List *args)
+{
+	Const	   *c;
+	double		v;
+
+	switch (cf->rule)
+	{
+		case CUR_PLAIN:
+			return true;
+		case CUR_INT_DIVISOR:
+		case CUR_INT_MODULUS:
+			c = const_arg(args, 1);
+			v = const_number(c);
+			return !isnan(v) && v != 0 && (cf->rule == CUR_INT_MODULUS || v != -1);
+		case CUR_NUM_DIVISOR:
+			v = const_number(const_arg(args, 1));
+			return !isnan(v) && fabs(v) >= 1;
+		case CUR_NUM_SCALE:
+			c = const_arg(args, 1);
+			return abs(DatumGetInt32(c->constvalue)) <= 1000;
+		case CUR_LIKE:
+			return like_pattern_complete(const_arg(args, 1));
+		case CUR_BUCKET:
+			c = const_arg(args, 3);
+			return never_nan(linitial(args)) &&
+				DatumGetInt32(c->constvalue) < PG_INT32_MAX;
+	}
+	return false;
+}
+
+/*
+ * true when the call funcid(args) is admitted by the curated list: its
+ * constant arguments are valid (probe) and no value of its row argument
+ * can raise.  A probe that raises raises here, at planning time, for every
+ * table content alike.  With params_ok (the call runs for every row the
+ * scan reads, whatever the sensitive values), a parameter may stand for a
+ * constant argument of an entry without extra rule; it cannot be probed.
+ * *rowargs tells the caller which arguments are row arguments (bit i
+ * set), so it checks only those further.
+ */
+bool
+tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
+				   uint32 *rowargs)
+{
+	const CuratedFunc *cf = curated_lookup(funcid);
+	List	   *probe_args = NIL;
+	FuncExpr   *probe;
+	ListCell   *lc;
+	bool		params = false;
+
+	if (two_row_args(funcid))
+	{
+		*rowargs = 3;
+		return true;
+	}
+	if (cf == NULL || list_length(args) > 31)
+		return false;
+	*rowargs = cf->rowarg >= 0 ? (uint32) 1 << cf->rowarg : 0;
+	foreach(lc, args)
+	{
+		int			i = foreach_current_index(lc);
+		Node	   *a;
+
+		if (i == cf->rowarg)
+		{
+			a = (Node *) sample_const(exprType(lfirst(lc)));
+			if (a == NULL)
+				return false;
+		}
+		else if (params_ok && cf->rule == CUR_PLAIN && is_param(args, i))
+		{
+			a = lfirst(lc);
+			params = true;
+		}
+		else if ((a = (Node *) const_arg(args, i)) == NULL)
+			return false;
+		probe_args = lappend(probe_args, a);
+	}
+	if (!rule_holds(cf, args))
+		return false;
+	if (probe_args == NIL || params)
+		return true;
+	probe = makeFuncExpr(funcid, get_func_rettype(funcid), probe_args,
+						 InvalidOid, inputcollid, COERCE_EXPLICIT_CALL);
+	(void) evaluate_expr((Expr *) probe, probe->funcresulttype, -1, InvalidOid);
+	return true;
+}
