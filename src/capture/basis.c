@@ -196,7 +196,7 @@ s_atoms_walker(Node *node, SAtoms *ctx)
 			ctx->atoms = lappend(ctx->atoms, node);
 		return false;
 	}
-	if (exprType(node) == BOOLOID && !IsA(node, BoolExpr) && !IsA(node, BooleanTest) &&
+	if (!IsA(node, List) && exprType(node) == BOOLOID && !IsA(node, BoolExpr) && !IsA(node, BooleanTest) &&
 		!IsA(node, CaseExpr) && !IsA(node, CoalesceExpr) && !IsA(node, Const) &&
 		!IsA(node, Param) && contain_var_clause(node) && !has_bool_var_walker(node, NULL))
 	{

@@ -222,7 +222,8 @@ ns_atoms_walker(Node *node, AtomsContext *ctx)
 
 	if (node == NULL)
 		return false;
-	if (!IsA(node, Query) && exprType(node) == BOOLOID)
+	/* argument lists (COALESCE, function and CASE arguments) have no type */
+	if (!IsA(node, Query) && !IsA(node, List) && exprType(node) == BOOLOID)
 	{
 		tapas_expr_reads(node, ctx->varno, ctx->sensitive, &sens, &other);
 		if (other && !sens)
