@@ -25,10 +25,9 @@ SHOW tapas.mode;
 
 \echo
 \echo '== The hospital: 100,000 patients, one with a rare disease; answers must cover k = 50,000'
-\o /dev/null
-\i test/data/hospital.sql
-\o
-SELECT tapas.protect('patients', 'id', ARRAY['rare_disease'], 50000);
+-- the tables of README.md's examples, among them the hospital (test/data/hospital.sql)
+\i test/fixtures/readme.sql
+SELECT tapas.protect('patients', 'id', ARRAY['rare_disease'], 50000) \gset
 GRANT SELECT ON patients TO demo_analyst, demo_analyst2;
 SELECT count(*) AS patients, min(birth_year) AS born_from, max(birth_year) AS born_to,
 	   count(DISTINCT zip) AS zips, count(DISTINCT ward) AS wards FROM patients;
@@ -40,7 +39,7 @@ GRANT ALL ON demo_answers TO PUBLIC;
 
 -- the attack, in plain SQL: one COUNT per BCH design query, the design in
 -- the WHERE clause; a refused query is noted and the attack goes on
-CREATE OR REPLACE FUNCTION demo_bch_attack() RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE PROCEDURE demo_bch_attack() LANGUAGE plpgsql AS $$
 DECLARE a numeric;
 BEGIN
 	FOR q IN 1..tapas.design_size('bch', 100000, 1, 50000) LOOP
@@ -67,9 +66,10 @@ LANGUAGE sql AS $$
 \echo '== 1. The BCH attack, tapas.mode = log: 18 COUNT queries, each covering >= 50,000 patients'
 SET tapas.mode = log;
 SET SESSION AUTHORIZATION demo_analyst;
-\timing on
-SELECT demo_bch_attack();
-\timing off
+SELECT clock_timestamp() AS t0 \gset
+CALL demo_bch_attack();
+SELECT format('-- the 18 audited queries took %s s', round(extract(epoch FROM clock_timestamp() - :'t0')::numeric, 2)) AS took \gset
+\echo :took
 \echo '-- the attacker decodes the 18 answers:'
 SELECT record AS recovered_patient FROM tapas.reconstruct('bch', 100000,
 	(SELECT array_agg(answer ORDER BY q) FROM demo_answers WHERE attacker = 'demo_analyst'), 1, 50000);
@@ -91,7 +91,7 @@ SELECT id AS the_patient FROM patients WHERE rare_disease;
 \echo '== 2. The same attack by another analyst, tapas.mode = deny'
 SET tapas.mode = deny;
 SET SESSION AUTHORIZATION demo_analyst2;
-SELECT demo_bch_attack();
+CALL demo_bch_attack();
 \echo '-- refused queries (SQLSTATE TP001, no record or value named):'
 SELECT array_agg(q ORDER BY q) AS refused FROM demo_answers WHERE attacker = 'demo_analyst2' AND refused;
 \echo '-- the attacker decodes with a guess for each refused answer: two guesses, two different patients'
@@ -148,7 +148,7 @@ SET tapas.mode = deny;
 SET SESSION AUTHORIZATION demo_analyst2;
 SELECT sum(salary) AS everyone_but_research FROM payroll WHERE dept <> 'research';
 SELECT sum(salary) AS plus_employee_6 FROM payroll WHERE dept <> 'research' OR id = 6;
-\echo :LAST_ERROR_SQLSTATE
+\echo '-- refused with SQLSTATE' :LAST_ERROR_SQLSTATE
 RESET SESSION AUTHORIZATION;
 
 \echo
