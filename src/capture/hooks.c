@@ -9,7 +9,8 @@
  *	ExecutorStart_hook		audited session: fail closed on ungated scans of
  *							protected tables; refuse EXPLAIN with row
  *							estimates and EXPLAIN ANALYZE on them
- *	ProcessUtility_hook		COPY protected TO; remembers EXPLAIN options
+ *	ProcessUtility_hook		COPY protected TO; remembers EXPLAIN options;
+ *							DROP EXTENSION tapas guard (policy/guard.c)
  *	ExecutorCheckPerms_hook	pg_statistic / pg_statistic_ext_data (pg_stats)
  *
  * Every hook calls the previous hook or the standard function on every
@@ -146,6 +147,8 @@ tapas_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	Node	   *parsetree = pstmt->utilityStmt;
 	bool		saved_costs = explain_costs;
 
+	/* DROP EXTENSION tapas while tables are protected (policy/guard.c) */
+	tapas_guard_utility(parsetree);
 	if (IsA(parsetree, CopyStmt))
 		check_copy((CopyStmt *) parsetree);
 	if (IsA(parsetree, ExplainStmt))
