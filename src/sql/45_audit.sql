@@ -17,11 +17,18 @@ COMMENT ON FUNCTION tapas.alerts_raw() IS
 	'Alerts kept in shared memory, oldest first (admin only); use the view tapas.alerts';
 
 CREATE VIEW tapas.alerts AS
-	SELECT alert_id, raised_at, pg_catalog.pg_get_userbyid(roleid) AS role, pid,
-		   tbl AS "table", statistic, record_key, kind, method, action, log_ids, detail
-	  FROM tapas.alerts_raw();
+	SELECT alert_id, raised_at,
+		   -- a dropped role says so, instead of pg_get_userbyid's "unknown (OID=n)"
+		   coalesce((SELECT r.rolname FROM pg_catalog.pg_roles r WHERE r.oid = a.roleid),
+					('dropped role ' || a.roleid)::name) AS role, pid,
+		   tbl AS "table", statistic, record_key, kind, method, action, log_ids, detail,
+		   -- the table's name here; an OID that names no table of this database
+		   -- is a dropped table or one of another database (same ledger)
+		   coalesce((SELECT c.oid::regclass::text FROM pg_catalog.pg_class c WHERE c.oid = a.tbl),
+					'table ' || a.tbl::oid || ' (dropped, or of another database)') AS table_name
+	  FROM tapas.alerts_raw() a;
 COMMENT ON VIEW tapas.alerts IS
-	'Alerts of the auditor: one row per isolated record and query (alert id, time, session user, pid, table, statistic, key of the record, kind determined or reconstructed, method, action logged/warned/denied, log_ids of the queries involved, detail); survives ROLLBACK and restart; admin only';
+	'Alerts of the auditor: one row per isolated record and query (alert id, time, session user (or "dropped role N"), pid, table, statistic, key of the record, kind determined or reconstructed, method, action logged/warned/denied, log_ids of the queries involved, detail, and the table''s name, or what its OID is when it names no table of this database); survives ROLLBACK and restart; admin only';
 
 CREATE FUNCTION tapas.audit(tbl regclass,
 	OUT role text, OUT statistic text, OUT record_key bigint, OUT kind text,
