@@ -6,7 +6,9 @@
 \set svg /tmp/tapas-disclosure.svg
 \endif
 SET client_min_messages = warning;
+SET tapas.allow_drop_with_protections = on;	-- a rerun: the last run left tables protected
 DROP EXTENSION IF EXISTS tapas CASCADE;
+RESET tapas.allow_drop_with_protections;
 CREATE EXTENSION tapas;
 DO $$
 BEGIN
@@ -158,37 +160,23 @@ SELECT "table", role, kind, method, action, count(*) AS alerts, count(DISTINCT r
   FROM tapas.alerts WHERE "table" IN ('patients'::regclass, 'payroll'::regclass)
  GROUP BY 1, 2, 3, 4, 5 ORDER BY first_alert;
 
--- the picture: records isolated (cumulative) against queries answered
+-- the picture: records isolated (cumulative) after each of the BCH attack's
+-- 18 queries, in log mode (demo_analyst) and deny mode (demo_analyst2)
 \pset format unaligned
 \pset tuples_only on
 \o :svg
-WITH series AS (
-	SELECT 'BCH, 100,000 patients (log mode)' AS name, 0 AS panel, t AS x, 18 AS xmax, 1 AS ymax,
-		   (SELECT count(DISTINCT record_key) FROM demo_alerts('patients') d
-			 WHERE d.role = 'demo_analyst' AND d.at_query <= t) AS y
-	  FROM generate_series(0, 18) t
-	UNION ALL
-	SELECT 'Hadamard, 64 salaries (log mode)', 1, t, 64, 64,
-		   (SELECT count(DISTINCT record_key) FROM demo_alerts('payroll') d
-			 WHERE d.action = 'logged' AND d.at_query <= t)
-	  FROM generate_series(0, 64) t),
-panels AS (
-	SELECT panel, name, xmax, ymax,
-		   string_agg(format('%s,%s', round(60 + panel * 380 + 300.0 * x / xmax, 1),
-							 round(250 - 180.0 * y / ymax, 1)), ' ' ORDER BY x) AS pts
-	  FROM series GROUP BY panel, name, xmax, ymax)
-SELECT '<svg xmlns="http://www.w3.org/2000/svg" width="780" height="320" font-family="sans-serif" font-size="12">'
-	|| '<text x="20" y="24" font-size="15">tapas: records isolated vs. queries answered</text>'
-	|| string_agg(format(
-		'<g><rect x="%s" y="70" width="300" height="180" fill="none" stroke="#999"/>'
-		|| '<text x="%s" y="60">%s</text>'
-		|| '<polyline points="%s" fill="none" stroke="#c0392b" stroke-width="2"/>'
-		|| '<text x="%s" y="275">queries answered (0..%s)</text>'
-		|| '<text x="%s" y="80" text-anchor="end">%s</text><text x="%s" y="250" text-anchor="end">0</text></g>',
-		60 + panel * 380, 60 + panel * 380, name, pts, 60 + panel * 380 + 80, xmax,
-		55 + panel * 380, ymax, 55 + panel * 380), '' ORDER BY panel)
-	|| '<text x="20" y="305">y: records tapas flags as isolated (determined or reconstructed) after each answer</text></svg>'
-  FROM panels;
+SELECT tapas.step_svg(array_agg(name ORDER BY ord, t), array_agg(t::float8 ORDER BY ord, t),
+					  array_agg(y::float8 ORDER BY ord, t), array_agg(refused ORDER BY ord, t),
+					  'BCH attack on 100,000 patients (k = 50,000)', 'COUNT queries asked',
+					  'patients isolated')
+  FROM (SELECT r.ord, r.name, t,
+			   (SELECT count(DISTINCT record_key) FROM demo_alerts('patients') d
+				 WHERE d.role = r.role AND d.action <> 'denied' AND d.at_query <= t) AS y,
+			   coalesce((SELECT a.refused FROM demo_answers a WHERE a.attacker = r.role AND a.q = t),
+						false) AS refused
+		  FROM (VALUES (1, 'demo_analyst', 'log mode'),
+					   (2, 'demo_analyst2', 'deny mode')) r(ord, role, name),
+			   generate_series(0, 18) t) p;
 \o
 \pset format aligned
 \pset tuples_only off

@@ -66,6 +66,14 @@ LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION tapas.roc_svg(float8[], boolean[], text) IS
 'The ROC curve as a standalone SVG document (axes, ticks, chance diagonal, AUC in the legend); save it to a .svg file and open it in a browser.';
 
+CREATE FUNCTION tapas.step_svg(series text[], x float8[], y float8[], marked boolean[] DEFAULT NULL,
+	title text DEFAULT NULL, x_label text DEFAULT NULL, y_label text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tapas_sql_step_svg'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.step_svg(text[], float8[], float8[], boolean[], text, text, text) IS
+'Step curves as a standalone SVG document (opaque background, ticks and labels, legend): point i, (x[i], y[i]), belongs to the curve series[i]; y holds until the next x of its curve; marked points are drawn as crosses ("refused query"). For records isolated against queries answered.';
+
 CREATE FUNCTION tapas.effective_epsilon(scores float8[], labels boolean[],
 	confidence float8 DEFAULT 0.95, validation_fraction float8 DEFAULT 0.1,
 	OUT epsilon_lower float8, OUT threshold float8, OUT inverse boolean)

@@ -55,3 +55,12 @@ COMMENT ON VIEW tapas.role_status IS
 	'Per session user: tables and cells logged, rows covered, refusals (deny-mode alerts, one per refused record and query), alerts, distinct records alerted, the share of tapas.ledger_max_cells its cells take (percent), first and last logged answer, last alert; admin only';
 REVOKE ALL ON tapas.role_status FROM PUBLIC;
 GRANT SELECT ON tapas.role_status TO tapas_admin;
+
+-- step plots (the demo's disclosure picture)
+CREATE FUNCTION tapas.step_svg(series text[], x float8[], y float8[], marked boolean[] DEFAULT NULL,
+	title text DEFAULT NULL, x_label text DEFAULT NULL, y_label text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tapas_sql_step_svg'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.step_svg(text[], float8[], float8[], boolean[], text, text, text) IS
+'Step curves as a standalone SVG document (opaque background, ticks and labels, legend): point i, (x[i], y[i]), belongs to the curve series[i]; y holds until the next x of its curve; marked points are drawn as crosses ("refused query"). For records isolated against queries answered.';
