@@ -48,7 +48,12 @@ reload_delay 10000
 [ "$(record_then on '{1,2}' 'file_bytes = file_synced_bytes')" = t ] || fail "sync on: not durable on return ($(usage))"
 echo "ok: sync on is durable on return"
 
-# sync off: written at once, durable only after the flusher's next round
+# sync off: written at once, durable only after the flusher's next round.
+# A hibernating flusher syncs as soon as a record wakes it, so first wake it
+# with one record and let it sync: it then waits out the 10 s delay, awake,
+# and the next record is not synced before that round.
+[ -n "$(record_then off '{7,8}' 'file_bytes')" ] || fail "record to wake the flusher"
+wait_synced 40 0.25 || fail "sync off: a woken flusher did not sync ($(usage))"
 [ "$(record_then off '{3,4}' 'file_bytes > file_synced_bytes')" = t ] || fail "sync off: synced before the flusher's round ($(usage))"
 reload_delay 50
 wait_synced 40 0.25 || fail "sync off: the flusher did not sync ($(usage))"
