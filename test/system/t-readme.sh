@@ -46,7 +46,10 @@ for sql in "$work"/blocks/*.sql; do
 	fi
 	# run from a scratch directory (examples may write files, e.g. \o roc.svg);
 	# psql's "psql:<stdin>:N: " prefix is dropped so that errors read as in psql
-	(cd "$work/cwd" && psql -X -q -v ON_ERROR_STOP=1 -P footer=off -U "$role" -d "$db" <"$sql" 2>&1) |
+	# a block that shows its output may show errors, and go on after them
+	stop=1
+	[ -f "$b.expected" ] && stop=0
+	(cd "$work/cwd" && psql -X -q -v ON_ERROR_STOP=$stop -P footer=off -U "$role" -d "$db" <"$sql" 2>&1) |
 		sed -E 's/^psql:<stdin>:[0-9]+: //' >"$b.out"
 	rc=${PIPESTATUS[0]}
 	if [ -f "$b.expected" ]; then
