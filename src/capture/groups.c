@@ -37,6 +37,7 @@
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "utils/datum.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "capture/capture.h"
@@ -102,9 +103,19 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc,
 			if (intVal(linitial(lfirst(c))) == intVal(linitial(g)))
 				gc->att[i] = intVal(lsecond(lfirst(c)));
 		}
+		/*
+		 * The planner drops a grouping column from the Agg's output when
+		 * nothing above uses it (e.g. SELECT count(*) FROM (SELECT hiv FROM t
+		 * GROUP BY hiv) s); the gate then cannot tell which value a group
+		 * has, so it refuses (fail closed) with what the analyst can change.
+		 */
 		if (gc->att[i] == 0)
-			elog(ERROR, "tapas: grouping column %d is not in the gate's input",
-				 intVal(linitial(g)));
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping by a sensitive column of protected table \"%s\" is audited only when the query uses the grouping column",
+							get_rel_name(relid)),
+					 errdetail("A sub-query groups by a sensitive column whose values the rest of the query never reads."),
+					 errhint("Use the grouping column in the outer query too (e.g. SELECT hiv, c FROM (SELECT hiv, count(*) c ... GROUP BY hiv) s), or count per value with count(*) FILTER (WHERE ...).")));
 		gc->sens[i] = intVal(lsecond(g)) != 0;
 		gc->typlen[i] = TupleDescAttr(desc, gc->att[i] - 1)->attlen;
 		gc->typbyval[i] = TupleDescAttr(desc, gc->att[i] - 1)->attbyval;
