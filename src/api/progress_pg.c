@@ -23,7 +23,7 @@ tapas_progress_define_gucs(void)
 {
 	DefineCustomIntVariable("tapas.progress_interval",
 							"Time between the progress NOTICEs of long tapas functions.",
-							"tapas.evaluate, tapas.reconstruct and tapas.reconstruct_matrix report at most this often.",
+							"tapas.evaluate, tapas.reconstruct, tapas.reconstruct_matrix and tapas.audit report at most this often.",
 							&tapas_progress_interval_ms,
 							5000, 1, 3600 * 1000,
 							PGC_SUSET,

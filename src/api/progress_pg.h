@@ -6,7 +6,7 @@
  *	  NOTICE at most every tapas.progress_interval (5 s by default).
  *
  * Long SQL functions (tapas.evaluate, tapas.reconstruct,
- * tapas.reconstruct_matrix) pass tapas_progress_notice_cb with a
+ * tapas.reconstruct_matrix; tapas.audit between its statistics) pass tapas_progress_notice_cb with a
  * TapasProgressNotice to their kernels, and call tapas_progress_notice()
  * between their own steps.  Before, tapas.evaluate only reported between
  * datasets, so a run whose time went into the classifier's fit (the

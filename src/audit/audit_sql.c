@@ -31,6 +31,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
+#include "api/progress_pg.h"	/* NOTICE progress of tapas.audit (a SQL wrapper like api/) */
 #include "audit/audit_int.h"
 #include "policy/policy.h"
 
@@ -153,6 +154,7 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 	TapasLedgerFilter filter;
 	TapasLedgerSnapshot *snap;
 	List	   *done = NIL;
+	TapasProgressNotice pn;
 
 	tapas_require_admin("run the tapas audit");
 	if (PG_ARGISNULL(0))
@@ -168,11 +170,16 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 	memset(&filter, 0, sizeof(filter));
 	filter.relid = relid;
 	snap = tapas_ledger_snapshot(&filter);
+	tapas_progress_notice_init(&pn, "tapas.audit", "auditing the logged rows");
 	for (int i = 0; i < snap->nrows; i++)
 	{
 		char	   *key = psprintf("%u/%s", snap->roles[i], snap->statistics[i]);
 		ListCell   *lc;
 		bool		seen = false;
+
+		/* one (statistic, role) can take long: report and honour cancels between them */
+		CHECK_FOR_INTERRUPTS();
+		tapas_progress_notice(&pn, (double) i / snap->nrows);
 
 		foreach(lc, done)
 			if (strcmp(lfirst(lc), key) == 0)

@@ -104,18 +104,19 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc,
 				gc->att[i] = intVal(lsecond(lfirst(c)));
 		}
 		/*
-		 * The planner drops a grouping column from the Agg's output when
-		 * nothing above uses it (e.g. SELECT count(*) FROM (SELECT hiv FROM t
-		 * GROUP BY hiv) s); the gate then cannot tell which value a group
-		 * has, so it refuses (fail closed) with what the analyst can change.
+		 * The planner leaves a grouping column out of the Agg's output when
+		 * the sub-query's rows are aggregated again (SELECT count(*) FROM
+		 * (SELECT hiv FROM t GROUP BY hiv) s); the gate then cannot tell
+		 * which value a group has, so it refuses (fail closed), saying what
+		 * the analyst can write instead.
 		 */
 		if (gc->att[i] == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("grouping by a sensitive column of protected table \"%s\" is audited only when the query uses the grouping column",
+					 errmsg("grouping by a sensitive column of protected table \"%s\" cannot be audited in a sub-query whose rows are aggregated again",
 							get_rel_name(relid)),
-					 errdetail("A sub-query groups by a sensitive column whose values the rest of the query never reads."),
-					 errhint("Use the grouping column in the outer query too (e.g. SELECT hiv, c FROM (SELECT hiv, count(*) c ... GROUP BY hiv) s), or count per value with count(*) FILTER (WHERE ...).")));
+					 errdetail("The sub-query's output lacks the grouping column, so the groups cannot be told apart."),
+					 errhint("Aggregate in one level (count(*) FILTER (WHERE col = value) per value), or return the sub-query's groups as they are (SELECT col, c FROM (SELECT col, count(*) c ... GROUP BY col) s).")));
 		gc->sens[i] = intVal(lsecond(g)) != 0;
 		gc->typlen[i] = TupleDescAttr(desc, gc->att[i] - 1)->attlen;
 		gc->typbyval[i] = TupleDescAttr(desc, gc->att[i] - 1)->attbyval;
