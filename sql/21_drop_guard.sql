@@ -24,6 +24,8 @@ DROP EXTENSION IF EXISTS tapas CASCADE;
 DROP SCHEMA tapas CASCADE;
 DROP OWNED BY regress_tapas_owner;
 DROP OWNED BY regress_tapas_analyst, regress_tapas_owner CASCADE;
+ALTER EXTENSION tapas DROP TABLE tapas.protection;
+ALTER EXTENSION tapas DROP FUNCTION tapas.design_size(text, bigint, integer, bigint);
 SHOW tapas.allow_drop_with_protections;
 
 -- the analyst can neither drop nor allow dropping, and is still audited

@@ -3,8 +3,9 @@
  * guard.c
  *	  Refuses the utility commands that would silently remove every
  *	  protection: DROP EXTENSION tapas, DROP SCHEMA tapas (CASCADE drops the
- *	  extension) and DROP OWNED BY the extension's owner, while any table
- *	  of this database is protected.
+ *	  extension), DROP OWNED BY the extension's owner, and ALTER EXTENSION
+ *	  tapas DROP (which would let the catalog table be dropped next), while
+ *	  any table of this database is protected.
  *
  * Without the extension the catalog tapas.protection is gone, and with it
  * the gate: an audited role's SELECT id, rare_disease FROM patients would
@@ -105,6 +106,12 @@ drops_extension(Node *parsetree)
 			return names_contain(drop->objects, "tapas");
 		return false;
 	}
+	if (IsA(parsetree, AlterExtensionContentsStmt))
+	{
+		AlterExtensionContentsStmt *alter = (AlterExtensionContentsStmt *) parsetree;
+
+		return alter->action < 0 && strcmp(alter->extname, "tapas") == 0;
+	}
 	if (IsA(parsetree, DropOwnedStmt))
 	{
 		Oid			owner = extension_owner();
@@ -128,12 +135,15 @@ tapas_guard_utility(Node *parsetree)
 {
 	if (tapas_allow_drop_with_protections)
 		return;
-	if (!IsA(parsetree, DropStmt) && !IsA(parsetree, DropOwnedStmt))
+	if (!IsA(parsetree, DropStmt) && !IsA(parsetree, DropOwnedStmt) &&
+		!IsA(parsetree, AlterExtensionContentsStmt))
 		return;
 	if (!drops_extension(parsetree) || !tapas_protection_any())
 		return;
 	ereport(ERROR,
 			(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+			 IsA(parsetree, AlterExtensionContentsStmt) ?
+			 errmsg("cannot remove objects from extension tapas while tables are protected") :
 			 errmsg("cannot drop extension tapas while tables are protected"),
 			 errdetail("Dropping the extension would remove every protection: audited roles could then read the protected rows."),
 			 errhint("Unprotect the tables first (SELECT tapas.unprotect(table_name) FROM tapas.protected_tables), or let a superuser SET tapas.allow_drop_with_protections = on.")));
