@@ -256,6 +256,52 @@ test_design_endless_decode(void)
 	}
 }
 
+/*
+ * With k: the extension's complemented rows decode through the total query
+ * (answered at number base_rows + 1), and answers that stop before the
+ * total while including a complemented row are refused, not misread.
+ */
+static void
+test_design_endless_k(void)
+{
+	tapas_status st;
+	const char *why = NULL;
+	tapas_design_t *d = tapas_design_create(TAPAS_DESIGN_BERNOULLI, 2000, 2, 1000, 3, 0,
+											NULL, &st, NULL);
+	double		x[2000] = {0};
+	double		a[200];
+	double		val[2000];
+	int64_t		rec[2000],
+				cnt = 0,
+				j;
+	int			i,
+				m,
+				first_comp = -1;
+
+	TAPAS_CHECK(d != NULL && d->total_query == d->base_rows);
+	if (d == NULL)
+		return;
+	m = d->m + 60;
+	TAPAS_CHECK(m <= 200 && tapas_design_extend(d, m, NULL, &why) == TAPAS_OK);
+	x[41] = x[1500] = 1;
+	for (i = 0; i < m; i++)
+	{
+		a[i] = 0;
+		for (j = 1; j <= d->n; j++)
+			a[i] += tapas_design_member(d, i, j) ? x[j - 1] : 0;
+		if (first_comp < 0 && i != d->total_query && tapas_design_query_complemented(d, i))
+			first_comp = i;
+	}
+	st = tapas_design_decode_n(d, a, m, 0, rec, val, &cnt, NULL, &why);
+	TAPAS_CHECK_MSG(st == TAPAS_OK && cnt == 2 && rec[0] == 42 && rec[1] == 1501,
+					"status %d, %lld records, %s", (int) st, (long long) cnt, why ? why : "");
+	/* stopping before the total with a complemented row answered */
+	TAPAS_CHECK(first_comp >= 0 && first_comp < d->total_query);
+	TAPAS_CHECK(tapas_design_decode_n(d, a, d->total_query, 0, rec, val, &cnt, NULL, &why) ==
+				TAPAS_EINVAL);
+	tapas_design_free(d);
+}
+
 /* decode x back through a design; returns the status */
 static tapas_status
 roundtrip(tapas_design_t *d, const double *x, int64_t *rec, double *val,
@@ -470,6 +516,7 @@ main(void)
 	TAPAS_TEST_RUN(test_design_bernoulli_hash);
 	TAPAS_TEST_RUN(test_design_endless);
 	TAPAS_TEST_RUN(test_design_endless_decode);
+	TAPAS_TEST_RUN(test_design_endless_k);
 	TAPAS_TEST_RUN(test_design_decode);
 	TAPAS_TEST_RUN(test_design_errors);
 	TAPAS_TEST_RUN(test_design_alloc_failures);
