@@ -29,6 +29,16 @@ if ! psql -X -q -v ON_ERROR_STOP=1 -d "$db" -f test/fixtures/readme.sql >"$work/
 	echo "FAIL: test/fixtures/readme.sql"; cat "$work/fixture.log"; exit 1
 fi
 
+# the comparison can fail: a changed number, a missing line, "..." within a line only
+printf ' n\n---\n 18 | 52929.77...\n' >"$work/want"
+printf ' n\n---\n 18 | 52929.7777\n' >"$work/got"
+awk -f test/readme-match.awk "$work/want" "$work/got" >/dev/null || { echo "FAIL: matcher rejects a match"; exit 1; }
+for got in ' n\n---\n 17 | 52929.7777\n' ' n\n---\n' ' n\n---\n 18 | 52929.7777\n 19\n'; do
+	printf "$got" >"$work/got"
+	awk -f test/readme-match.awk "$work/want" "$work/got" >/dev/null &&
+		{ echo "FAIL: matcher accepts a difference"; exit 1; }
+done
+
 mkdir -p "$work/blocks" "$work/cwd"
 chmod 777 "$work/cwd"
 awk -v out="$work/blocks" -f test/readme-blocks.awk README.md
