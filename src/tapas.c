@@ -21,7 +21,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "api/progress_pg.h"
+#include "policy/progress_pg.h"
 #include "audit/audit.h"
 #include "capture/capture.h"
 #include "ledger/ledger.h"

@@ -85,12 +85,7 @@ get_samples(FunctionCallInfo fcinfo, double **s, unsigned char **y)
 static void
 check_status(tapas_status st)
 {
-	if (st == TAPAS_OK)
-		return;
-	ereport(ERROR,
-			(errcode(st == TAPAS_ENOMEM ? ERRCODE_OUT_OF_MEMORY :
-					 ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("could not compute the metrics: %s", tapas_status_message(st))));
+	tapas_raise_status(st, "could not compute the metrics", NULL);
 }
 
 static double

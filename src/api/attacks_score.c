@@ -194,16 +194,8 @@ prepare_job(ScoreJob *job, Oid synthetic, Oid targets, const char *sensitive)
 static void
 check_status(tapas_status st, const char *what)
 {
-	if (st == TAPAS_OK)
-		return;
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in %s", what)));
-	ereport(ERROR,
-			(errcode(st == TAPAS_EINVAL ? ERRCODE_INVALID_PARAMETER_VALUE :
-					 ERRCODE_INTERNAL_ERROR),
-			 errmsg("%s failed: %s", what, tapas_status_message(st))));
+	if (st != TAPAS_OK)
+		tapas_raise_status(st, psprintf("%s failed", what), NULL);
 }
 
 /* width of an encoded row under the schema */

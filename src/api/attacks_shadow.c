@@ -46,7 +46,7 @@
 #include "api/attacks_pg.h"
 #include "api/attacks_shadow.h"
 #include "api/attacks_shadow_request.h"
-#include "api/progress_pg.h"
+#include "policy/progress_pg.h"
 #include "policy/policy.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_evaluate);
@@ -79,20 +79,8 @@ typedef struct EvalData
 static void
 raise_status(tapas_status st, const char *reason)
 {
-	if (st == TAPAS_ECANCELED)
-	{
-		CHECK_FOR_INTERRUPTS();
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("canceling evaluation")));
-	}
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the attack evaluation")));
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid evaluation: %s", reason ? reason : tapas_status_message(st))));
+	tapas_raise_status(st, st == TAPAS_EINVAL ? "invalid evaluation" :
+					   "could not evaluate the attack", reason);
 }
 
 /* ----------------------------------------------------------------
@@ -338,7 +326,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_auxiliary(&req, &d, cxt);
-	if (req.goal == TAPAS_TM_AIA)
+	if (req.goal == TAPAS_THREAT_MODEL_AIA)
 		resolve_sensitive(&req, &d);
 	resolve_distance_columns(&req, &d);
 	check_sizes(&req, &d);

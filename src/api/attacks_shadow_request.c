@@ -4,14 +4,15 @@
  *	  Parses and checks the arguments and params of tapas.evaluate.
  *
  * Every attack has its list of valid params (the common ones, the dataset
- * ones read by api/dataset_sql.c, and its own); an unknown key is an error whose
- * hint lists the valid ones, as a misspelt parameter silently falling back
- * to its default would give a misleading privacy assessment.  Defaults
- * follow TAPAS (research/tapas.md): auxiliary_split 0.5, MIA pairs with
- * replacement, Groundhog = naive + hist(10 bins over [0, 1]) + corr with a
- * 100-tree random forest, criterion "accuracy".  Seeds: the threat model
- * uses seed, the generator seed + 1 (mixed with the dataset number), the
- * classifier seed + 2 and the query subsets seed + 3 + i.
+ * ones read by api/dataset_sql.c, and its own); an unknown key is an error
+ * whose hint lists the valid ones, as a misspelt parameter silently falling
+ * back to its default would give a misleading privacy assessment.  Defaults
+ * follow the TAPAS toolbox (Houssiau et al. 2022, arXiv 2211.06550):
+ * auxiliary_split 0.5, MIA pairs with replacement, Groundhog = naive +
+ * hist(10 bins over [0, 1]) + corr with a 100-tree random forest, criterion
+ * "accuracy".  Seeds: the threat model uses seed, the generator seed + 1
+ * (mixed with the dataset number), the classifier seed + 2 and the query
+ * subsets seed + 3 + i.
  *
  * IDENTIFICATION
  *	  src/api/attacks_shadow_request.c
@@ -66,14 +67,14 @@ typedef struct AttackName
 static const AttackName attack_names[] = {
 	{"groundhog", ATTACK_GROUNDHOG, -1, 0},
 	{"shadow_modelling", ATTACK_SHADOW, -1, 0},
-	{"closest_distance_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_CLOSEST_DISTANCE_MIA},
-	{"local_neighbourhood_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_MIA},
-	{"probability_estimation_mia", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
-	{"probability_estimation", ATTACK_SCORE, TAPAS_TM_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
-	{"closest_distance_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_CLOSEST_DISTANCE_AIA},
-	{"local_neighbourhood_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_AIA},
-	{"synthetic_predictor_aia", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
-	{"synthetic_predictor", ATTACK_SCORE, TAPAS_TM_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
+	{"closest_distance_mia", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_CLOSEST_DISTANCE_MIA},
+	{"local_neighbourhood_mia", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_MIA},
+	{"probability_estimation_mia", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
+	{"probability_estimation", ATTACK_SCORE, TAPAS_THREAT_MODEL_MIA, TAPAS_SCORE_PROBABILITY_ESTIMATION},
+	{"closest_distance_aia", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_CLOSEST_DISTANCE_AIA},
+	{"local_neighbourhood_aia", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_AIA},
+	{"synthetic_predictor_aia", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
+	{"synthetic_predictor", ATTACK_SCORE, TAPAS_THREAT_MODEL_AIA, TAPAS_SCORE_SYNTHETIC_PREDICTOR},
 	{NULL, 0, 0, 0}
 };
 
@@ -158,7 +159,7 @@ valid_keys(int goal, const AttackName *a)
 				j;
 
 	lists[nl++] = common_keys;
-	if (goal == TAPAS_TM_AIA)
+	if (goal == TAPAS_THREAT_MODEL_AIA)
 		lists[nl++] = aia_keys;
 	if (a->kind == ATTACK_GROUNDHOG || a->kind == ATTACK_SHADOW)
 	{
@@ -195,11 +196,11 @@ static void
 parse_threat_model(EvalRequest *req)
 {
 	Jsonb	   *p = req->params;
-	tapas_tm_params_t *tm = &req->sp.tm;
+	tapas_threat_model_params_t *tm = &req->sp.tm;
 	char	   *gen;
 	int64		seed = param_int(p, "seed", 0, 0, INT64CONST(9007199254740992));
 
-	tapas_tm_params_default(tm);
+	tapas_threat_model_params_default(tm);
 	tm->goal = req->goal;
 	tm->seed = (uint64) seed;
 	tm->num_training_records = param_int(p, "num_training_records", 1000, 1, 100000000);
@@ -232,7 +233,7 @@ parse_threat_model(EvalRequest *req)
 		req->sp.generator = TAPAS_GEN_EXTERNAL;
 		req->user_gen = gen;
 	}
-	if (req->goal == TAPAS_TM_AIA)
+	if (req->goal == TAPAS_THREAT_MODEL_AIA)
 	{
 		List	   *vals = tapas_attack_param_name_list(p, "values");
 
@@ -522,9 +523,9 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
 	req->target_key = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	req->params = PG_GETARG_JSONB_P(4);
 	if (strcmp(tm, "targeted_mia") == 0)
-		req->goal = TAPAS_TM_MIA;
+		req->goal = TAPAS_THREAT_MODEL_MIA;
 	else if (strcmp(tm, "targeted_aia") == 0)
-		req->goal = TAPAS_TM_AIA;
+		req->goal = TAPAS_THREAT_MODEL_AIA;
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -32,7 +32,7 @@ typedef enum ShadowAttackKind
 
 typedef struct EvalRequest
 {
-	int			goal;			/* TAPAS_TM_MIA or TAPAS_TM_AIA */
+	int			goal;			/* TAPAS_THREAT_MODEL_MIA or TAPAS_THREAT_MODEL_AIA */
 	ShadowAttackKind attack;
 	const char *attack_name;
 	Oid			auxiliary;

@@ -80,7 +80,7 @@ type_class(Oid typid)
 
 /* SQL expression turning column expression v into float8 */
 char *
-tapas_ds_float_expr(Oid typid, const char *v)
+tapas_dataset_float_expr(Oid typid, const char *v)
 {
 	switch (getBaseType(typid))
 	{
@@ -158,7 +158,7 @@ index_labels(TapasAttackColumn *col, MemoryContext cxt)
  * strncmp over len bytes, then the longer string is the larger.
  */
 int
-tapas_ds_label_code(const TapasAttackColumn *col, const char *label, int len)
+tapas_dataset_label_code(const TapasAttackColumn *col, const char *label, int len)
 {
 	int			lo = 0,
 				hi = col->nsorted - 1;
@@ -208,7 +208,7 @@ build_dictionary(TapasAttackColumn *col, List *observed, List *order,
 			has_null = true;
 		else if (order == NIL)
 			col->labels[k++] = MemoryContextStrdup(cxt, label);
-		else if (!tapas_ds_list_has_name(order, label))
+		else if (!tapas_dataset_list_has_name(order, label))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("value \"%s\" of column \"%s\" is not in its declared order",
@@ -243,10 +243,10 @@ batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 						 quote_identifier(cols[idx[i]].name), i + 1);
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "(SELECT %s FROM %s", sel.data,
-					 tapas_ds_rel_sql_name(synthetic));
+					 tapas_dataset_rel_sql_name(synthetic));
 	if (OidIsValid(targets))
 		appendStringInfo(&buf, " UNION ALL SELECT %s FROM %s", sel.data,
-						 tapas_ds_rel_sql_name(targets));
+						 tapas_dataset_rel_sql_name(targets));
 	appendStringInfoString(&buf, ") u");
 	return buf.data;
 }
@@ -285,7 +285,7 @@ gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 	appendStringInfo(&q, " FROM %s GROUP BY GROUPING SETS (%s) ORDER BY 1%s",
 					 batch_from(cols, idx, k, synthetic, targets), sets.data,
 					 order.data);
-	tapas_ds_run_query(q.data);
+	tapas_dataset_run_query(q.data);
 	for (r = 0; r < SPI_processed; r++)
 	{
 		HeapTuple	tup = SPI_tuptable->vals[r];
@@ -342,12 +342,12 @@ continuous_stats(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 						 "count(*) FILTER (WHERE x%d IN ('NaN', 'Infinity', '-Infinity'))",
 						 i ? ", " : "", i + 1, i + 1, i + 1, i + 1);
 		appendStringInfo(&x, ", %s AS x%d",
-						 tapas_ds_float_expr(cols[idx[i]].typid, psprintf("v%d", i + 1)),
+						 tapas_dataset_float_expr(cols[idx[i]].typid, psprintf("v%d", i + 1)),
 						 i + 1);
 	}
 	appendStringInfo(&q, " FROM (SELECT *%s FROM %s) s", x.data,
 					 batch_from(cols, idx, k, synthetic, targets));
-	tapas_ds_run_query(q.data);
+	tapas_dataset_run_query(q.data);
 	tup = SPI_tuptable->vals[0];
 	desc = SPI_tuptable->tupdesc;
 	for (i = 0; i < k; i++)
@@ -537,7 +537,7 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
  * whether column j is read from the targets too.
  */
 void
-tapas_ds_describe_columns(TapasAttackColumn *cols, int ncols,
+tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 						  const bool *in_targets, JsonbContainer *schema,
 						  int max_categories, Oid synthetic, Oid targets,
 						  MemoryContext cxt)

@@ -30,19 +30,19 @@ typedef struct RelColumns
 } RelColumns;
 
 /* dataset.c */
-extern RelColumns tapas_ds_rel_columns(Oid relid, const char *role);
-extern int	tapas_ds_find_name(const RelColumns *rc, const char *name);
-extern bool tapas_ds_list_has_name(List *names, const char *name);
-extern char *tapas_ds_rel_sql_name(Oid relid);
-extern void tapas_ds_run_query(const char *sql);
+extern RelColumns tapas_dataset_rel_columns(Oid relid, const char *role);
+extern int	tapas_dataset_find_name(const RelColumns *rc, const char *name);
+extern bool tapas_dataset_list_has_name(List *names, const char *name);
+extern char *tapas_dataset_rel_sql_name(Oid relid);
+extern void tapas_dataset_run_query(const char *sql);
 
 /* dataset_columns.c */
 
 /* SQL expression turning the column expression v of type typid into float8 */
-extern char *tapas_ds_float_expr(Oid typid, const char *v);
+extern char *tapas_dataset_float_expr(Oid typid, const char *v);
 
 /* code of a label of len bytes (NULL = SQL NULL) in col's dictionary, or -1 */
-extern int	tapas_ds_label_code(const TapasAttackColumn *col, const char *label,
+extern int	tapas_dataset_label_code(const TapasAttackColumn *col, const char *label,
 								int len);
 
 /*
@@ -50,7 +50,7 @@ extern int	tapas_ds_label_code(const TapasAttackColumn *col, const char *label,
  * gathers dictionaries and bounds, over synthetic and, for the columns
  * with in_targets[j], the targets too.  Results live in cxt.
  */
-extern void tapas_ds_describe_columns(TapasAttackColumn *cols, int ncols,
+extern void tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 									  const bool *in_targets,
 									  JsonbContainer *schema,
 									  int max_categories, Oid synthetic,

@@ -44,7 +44,7 @@
 static char *
 read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 {
-	RelColumns	rc = tapas_ds_rel_columns(relid, "input");
+	RelColumns	rc = tapas_dataset_rel_columns(relid, "input");
 	StringInfoData buf;
 	int			j;
 
@@ -57,18 +57,18 @@ read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 
 		if (j > 0)
 			appendStringInfoString(&buf, ", ");
-		if (tapas_ds_find_name(&rc, col->name) < 0 ||
+		if (tapas_dataset_find_name(&rc, col->name) < 0 ||
 			(relid != schema->synthetic && schema->optional != NULL &&
 			 strcmp(col->name, schema->optional) == 0))
 			appendStringInfoString(&buf, "NULL::text");
 		else if (col->kind == TAPAS_COLUMN_CONTINUOUS)
-			appendStringInfoString(&buf, tapas_ds_float_expr(col->typid, qc));
+			appendStringInfoString(&buf, tapas_dataset_float_expr(col->typid, qc));
 		else
 			appendStringInfo(&buf, "(%s)::text", qc);
 	}
 	if (with_key)
 		appendStringInfo(&buf, ", (%s)::text", quote_identifier(schema->key));
-	appendStringInfo(&buf, " FROM %s", tapas_ds_rel_sql_name(relid));
+	appendStringInfo(&buf, " FROM %s", tapas_dataset_rel_sql_name(relid));
 	return buf.data;
 }
 
@@ -94,12 +94,12 @@ read_cell(TapasAttackColumn *col, HeapTuple tup, TupleDesc desc, int attno,
 	/* the text datum itself: no output function, no copy unless toasted */
 	d = SPI_getbinval(tup, desc, attno, &isnull);
 	if (isnull)
-		code = tapas_ds_label_code(col, NULL, 0);
+		code = tapas_dataset_label_code(col, NULL, 0);
 	else
 	{
 		text	   *t = (text *) pg_detoast_datum_packed((struct varlena *) DatumGetPointer(d));
 
-		code = tapas_ds_label_code(col, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		code = tapas_dataset_label_code(col, VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
 		if (code < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -120,7 +120,7 @@ tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
 				c = schema->ncols;
 	double	   *values;
 
-	tapas_ds_run_query(read_sql(schema, relid, keys != NULL));
+	tapas_dataset_run_query(read_sql(schema, relid, keys != NULL));
 	rows = SPI_processed;
 	if (rows == 0)
 		ereport(ERROR,

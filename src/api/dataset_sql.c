@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * dataset.c
+ * dataset_sql.c
  *	  Tables as attack datasets: column kinds, dictionaries, bounds, and
  *	  reading rows into the kernels' raw matrix; tapas.describe().
  *
@@ -68,7 +68,7 @@
 
 /* the non-dropped user columns of rel (any relation kind readable by SELECT) */
 RelColumns
-tapas_ds_rel_columns(Oid relid, const char *role)
+tapas_dataset_rel_columns(Oid relid, const char *role)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
 	TupleDesc	desc = RelationGetDescr(rel);
@@ -101,7 +101,7 @@ tapas_ds_rel_columns(Oid relid, const char *role)
 }
 
 int
-tapas_ds_find_name(const RelColumns *rc, const char *name)
+tapas_dataset_find_name(const RelColumns *rc, const char *name)
 {
 	int			i;
 
@@ -112,7 +112,7 @@ tapas_ds_find_name(const RelColumns *rc, const char *name)
 }
 
 bool
-tapas_ds_list_has_name(List *names, const char *name)
+tapas_dataset_list_has_name(List *names, const char *name)
 {
 	ListCell   *lc;
 
@@ -124,7 +124,7 @@ tapas_ds_list_has_name(List *names, const char *name)
 
 /* schema-qualified, quoted name of a relation */
 char *
-tapas_ds_rel_sql_name(Oid relid)
+tapas_dataset_rel_sql_name(Oid relid)
 {
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 									  get_rel_name(relid));
@@ -151,7 +151,7 @@ primary_key_column(Oid relid)
 
 /* runs a read-only query that must succeed */
 void
-tapas_ds_run_query(const char *sql)
+tapas_dataset_run_query(const char *sql)
 {
 	if (SPI_execute(sql, true, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not run \"%s\"", sql);
@@ -173,7 +173,7 @@ dataset_column_names(const RelColumns *sc, const RelColumns *tc, Jsonb *params,
 	int			i;
 
 	foreach(lc, exclude)
-		if (tapas_ds_find_name(sc, lfirst(lc)) < 0 && (tc == NULL || tapas_ds_find_name(tc, lfirst(lc)) < 0))
+		if (tapas_dataset_find_name(sc, lfirst(lc)) < 0 && (tc == NULL || tapas_dataset_find_name(tc, lfirst(lc)) < 0))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg("column \"%s\" in params exclude does not exist",
@@ -181,7 +181,7 @@ dataset_column_names(const RelColumns *sc, const RelColumns *tc, Jsonb *params,
 	if (columns != NIL)
 	{
 		foreach(lc, columns)
-			if (tapas_ds_find_name(sc, lfirst(lc)) < 0)
+			if (tapas_dataset_find_name(sc, lfirst(lc)) < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("column \"%s\" in params columns is not in the synthetic table",
@@ -190,7 +190,7 @@ dataset_column_names(const RelColumns *sc, const RelColumns *tc, Jsonb *params,
 	}
 	for (i = 0; i < sc->n; i++)
 		if ((key == NULL || strcmp(sc->names[i], key) != 0) &&
-			!tapas_ds_list_has_name(exclude, sc->names[i]))
+			!tapas_dataset_list_has_name(exclude, sc->names[i]))
 			columns = lappend(columns, sc->names[i]);
 	if (columns == NIL)
 		ereport(ERROR,
@@ -211,26 +211,26 @@ check_targets(const RelColumns *sc, const RelColumns *tc, List *columns,
 	foreach(lc, columns)
 	{
 		char	   *name = lfirst(lc);
-		int			t = tapas_ds_find_name(tc, name);
+		int			t = tapas_dataset_find_name(tc, name);
 
 		if (t < 0 && (optional == NULL || strcmp(name, optional) != 0))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("targets table lacks column \"%s\" of the synthetic table", name),
 					 errhint("Add the column, or list it in params exclude.")));
-		if (t >= 0 && tc->types[t] != sc->types[tapas_ds_find_name(sc, name)])
+		if (t >= 0 && tc->types[t] != sc->types[tapas_dataset_find_name(sc, name)])
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("column \"%s\" has type %s in the targets table but %s in the synthetic table",
 							name, format_type_be(tc->types[t]),
-							format_type_be(sc->types[tapas_ds_find_name(sc, name)]))));
+							format_type_be(sc->types[tapas_dataset_find_name(sc, name)]))));
 	}
 	for (i = 0; i < tc->n; i++)
 	{
 		char	   *name = tc->names[i];
 
-		if (tapas_ds_find_name(sc, name) < 0 && (key == NULL || strcmp(name, key) != 0) &&
-			!tapas_ds_list_has_name(exclude, name))
+		if (tapas_dataset_find_name(sc, name) < 0 && (key == NULL || strcmp(name, key) != 0) &&
+			!tapas_dataset_list_has_name(exclude, name))
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("targets table has column \"%s\", which the synthetic table lacks", name),
@@ -252,7 +252,7 @@ targets_key(Oid targets, const RelColumns *tc, Jsonb *params)
 				 errmsg("targets table \"%s\" has no single-column primary key",
 						get_rel_name(targets)),
 				 errhint("Name the key column with params {\"key\": \"column\"}.")));
-	if (tapas_ds_find_name(tc, key) < 0)
+	if (tapas_dataset_find_name(tc, key) < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_COLUMN),
 				 errmsg("key column \"%s\" does not exist in the targets table", key)));
@@ -262,7 +262,7 @@ targets_key(Oid targets, const RelColumns *tc, Jsonb *params)
 static void
 require_rows(Oid relid, const char *role)
 {
-	tapas_ds_run_query(psprintf("SELECT 1 FROM %s LIMIT 1", tapas_ds_rel_sql_name(relid)));
+	tapas_dataset_run_query(psprintf("SELECT 1 FROM %s LIMIT 1", tapas_dataset_rel_sql_name(relid)));
 	if (SPI_processed == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -274,7 +274,7 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 						  const char *optional_column, bool need_key,
 						  MemoryContext cxt)
 {
-	RelColumns	sc = tapas_ds_rel_columns(synthetic, "synthetic"),
+	RelColumns	sc = tapas_dataset_rel_columns(synthetic, "synthetic"),
 				tc = {0, NULL, NULL};
 	TapasAttackSchema *schema = MemoryContextAllocZero(cxt, sizeof(TapasAttackSchema));
 	double		maxcat = tapas_attack_param_float(params, "max_categories",
@@ -293,7 +293,7 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 				 errmsg("parameter \"max_categories\" must be a non-negative integer")));
 	if (OidIsValid(targets))
 	{
-		tc = tapas_ds_rel_columns(targets, "targets");
+		tc = tapas_dataset_rel_columns(targets, "targets");
 		if (need_key)
 			key = targets_key(targets, &tc, params);
 	}
@@ -325,12 +325,12 @@ tapas_attack_schema_build(Oid synthetic, Oid targets, Jsonb *params,
 		char	   *name = lfirst(lc);
 
 		col->name = MemoryContextStrdup(cxt, name);
-		col->typid = sc.types[tapas_ds_find_name(&sc, name)];
-		in_targets[j] = OidIsValid(targets) && tapas_ds_find_name(&tc, name) >= 0 &&
+		col->typid = sc.types[tapas_dataset_find_name(&sc, name)];
+		in_targets[j] = OidIsValid(targets) && tapas_dataset_find_name(&tc, name) >= 0 &&
 			(optional_column == NULL || strcmp(name, optional_column) != 0);
 		j++;
 	}
-	tapas_ds_describe_columns(schema->cols, schema->ncols, in_targets, override,
+	tapas_dataset_describe_columns(schema->cols, schema->ncols, in_targets, override,
 							  (int) maxcat, synthetic, targets, cxt);
 	for (j = 0; j < schema->ncols; j++)
 	{

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * design.c
+ * design_sql.c
  *	  SQL interface of the query designs and their decoders (recon/design.h):
  *	  tapas.design_size, tapas.design_member, tapas.design_info and
  *	  tapas.reconstruct.
@@ -39,7 +39,7 @@
 
 #include "util/status.h"
 #include "recon/design.h"
-#include "api/progress_pg.h"
+#include "policy/progress_pg.h"
 #include "policy/policy.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_design_size);
@@ -92,24 +92,6 @@ design_parse_method(text *method)
 	return -1;					/* not reached */
 }
 
-/* maps a kernel status to an error; returns only for TAPAS_OK */
-static void
-design_raise(tapas_status st, const char *what, const char *reason)
-{
-	if (st == TAPAS_OK)
-		return;
-	if (st == TAPAS_ECANCELED)
-		CHECK_FOR_INTERRUPTS();
-	ereport(ERROR,
-			(errcode(st == TAPAS_EINVAL ? ERRCODE_INVALID_PARAMETER_VALUE :
-					 st == TAPAS_ELIMIT ? ERRCODE_PROGRAM_LIMIT_EXCEEDED :
-					 st == TAPAS_ENOMEM ? ERRCODE_OUT_OF_MEMORY :
-					 st == TAPAS_ECANCELED ? ERRCODE_QUERY_CANCELED :
-					 ERRCODE_DATA_EXCEPTION),
-			 errmsg("%s: %s", what,
-					reason != NULL ? reason : tapas_status_message(st))));
-}
-
 /*
  * The cached design for these arguments, built on a miss.  Raises for
  * invalid arguments.  The seed only matters for bernoulli.
@@ -142,7 +124,7 @@ design_get(int method, int64 n, int32 s, int64 k, int64 seed, bool coverage)
 	}
 	d = tapas_design_create(method, n, s, k, (uint64) seed, coverage,
 							&design_progress_cb, &st, &reason);
-	design_raise(st, "cannot build the query design", reason);
+	tapas_raise_status(st, "cannot build the query design", reason);
 	tapas_design_free(slot->design);
 	slot->design = d;
 	slot->with_coverage = coverage || d->coverage != NULL;
@@ -159,7 +141,7 @@ design_extend(tapas_design_t *d, int queries)
 
 	if (st == TAPAS_ELIMIT)
 		reason = "counting the coverage of these queries takes too long";
-	design_raise(st, "cannot extend the query design", reason);
+	tapas_raise_status(st, "cannot extend the query design", reason);
 }
 
 /*
@@ -321,8 +303,8 @@ tapas_sql_reconstruct(PG_FUNCTION_ARGS)
 	st = tapas_design_decode_n(d, answers, na, noise, records, values, &count,
 							   &progress, &reason);
 	CHECK_FOR_INTERRUPTS();
-	design_raise(st, st == TAPAS_EINVAL ? "invalid answers" :
-				 "could not reconstruct the records from the answers", reason);
+	tapas_raise_status(st, st == TAPAS_EINVAL ? "invalid answers" :
+					   "could not reconstruct the records from the answers", reason);
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (i = 0; i < count; i++)

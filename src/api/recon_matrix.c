@@ -12,11 +12,11 @@
  * pairs, the distinct record ids become the columns in ascending order,
  * and query_no i refers to answers[i].
  *
- * Following STYLE.md rule 9, every input is converted and checked first
- * (palloc'd), the kernel runs with nothing that can raise in between (its
- * progress callback (api/progress_pg.h) reads interrupt flags and reports NOTICEs), its memory is freed,
- * and only then CHECK_FOR_INTERRUPTS() and the status is mapped to
- * ereport.
+ * As every wrapper of a kernel does, every input is converted and checked
+ * first (palloc'd), the kernel runs with nothing that can raise in between
+ * (its progress callback, policy/progress_pg.h, reads interrupt flags and
+ * reports NOTICEs, which never jump), its memory is freed, and only then
+ * CHECK_FOR_INTERRUPTS() and the status is mapped to ereport.
  *
  * IDENTIFICATION
  *	  src/api/recon_matrix.c
@@ -42,7 +42,8 @@
 #include "recon/exact.h"
 #include "recon/sparse_search.h"
 #include "policy/policy.h"
-#include "api/progress_pg.h"
+#include "util/compare.h"
+#include "policy/progress_pg.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_reconstruct_matrix);
 PG_FUNCTION_INFO_V1(tapas_sql_reconstruct_matrix_query);
@@ -243,21 +244,14 @@ static void
 report_failure(const recon_args *a, const recon_out *o)
 {
 	CHECK_FOR_INTERRUPTS();
-	if (o->st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory in the reconstruction kernel")));
 	if (o->st == TAPAS_ELIMIT)
 		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				(errcode(tapas_status_errcode(o->st)),
 				 errmsg("reconstruction problem is too large for method \"%s\"",
 						a->method == RM_SPARSE ? "sparse" : "exact"),
 				 a->method == RM_SPARSE ?
 				 errdetail("The weight-3 search would examine %.0f candidate pairs.", o->work) : 0));
-	if (o->st != TAPAS_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_EXCEPTION),
-				 errmsg("reconstruction failed: %s", tapas_status_message(o->st))));
+	tapas_raise_status(o->st, "reconstruction failed", NULL);
 	if (a->method == RM_SPARSE && o->found != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
@@ -350,15 +344,6 @@ tapas_sql_reconstruct_matrix(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-static int
-cmp_int64(const void *x, const void *y)
-{
-	int64		a = *(const int64 *) x,
-				b = *(const int64 *) y;
-
-	return (a > b) - (a < b);
-}
-
 /* an integer column value of the SPI result, or an error */
 static int64
 spi_int(HeapTuple tup, TupleDesc desc, int col, const char *what)
@@ -439,7 +424,7 @@ distinct_ids(const int64 *rec, uint64 cnt, int64 *ids)
 	uint64		k;
 
 	memcpy(ids, rec, sizeof(int64) * cnt);
-	qsort(ids, cnt, sizeof(int64), cmp_int64);
+	qsort(ids, cnt, sizeof(int64), tapas_cmp_int64);
 	for (k = 0; k < cnt; k++)
 		if (n == 0 || ids[n - 1] != ids[k])
 			ids[n++] = ids[k];
@@ -477,7 +462,7 @@ tapas_sql_reconstruct_matrix_query(PG_FUNCTION_ARGS)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory")));
 	for (k = 0; k < cnt; k++)
 	{
-		int64	   *pos = bsearch(&rec[k], ids, n, sizeof(int64), cmp_int64);
+		int64	   *pos = bsearch(&rec[k], ids, n, sizeof(int64), tapas_cmp_int64);
 
 		tapas_binmat_set(A, (size_t) (qno[k] - 1), (size_t) (pos - ids), 1);
 	}

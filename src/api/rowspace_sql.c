@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * rowspace.c
+ * rowspace_sql.c
  *	  SQL wrappers of the row-space kernel: which records a set of queries
  *	  determines (tapas.rowspace_determined) and at which query each one
  *	  becomes determined (tapas.rowspace_trace).
@@ -11,12 +11,12 @@
  * from pg_strong_random, so it never reveals the server's prime; errors are
  * one-sided and below about 1e-10 (src/recon/rowspace.h).
  *
- * Following STYLE.md rule 9, the matrix is converted and checked first and
- * every output buffer is palloc'd before the kernel is created; between
- * create and free nothing can raise (the progress callback only reads
- * InterruptPending); then CHECK_FOR_INTERRUPTS() and the status is mapped
- * to ereport.  Admin only: these functions serve auditors checking a query
- * set by hand.
+ * As every wrapper of a kernel does, the matrix is converted and checked
+ * first and every output buffer is palloc'd before the kernel is created;
+ * between create and free nothing can raise (the progress callback only
+ * reads InterruptPending); then CHECK_FOR_INTERRUPTS() and the status is
+ * mapped to ereport.  Admin only: these functions serve auditors checking a
+ * query set by hand.
  *
  * IDENTIFICATION
  *	  src/api/rowspace_sql.c
@@ -34,6 +34,7 @@
 
 #include "recon/rowspace.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_rowspace_determined);
 PG_FUNCTION_INFO_V1(tapas_sql_rowspace_trace);
@@ -186,17 +187,16 @@ rowspace_compute(FunctionCallInfo fcinfo, const char *what, int *npairs)
 	CHECK_FOR_INTERRUPTS();
 	if (st == TAPAS_ELIMIT)
 		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				(errcode(tapas_status_errcode(st)),
 				 errmsg("rank of the query matrix exceeds %d",
 						TAPAS_ROWSPACE_RANK_MAX)));
 	if (st == TAPAS_ENOMEM)
 		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
+				(errcode(tapas_status_errcode(st)),
 				 errmsg("out of memory"),
 				 errdetail("The row-space test of %d queries over %d records did not fit.",
 						   rows.m, rows.n)));
-	if (st != TAPAS_OK)
-		elog(ERROR, "row-space kernel failed: %s", tapas_status_message(st));
+	tapas_raise_status(st, "row-space kernel failed", NULL);
 	pairs = palloc(sizeof(int32) * 2 * Max(res.count, 1));
 	for (k = 0; k < res.count; k++)
 	{
@@ -206,16 +206,6 @@ rowspace_compute(FunctionCallInfo fcinfo, const char *what, int *npairs)
 	qsort(pairs, res.count, 2 * sizeof(int32), cmp_pairs);
 	*npairs = res.count;
 	return pairs;
-}
-
-/* Orders records ascending. */
-static int
-cmp_int32(const void *a, const void *b)
-{
-	int32		x = *(const int32 *) a,
-				y = *(const int32 *) b;
-
-	return (x > y) - (x < y);
 }
 
 /*
@@ -242,7 +232,7 @@ tapas_sql_rowspace_determined(PG_FUNCTION_ARGS)
 		records = palloc(sizeof(int32) * Max(npairs, 1));
 		for (k = 0; k < npairs; k++)
 			records[k] = pairs[2 * k + 1];
-		qsort(records, npairs, sizeof(int32), cmp_int32);
+		qsort(records, npairs, sizeof(int32), tapas_cmp_int32);
 		funcctx->user_fctx = records;
 		funcctx->max_calls = npairs;
 		MemoryContextSwitchTo(oldcontext);

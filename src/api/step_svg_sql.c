@@ -23,6 +23,7 @@
 #include "utils/lsyscache.h"
 
 #include "attacks/report.h"
+#include "policy/status_error.h"
 #include "util/memory.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_step_svg);
@@ -131,14 +132,9 @@ tapas_sql_step_svg(PG_FUNCTION_ARGS)
 	}
 	st = tapas_step_svg(series, ns, text_arg(fcinfo, 4), text_arg(fcinfo, 5),
 						text_arg(fcinfo, 6), &svg);
-	if (st == TAPAS_EINVAL)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("step plot points must be finite and >= 0, with x ascending within each series")));
-	if (st != TAPAS_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory drawing the step plot")));
+	tapas_raise_status(st, "cannot draw the step plot",
+					   st == TAPAS_EINVAL ?
+					   "points must be finite and >= 0, with x ascending within each series" : NULL);
 	result = cstring_to_text(svg);
 	tapas_free(svg);
 	PG_RETURN_TEXT_P(result);

@@ -202,6 +202,13 @@ kde_log(const tapas_density_t *m, const double *xenc)
 		if (m->scratch[i] > top)
 			top = m->scratch[i];
 	}
+	/*
+	 * No row (syn emptied after the fit), or every kernel 0 (x infinitely
+	 * far): the density is 0.  Said directly, since log(0) of the empty sum
+	 * and exp(-inf - -inf) = NaN would otherwise speak for it.
+	 */
+	if (syn->n == 0 || top == -INFINITY)
+		return -INFINITY;
 	for (i = 0; i < syn->n; i++)
 		sum += exp(m->scratch[i] - top);
 	return top + log(sum) + m->log_norm;

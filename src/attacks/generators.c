@@ -24,7 +24,7 @@ tapas_gen_materialise(const double *pool, size_t m, const double *target,
 
 	for (i = 0; i < n_rows; i++)
 	{
-		const double *src = rows[i] == TAPAS_TM_TARGET ? target :
+		const double *src = rows[i] == TAPAS_THREAT_MODEL_TARGET ? target :
 			pool + (size_t) rows[i] * m;
 
 		memcpy(out + i * m, src, m * sizeof(double));

@@ -16,7 +16,7 @@
  * special case of d numeric columns with shift 0 and scale 1.
  *
  * Features (Stadler et al., "Synthetic data - anonymisation groundhog day",
- * USENIX Security 2022; TAPAS set features, research/tapas.md section 5),
+ * USENIX Security 2022; the set features of the TAPAS toolbox),
  * all computed over the encoded view:
  *	naive:	 [mean(e), median(e), var(e)]  (numpy: median of an even count is
  *			 the mean of the two middle values; variance with ddof 0)  -> 3e

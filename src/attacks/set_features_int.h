@@ -16,7 +16,10 @@
 
 #include "attacks/set_features.h"
 
-/* Draws it->dim (set here) query masks from it->seed; TAPAS_ENOMEM. */
+/*
+ * Draws it->dim (set here) query masks from it->seed.  TAPAS_EINVAL (masks
+ * NULL) unless m <= 64, 1 <= order <= m and number >= 1; TAPAS_ENOMEM.
+ */
 extern tapas_status tapas_setfeat_draw_queries(tapas_setfeat_item_t *it, size_t m);
 
 /*

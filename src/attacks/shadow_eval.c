@@ -28,12 +28,12 @@ check_params(const tapas_coded_schema_t *schema, const tapas_shadow_params_t *p,
 		*reason = "num_synthetic_records must be at least 1";
 	else if (p->generator == TAPAS_GEN_RAW &&
 			 p->num_synthetic_records > p->tm.num_training_records +
-			 (p->tm.goal == TAPAS_TM_MIA && !p->tm.replace_target))
+			 (p->tm.goal == TAPAS_THREAT_MODEL_MIA && !p->tm.replace_target))
 		*reason = "the raw generator cannot return more records than its training dataset";
 	else if (p->generator != TAPAS_GEN_RAW && p->generator != TAPAS_GEN_MARGINALS &&
 			 p->generator != TAPAS_GEN_EXTERNAL)
 		*reason = "unrecognized generator";
-	else if (p->tm.goal == TAPAS_TM_AIA &&
+	else if (p->tm.goal == TAPAS_THREAT_MODEL_AIA &&
 			 (p->sensitive < 0 || (size_t) p->sensitive >= schema->m ||
 			  p->tm.n_values != 2))
 		*reason = "attribute inference needs a sensitive column and two values";
@@ -73,7 +73,7 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	ev->schema = schema;
 	ev->pool = pool;
 	ev->m = m;
-	st = tapas_tm_sample(&ev->tm, &ev->p.tm, reason);
+	st = tapas_threat_model_sample(&ev->tm, &ev->p.tm, reason);
 	if (st != TAPAS_OK)
 		goto fail;
 	n_max = p->num_synthetic_records > n_real ? p->num_synthetic_records : n_real;
@@ -111,10 +111,10 @@ fail:
 const double *
 tapas_shadow_eval_real(tapas_shadow_eval_t *ev, size_t k, size_t *n_rows)
 {
-	const tapas_tm_dataset_t *d = &ev->tm->ds[k];
+	const tapas_threat_model_dataset_t *d = &ev->tm->ds[k];
 
 	memcpy(ev->target_k, ev->target, ev->m * sizeof(double));
-	if (ev->p.tm.goal == TAPAS_TM_AIA)
+	if (ev->p.tm.goal == TAPAS_THREAT_MODEL_AIA)
 		ev->target_k[ev->p.sensitive] = ev->p.values[d->label];
 	tapas_gen_materialise(ev->pool, ev->m, ev->target_k, d->rows, d->n_rows, ev->real);
 	*n_rows = d->n_rows;
@@ -194,7 +194,7 @@ tapas_shadow_eval_free(tapas_shadow_eval_t *ev)
 {
 	if (ev == NULL)
 		return;
-	tapas_tm_free(ev->tm);
+	tapas_threat_model_free(ev->tm);
 	tapas_setfeat_free(ev->fs);
 	tapas_free(ev->target);
 	tapas_free(ev->target_k);

@@ -46,7 +46,7 @@
 
 typedef struct tapas_shadow_params
 {
-	tapas_tm_params_t tm;		/* threat model; tm.n_pool is set by create */
+	tapas_threat_model_params_t tm;		/* threat model; tm.n_pool is set by create */
 	int			generator;		/* TAPAS_GEN_* or TAPAS_GEN_EXTERNAL */
 	size_t		num_synthetic_records;	/* >= 1 */
 	uint64_t	gen_seed;
@@ -67,7 +67,7 @@ typedef struct tapas_shadow_eval
 	size_t		m;
 	double	   *target;			/* m, the stored target */
 	double	   *target_k;		/* m, the target of the current dataset */
-	tapas_tm_t *tm;
+	tapas_threat_model_t *tm;
 	tapas_setfeat_t *fs;
 	size_t		dim;			/* features per dataset */
 	double	   *real;			/* (num_training_records + 1) x m */

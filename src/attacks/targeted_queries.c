@@ -25,6 +25,7 @@
 #include "attacks/set_features.h"
 #include "attacks/set_features_int.h"
 #include "util/memory.h"
+#include "util/compare.h"
 
 uint64_t
 tapas_setfeat_binomial(size_t m, size_t k)
@@ -122,10 +123,16 @@ set_insert(uint64_t *set, size_t cap, uint64_t mask)
 tapas_status
 tapas_setfeat_draw_queries(tapas_setfeat_item_t *it, size_t m)
 {
-	uint64_t	c = tapas_setfeat_binomial(m, (size_t) it->order);
+	uint64_t	c;
 	tapas_rng_t rng;
 	size_t		i;
 
+	it->masks = NULL;
+	it->dim = 0;
+	/* a query is a 64-bit mask and the draws index arrays of 64 columns */
+	if (m > 64 || it->order < 1 || (size_t) it->order > m || it->number < 1)
+		return TAPAS_EINVAL;
+	c = tapas_setfeat_binomial(m, (size_t) it->order);
 	tapas_rng_seed(&rng, it->seed);
 	it->dim = (c < 1000000 && c < (uint64_t) it->number) ? (size_t) c : (size_t) it->number;
 	it->masks = tapas_malloc(it->dim * sizeof(uint64_t));
@@ -171,15 +178,6 @@ tapas_setfeat_draw_queries(tapas_setfeat_item_t *it, size_t m)
 	return TAPAS_OK;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t	x = *(const uint64_t *) a,
-				y = *(const uint64_t *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 size_t
 tapas_setfeat_match_masks(tapas_setfeat_t *fs, const double *x, size_t n)
 {
@@ -199,7 +197,7 @@ tapas_setfeat_match_masks(tapas_setfeat_t *fs, const double *x, size_t n)
 				mask |= UINT64_C(1) << j;
 		mk[r] = mask;
 	}
-	qsort(mk, n, sizeof(uint64_t), cmp_u64);
+	qsort(mk, n, sizeof(uint64_t), tapas_cmp_uint64);
 	for (r = 0; r < n; r++)
 	{
 		if (u > 0 && mk[u - 1] == mk[r])

@@ -21,18 +21,18 @@
 #include "util/rng.h"
 
 /* index_split over one part of the pool */
-typedef struct tm_chunker
+typedef struct threat_model_chunker
 {
 	int64_t    *perm;			/* the part's pool rows, shuffled */
 	size_t		n;
 	size_t		pos;			/* next unused position */
-} tm_chunker;
+} threat_model_chunker;
 
 void
-tapas_tm_params_default(tapas_tm_params_t *p)
+tapas_threat_model_params_default(tapas_threat_model_params_t *p)
 {
 	memset(p, 0, sizeof(*p));
-	p->goal = TAPAS_TM_MIA;
+	p->goal = TAPAS_THREAT_MODEL_MIA;
 	p->auxiliary_split = 0.5;
 	p->num_training_records = 1000;
 	p->n_train = 100;
@@ -44,7 +44,7 @@ tapas_tm_params_default(tapas_tm_params_t *p)
 
 /* next disjoint chunk of `size` rows into out, reshuffling when used up */
 static void
-chunk_next(tm_chunker *c, tapas_rng_t *rng, size_t size, int32_t *out)
+chunk_next(threat_model_chunker *c, tapas_rng_t *rng, size_t size, int32_t *out)
 {
 	size_t		i;
 
@@ -63,24 +63,24 @@ chunk_next(tm_chunker *c, tapas_rng_t *rng, size_t size, int32_t *out)
  * points at free storage and is advanced.
  */
 static void
-sample_part(tapas_tm_t *tm, const tapas_tm_params_t *p, tapas_rng_t *rng,
-			tm_chunker *c, size_t k0, size_t count, int training, int32_t **next)
+sample_part(tapas_threat_model_t *tm, const tapas_threat_model_params_t *p, tapas_rng_t *rng,
+			threat_model_chunker *c, size_t k0, size_t count, int training, int32_t **next)
 {
 	size_t		s = p->num_training_records,
 				k = 0;
 
 	while (k < count)
 	{
-		tapas_tm_dataset_t *with = &tm->ds[k0 + k];
+		tapas_threat_model_dataset_t *with = &tm->ds[k0 + k];
 		int32_t    *base = *next;
 		int			label;
 
 		chunk_next(c, rng, s, base);
 		with->rows = base;
 		with->training = training;
-		if (p->goal == TAPAS_TM_AIA)
+		if (p->goal == TAPAS_THREAT_MODEL_AIA)
 		{
-			base[tapas_rng_below(rng, s)] = TAPAS_TM_TARGET;
+			base[tapas_rng_below(rng, s)] = TAPAS_THREAT_MODEL_TARGET;
 			with->n_rows = s;
 			with->label = (int) tapas_rng_below(rng, (uint64_t) p->n_values);
 			*next += s;
@@ -91,9 +91,9 @@ sample_part(tapas_tm_t *tm, const tapas_tm_params_t *p, tapas_rng_t *rng,
 		if (p->generate_pairs && k + 1 < count)
 		{
 			/* the pair: (without, 0) and (with, 1), in the order label gives */
-			tapas_tm_dataset_t *a = &tm->ds[k0 + k],
+			tapas_threat_model_dataset_t *a = &tm->ds[k0 + k],
 					   *b = &tm->ds[k0 + k + 1];
-			tapas_tm_dataset_t *w = label ? a : b,
+			tapas_threat_model_dataset_t *w = label ? a : b,
 					   *wo = label ? b : a;
 			int32_t    *copy = base + s + 1;
 
@@ -120,21 +120,21 @@ sample_part(tapas_tm_t *tm, const tapas_tm_params_t *p, tapas_rng_t *rng,
 		}
 		if (p->replace_target)
 		{
-			base[tapas_rng_below(rng, s)] = TAPAS_TM_TARGET;
+			base[tapas_rng_below(rng, s)] = TAPAS_THREAT_MODEL_TARGET;
 			with->n_rows = s;
 		}
 		else
 		{
-			base[s] = TAPAS_TM_TARGET;
+			base[s] = TAPAS_THREAT_MODEL_TARGET;
 			with->n_rows = s + 1;
 		}
 	}
 }
 
 static tapas_status
-check_params(const tapas_tm_params_t *p, size_t n_aux, const char **reason)
+check_params(const tapas_threat_model_params_t *p, size_t n_aux, const char **reason)
 {
-	if (p->goal != TAPAS_TM_MIA && p->goal != TAPAS_TM_AIA)
+	if (p->goal != TAPAS_THREAT_MODEL_MIA && p->goal != TAPAS_THREAT_MODEL_AIA)
 		*reason = "the goal must be MIA or AIA";
 	else if (!(p->auxiliary_split > 0.0 && p->auxiliary_split < 1.0))
 		*reason = "auxiliary_split must be in (0, 1)";
@@ -142,7 +142,7 @@ check_params(const tapas_tm_params_t *p, size_t n_aux, const char **reason)
 		*reason = "num_training_records must be at least 1";
 	else if (p->n_train < 1 || p->n_test < 1)
 		*reason = "the numbers of training and test datasets must be at least 1";
-	else if (p->goal == TAPAS_TM_AIA && p->n_values < 2)
+	else if (p->goal == TAPAS_THREAT_MODEL_AIA && p->n_values < 2)
 		*reason = "attribute inference needs at least two candidate values";
 	else if (p->n_pool > INT32_MAX)
 		*reason = "the auxiliary table is too large";
@@ -155,11 +155,11 @@ check_params(const tapas_tm_params_t *p, size_t n_aux, const char **reason)
 }
 
 tapas_status
-tapas_tm_sample(tapas_tm_t **out, const tapas_tm_params_t *p, const char **reason)
+tapas_threat_model_sample(tapas_threat_model_t **out, const tapas_threat_model_params_t *p, const char **reason)
 {
-	tapas_tm_t *tm;
+	tapas_threat_model_t *tm;
 	tapas_rng_t rng;
-	tm_chunker	aux,
+	threat_model_chunker	aux,
 				test;
 	int64_t    *perm = NULL;
 	int32_t    *next;
@@ -179,7 +179,7 @@ tapas_tm_sample(tapas_tm_t **out, const tapas_tm_params_t *p, const char **reaso
 	if (tm == NULL || perm == NULL)
 		goto nomem;
 	tm->n_datasets = p->n_train + p->n_test;
-	tm->ds = tapas_calloc(tm->n_datasets, sizeof(tapas_tm_dataset_t));
+	tm->ds = tapas_calloc(tm->n_datasets, sizeof(tapas_threat_model_dataset_t));
 	tm->storage = tapas_malloc(tm->n_datasets * (p->num_training_records + 1) *
 							   sizeof(int32_t));
 	if (tm->ds == NULL || tm->storage == NULL)
@@ -208,12 +208,12 @@ tapas_tm_sample(tapas_tm_t **out, const tapas_tm_params_t *p, const char **reaso
 	return TAPAS_OK;
 nomem:
 	tapas_free(perm);
-	tapas_tm_free(tm);
+	tapas_threat_model_free(tm);
 	return TAPAS_ENOMEM;
 }
 
 int
-tapas_tm_validate(const tapas_tm_t *tm, const tapas_tm_params_t *p,
+tapas_threat_model_validate(const tapas_threat_model_t *tm, const tapas_threat_model_params_t *p,
 				  const char **reason)
 {
 	size_t		k,
@@ -221,12 +221,12 @@ tapas_tm_validate(const tapas_tm_t *tm, const tapas_tm_params_t *p,
 
 	for (k = 0; k < tm->n_datasets; k++)
 	{
-		const tapas_tm_dataset_t *d = &tm->ds[k];
+		const tapas_threat_model_dataset_t *d = &tm->ds[k];
 		size_t		targets = 0;
 
 		for (i = 0; i < d->n_rows; i++)
 		{
-			if (d->rows[i] == TAPAS_TM_TARGET)
+			if (d->rows[i] == TAPAS_THREAT_MODEL_TARGET)
 				targets++;
 			else if (d->rows[i] < 0 || (size_t) d->rows[i] >= p->n_pool)
 			{
@@ -234,7 +234,7 @@ tapas_tm_validate(const tapas_tm_t *tm, const tapas_tm_params_t *p,
 				return 0;
 			}
 		}
-		if (p->goal == TAPAS_TM_MIA ? targets != (size_t) (d->label == 1) : targets != 1)
+		if (p->goal == TAPAS_THREAT_MODEL_MIA ? targets != (size_t) (d->label == 1) : targets != 1)
 		{
 			*reason = "target presence does not match the label";
 			return 0;
@@ -249,7 +249,7 @@ tapas_tm_validate(const tapas_tm_t *tm, const tapas_tm_params_t *p,
 }
 
 void
-tapas_tm_free(tapas_tm_t *tm)
+tapas_threat_model_free(tapas_threat_model_t *tm)
 {
 	if (tm == NULL)
 		return;

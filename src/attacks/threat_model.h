@@ -4,9 +4,10 @@
  *	  Targeted MIA and AIA threat models with auxiliary-data knowledge:
  *	  sampling of the labelled training and test "real" datasets.
  *
- * The procedure is TAPAS' (research/tapas.md section 4), with explicit
- * seeds and without its bugs.  The pool is the N records of the auxiliary
- * table other than the target, numbered 0..N-1.
+ * The procedure is the TAPAS toolbox's (Houssiau et al. 2022, arXiv
+ * 2211.06550, threat models), with explicit seeds and without its bugs.  The
+ * pool is the N records of the auxiliary table other than the target,
+ * numbered 0..N-1.
  *	1. Split: a uniformly random floor(auxiliary_split * N) of the pool is
  *	   the attacker's auxiliary part (training datasets are drawn from it);
  *	   the rest is the test part (test datasets).
@@ -22,7 +23,7 @@
  *	   AIA: each D has a random record replaced by the target, whose
  *	   sensitive value is drawn uniformly among n_values candidates
  *	   independently of everything else; the label is the value's index.
- * A dataset is a list of pool row numbers, TAPAS_TM_TARGET for the target.
+ * A dataset is a list of pool row numbers, TAPAS_THREAT_MODEL_TARGET for the target.
  * Every draw comes from one generator seeded with `seed`, in the order
  * split, training datasets, test datasets, so a seed fixes everything.
  *
@@ -39,14 +40,14 @@
 
 #include "util/status.h"
 
-#define TAPAS_TM_MIA	0
-#define TAPAS_TM_AIA	1
+#define TAPAS_THREAT_MODEL_MIA	0
+#define TAPAS_THREAT_MODEL_AIA	1
 
-#define TAPAS_TM_TARGET (-1)
+#define TAPAS_THREAT_MODEL_TARGET (-1)
 
-typedef struct tapas_tm_params
+typedef struct tapas_threat_model_params
 {
-	int			goal;			/* TAPAS_TM_MIA or TAPAS_TM_AIA */
+	int			goal;			/* TAPAS_THREAT_MODEL_MIA or TAPAS_THREAT_MODEL_AIA */
 	size_t		n_pool;			/* records other than the target */
 	double		auxiliary_split;	/* in (0, 1), default 0.5 */
 	size_t		num_training_records;	/* size of a base dataset, >= 1 */
@@ -56,40 +57,40 @@ typedef struct tapas_tm_params
 	int			generate_pairs; /* MIA: 1 pairs, 0 independent labels */
 	int			n_values;		/* AIA: candidate sensitive values, >= 2 */
 	uint64_t	seed;
-} tapas_tm_params_t;
+} tapas_threat_model_params_t;
 
-typedef struct tapas_tm_dataset
+typedef struct tapas_threat_model_dataset
 {
-	int32_t    *rows;			/* pool row numbers or TAPAS_TM_TARGET */
+	int32_t    *rows;			/* pool row numbers or TAPAS_THREAT_MODEL_TARGET */
 	size_t		n_rows;
 	int			label;			/* MIA: 1 iff the target is in; AIA: value index */
 	int			training;		/* 1 from the auxiliary part, 0 test */
-} tapas_tm_dataset_t;
+} tapas_threat_model_dataset_t;
 
-typedef struct tapas_tm
+typedef struct tapas_threat_model
 {
 	size_t		n_datasets;		/* n_train training ones, then n_test */
-	tapas_tm_dataset_t *ds;
+	tapas_threat_model_dataset_t *ds;
 	size_t		n_aux;			/* size of the auxiliary part */
 	size_t		n_test_part;	/* size of the test part */
 	int32_t    *storage;		/* all rows, owned */
-} tapas_tm_t;
+} tapas_threat_model_t;
 
 /* Fills *p with the defaults (MIA, split 0.5, pairs, replace, seed 0). */
-extern void tapas_tm_params_default(tapas_tm_params_t *p);
+extern void tapas_threat_model_params_default(tapas_threat_model_params_t *p);
 
 /*
- * Samples every dataset.  Returns TAPAS_OK (free *out with tapas_tm_free),
+ * Samples every dataset.  Returns TAPAS_OK (free *out with tapas_threat_model_free),
  * TAPAS_EINVAL with *reason (a part smaller than num_training_records, a
  * parameter out of range) or TAPAS_ENOMEM.
  */
-extern tapas_status tapas_tm_sample(tapas_tm_t **out, const tapas_tm_params_t *p,
+extern tapas_status tapas_threat_model_sample(tapas_threat_model_t **out, const tapas_threat_model_params_t *p,
 									const char **reason);
 
 /* Checks the labels and the target's presence; 1 if valid, else 0. */
-extern int	tapas_tm_validate(const tapas_tm_t *tm, const tapas_tm_params_t *p,
+extern int	tapas_threat_model_validate(const tapas_threat_model_t *tm, const tapas_threat_model_params_t *p,
 							  const char **reason);
 
-extern void tapas_tm_free(tapas_tm_t *tm);
+extern void tapas_threat_model_free(tapas_threat_model_t *tm);
 
 #endif							/* TAPAS_THREAT_MODEL_H */

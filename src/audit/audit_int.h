@@ -36,13 +36,13 @@ typedef struct TapasAuditKey
 } TapasAuditKey;
 
 /* tag of a logged row recognised as a design row (designs.c) */
-#define TAPAS_DZ_NONE	(-1)	/* no design row */
-#define TAPAS_DZ_TOTAL	(-2)	/* covers every record 1..n */
+#define TAPAS_DESIGN_TAG_NONE	(-1)	/* no design row */
+#define TAPAS_DESIGN_TAG_TOTAL	(-2)	/* covers every record 1..n */
 typedef struct TapasDesignTag
 {
 	int64		log_id;			/* row the tag is for (-1: none) */
 	int64		n;				/* design size it was classified under */
-	int32		bch;			/* 2 r + complemented, or TAPAS_DZ_* */
+	int32		bch;			/* 2 r + complemented, or TAPAS_DESIGN_TAG_* */
 	int32		had;			/* same for Hadamard */
 } TapasDesignTag;
 
@@ -97,8 +97,8 @@ struct TapasAuditEntry
 	bool		truth_binary;	/* every v in {0, 1} */
 
 	/* design recognition of the logged rows (designs.c) */
-	TapasDesignTag *dz;			/* [dz_max], entry i for logged row i */
-	int			dz_max;
+	TapasDesignTag *design_tags;	/* [design_tags_max], entry i for logged row i */
+	int			design_tags_max;
 };
 
 /*

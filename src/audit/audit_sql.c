@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * audit.c
+ * audit_sql.c
  *	  SQL functions of the auditor: the alerts (tapas.alerts_raw behind
  *	  the view tapas.alerts) and the on-demand audit tapas.audit(tbl).
  *
@@ -31,7 +31,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-#include "api/progress_pg.h"	/* NOTICE progress of tapas.audit (a SQL wrapper like api/) */
+#include "policy/progress_pg.h"
 #include "audit/audit_int.h"
 #include "policy/policy.h"
 

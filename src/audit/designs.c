@@ -56,11 +56,11 @@
 #include "recon/bch.h"
 #include "recon/hadamard.h"
 
-#define DZ_SIG_KEYS		64		/* keys 1..64 form the signature */
-#define DZ_MIN_SIG_BITS 16		/* fewer known signature keys: no recognition */
-#define DZ_BCH_MAX_S	64		/* BCH blocks t = 0..63 are recognised */
-#define DZ_HAD_KEYS		24		/* keys 2^i + 1, i < 24, spell a Hadamard row */
-#define DZ_BCH_MAX_N	(((int64) 1 << 22) - 1) /* field tables <= 32 MB */
+#define DESIGN_SIG_KEYS			64	/* keys 1..64 form the signature */
+#define DESIGN_MIN_SIG_BITS		16	/* fewer known signature keys: no recognition */
+#define DESIGN_BCH_MAX_S		64	/* BCH blocks t = 0..63 are recognised */
+#define DESIGN_HADAMARD_KEYS	24	/* keys 2^i + 1, i < 24, spell a Hadamard row */
+#define DESIGN_BCH_MAX_N		(((int64) 1 << 22) - 1) /* field tables <= 32 MB */
 
 /* the recognition design of the last n (per backend) */
 static tapas_bch_t *rec_bch = NULL;
@@ -69,26 +69,26 @@ static int	rec_s = 0;
 static uint64 *rec_sig = NULL;	/* [rec_bch->m] signature of each base row */
 
 /* one call's view of the records */
-typedef struct DzCtx
+typedef struct DesignView
 {
 	TapasAuditBatch *batch;
 	int64		n;				/* design size: the largest key */
-	int64		sig_idx[DZ_SIG_KEYS];	/* dense index of key j + 1, or -1 */
-	int64		had_idx[DZ_HAD_KEYS];	/* dense index of key 2^i + 1, or -1 */
+	int64		sig_idx[DESIGN_SIG_KEYS];	/* dense index of key j + 1, or -1 */
+	int64		had_idx[DESIGN_HADAMARD_KEYS];	/* dense index of key 2^i + 1, or -1 */
 	uint64		mask;			/* signature bits whose key exists */
 	roaring_bitmap_t *universe; /* dense indices with key 1..n (lazy) */
 	uint64		nuniverse;
 	bool		bch_ok;			/* rec_bch is for n */
-} DzCtx;
+} DesignView;
 
 /* one row: its bitmap, answer and tags */
-typedef struct DzRow
+typedef struct DesignRow
 {
 	const roaring_bitmap_t *r;
 	double		answer;
 	int32		bch;
 	int32		had;
-} DzRow;
+} DesignRow;
 
 /* dense indices of keys (-1 if unknown), including the batch's new keys */
 static void
@@ -123,10 +123,10 @@ ensure_rec_bch(int64 n)
 		pfree(rec_sig);
 	rec_sig = NULL;
 	rec_n = 0;
-	if (n < 1 || n > DZ_BCH_MAX_N)
+	if (n < 1 || n > DESIGN_BCH_MAX_N)
 		return false;
 	q = tapas_bch_degree(n);
-	s = (int) Min((int64) DZ_BCH_MAX_S, ((((int64) 1) << q) - 1) / 2);
+	s = (int) Min((int64) DESIGN_BCH_MAX_S, ((((int64) 1) << q) - 1) / 2);
 	if (s < 1)
 		return false;
 	rec_bch = tapas_bch_create(n, s, &st);
@@ -136,37 +136,37 @@ ensure_rec_bch(int64 n)
 	rec_n = n;
 	rec_sig = MemoryContextAllocZero(tapas_audit_cxt(), sizeof(uint64) * rec_bch->m);
 	for (int r = 0; r < rec_bch->m; r++)
-		for (int64 j = 1; j <= Min(n, DZ_SIG_KEYS); j++)
+		for (int64 j = 1; j <= Min(n, DESIGN_SIG_KEYS); j++)
 			if (tapas_bch_member(rec_bch, r, j))
 				rec_sig[r] |= UINT64CONST(1) << (j - 1);
 	return true;
 }
 
 static void
-ctx_init(DzCtx *c, TapasAuditBatch *batch)
+ctx_init(DesignView *c, TapasAuditBatch *batch)
 {
-	int64		keys[DZ_SIG_KEYS + DZ_HAD_KEYS];
+	int64		keys[DESIGN_SIG_KEYS + DESIGN_HADAMARD_KEYS];
 
 	memset(c, 0, sizeof(*c));
 	c->batch = batch;
 	for (int64 j = 0; j < batch->n_total; j++)
 		c->n = Max(c->n, batch->keys[j]);
-	for (int i = 0; i < DZ_SIG_KEYS; i++)
+	for (int i = 0; i < DESIGN_SIG_KEYS; i++)
 		keys[i] = i + 1;
-	for (int i = 0; i < DZ_HAD_KEYS; i++)
-		keys[DZ_SIG_KEYS + i] = ((int64) 1 << i) + 1;
+	for (int i = 0; i < DESIGN_HADAMARD_KEYS; i++)
+		keys[DESIGN_SIG_KEYS + i] = ((int64) 1 << i) + 1;
 	{
-		int64		idx[DZ_SIG_KEYS + DZ_HAD_KEYS];
+		int64		idx[DESIGN_SIG_KEYS + DESIGN_HADAMARD_KEYS];
 
-		key_indices(batch, keys, DZ_SIG_KEYS + DZ_HAD_KEYS, idx);
-		for (int i = 0; i < DZ_SIG_KEYS; i++)
+		key_indices(batch, keys, DESIGN_SIG_KEYS + DESIGN_HADAMARD_KEYS, idx);
+		for (int i = 0; i < DESIGN_SIG_KEYS; i++)
 		{
 			c->sig_idx[i] = keys[i] <= c->n ? idx[i] : -1;
 			if (c->sig_idx[i] >= 0)
 				c->mask |= UINT64CONST(1) << i;
 		}
-		for (int i = 0; i < DZ_HAD_KEYS; i++)
-			c->had_idx[i] = keys[DZ_SIG_KEYS + i] <= c->n ? idx[DZ_SIG_KEYS + i] : -1;
+		for (int i = 0; i < DESIGN_HADAMARD_KEYS; i++)
+			c->had_idx[i] = keys[DESIGN_SIG_KEYS + i] <= c->n ? idx[DESIGN_SIG_KEYS + i] : -1;
 	}
 	for (int64 j = 0; j < batch->n_total; j++)
 		if (batch->keys[j] >= 1 && batch->keys[j] <= c->n)
@@ -176,7 +176,7 @@ ctx_init(DzCtx *c, TapasAuditBatch *batch)
 
 /* whether r equals design row (method, row, complemented) over all records */
 static bool
-row_equals_design(DzCtx *c, const roaring_bitmap_t *r, bool bch, int64 row, bool comp)
+row_equals_design(DesignView *c, const roaring_bitmap_t *r, bool bch, int64 row, bool comp)
 {
 	TapasAuditBatch *batch = c->batch;
 	roaring_bitmap_t *d = roaring_bitmap_create();
@@ -201,9 +201,9 @@ row_equals_design(DzCtx *c, const roaring_bitmap_t *r, bool bch, int64 row, bool
 	return eq;
 }
 
-/* the Hadamard tag of r (2 row + complemented), or TAPAS_DZ_NONE */
+/* the Hadamard tag of r (2 row + complemented), or TAPAS_DESIGN_TAG_NONE */
 static int32
-classify_hadamard(DzCtx *c, const roaring_bitmap_t *r, uint64 sig)
+classify_hadamard(DesignView *c, const roaring_bitmap_t *r, uint64 sig)
 {
 	int64		N = tapas_hadamard_order(c->n);
 	int			L = 0;
@@ -212,7 +212,7 @@ classify_hadamard(DzCtx *c, const roaring_bitmap_t *r, uint64 sig)
 	uint64		dsig = 0;
 
 	if (N < 2 || N > PG_INT32_MAX / 2 || c->sig_idx[0] < 0)
-		return TAPAS_DZ_NONE;
+		return TAPAS_DESIGN_TAG_NONE;
 	while (((int64) 1 << L) < N)
 		L++;
 	/* key 1 is in every base row */
@@ -222,28 +222,28 @@ classify_hadamard(DzCtx *c, const roaring_bitmap_t *r, uint64 sig)
 		bool		in;
 
 		if (c->had_idx[i] < 0)
-			return TAPAS_DZ_NONE;
+			return TAPAS_DESIGN_TAG_NONE;
 		in = roaring_bitmap_contains(r, (uint32) c->had_idx[i]);
 		/* key 2^i + 1 is in base row r iff bit i of r is 0 */
 		if (in == comp)
 			row |= (int64) 1 << i;
 	}
 	if (row == 0)
-		return TAPAS_DZ_NONE;	/* the total is tagged apart */
-	for (int64 j = 1; j <= Min(c->n, DZ_SIG_KEYS); j++)
+		return TAPAS_DESIGN_TAG_NONE;	/* the total is tagged apart */
+	for (int64 j = 1; j <= Min(c->n, DESIGN_SIG_KEYS); j++)
 		if (tapas_hadamard_member(c->n, row, j) != (int) comp)
 			dsig |= UINT64CONST(1) << (j - 1);
 	if (((dsig ^ sig) & c->mask) != 0 || !row_equals_design(c, r, false, row, comp))
-		return TAPAS_DZ_NONE;
+		return TAPAS_DESIGN_TAG_NONE;
 	return (int32) (2 * row + (comp ? 1 : 0));
 }
 
-/* the BCH tag of r (2 row + complemented), or TAPAS_DZ_NONE */
+/* the BCH tag of r (2 row + complemented), or TAPAS_DESIGN_TAG_NONE */
 static int32
-classify_bch(DzCtx *c, const roaring_bitmap_t *r, uint64 sig)
+classify_bch(DesignView *c, const roaring_bitmap_t *r, uint64 sig)
 {
 	if (!c->bch_ok)
-		return TAPAS_DZ_NONE;
+		return TAPAS_DESIGN_TAG_NONE;
 	for (int row = 0; row < rec_bch->m; row++)
 	{
 		for (int comp = 0; comp <= 1; comp++)
@@ -255,15 +255,15 @@ classify_bch(DzCtx *c, const roaring_bitmap_t *r, uint64 sig)
 				return (int32) (2 * row + comp);
 		}
 	}
-	return TAPAS_DZ_NONE;
+	return TAPAS_DESIGN_TAG_NONE;
 }
 
 static void
-classify(DzCtx *c, const roaring_bitmap_t *r, int32 *bch, int32 *had)
+classify(DesignView *c, const roaring_bitmap_t *r, int32 *bch, int32 *had)
 {
 	uint64		sig = 0;
 
-	*bch = *had = TAPAS_DZ_NONE;
+	*bch = *had = TAPAS_DESIGN_TAG_NONE;
 	if (c->nuniverse == 0)
 		return;
 	if (roaring_bitmap_get_cardinality(r) == c->nuniverse)
@@ -278,12 +278,12 @@ classify(DzCtx *c, const roaring_bitmap_t *r, int32 *bch, int32 *had)
 		if (!roaring_bitmap_equals(r, c->universe))
 			return;
 
-		*bch = *had = TAPAS_DZ_TOTAL;
+		*bch = *had = TAPAS_DESIGN_TAG_TOTAL;
 		return;
 	}
-	if (__builtin_popcountll(c->mask) < DZ_MIN_SIG_BITS)
+	if (__builtin_popcountll(c->mask) < DESIGN_MIN_SIG_BITS)
 		return;
-	for (int i = 0; i < DZ_SIG_KEYS; i++)
+	for (int i = 0; i < DESIGN_SIG_KEYS; i++)
 		if (c->sig_idx[i] >= 0 && roaring_bitmap_contains(r, (uint32) c->sig_idx[i]))
 			sig |= UINT64CONST(1) << i;
 	*had = classify_hadamard(c, r, sig);
@@ -291,27 +291,27 @@ classify(DzCtx *c, const roaring_bitmap_t *r, int32 *bch, int32 *had)
 }
 
 /* tags of the logged rows (cached per log_id and n) and of the batch's rows */
-static DzRow *
-tag_rows(DzCtx *c, int *nrows, roaring_bitmap_t ***brows)
+static DesignRow *
+tag_rows(DesignView *c, int *nrows, roaring_bitmap_t ***brows)
 {
 	TapasAuditBatch *batch = c->batch;
 	TapasAuditEntry *e = batch->entry;
 	int			m = e->nrows + batch->ncells;
-	DzRow	   *rows = palloc(sizeof(DzRow) * Max(m, 1));
+	DesignRow	   *rows = palloc(sizeof(DesignRow) * Max(m, 1));
 
-	if (e->dz_max < e->nrows)
+	if (e->design_tags_max < e->nrows)
 	{
 		int			nmax = Max(64, 2 * e->nrows);
 
-		e->dz = e->dz ? repalloc(e->dz, sizeof(TapasDesignTag) * nmax)
+		e->design_tags = e->design_tags ? repalloc(e->design_tags, sizeof(TapasDesignTag) * nmax)
 			: MemoryContextAlloc(tapas_audit_cxt(), sizeof(TapasDesignTag) * nmax);
-		for (int i = e->dz_max; i < nmax; i++)
-			e->dz[i].log_id = -1;
-		e->dz_max = nmax;
+		for (int i = e->design_tags_max; i < nmax; i++)
+			e->design_tags[i].log_id = -1;
+		e->design_tags_max = nmax;
 	}
 	for (int i = 0; i < e->nrows; i++)
 	{
-		TapasDesignTag *t = &e->dz[i];
+		TapasDesignTag *t = &e->design_tags[i];
 
 		if (t->log_id != e->log_ids[i] || t->n != c->n)
 		{
@@ -327,7 +327,7 @@ tag_rows(DzCtx *c, int *nrows, roaring_bitmap_t ***brows)
 	*brows = palloc(sizeof(roaring_bitmap_t *) * Max(batch->ncells, 1));
 	for (int i = 0; i < batch->ncells; i++)
 	{
-		DzRow	   *row = &rows[e->nrows + i];
+		DesignRow	   *row = &rows[e->nrows + i];
 
 		(*brows)[i] = roaring_bitmap_of_ptr(batch->offsets[i + 1] - batch->offsets[i],
 											batch->ids + batch->offsets[i]);
@@ -345,7 +345,7 @@ tag_rows(DzCtx *c, int *nrows, roaring_bitmap_t ***brows)
  * give one base answer differently.
  */
 static bool
-base_answers(DzRow *rows, int m, bool is_bch, int64 nbase, double *val, bool *got)
+base_answers(DesignRow *rows, int m, bool is_bch, int64 nbase, double *val, bool *got)
 {
 	double	   *cval = palloc(sizeof(double) * nbase);
 	bool	   *cgot = palloc0(sizeof(bool) * nbase);
@@ -358,7 +358,7 @@ base_answers(DzRow *rows, int m, bool is_bch, int64 nbase, double *val, bool *go
 		int32		tag = is_bch ? rows[i].bch : rows[i].had;
 		int64		r = tag >> 1;
 
-		if (tag == TAPAS_DZ_TOTAL)
+		if (tag == TAPAS_DESIGN_TAG_TOTAL)
 		{
 			if (have_total && total != rows[i].answer)
 				return false;
@@ -400,7 +400,7 @@ base_answers(DzRow *rows, int m, bool is_bch, int64 nbase, double *val, bool *go
 
 /* whether x (values xv at dense indices xi) reproduces every row's answer */
 static bool
-consistent(DzRow *rows, int m, const int64 *xi, const double *xv, int nx)
+consistent(DesignRow *rows, int m, const int64 *xi, const double *xv, int nx)
 {
 	for (int i = 0; i < m; i++)
 	{
@@ -417,7 +417,7 @@ consistent(DzRow *rows, int m, const int64 *xi, const double *xv, int nx)
 
 /* BCH: the decoded support, if decodable, equals the truth's keys */
 static bool
-decode_bch(DzCtx *c, DzRow *rows, int m, const int64 *supp, int w, int *s_used)
+decode_bch(DesignView *c, DesignRow *rows, int m, const int64 *supp, int w, int *s_used)
 {
 	int			q = rec_bch->q;
 	int64		nbase = rec_bch->m;
@@ -478,7 +478,7 @@ decode_bch(DzCtx *c, DzRow *rows, int m, const int64 *supp, int w, int *s_used)
 
 /* Hadamard: the decoded column equals the truth on every record 1..n */
 static bool
-decode_hadamard(DzCtx *c, DzRow *rows, int m)
+decode_hadamard(DesignView *c, DesignRow *rows, int m)
 {
 	TapasAuditEntry *e = c->batch->entry;
 	int64		N = tapas_hadamard_order(c->n);
@@ -491,7 +491,7 @@ decode_hadamard(DzCtx *c, DzRow *rows, int m)
 	bool		ok = true;
 
 	for (int i = 0; i < m; i++)
-		nhad += rows[i].had != TAPAS_DZ_NONE;
+		nhad += rows[i].had != TAPAS_DESIGN_TAG_NONE;
 	if (N < 1 || nhad < N)
 		return false;			/* cheap: too few rows for the N queries */
 	val = palloc(sizeof(double) * N);
@@ -534,8 +534,8 @@ tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,
 					TapasFinding **found)
 {
 	TapasAuditEntry *e = batch->entry;
-	DzCtx		c;
-	DzRow	   *rows;
+	DesignView		c;
+	DesignRow	   *rows;
 	roaring_bitmap_t **brows;
 	int			m;
 	const char *method = NULL;

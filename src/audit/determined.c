@@ -5,7 +5,7 @@
  *	  row-space test: which records would the candidate cells determine?
  *
  * Record j is determined for a statistic when e_j lies in the row space of
- * the logged matrix A (Chin's criterion; DESIGN.md section 2): its value
+ * the logged matrix A (Chin and Ozsoyoglu, IEEE TSE 1982): its value
  * follows from the answers by linear algebra, whatever the data.  The test
  * reads only A, never an answer, so refusing on it leaks nothing.  The
  * kernel (recon/rowspace.c) works over atoms modulo the secret prime drawn
@@ -129,8 +129,8 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		pfree(e->nz_vals);
 	if (e->vexpr)
 		pfree(e->vexpr);
-	if (e->dz)
-		pfree(e->dz);
+	if (e->design_tags)
+		pfree(e->design_tags);
 	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
 }
 
@@ -229,8 +229,8 @@ entry_forget_rows(TapasAuditEntry *e)
 	e->A = NULL;
 	e->A_cap = 0;
 	e->A_rows = 0;
-	for (int i = 0; i < e->dz_max; i++)
-		e->dz[i].log_id = -1;
+	for (int i = 0; i < e->design_tags_max; i++)
+		e->design_tags[i].log_id = -1;
 	roaring_bitmap_clear(e->reported);
 	if (e->keys)
 		pfree(e->keys);
@@ -440,10 +440,7 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
 						get_rel_name(e->key.relid), e->key.statistic)));
 		return -1;
 	}
-	if (st != TAPAS_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INTERNAL_ERROR),
-				 errmsg("row-space audit failed (status %d)", (int) st)));
+	tapas_raise_status(st, "row-space audit failed", NULL);
 	e->trial_open = true;		/* closed by tapas_audit_trial_end */
 	*found = palloc0(sizeof(TapasFinding) * Max(count, 1));
 	for (size_t i = 0; i < count; i++)
@@ -473,10 +470,7 @@ tapas_audit_trial_end(TapasAuditEntry *e)
 		tapas_status st = tapas_rowspace_rollback(e->rs);
 
 		e->trial_open = false;
-		if (st != TAPAS_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_INTERNAL_ERROR),
-					 errmsg("row-space audit rollback failed (status %d)", (int) st)));
+		tapas_raise_status(st, "row-space audit rollback failed", NULL);
 	}
 	e->trial_open = false;
 }

@@ -7,7 +7,7 @@
  * The auditor knows the truth v (the per-row value of the statistic) and
  * the ledger's answers b, which are what the analyst received.  So if a
  * decoder maps (A, b) to the true v on some records, the analyst can run
- * the same decoder: those records are reconstructed (DESIGN.md section 2).
+ * the same decoder: those records are reconstructed (src/README.md).
  * Rare values are what decoders recover and what matters (the one patient
  * with the disease among 100,000), so the checks apply when v is binary
  * and sparse: w = the number of logged-covered records with v_j = 1.
@@ -60,11 +60,11 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
-#include "capture/capture.h"
 #include "recon/binmat.h"
 #include "recon/cs.h"
 #include "recon/sparse_search.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 #define CS_MAX_WEIGHT		32
 
@@ -139,15 +139,6 @@ matrix_done(TapasAuditEntry *e)
 		e->A->m = e->A_cap;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a,
-				y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* the truth's support among the batch's dense indices (sorted); its size */
 static int
 truth_support(TapasAuditBatch *batch, int64 **supp)
@@ -170,7 +161,7 @@ truth_support(TapasAuditBatch *batch, int64 **supp)
 	for (int i = 0; i < e->nnz; i++)
 		if (idx[i] >= 0)
 			idx[w++] = idx[i];
-	qsort(idx, w, sizeof(int64), cmp_int64);
+	qsort(idx, w, sizeof(int64), tapas_cmp_int64);
 	return w;
 }
 

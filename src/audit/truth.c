@@ -42,7 +42,6 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
-#include "capture/capture.h"
 #include "policy/policy.h"
 
 /* ----------------------------------------------------------------

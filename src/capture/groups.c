@@ -3,7 +3,7 @@
  * groups.c
  *	  Cells of a capture whose level groups by a sensitive column.
  *
- * DESIGN.md section 2: grouping by a sensitive column works like a
+ * Grouping by a sensitive column works like a
  * sensitive condition.  With "GROUP BY zip, hiv", the cell of group
  * (z, g) is the statistic "... filter (where hiv = g)" over the covered
  * set of the non-sensitive group zip = z: every row of zip z passing the

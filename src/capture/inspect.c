@@ -32,6 +32,7 @@
 
 #include "capture/capture.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_last_capture);
 
@@ -48,15 +49,6 @@ typedef struct CapturedCell
 static MemoryContext capture_cxt = NULL;
 static List *captured = NIL;	/* of CapturedCell, in capture_cxt */
 static TimestampTz captured_at = 0; /* statement start of the list */
-
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a;
-	int64		y = *(const int64 *) b;
-
-	return x < y ? -1 : x > y;
-}
 
 /* Keeps a copy of the cells just logged. */
 void
@@ -111,7 +103,7 @@ tapas_sql_last_capture(PG_FUNCTION_ARGS)
 		Datum	   *elems = palloc(sizeof(Datum) * Max(c->nkeys, 1));
 
 		if (!c->sorted)
-			qsort(c->keys, c->nkeys, sizeof(int64), cmp_int64);
+			qsort(c->keys, c->nkeys, sizeof(int64), tapas_cmp_int64);
 		c->sorted = true;
 		for (int64 j = 0; j < c->nkeys; j++)
 			elems[j] = Int64GetDatum(c->keys[j]);

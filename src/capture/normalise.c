@@ -7,7 +7,7 @@
  *
  * Runs in the planner hook on the rewritten Query of an audited session,
  * before the standard planner.  For every Query level whose only FROM item
- * is a protected table p (DESIGN.md section 2):
+ * is a protected table p (the audit model: src/README.md):
  *
  *	1. WHERE = N AND S, where S are the conjuncts that touch a sensitive
  *	   column.  S moves into the FILTER of every aggregate of the level, so

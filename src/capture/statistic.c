@@ -23,7 +23,7 @@
  *
  * Grouping by a sensitive column: the cell of group value g has statistic
  * "... filter (where ... AND (col = g))" (or "col IS NULL"), over the
- * covered set of its non-sensitive group (DESIGN.md section 2); the gate
+ * covered set of its non-sensitive group (src/capture/groups.c); the gate
  * supplies g (tapas_statistic_format).
  *
  * IDENTIFICATION

@@ -36,37 +36,34 @@
 #include "policy/policy.h"
 
 void
-tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)
+tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full)
 {
 	const char *what = "memory";
 	const char *guc = "tapas.ledger_memory";
 
-	if (st == TAPAS_ENOMEM)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("out of memory while logging to the tapas ledger")));
+	/* a store limit is the ledger being full (TP003, below), not 54000 */
 	if (st != TAPAS_ELIMIT)
-		elog(ERROR, "tapas ledger store failed: %s", tapas_status_message(st));
+		tapas_raise_status(st, "could not log to the tapas ledger", NULL);
 	switch (full)
 	{
-		case TAPAS_LSTORE_FULL_CELLS:
+		case TAPAS_LEDGER_STORE_FULL_CELLS:
 			what = "cells";
 			guc = "tapas.ledger_max_cells";
 			break;
-		case TAPAS_LSTORE_FULL_RECORDS:
+		case TAPAS_LEDGER_STORE_FULL_RECORDS:
 			what = "records";
 			guc = "tapas.max_records";
 			break;
-		case TAPAS_LSTORE_FULL_TABLES:
+		case TAPAS_LEDGER_STORE_FULL_TABLES:
 			ereport(ERROR,
 					(errcode(ERRCODE_TAPAS_LEDGER_FULL),
 					 errmsg("tapas ledger is full"),
 					 errdetail("The ledger holds cells of %d tables, its maximum.",
-							   TAPAS_LSTORE_MAX_TABLES),
+							   TAPAS_LEDGER_STORE_MAX_TABLES),
 					 errhint("Remove the entries of a table with tapas.reset().")));
 			break;
-		case TAPAS_LSTORE_FULL_MEMORY:
-		case TAPAS_LSTORE_FITS:
+		case TAPAS_LEDGER_STORE_FULL_MEMORY:
+		case TAPAS_LEDGER_STORE_FITS:
 			break;
 	}
 	ereport(ERROR,
@@ -79,10 +76,10 @@ tapas_ledger_report(tapas_status st, tapas_lstore_full_t full)
 }
 
 /* validates the cells and converts them to the kernel's input */
-static tapas_lcell_in_t *
+static tapas_ledger_cell_in_t *
 cells_to_input(const TapasCell *cells, int ncells)
 {
-	tapas_lcell_in_t *in = palloc(sizeof(tapas_lcell_in_t) * ncells);
+	tapas_ledger_cell_in_t *in = palloc(sizeof(tapas_ledger_cell_in_t) * ncells);
 	int			i;
 
 	for (i = 0; i < ncells; i++)
@@ -122,20 +119,20 @@ cells_to_input(const TapasCell *cells, int ncells)
  * otherwise, so the cache always agrees with it.  NULL after an
  * allocation failure: prepare then uses the store alone.
  */
-static tapas_lcache_t *ledger_cache = NULL;
+static tapas_ledger_cache_t *ledger_cache = NULL;
 
 /* the cache, valid for the store under the lock the caller holds */
-static tapas_lcache_t *
+static tapas_ledger_cache_t *
 ledger_cache_sync(TapasLedgerShared *sh)
 {
 	if (ledger_cache == NULL)
 	{
-		ledger_cache = tapas_lcache_create();
+		ledger_cache = tapas_ledger_cache_create();
 		if (ledger_cache == NULL)
 			return NULL;
 		ledger_cache->generation = sh->file_generation;
 	}
-	tapas_lcache_sync(ledger_cache, sh->file_generation);
+	tapas_ledger_cache_sync(ledger_cache, sh->file_generation);
 	return ledger_cache;
 }
 
@@ -145,7 +142,7 @@ ledger_cache_sync(TapasLedgerShared *sh)
  * not rebuild the covers.  Valid while the store's version is unchanged
  * and the append passes the very same cells (same array, same pointers).
  */
-static tapas_lbatch_t *checked_batch = NULL;
+static tapas_ledger_batch_t *checked_batch = NULL;
 static uint64 checked_version = 0;
 static const TapasCell *checked_cells = NULL;
 static TapasCell *checked_copy = NULL;	/* TopMemoryContext: compared at append */
@@ -155,17 +152,17 @@ static int	checked_ncells = 0;
 static void
 forget_checked(void)
 {
-	tapas_lbatch_free(checked_batch);
+	tapas_ledger_batch_free(checked_batch);
 	checked_batch = NULL;
 	checked_cells = NULL;
 	checked_ncells = 0;
 }
 
 /* the cached batch if it was prepared for exactly these cells at version */
-static tapas_lbatch_t *
+static tapas_ledger_batch_t *
 take_checked(const TapasCell *cells, int ncells, uint64 version)
 {
-	tapas_lbatch_t *b = checked_batch;
+	tapas_ledger_batch_t *b = checked_batch;
 
 	if (b == NULL || cells != checked_cells || ncells != checked_ncells ||
 		version != checked_version ||
@@ -183,10 +180,10 @@ void
 tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lcell_in_t *in;
-	tapas_lbatch_t *volatile batch = NULL;
+	tapas_ledger_cell_in_t *in;
+	tapas_ledger_batch_t *volatile batch = NULL;
 	tapas_status st;
-	tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+	tapas_ledger_store_full_t full = TAPAS_LEDGER_STORE_FITS;
 	uint64		version;
 
 	forget_checked();
@@ -207,19 +204,19 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	LWLockAcquire(sh->lock, LW_SHARED);
 	PG_TRY();
 	{
-		tapas_lbatch_t *b = NULL;
+		tapas_ledger_batch_t *b = NULL;
 
-		st = tapas_lstore_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
+		st = tapas_ledger_store_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
 										 in, ncells, NULL, &b);
 		batch = b;
 		if (st == TAPAS_OK)
-			st = tapas_lstore_check(TAPAS_LEDGER_STORE(sh), b, &full);
+			st = tapas_ledger_store_check(TAPAS_LEDGER_STORE(sh), b, &full);
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
 	}
 	PG_CATCH();
 	{
-		tapas_lbatch_free(batch);
+		tapas_ledger_batch_free(batch);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -253,11 +250,11 @@ int64
 tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
-	tapas_lcell_in_t *in;
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_cell_in_t *in;
 	const char *query;
 	TimestampTz now = GetCurrentTimestamp();
-	tapas_lbatch_t *volatile batch = NULL;
+	tapas_ledger_batch_t *volatile batch = NULL;
 	uint8_t    *volatile frame = NULL;
 	int64		first = 0;
 	TapasLedgerMark durable = {0, 0};
@@ -270,10 +267,10 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
 	PG_TRY();
 	{
-		tapas_lbatch_t *b = NULL;
+		tapas_ledger_batch_t *b = NULL;
 		uint8_t    *f = NULL;
 		size_t		len = 0;
-		tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+		tapas_ledger_store_full_t full = TAPAS_LEDGER_STORE_FITS;
 		tapas_status st;
 
 		/* 1. indices and covers (reused from the capacity check if valid) */
@@ -285,11 +282,11 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 			st = TAPAS_OK;
 		}
 		else
-			st = tapas_lstore_prepare_cached(store, ledger_cache_sync(sh),
+			st = tapas_ledger_store_prepare_cached(store, ledger_cache_sync(sh),
 											 in, ncells, query, &b);
 		batch = b;
 		if (st == TAPAS_OK)
-			st = tapas_lstore_check(store, b, &full);
+			st = tapas_ledger_store_check(store, b, &full);
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
 		b->role = GetSessionUserId();
@@ -299,15 +296,15 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 
 		/* 2. durable first: the frame carries the log_ids apply will give */
 		b->first_log_id = store->next_log_id;
-		st = tapas_lfile_encode_stmt(b, &f, &len);
+		st = tapas_ledger_file_encode_stmt(b, &f, &len);
 		frame = f;
 		if (st != TAPAS_OK)
-			tapas_ledger_report(st, TAPAS_LSTORE_FULL_MEMORY);
+			tapas_ledger_report(st, TAPAS_LEDGER_STORE_FULL_MEMORY);
 		durable = tapas_ledger_persist_append(sh, f, len);
 
 		/* 3. shared memory; cannot fail after the check above */
 		b->first_log_id = 0;
-		st = tapas_lstore_apply(store, b, &full);
+		st = tapas_ledger_store_apply(store, b, &full);
 		if (st != TAPAS_OK)
 			ereport(PANIC,
 					(errmsg("tapas ledger changed under its lock: %s",
@@ -317,7 +314,7 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	}
 	PG_FINALLY();
 	{
-		tapas_lbatch_free(batch);
+		tapas_ledger_batch_free(batch);
 		tapas_free(frame);
 	}
 	PG_END_TRY();
@@ -335,14 +332,14 @@ uint64
 tapas_ledger_reset(Oid relid)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
-	tapas_lstore_t *copy;
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_store_t *copy;
 	uint64		removed = 0;
 	uint64		generation PG_USED_FOR_ASSERTS_ONLY;
 	tapas_status st;
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
-	if (tapas_lstore_table_slot(store, relid) < 0)
+	if (tapas_ledger_store_table_slot(store, relid) < 0)
 	{
 		LWLockRelease(sh->lock);
 		return 0;
@@ -355,9 +352,9 @@ tapas_ledger_reset(Oid relid)
 	 */
 	copy = palloc_extended(sh->store_size, MCXT_ALLOC_HUGE);
 	memcpy(copy, store, sh->store_size);
-	st = tapas_lstore_reset_table(copy, relid, &removed);
+	st = tapas_ledger_store_reset_table(copy, relid, &removed);
 	if (st != TAPAS_OK)
-		tapas_ledger_report(st, TAPAS_LSTORE_FITS);
+		tapas_ledger_report(st, TAPAS_LEDGER_STORE_FITS);
 	generation = sh->file_generation;
 	tapas_ledger_persist_rewrite(sh, copy);
 	/* the key caches of every backend (ledger_cache_sync) rely on this */

@@ -88,10 +88,10 @@ tapas_ledger_define_gucs(void)
 
 /* the store limits from the GUCs */
 void
-tapas_ledger_limits(tapas_lstore_limits_t *lim)
+tapas_ledger_limits(tapas_ledger_store_limits_t *lim)
 {
 	lim->max_records = (uint64) tapas_max_records;
 	lim->max_cells = (uint64) tapas_ledger_max_cells;
 	lim->arena_bytes = (uint64) tapas_ledger_memory_kb * 1024;
-	lim->max_tables = TAPAS_LSTORE_MAX_TABLES;
+	lim->max_tables = TAPAS_LEDGER_STORE_MAX_TABLES;
 }

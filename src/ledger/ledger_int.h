@@ -60,7 +60,7 @@ typedef struct TapasLedgerShared
 } TapasLedgerShared;
 
 #define TAPAS_LEDGER_STORE(sh) \
-	((tapas_lstore_t *) ((char *) (sh) + MAXALIGN(sizeof(TapasLedgerShared))))
+	((tapas_ledger_store_t *) ((char *) (sh) + MAXALIGN(sizeof(TapasLedgerShared))))
 
 /* gucs.c */
 extern int	tapas_ledger_memory_kb;
@@ -68,7 +68,7 @@ extern int	tapas_ledger_max_cells;
 extern int	tapas_max_records;
 extern bool tapas_ledger_sync;
 extern int	tapas_ledger_flush_delay_ms;
-extern void tapas_ledger_limits(tapas_lstore_limits_t *lim);
+extern void tapas_ledger_limits(tapas_ledger_store_limits_t *lim);
 
 /* shmem.c: the attached state; raises if tapas was not preloaded */
 extern TapasLedgerShared *tapas_ledger_shared(void);
@@ -92,10 +92,10 @@ extern void tapas_ledger_persist_shutdown(int code, Datum arg);
 
 /* flusher.c */
 extern void tapas_ledger_flusher_wake(TapasLedgerShared *sh);
-extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store);
+extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store);
 
 /* append.c */
-extern void tapas_ledger_report(tapas_status st, tapas_lstore_full_t full);
+extern void tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full);
 /* removes every cell and key of relid from memory and file; returns cells removed */
 extern uint64 tapas_ledger_reset(Oid relid);
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * ledger.c
+ * ledger_sql.c
  *	  SQL-callable functions of the ledger (admin only).
  *
  * Every function checks tapas_require_admin() itself, on top of the
@@ -30,6 +30,7 @@
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
 #include "policy/policy.h"
+#include "util/compare.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_query_log);
 PG_FUNCTION_INFO_V1(tapas_sql_query_matrix);
@@ -59,25 +60,16 @@ table_arg(FunctionCallInfo fcinfo, int argno)
 	return relid;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64		x = *(const int64 *) a,
-				y = *(const int64 *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* one query_log row of cell c */
 static void
-query_log_row(Tuplestorestate *ts, TupleDesc desc, const tapas_lstore_t *store,
-			  const tapas_lstore_cell_t *c)
+query_log_row(Tuplestorestate *ts, TupleDesc desc, const tapas_ledger_store_t *store,
+			  const tapas_ledger_store_cell_t *c)
 {
 	Datum		values[QUERY_LOG_COLS];
 	bool		nulls[QUERY_LOG_COLS] = {0};
 	uint32		len;
-	const char *stat = tapas_lstore_stat_text(store, c, &len);
-	const char *query = tapas_lstore_query_text(store, c);
+	const char *stat = tapas_ledger_store_stat_text(store, c, &len);
+	const char *query = tapas_ledger_store_query_text(store, c);
 
 	values[0] = Int64GetDatum(c->log_id);
 	values[1] = TimestampTzGetDatum(c->logged_at);
@@ -100,7 +92,7 @@ tapas_sql_query_log(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	TapasLedgerShared *sh;
-	tapas_lstore_t *store;
+	tapas_ledger_store_t *store;
 	uint64		i;
 
 	tapas_require_admin("read the tapas ledger");
@@ -110,7 +102,7 @@ tapas_sql_query_log(PG_FUNCTION_ARGS)
 	LWLockAcquire(sh->lock, LW_SHARED);
 	for (i = 0; i < store->ncells; i++)
 		query_log_row(rsinfo->setResult, rsinfo->setDesc, store,
-					  tapas_lstore_cell(store, i));
+					  tapas_ledger_store_cell(store, i));
 	LWLockRelease(sh->lock);
 	return (Datum) 0;
 }
@@ -128,7 +120,7 @@ cover_keys_array(const TapasLedgerSnapshot *snap, int i)
 	roaring_bitmap_to_uint32_array(snap->covers[i], idx);
 	for (k = 0; k < m; k++)
 		keys[k] = snap->keys[idx[k]];
-	qsort(keys, m, sizeof(int64), cmp_int64);
+	qsort(keys, m, sizeof(int64), tapas_cmp_int64);
 	for (k = 0; k < m; k++)
 		elems[k] = Int64GetDatum(keys[k]);
 	pfree(idx);
@@ -235,7 +227,7 @@ Datum
 tapas_sql_ledger_usage(PG_FUNCTION_ARGS)
 {
 	TapasLedgerShared *sh;
-	tapas_lstore_t *store;
+	tapas_ledger_store_t *store;
 	TupleDesc	desc;
 	Datum		values[USAGE_COLS];
 	bool		nulls[USAGE_COLS] = {0};

@@ -162,21 +162,21 @@ zero_tail(const uint8 *buf, size_t from, size_t len)
 static size_t
 replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len, bool *zeros)
 {
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
 	size_t		good;
 	uint64		nframes;
 	const char *reason;
-	tapas_status st = tapas_lfile_replay(store, buf, len, &good, &nframes, &reason);
+	tapas_status st = tapas_ledger_file_replay(store, buf, len, &good, &nframes, &reason);
 
 	if (st == TAPAS_ELIMIT || st == TAPAS_ENOMEM)
 		ereport(FATAL,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				(errcode(tapas_status_errcode(st)),
 				 errmsg("tapas ledger file \"%s\" does not fit the configured ledger",
 						TAPAS_LEDGER_FILE),
 				 errdetail("%s (record at byte %zu).",
 						   reason ? reason : tapas_status_message(st), good),
 				 errhint("Raise tapas.ledger_memory, tapas.ledger_max_cells or tapas.max_records and start the server again.")));
-	if (good < len && good >= TAPAS_LFILE_HEADER_LEN && zero_tail(buf, good, len))
+	if (good < len && good >= TAPAS_LEDGER_FILE_HEADER_LEN && zero_tail(buf, good, len))
 		*zeros = true;			/* a clean end: keep the preallocated zeros */
 	else if (good < len)
 	{
@@ -188,12 +188,12 @@ replay_image(TapasLedgerShared *sh, const uint8 *buf, size_t len, bool *zeros)
 						 TAPAS_LEDGER_DAMAGED)));
 		save_damaged(buf, len);
 	}
-	if (good < TAPAS_LFILE_HEADER_LEN)
+	if (good < TAPAS_LEDGER_FILE_HEADER_LEN)
 	{
 		/* not even a valid header: start a fresh ledger file */
-		tapas_lstore_limits_t lim = store->lim;
+		tapas_ledger_store_limits_t lim = store->lim;
 
-		tapas_lstore_init(store, sh->store_size, &lim);
+		tapas_ledger_store_init(store, sh->store_size, &lim);
 		good = 0;
 		*zeros = false;
 	}
@@ -235,10 +235,10 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 	free(buf);
 	if (good == 0)
 	{
-		if (!write_all(fd, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN, 0))
+		if (!write_all(fd, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN, 0))
 			good = 0;
 		else
-			good = TAPAS_LFILE_HEADER_LEN;
+			good = TAPAS_LEDGER_FILE_HEADER_LEN;
 	}
 	if (!zeros && good != len && (ftruncate(fd, good) != 0 || pg_fsync(fd) != 0))
 	{
@@ -255,7 +255,7 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 	sh->file_generation++;
 	sh->sync_generation = sh->file_generation;
 	sh->synced_upto = good;
-	sh->file_ok = good >= TAPAS_LFILE_HEADER_LEN;
+	sh->file_ok = good >= TAPAS_LEDGER_FILE_HEADER_LEN;
 }
 
 /* opens (or reopens after a rewrite) this backend's descriptor */
@@ -414,7 +414,7 @@ tapas_ledger_persist_shutdown(int code, Datum arg)
 		close(fd);
 }
 
-/* tapas_lfile_dump callback: appends to the temporary file */
+/* tapas_ledger_file_dump callback: appends to the temporary file */
 typedef struct DumpTarget
 {
 	int			fd;
@@ -437,7 +437,7 @@ dump_write(void *arg, const void *data, size_t len)
 }
 
 void
-tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
+tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store)
 {
 	DumpTarget	t = {-1, 0, 0};
 	tapas_status st;
@@ -447,7 +447,7 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));
-	st = tapas_lfile_dump(store, dump_write, &t);
+	st = tapas_ledger_file_dump(store, dump_write, &t);
 	/* always synced, even without tapas.ledger_sync: see persist_sync */
 	if (st != TAPAS_OK || pg_fsync(t.fd) != 0)
 	{
@@ -456,10 +456,9 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_lstore_t *store)
 		CloseTransientFile(t.fd);
 		unlink(TAPAS_LEDGER_TMPFILE);
 		errno = save_errno;
+		/* any other status is the write callback failing: errno says why */
 		if (st == TAPAS_ENOMEM)
-			ereport(ERROR,
-					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("out of memory while rewriting the tapas ledger file")));
+			tapas_raise_status(st, "could not rewrite the tapas ledger file", NULL);
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));

@@ -41,11 +41,11 @@ static TapasLedgerShared *ledger_shared = NULL;
 static Size
 ledger_memsize(void)
 {
-	tapas_lstore_limits_t lim;
+	tapas_ledger_store_limits_t lim;
 	Size		store;
 
 	tapas_ledger_limits(&lim);
-	store = tapas_lstore_size(&lim);
+	store = tapas_ledger_store_size(&lim);
 	if (store == 0)
 		ereport(FATAL,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -67,7 +67,7 @@ tapas_shmem_startup(void)
 {
 	bool		found;
 	Size		size = ledger_memsize();
-	tapas_lstore_limits_t lim;
+	tapas_ledger_store_limits_t lim;
 
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
@@ -82,7 +82,7 @@ tapas_shmem_startup(void)
 		ledger_shared->lock = &(GetNamedLWLockTranche("tapas_ledger"))->lock;
 		ledger_shared->store_size = size - MAXALIGN(sizeof(TapasLedgerShared));
 		tapas_ledger_limits(&lim);
-		if (tapas_lstore_init(TAPAS_LEDGER_STORE(ledger_shared),
+		if (tapas_ledger_store_init(TAPAS_LEDGER_STORE(ledger_shared),
 							  ledger_shared->store_size, &lim) == NULL)
 			elog(FATAL, "could not format the tapas ledger");
 		tapas_ledger_persist_load(ledger_shared);

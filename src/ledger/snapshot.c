@@ -44,7 +44,7 @@ snapshot_release(void *arg)
 
 /* whether cell c passes filter f; stat_off is the interned statistic or 0 */
 static bool
-cell_selected(const tapas_lstore_cell_t *c, const TapasLedgerFilter *f, uint64 stat_off)
+cell_selected(const tapas_ledger_store_cell_t *c, const TapasLedgerFilter *f, uint64 stat_off)
 {
 	if (c->relid != f->relid || c->log_id <= f->after_log_id)
 		return false;
@@ -74,7 +74,7 @@ snapshot_alloc_rows(TapasLedgerSnapshot *snap, int nrows)
 
 /* copies the selected cells; called with the lock held, in snap->cxt */
 static void
-snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store,
+snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store,
 			  const TapasLedgerFilter *f)
 {
 	uint64		stat_off = 0,
@@ -84,7 +84,7 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store,
 
 	if (f->statistic != NULL)
 	{
-		stat_off = tapas_lstore_find_stat(store, f->relid, f->statistic,
+		stat_off = tapas_ledger_store_find_stat(store, f->relid, f->statistic,
 										  (uint32) strlen(f->statistic));
 		if (stat_off == 0)
 		{
@@ -93,12 +93,12 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store,
 		}
 	}
 	for (i = 0; i < store->ncells; i++)
-		if (cell_selected(tapas_lstore_cell(store, i), f, stat_off))
+		if (cell_selected(tapas_ledger_store_cell(store, i), f, stat_off))
 			nrows++;
 	snapshot_alloc_rows(snap, nrows);
 	for (i = 0; i < store->ncells && k < nrows; i++)
 	{
-		const tapas_lstore_cell_t *c = tapas_lstore_cell(store, i);
+		const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(store, i);
 		uint32		len;
 		const char *stat;
 
@@ -109,10 +109,10 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_lstore_t *store,
 		snap->roles[k] = c->role;
 		snap->pids[k] = c->pid;
 		snap->logged_at[k] = c->logged_at;
-		stat = tapas_lstore_stat_text(store, c, &len);
+		stat = tapas_ledger_store_stat_text(store, c, &len);
 		snap->statistics[k] = pnstrdup(stat, len);
 		snap->covers[k] = roaring_bitmap_portable_deserialize_safe(
-											(const char *) tapas_lstore_cover(store, c),
+											(const char *) tapas_ledger_store_cover(store, c),
 											c->cover_len);
 		snap->nrows = ++k;		/* the callback frees covers[0..nrows) */
 		if (snap->covers[k - 1] == NULL)
@@ -127,7 +127,7 @@ TapasLedgerSnapshot *
 tapas_ledger_snapshot(const TapasLedgerFilter *filter)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
 	MemoryContext cxt,
 				old;
 	TapasLedgerSnapshot *snap;
@@ -151,9 +151,9 @@ tapas_ledger_snapshot(const TapasLedgerFilter *filter)
 	MemoryContextRegisterResetCallback(cxt, cb);
 
 	LWLockAcquire(sh->lock, LW_SHARED);
-	snap->nrecords = (int64) tapas_lstore_table_n(store, filter->relid);
+	snap->nrecords = (int64) tapas_ledger_store_table_n(store, filter->relid);
 	snap->keys = MemoryContextAllocHuge(cxt, sizeof(int64) * Max(snap->nrecords, 1));
-	tapas_lstore_table_keys(store, filter->relid, (int64_t *) snap->keys);
+	tapas_ledger_store_table_keys(store, filter->relid, (int64_t *) snap->keys);
 	snapshot_fill(snap, store, filter);
 	LWLockRelease(sh->lock);
 
@@ -172,14 +172,14 @@ int64
 tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
-	tapas_lstore_t *store = TAPAS_LEDGER_STORE(sh);
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
 	int64		n,
 				i;
 
 	LWLockAcquire(sh->lock, LW_SHARED);
-	n = (int64) tapas_lstore_table_n(store, relid);
+	n = (int64) tapas_ledger_store_table_n(store, relid);
 	for (i = 0; i < nkeys; i++)
-		idx[i] = tapas_lstore_lookup(store, relid, keys[i]);
+		idx[i] = tapas_ledger_store_lookup(store, relid, keys[i]);
 	LWLockRelease(sh->lock);
 	return n;
 }

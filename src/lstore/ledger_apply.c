@@ -3,13 +3,13 @@
  * ledger_apply.c
  *	  Check and commit a prepared batch to the ledger store.
  *
- * tapas_lstore_check computes exactly what a batch needs (cells, new
+ * tapas_ledger_store_check computes exactly what a batch needs (cells, new
  * records, new tables, arena bytes: query text, covers and statistics not
  * yet interned, each 8-byte aligned as the put primitives align them) and
  * compares with what is left; for a decoded batch (first_log_id set, i.e.
  * replay) it also checks consistency with the store: new keys really new,
  * covers decodable with members below the table's n, log_ids increasing.
- * tapas_lstore_apply runs the check and then only primitives that cannot
+ * tapas_ledger_store_apply runs the check and then only primitives that cannot
  * fail, so a batch is applied whole or not at all.
  *
  * IDENTIFICATION
@@ -25,10 +25,11 @@
 #include <roaring/roaring.h>
 
 #include "util/memory.h"
+#include "util/compare.h"
 
 /* true when cell i of b repeats an earlier (relid, statistic) of b */
 static int
-lbatch_stat_seen(const tapas_lbatch_t *b, int i)
+ledger_batch_stat_seen(const tapas_ledger_batch_t *b, int i)
 {
 	int			j;
 
@@ -43,7 +44,7 @@ lbatch_stat_seen(const tapas_lbatch_t *b, int i)
 
 /* whether cell i is the first of b with its relid */
 static int
-lbatch_first_of_table(const tapas_lbatch_t *b, int i)
+ledger_batch_first_of_table(const tapas_ledger_batch_t *b, int i)
 {
 	int			j;
 
@@ -55,7 +56,7 @@ lbatch_first_of_table(const tapas_lbatch_t *b, int i)
 
 /* max member of a serialised cover, -1 if empty, -2 if it does not decode */
 int64_t
-tapas_lstore_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card)
+tapas_ledger_store_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card)
 {
 	roaring_bitmap_t *r = roaring_bitmap_portable_deserialize_safe((const char *) cover, len);
 	int64_t		max;
@@ -70,7 +71,7 @@ tapas_lstore_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card)
 
 /* replay-only consistency checks of one decoded batch against the store */
 static tapas_status
-lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
+ledger_store_check_consistent(const tapas_ledger_store_t *s, const tapas_ledger_batch_t *b)
 {
 	int			i;
 	uint64_t	k,
@@ -81,19 +82,19 @@ lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
 		return TAPAS_EINVAL;
 	for (i = 0; i < b->ncells; i++)
 	{
-		const tapas_lbatch_cell_t *c = &b->cells[i];
-		uint64_t	n = tapas_lstore_table_n(s, c->relid);
+		const tapas_ledger_batch_cell_t *c = &b->cells[i];
+		uint64_t	n = tapas_ledger_store_table_n(s, c->relid);
 		int64_t		max;
 		int			j;
 
 		for (k = 0; k < c->nnew; k++)
-			if (tapas_lstore_lookup(s, c->relid, c->newkeys[k]) >= 0)
+			if (tapas_ledger_store_lookup(s, c->relid, c->newkeys[k]) >= 0)
 				return TAPAS_EINVAL;
 		/* n after this cell: the table's n plus new keys of cells 0..i */
 		for (j = 0; j <= i; j++)
 			if (b->cells[j].relid == c->relid)
 				n += b->cells[j].nnew;
-		max = tapas_lstore_cover_max(c->cover, c->cover_len, &card);
+		max = tapas_ledger_store_cover_max(c->cover, c->cover_len, &card);
 		if (max == -2 || max >= (int64_t) n || card != c->ncovered)
 			return TAPAS_EINVAL;
 	}
@@ -101,48 +102,48 @@ lstore_check_consistent(const tapas_lstore_t *s, const tapas_lbatch_t *b)
 }
 
 tapas_status
-tapas_lstore_check(const tapas_lstore_t *s, const tapas_lbatch_t *b,
-				   tapas_lstore_full_t *full)
+tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch_t *b,
+				   tapas_ledger_store_full_t *full)
 {
 	uint64_t	newrec = 0,
 				arena = 0;
 	uint32_t	newtables = 0;
 	int			i;
-	tapas_lstore_full_t f = TAPAS_LSTORE_FITS;
+	tapas_ledger_store_full_t f = TAPAS_LEDGER_STORE_FITS;
 
-	if (b->first_log_id != 0 && lstore_check_consistent(s, b) != TAPAS_OK)
+	if (b->first_log_id != 0 && ledger_store_check_consistent(s, b) != TAPAS_OK)
 		return TAPAS_EINVAL;
 	if (b->query != NULL)
 		arena += ALIGN8((uint64_t) b->query_len + 1);
 	for (i = 0; i < b->ncells; i++)
 	{
-		const tapas_lbatch_cell_t *c = &b->cells[i];
+		const tapas_ledger_batch_cell_t *c = &b->cells[i];
 
 		newrec += c->nnew;
 		arena += ALIGN8(c->cover_len);
-		if (!lbatch_stat_seen(b, i) &&
-			tapas_lstore_find_stat(s, c->relid, c->statistic, c->stat_len) == 0)
+		if (!ledger_batch_stat_seen(b, i) &&
+			tapas_ledger_store_find_stat(s, c->relid, c->statistic, c->stat_len) == 0)
 			arena += STAT_BYTES(c->stat_len);
-		if (lbatch_first_of_table(b, i) && tapas_lstore_table_slot(s, c->relid) < 0)
+		if (ledger_batch_first_of_table(b, i) && tapas_ledger_store_table_slot(s, c->relid) < 0)
 			newtables++;
 	}
 	if ((uint64_t) b->ncells > s->lim.max_cells - s->ncells)
-		f = TAPAS_LSTORE_FULL_CELLS;
+		f = TAPAS_LEDGER_STORE_FULL_CELLS;
 	else if (newrec > s->lim.max_records - s->nrecords)
-		f = TAPAS_LSTORE_FULL_RECORDS;
+		f = TAPAS_LEDGER_STORE_FULL_RECORDS;
 	else if (arena > s->lim.arena_bytes - s->arena_used)
-		f = TAPAS_LSTORE_FULL_MEMORY;
+		f = TAPAS_LEDGER_STORE_FULL_MEMORY;
 	else if (newtables > s->lim.max_tables - s->ntables)
-		f = TAPAS_LSTORE_FULL_TABLES;
+		f = TAPAS_LEDGER_STORE_FULL_TABLES;
 	if (full)
 		*full = f;
-	return f == TAPAS_LSTORE_FITS ? TAPAS_OK : TAPAS_ELIMIT;
+	return f == TAPAS_LEDGER_STORE_FITS ? TAPAS_OK : TAPAS_ELIMIT;
 }
 
 tapas_status
-tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *full)
+tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b, tapas_ledger_store_full_t *full)
 {
-	tapas_status st = tapas_lstore_check(s, b, full);
+	tapas_status st = tapas_ledger_store_check(s, b, full);
 	uint64_t	query_off = 0;
 	int			i;
 
@@ -151,23 +152,23 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 	if (b->first_log_id == 0)
 		b->first_log_id = s->next_log_id;
 	if (b->query != NULL)
-		query_off = tapas_lstore_put_bytes(s, b->query, b->query_len, 1);
+		query_off = tapas_ledger_store_put_bytes(s, b->query, b->query_len, 1);
 	for (i = 0; i < b->ncells; i++)
 	{
-		const tapas_lbatch_cell_t *c = &b->cells[i];
-		tapas_lstore_cell_t *cell = &CELLS(s)[s->ncells];
-		uint32_t	slot = tapas_lstore_put_table(s, c->relid);
+		const tapas_ledger_batch_cell_t *c = &b->cells[i];
+		tapas_ledger_store_cell_t *cell = &CELLS(s)[s->ncells];
+		uint32_t	slot = tapas_ledger_store_put_table(s, c->relid);
 		uint64_t	k;
 
 		for (k = 0; k < c->nnew; k++)
-			tapas_lstore_put_record(s, slot, c->newkeys[k]);
+			tapas_ledger_store_put_record(s, slot, c->newkeys[k]);
 		cell->log_id = b->first_log_id + i;
 		cell->logged_at = b->logged_at;
 		cell->session_start = b->session_start;
 		cell->answer = c->answer;
-		cell->stat_off = tapas_lstore_put_stat(s, c->relid, c->statistic, c->stat_len);
+		cell->stat_off = tapas_ledger_store_put_stat(s, c->relid, c->statistic, c->stat_len);
 		cell->query_off = query_off;
-		cell->cover_off = tapas_lstore_put_bytes(s, c->cover, c->cover_len, 0);
+		cell->cover_off = tapas_ledger_store_put_bytes(s, c->cover, c->cover_len, 0);
 		cell->cover_len = (uint32_t) c->cover_len;
 		cell->ncovered = (uint32_t) c->ncovered;
 		cell->relid = c->relid;
@@ -176,21 +177,12 @@ tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b, tapas_lstore_full_t *fu
 		cell->table = slot;
 		s->ncells++;
 	}
-	tapas_lstore_bump_log_id(s, b->first_log_id + b->ncells);
+	tapas_ledger_store_bump_log_id(s, b->first_log_id + b->ncells);
 	return TAPAS_OK;
 }
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 tapas_status
-tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid, const int64_t *keys,
+tapas_ledger_store_add_keys(tapas_ledger_store_t *s, uint32_t relid, const int64_t *keys,
 					  uint64_t nkeys)
 {
 	uint64_t	i;
@@ -200,19 +192,19 @@ tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid, const int64_t *keys,
 	if (relid == 0)
 		return TAPAS_EINVAL;
 	if (nkeys > s->lim.max_records - s->nrecords ||
-		(tapas_lstore_table_slot(s, relid) < 0 && s->ntables >= s->lim.max_tables))
+		(tapas_ledger_store_table_slot(s, relid) < 0 && s->ntables >= s->lim.max_tables))
 		return TAPAS_ELIMIT;
-	if (tapas_lstore_table_n(s, relid) + nkeys > UINT32_MAX)
+	if (tapas_ledger_store_table_n(s, relid) + nkeys > UINT32_MAX)
 		return TAPAS_ELIMIT;
 	for (i = 0; i < nkeys; i++)
-		if (tapas_lstore_lookup(s, relid, keys[i]) >= 0)
+		if (tapas_ledger_store_lookup(s, relid, keys[i]) >= 0)
 			return TAPAS_EINVAL;
 	/* repeated keys inside keys[] */
 	sorted = tapas_malloc((nkeys ? nkeys : 1) * sizeof(int64_t));
 	if (sorted == NULL)
 		return TAPAS_ENOMEM;
 	memcpy(sorted, keys, nkeys * sizeof(int64_t));
-	qsort(sorted, nkeys, sizeof(int64_t), cmp_int64);
+	qsort(sorted, nkeys, sizeof(int64_t), tapas_cmp_int64);
 	for (i = 1; i < nkeys; i++)
 		if (sorted[i] == sorted[i - 1])
 		{
@@ -222,21 +214,21 @@ tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid, const int64_t *keys,
 	tapas_free(sorted);
 	if (nkeys == 0)
 		return TAPAS_OK;
-	slot = tapas_lstore_put_table(s, relid);
+	slot = tapas_ledger_store_put_table(s, relid);
 	for (i = 0; i < nkeys; i++)
-		tapas_lstore_put_record(s, slot, keys[i]);
+		tapas_ledger_store_put_record(s, slot, keys[i]);
 	return TAPAS_OK;
 }
 
 void
-tapas_lstore_bump_log_id(tapas_lstore_t *s, int64_t next)
+tapas_ledger_store_bump_log_id(tapas_ledger_store_t *s, int64_t next)
 {
 	if (next > s->next_log_id)
 		s->next_log_id = next;
 }
 
 void
-tapas_lbatch_free(tapas_lbatch_t *b)
+tapas_ledger_batch_free(tapas_ledger_batch_t *b)
 {
 	int			i;
 

@@ -105,7 +105,7 @@ pending_probe(const pending_keys_t *p, uint32_t relid, int64_t key)
 
 /* the table_next entry of relid, added with the store's n if missing */
 static table_next_t *
-table_next_get(const tapas_lstore_t *s, table_next_t *tn, int *ntn, uint32_t relid)
+table_next_get(const tapas_ledger_store_t *s, table_next_t *tn, int *ntn, uint32_t relid)
 {
 	int			i;
 
@@ -113,7 +113,7 @@ table_next_get(const tapas_lstore_t *s, table_next_t *tn, int *ntn, uint32_t rel
 		if (tn[i].relid == relid)
 			return &tn[i];
 	tn[*ntn].relid = relid;
-	tn[*ntn].next = tapas_lstore_table_n(s, relid);
+	tn[*ntn].next = tapas_ledger_store_table_n(s, relid);
 	return &tn[(*ntn)++];
 }
 
@@ -176,7 +176,7 @@ batch_sort_indices(uint32_t *idx, uint64_t m, uint64_t n)
 
 /* serialises the cover of m indices (all < n; sorted here) into c->cover */
 static tapas_status
-batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
+batch_make_cover(tapas_ledger_batch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
 {
 	roaring_bitmap_t *r;
 	size_t		len;
@@ -216,14 +216,14 @@ batch_make_cover(tapas_lbatch_cell_t *c, uint32_t *idx, uint64_t m, uint64_t n)
  * memory latency), then the batch's pending new keys.
  */
 static tapas_status
-batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
-				 const tapas_lcell_in_t *in,
-				 tapas_lbatch_cell_t *c, pending_keys_t *p,
+batch_index_cell(const tapas_ledger_store_t *s, tapas_ledger_cache_t *cache,
+				 const tapas_ledger_cell_in_t *in,
+				 tapas_ledger_batch_cell_t *c, pending_keys_t *p,
 				 table_next_t *tn, int *ntn, uint32_t *idx)
 {
 	table_next_t *t = table_next_get(s, tn, ntn, in->relid);
-	tapas_lcache_table_t *ct = tapas_lcache_table(cache, in->relid, 1);
-	uint64_t	table_n = tapas_lstore_table_n(s, in->relid);
+	tapas_ledger_cache_table_t *ct = tapas_ledger_cache_table(cache, in->relid, 1);
+	uint64_t	table_n = tapas_ledger_store_table_n(s, in->relid);
 	uint64_t	k,
 				nmiss = 0,
 				first_miss = in->nkeys;
@@ -233,7 +233,7 @@ batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
 		return TAPAS_ENOMEM;
 	for (k = 0; k < in->nkeys; k++)
 	{
-		int64_t		j = tapas_lcache_get(ct, in->keys[k]);
+		int64_t		j = tapas_ledger_cache_get(ct, in->keys[k]);
 
 		/* indices are < 2^32 - 1, so UINT32_MAX marks a miss */
 		idx[k] = j >= 0 ? (uint32_t) j : UINT32_MAX;
@@ -247,12 +247,12 @@ batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
 		if (idx[k] != UINT32_MAX)
 			continue;
 		if (k + 2 * LOOKUP_AHEAD < in->nkeys && idx[k + 2 * LOOKUP_AHEAD] == UINT32_MAX)
-			tapas_lstore_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
+			tapas_ledger_store_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
 		if (k + LOOKUP_AHEAD < in->nkeys && idx[k + LOOKUP_AHEAD] == UINT32_MAX)
-			tapas_lstore_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
-		j = tapas_lstore_lookup(s, in->relid, in->keys[k]);
+			tapas_ledger_store_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
+		j = tapas_ledger_store_lookup(s, in->relid, in->keys[k]);
 		if (j >= 0 && ct != NULL)
-			tapas_lcache_put(cache, ct, in->keys[k], (uint32_t) j, table_n);
+			tapas_ledger_cache_put(cache, ct, in->keys[k], (uint32_t) j, table_n);
 
 		if (j < 0)
 		{
@@ -279,18 +279,18 @@ batch_index_cell(const tapas_lstore_t *s, tapas_lcache_t *cache,
 }
 
 tapas_status
-tapas_lstore_prepare(const tapas_lstore_t *s, const tapas_lcell_in_t *cells,
-					 int ncells, const char *query, tapas_lbatch_t **batch)
+tapas_ledger_store_prepare(const tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *cells,
+					 int ncells, const char *query, tapas_ledger_batch_t **batch)
 {
-	return tapas_lstore_prepare_cached(s, NULL, cells, ncells, query, batch);
+	return tapas_ledger_store_prepare_cached(s, NULL, cells, ncells, query, batch);
 }
 
 tapas_status
-tapas_lstore_prepare_cached(const tapas_lstore_t *s, tapas_lcache_t *cache,
-							const tapas_lcell_in_t *cells, int ncells,
-							const char *query, tapas_lbatch_t **batch)
+tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_cache_t *cache,
+							const tapas_ledger_cell_in_t *cells, int ncells,
+							const char *query, tapas_ledger_batch_t **batch)
 {
-	tapas_lbatch_t *b;
+	tapas_ledger_batch_t *b;
 	pending_keys_t p = {0, 0, NULL, NULL, NULL};
 	table_next_t *tn = NULL;
 	uint32_t   *idx = NULL;
@@ -314,13 +314,13 @@ tapas_lstore_prepare_cached(const tapas_lstore_t *s, tapas_lcache_t *cache,
 		if (cells[i].nkeys > maxkeys)
 			maxkeys = cells[i].nkeys;
 	}
-	b = tapas_calloc(1, sizeof(tapas_lbatch_t));
+	b = tapas_calloc(1, sizeof(tapas_ledger_batch_t));
 	if (b == NULL)
 		return TAPAS_ENOMEM;
 	b->owns_covers = 1;
 	b->query = query;
 	b->query_len = query ? (uint32_t) strnlen(query, UINT32_MAX - 1) : 0;
-	b->cells = tapas_calloc(ncells, sizeof(tapas_lbatch_cell_t));
+	b->cells = tapas_calloc(ncells, sizeof(tapas_ledger_batch_cell_t));
 	tn = tapas_malloc(ncells * sizeof(table_next_t));
 	idx = tapas_malloc(maxkeys * sizeof(uint32_t));
 	p.capacity = total;
@@ -341,7 +341,7 @@ tapas_lstore_prepare_cached(const tapas_lstore_t *s, tapas_lcache_t *cache,
 	tapas_free(idx);
 	if (st != TAPAS_OK)
 	{
-		tapas_lbatch_free(b);
+		tapas_ledger_batch_free(b);
 		return st;
 	}
 	*batch = b;

@@ -11,7 +11,7 @@
  * least doubling (amortised O(1) per cached key for ascending or
  * descending scans), as long as the new length stays within the table's
  * density bound 4 n + 4096 and the cache's total of
- * TAPAS_LCACHE_MAX_SLOTS; otherwise the key is left uncached.  Memory is
+ * TAPAS_LEDGER_CACHE_MAX_SLOTS; otherwise the key is left uncached.  Memory is
  * O(4 n) slots per cached table at worst.
  *
  * IDENTIFICATION
@@ -25,16 +25,16 @@
 
 #include "util/memory.h"
 
-#define LCACHE_MIN_WINDOW	1024
+#define LEDGER_CACHE_MIN_WINDOW	1024
 
-tapas_lcache_t *
-tapas_lcache_create(void)
+tapas_ledger_cache_t *
+tapas_ledger_cache_create(void)
 {
-	return tapas_calloc(1, sizeof(tapas_lcache_t));
+	return tapas_calloc(1, sizeof(tapas_ledger_cache_t));
 }
 
 static void
-lcache_drop_table(tapas_lcache_t *c, tapas_lcache_table_t *t)
+ledger_cache_drop_table(tapas_ledger_cache_t *c, tapas_ledger_cache_table_t *t)
 {
 	tapas_free(t->slot);
 	c->slots -= t->len;
@@ -42,55 +42,55 @@ lcache_drop_table(tapas_lcache_t *c, tapas_lcache_table_t *t)
 }
 
 void
-tapas_lcache_clear(tapas_lcache_t *c)
+tapas_ledger_cache_clear(tapas_ledger_cache_t *c)
 {
 	int			i;
 
 	if (c == NULL)
 		return;
-	for (i = 0; i < TAPAS_LCACHE_MAX_TABLES; i++)
-		lcache_drop_table(c, &c->tables[i]);
+	for (i = 0; i < TAPAS_LEDGER_CACHE_MAX_TABLES; i++)
+		ledger_cache_drop_table(c, &c->tables[i]);
 	c->slots = 0;
 	c->next_evict = 0;
 }
 
 void
-tapas_lcache_free(tapas_lcache_t *c)
+tapas_ledger_cache_free(tapas_ledger_cache_t *c)
 {
-	tapas_lcache_clear(c);
+	tapas_ledger_cache_clear(c);
 	tapas_free(c);
 }
 
 void
-tapas_lcache_sync(tapas_lcache_t *c, uint64_t generation)
+tapas_ledger_cache_sync(tapas_ledger_cache_t *c, uint64_t generation)
 {
 	if (c == NULL || c->generation == generation)
 		return;
-	tapas_lcache_clear(c);
+	tapas_ledger_cache_clear(c);
 	c->generation = generation;
 }
 
-tapas_lcache_table_t *
-tapas_lcache_table(tapas_lcache_t *c, uint32_t relid, int add)
+tapas_ledger_cache_table_t *
+tapas_ledger_cache_table(tapas_ledger_cache_t *c, uint32_t relid, int add)
 {
-	tapas_lcache_table_t *t;
+	tapas_ledger_cache_table_t *t;
 	int			i;
 
 	if (c == NULL || relid == 0)
 		return NULL;
-	for (i = 0; i < TAPAS_LCACHE_MAX_TABLES; i++)
+	for (i = 0; i < TAPAS_LEDGER_CACHE_MAX_TABLES; i++)
 		if (c->tables[i].relid == relid)
 			return &c->tables[i];
 	if (!add)
 		return NULL;
-	for (i = 0; i < TAPAS_LCACHE_MAX_TABLES; i++)
+	for (i = 0; i < TAPAS_LEDGER_CACHE_MAX_TABLES; i++)
 		if (c->tables[i].relid == 0)
 			break;
-	if (i == TAPAS_LCACHE_MAX_TABLES)
+	if (i == TAPAS_LEDGER_CACHE_MAX_TABLES)
 	{
 		i = c->next_evict;
-		c->next_evict = (c->next_evict + 1) % TAPAS_LCACHE_MAX_TABLES;
-		lcache_drop_table(c, &c->tables[i]);
+		c->next_evict = (c->next_evict + 1) % TAPAS_LEDGER_CACHE_MAX_TABLES;
+		ledger_cache_drop_table(c, &c->tables[i]);
 	}
 	t = &c->tables[i];
 	t->relid = relid;
@@ -102,7 +102,7 @@ tapas_lcache_table(tapas_lcache_t *c, uint32_t relid, int add)
  * bound or the total, or on ENOMEM (the window is then unchanged).
  */
 static int
-lcache_grow(tapas_lcache_t *c, tapas_lcache_table_t *t, int64_t key, uint64_t table_n)
+ledger_cache_grow(tapas_ledger_cache_t *c, tapas_ledger_cache_table_t *t, int64_t key, uint64_t table_n)
 {
 	uint64_t	limit = table_n > (UINT64_C(1) << 40) ? UINT64_MAX : 4 * table_n + 4096;
 	uint64_t	up = (uint64_t) key - ((uint64_t) t->base + t->len);	/* keys above */
@@ -112,17 +112,17 @@ lcache_grow(tapas_lcache_t *c, tapas_lcache_table_t *t, int64_t key, uint64_t ta
 	uint64_t	len = need;
 	uint32_t   *slot;
 
-	if (need < t->len || need > limit || need > TAPAS_LCACHE_MAX_SLOTS - (c->slots - t->len))
+	if (need < t->len || need > limit || need > TAPAS_LEDGER_CACHE_MAX_SLOTS - (c->slots - t->len))
 		return 0;
 	/* slack toward the key: at least double, within both bounds */
 	if (len < 2 * t->len)
 		len = 2 * t->len;
-	if (len < LCACHE_MIN_WINDOW)
-		len = LCACHE_MIN_WINDOW;
+	if (len < LEDGER_CACHE_MIN_WINDOW)
+		len = LEDGER_CACHE_MIN_WINDOW;
 	if (len > limit)
 		len = limit;
-	if (len > TAPAS_LCACHE_MAX_SLOTS - (c->slots - t->len))
-		len = TAPAS_LCACHE_MAX_SLOTS - (c->slots - t->len);
+	if (len > TAPAS_LEDGER_CACHE_MAX_SLOTS - (c->slots - t->len))
+		len = TAPAS_LEDGER_CACHE_MAX_SLOTS - (c->slots - t->len);
 	slot = tapas_calloc(len, sizeof(uint32_t));
 	if (slot == NULL)
 		return 0;
@@ -143,7 +143,7 @@ lcache_grow(tapas_lcache_t *c, tapas_lcache_table_t *t, int64_t key, uint64_t ta
 }
 
 int
-tapas_lcache_put(tapas_lcache_t *c, tapas_lcache_table_t *t,
+tapas_ledger_cache_put(tapas_ledger_cache_t *c, tapas_ledger_cache_table_t *t,
 				 int64_t key, uint32_t idx, uint64_t table_n)
 {
 	uint64_t	off;
@@ -153,7 +153,7 @@ tapas_lcache_put(tapas_lcache_t *c, tapas_lcache_table_t *t,
 	off = (uint64_t) key - (uint64_t) t->base;
 	if (off >= t->len)
 	{
-		if (!lcache_grow(c, t, key, table_n))
+		if (!ledger_cache_grow(c, t, key, table_n))
 			return 0;
 		off = (uint64_t) key - (uint64_t) t->base;
 	}

@@ -4,17 +4,17 @@
  *	  A backend-local cache of the ledger's key -> dense index mapping.
  *
  * The store gives a key its dense index once and never changes it until
- * the table is reset (tapas_lstore_reset_table), so a backend may keep
+ * the table is reset (tapas_ledger_store_reset_table), so a backend may keep
  * the mappings it has read from the store and skip the shared hash table
  * (a cache miss per key) on the next statement over the same rows.  The
  * cache holds, per table, a direct array over a window of key values
  * (slot = index + 1, 0 = not cached): lookups are one bounds check and one
  * load.  Keys outside a window that would stay dense (span at most
- * 4 n + 4096 slots for a table of n records, and TAPAS_LCACHE_MAX_SLOTS
+ * 4 n + 4096 slots for a table of n records, and TAPAS_LEDGER_CACHE_MAX_SLOTS
  * in all) are simply not cached; the caller asks the store for them.
  *
  * Invariant (the caller's duty): only mappings read from the store under
- * its lock are put, and the cache is cleared (tapas_lcache_sync with a new
+ * its lock are put, and the cache is cleared (tapas_ledger_cache_sync with a new
  * generation) whenever any table may have been reset since.  Then every
  * cached mapping equals the store's, so a lookup answers exactly as the
  * store would for a known key, and "unknown" sends the caller to the store.
@@ -30,50 +30,50 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TAPAS_LCACHE_MAX_TABLES	8	/* tables cached at once */
-#define TAPAS_LCACHE_MAX_SLOTS	(UINT64_C(1) << 24) /* 64 MB of slots in all */
+#define TAPAS_LEDGER_CACHE_MAX_TABLES	8	/* tables cached at once */
+#define TAPAS_LEDGER_CACHE_MAX_SLOTS	(UINT64_C(1) << 24) /* 64 MB of slots in all */
 
-typedef struct tapas_lcache_table
+typedef struct tapas_ledger_cache_table
 {
 	uint32_t	relid;			/* 0 = unused entry */
 	int64_t		base;			/* key of slot[0] */
 	uint64_t	len;			/* slots in the window */
 	uint32_t   *slot;			/* index + 1, 0 = not cached */
-} tapas_lcache_table_t;
+} tapas_ledger_cache_table_t;
 
-typedef struct tapas_lcache
+typedef struct tapas_ledger_cache
 {
 	uint64_t	generation;		/* the caller's reset generation */
 	uint64_t	slots;			/* sum of len over the tables */
 	int			next_evict;		/* round robin when all entries are used */
-	tapas_lcache_table_t tables[TAPAS_LCACHE_MAX_TABLES];
-} tapas_lcache_t;
+	tapas_ledger_cache_table_t tables[TAPAS_LEDGER_CACHE_MAX_TABLES];
+} tapas_ledger_cache_t;
 
 /* a new empty cache, NULL on ENOMEM */
-extern tapas_lcache_t *tapas_lcache_create(void);
-extern void tapas_lcache_free(tapas_lcache_t *c);
+extern tapas_ledger_cache_t *tapas_ledger_cache_create(void);
+extern void tapas_ledger_cache_free(tapas_ledger_cache_t *c);
 /* forgets every mapping */
-extern void tapas_lcache_clear(tapas_lcache_t *c);
+extern void tapas_ledger_cache_clear(tapas_ledger_cache_t *c);
 /* clears the cache if generation differs from the one it was filled at */
-extern void tapas_lcache_sync(tapas_lcache_t *c, uint64_t generation);
+extern void tapas_ledger_cache_sync(tapas_ledger_cache_t *c, uint64_t generation);
 
 /*
  * The entry of relid; with add, a new one if missing (evicting another
  * table's entry when all are used).  NULL if missing and !add.
  */
-extern tapas_lcache_table_t *tapas_lcache_table(tapas_lcache_t *c, uint32_t relid, int add);
+extern tapas_ledger_cache_table_t *tapas_ledger_cache_table(tapas_ledger_cache_t *c, uint32_t relid, int add);
 
 /*
  * Records key -> idx for table t whose store holds table_n records.
  * Returns 1 if cached, 0 if not (window would not stay dense, limits,
  * ENOMEM: the cache is only an accelerator).
  */
-extern int	tapas_lcache_put(tapas_lcache_t *c, tapas_lcache_table_t *t,
+extern int	tapas_ledger_cache_put(tapas_ledger_cache_t *c, tapas_ledger_cache_table_t *t,
 							 int64_t key, uint32_t idx, uint64_t table_n);
 
 /* cached index of key in t, -1 if not cached (t may be NULL) */
 static inline int64_t
-tapas_lcache_get(const tapas_lcache_table_t *t, int64_t key)
+tapas_ledger_cache_get(const tapas_ledger_cache_table_t *t, int64_t key)
 {
 	uint64_t	off;
 

@@ -63,9 +63,9 @@ frame_alloc(uint64_t payload_len, size_t *len)
 {
 	uint8_t    *f;
 
-	if (payload_len > TAPAS_LFILE_MAX_PAYLOAD)
+	if (payload_len > TAPAS_LEDGER_FILE_MAX_PAYLOAD)
 		return NULL;
-	*len = TAPAS_LFILE_FRAME_HDR + payload_len;
+	*len = TAPAS_LEDGER_FILE_FRAME_HDR + payload_len;
 	f = tapas_malloc(*len);
 	return f;
 }
@@ -74,15 +74,15 @@ frame_alloc(uint64_t payload_len, size_t *len)
 static void
 frame_seal(uint8_t *f, size_t len)
 {
-	uint32_t	plen = (uint32_t) (len - TAPAS_LFILE_FRAME_HDR);
-	uint32_t	crc = tapas_crc32c(f + TAPAS_LFILE_FRAME_HDR, plen);
+	uint32_t	plen = (uint32_t) (len - TAPAS_LEDGER_FILE_FRAME_HDR);
+	uint32_t	crc = tapas_crc32c(f + TAPAS_LEDGER_FILE_FRAME_HDR, plen);
 
 	memcpy(f, &plen, 4);
 	memcpy(f + 4, &crc, 4);
 }
 
 static uint64_t
-stmt_payload_len(const tapas_lbatch_t *b)
+stmt_payload_len(const tapas_ledger_batch_t *b)
 {
 	uint64_t	len = 4 + 4 + 8 * 3 + 4 + 4 + 4 + (b->query ? b->query_len : 0);
 	int			i;
@@ -94,19 +94,19 @@ stmt_payload_len(const tapas_lbatch_t *b)
 }
 
 tapas_status
-tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
+tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, size_t *len)
 {
 	uint64_t	plen = stmt_payload_len(b);
 	uint8_t    *f;
 	wcursor_t	w;
-	uint8_t		head[4] = {TAPAS_LFILE_STMT, 0, 0, 0};
+	uint8_t		head[4] = {TAPAS_LEDGER_FILE_STMT, 0, 0, 0};
 	int			i;
 
-	if (plen > TAPAS_LFILE_MAX_PAYLOAD)
+	if (plen > TAPAS_LEDGER_FILE_MAX_PAYLOAD)
 		return TAPAS_ELIMIT;
 	if ((f = frame_alloc(plen, len)) == NULL)
 		return TAPAS_ENOMEM;
-	w.p = f + TAPAS_LFILE_FRAME_HDR;
+	w.p = f + TAPAS_LEDGER_FILE_FRAME_HDR;
 	put(&w, head, 4);
 	put_u32(&w, (uint32_t) b->ncells);
 	put_u64(&w, (uint64_t) b->first_log_id);
@@ -118,7 +118,7 @@ tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
 	put(&w, b->query, b->query ? b->query_len : 0);
 	for (i = 0; i < b->ncells; i++)
 	{
-		const tapas_lbatch_cell_t *c = &b->cells[i];
+		const tapas_ledger_batch_cell_t *c = &b->cells[i];
 
 		put_u32(&w, c->relid);
 		put_u32(&w, c->stat_len);
@@ -136,18 +136,18 @@ tapas_lfile_encode_stmt(const tapas_lbatch_t *b, uint8_t **frame, size_t *len)
 }
 
 tapas_status
-tapas_lfile_encode_keys(uint32_t relid, const int64_t *keys, uint64_t nkeys,
+tapas_ledger_file_encode_keys(uint32_t relid, const int64_t *keys, uint64_t nkeys,
 						uint8_t **frame, size_t *len)
 {
-	uint8_t		head[4] = {TAPAS_LFILE_KEYS, 0, 0, 0};
+	uint8_t		head[4] = {TAPAS_LEDGER_FILE_KEYS, 0, 0, 0};
 	uint8_t    *f;
 	wcursor_t	w;
 
-	if (nkeys > (TAPAS_LFILE_MAX_PAYLOAD - 16) / 8)
+	if (nkeys > (TAPAS_LEDGER_FILE_MAX_PAYLOAD - 16) / 8)
 		return TAPAS_ELIMIT;
 	if ((f = frame_alloc(16 + 8 * nkeys, len)) == NULL)
 		return TAPAS_ENOMEM;
-	w.p = f + TAPAS_LFILE_FRAME_HDR;
+	w.p = f + TAPAS_LEDGER_FILE_FRAME_HDR;
 	put(&w, head, 4);
 	put_u32(&w, relid);
 	put_u64(&w, nkeys);
@@ -158,15 +158,15 @@ tapas_lfile_encode_keys(uint32_t relid, const int64_t *keys, uint64_t nkeys,
 }
 
 tapas_status
-tapas_lfile_encode_meta(int64_t next_log_id, uint8_t **frame, size_t *len)
+tapas_ledger_file_encode_meta(int64_t next_log_id, uint8_t **frame, size_t *len)
 {
-	uint8_t		head[8] = {TAPAS_LFILE_META, 0, 0, 0, 0, 0, 0, 0};
+	uint8_t		head[8] = {TAPAS_LEDGER_FILE_META, 0, 0, 0, 0, 0, 0, 0};
 	uint8_t    *f;
 	wcursor_t	w;
 
 	if ((f = frame_alloc(16, len)) == NULL)
 		return TAPAS_ENOMEM;
-	w.p = f + TAPAS_LFILE_FRAME_HDR;
+	w.p = f + TAPAS_LEDGER_FILE_FRAME_HDR;
 	put(&w, head, 8);
 	put_u64(&w, (uint64_t) next_log_id);
 	frame_seal(f, *len);
@@ -204,7 +204,7 @@ take(rcursor_t *r, uint64_t len)
 
 /* reads one STMT cell into c (new keys copied), EINVAL if truncated */
 static tapas_status
-decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c)
+decode_cell(rcursor_t *r, tapas_ledger_batch_cell_t *c)
 {
 	const uint8_t *keys;
 
@@ -229,10 +229,10 @@ decode_cell(rcursor_t *r, tapas_lbatch_cell_t *c)
 }
 
 tapas_status
-tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **batch)
+tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_batch_t **batch)
 {
 	rcursor_t	r = {payload, payload + len, 0};
-	tapas_lbatch_t *b;
+	tapas_ledger_batch_t *b;
 	uint32_t	ncells,
 				qlen;
 	const uint8_t *head = take(&r, 4);
@@ -241,11 +241,11 @@ tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **bat
 
 	*batch = NULL;
 	GET(&r, ncells);
-	if (head == NULL || head[0] != TAPAS_LFILE_STMT || ncells == 0 ||
+	if (head == NULL || head[0] != TAPAS_LEDGER_FILE_STMT || ncells == 0 ||
 		ncells > len / 32 || ncells > INT32_MAX)
 		return TAPAS_EINVAL;
-	b = tapas_calloc(1, sizeof(tapas_lbatch_t));
-	if (b == NULL || (b->cells = tapas_calloc(ncells, sizeof(tapas_lbatch_cell_t))) == NULL)
+	b = tapas_calloc(1, sizeof(tapas_ledger_batch_t));
+	if (b == NULL || (b->cells = tapas_calloc(ncells, sizeof(tapas_ledger_batch_cell_t))) == NULL)
 	{
 		tapas_free(b);
 		return TAPAS_ENOMEM;
@@ -268,7 +268,7 @@ tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **bat
 		st = TAPAS_EINVAL;
 	if (st != TAPAS_OK)
 	{
-		tapas_lbatch_free(b);
+		tapas_ledger_batch_free(b);
 		return st;
 	}
 	*batch = b;
@@ -277,23 +277,23 @@ tapas_lfile_decode_stmt(const uint8_t *payload, size_t len, tapas_lbatch_t **bat
 
 /* applies one CRC-checked payload to s */
 static tapas_status
-replay_payload(tapas_lstore_t *s, const uint8_t *payload, uint32_t len)
+replay_payload(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
 {
 	rcursor_t	r = {payload, payload + len, 0};
-	tapas_lbatch_t *b;
+	tapas_ledger_batch_t *b;
 	tapas_status st;
 
 	if (len == 0)
 		return TAPAS_EINVAL;
 	switch (payload[0])
 	{
-		case TAPAS_LFILE_STMT:
-			st = tapas_lfile_decode_stmt(payload, len, &b);
+		case TAPAS_LEDGER_FILE_STMT:
+			st = tapas_ledger_file_decode_stmt(payload, len, &b);
 			if (st == TAPAS_OK)
-				st = tapas_lstore_apply(s, b, NULL);
-			tapas_lbatch_free(b);
+				st = tapas_ledger_store_apply(s, b, NULL);
+			tapas_ledger_batch_free(b);
 			return st;
-		case TAPAS_LFILE_KEYS:
+		case TAPAS_LEDGER_FILE_KEYS:
 			{
 				uint32_t	relid;
 				uint64_t	nkeys;
@@ -308,11 +308,11 @@ replay_payload(tapas_lstore_t *s, const uint8_t *payload, uint32_t len)
 				if (keys == NULL)
 					return TAPAS_ENOMEM;
 				memcpy(keys, r.p, 8 * nkeys);
-				st = tapas_lstore_add_keys(s, relid, keys, nkeys);
+				st = tapas_ledger_store_add_keys(s, relid, keys, nkeys);
 				tapas_free(keys);
 				return st;
 			}
-		case TAPAS_LFILE_META:
+		case TAPAS_LEDGER_FILE_META:
 			{
 				int64_t		next;
 
@@ -320,7 +320,7 @@ replay_payload(tapas_lstore_t *s, const uint8_t *payload, uint32_t len)
 				GET(&r, next);
 				if (r.bad || r.p != r.end)
 					return TAPAS_EINVAL;
-				tapas_lstore_bump_log_id(s, next);
+				tapas_ledger_store_bump_log_id(s, next);
 				return TAPAS_OK;
 			}
 	}
@@ -328,10 +328,10 @@ replay_payload(tapas_lstore_t *s, const uint8_t *payload, uint32_t len)
 }
 
 tapas_status
-tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
+tapas_ledger_file_replay(tapas_ledger_store_t *s, const uint8_t *buf, size_t len,
 				   size_t *good_len, uint64_t *nframes, const char **reason)
 {
-	size_t		off = TAPAS_LFILE_HEADER_LEN;
+	size_t		off = TAPAS_LEDGER_FILE_HEADER_LEN;
 
 	*good_len = 0;
 	*nframes = 0;
@@ -339,7 +339,7 @@ tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
 		*reason = NULL;
 	if (len == 0)
 		return TAPAS_OK;
-	if (len < TAPAS_LFILE_HEADER_LEN || memcmp(buf, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN) != 0)
+	if (len < TAPAS_LEDGER_FILE_HEADER_LEN || memcmp(buf, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN) != 0)
 	{
 		if (reason)
 			*reason = "the file does not start with the ledger magic";
@@ -352,14 +352,14 @@ tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
 					crc;
 		tapas_status st;
 
-		if (len - off < TAPAS_LFILE_FRAME_HDR)
+		if (len - off < TAPAS_LEDGER_FILE_FRAME_HDR)
 			break;
 		memcpy(&plen, buf + off, 4);
 		memcpy(&crc, buf + off + 4, 4);
-		if (plen > len - off - TAPAS_LFILE_FRAME_HDR ||
-			tapas_crc32c(buf + off + TAPAS_LFILE_FRAME_HDR, plen) != crc)
+		if (plen > len - off - TAPAS_LEDGER_FILE_FRAME_HDR ||
+			tapas_crc32c(buf + off + TAPAS_LEDGER_FILE_FRAME_HDR, plen) != crc)
 			break;
-		st = replay_payload(s, buf + off + TAPAS_LFILE_FRAME_HDR, plen);
+		st = replay_payload(s, buf + off + TAPAS_LEDGER_FILE_FRAME_HDR, plen);
 		if (st != TAPAS_OK)
 		{
 			if (reason)
@@ -368,7 +368,7 @@ tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
 					"a logged record contradicts the records before it";
 			return st;
 		}
-		off += TAPAS_LFILE_FRAME_HDR + plen;
+		off += TAPAS_LEDGER_FILE_FRAME_HDR + plen;
 		*good_len = off;
 		(*nframes)++;
 	}
@@ -381,7 +381,7 @@ tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
 
 static tapas_status
 dump_frame(tapas_status st, uint8_t *frame, size_t len,
-		   tapas_lfile_write_fn write_fn, void *arg)
+		   tapas_ledger_file_write_fn write_fn, void *arg)
 {
 	if (st == TAPAS_OK && write_fn(arg, frame, len) != 0)
 		st = TAPAS_EINVAL;
@@ -391,10 +391,10 @@ dump_frame(tapas_status st, uint8_t *frame, size_t len,
 
 /* whether cell j continues the statement whose cells start at i */
 static int
-same_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j)
+same_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j)
 {
-	const tapas_lstore_cell_t *a = tapas_lstore_cell(s, i);
-	const tapas_lstore_cell_t *c = tapas_lstore_cell(s, j);
+	const tapas_ledger_store_cell_t *a = tapas_ledger_store_cell(s, i);
+	const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(s, j);
 
 	return c->log_id == a->log_id + (int64_t) (j - i) && c->query_off == a->query_off &&
 		c->logged_at == a->logged_at && c->session_start == a->session_start &&
@@ -403,11 +403,11 @@ same_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j)
 
 /* one STMT frame for cells [i, j) of s, without new keys */
 static tapas_status
-dump_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j,
-		  tapas_lfile_write_fn write_fn, void *arg)
+dump_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j,
+		  tapas_ledger_file_write_fn write_fn, void *arg)
 {
-	const tapas_lstore_cell_t *a = tapas_lstore_cell(s, i);
-	tapas_lbatch_t b;
+	const tapas_ledger_store_cell_t *a = tapas_ledger_store_cell(s, i);
+	tapas_ledger_batch_t b;
 	uint8_t    *frame = NULL;
 	size_t		len = 0;
 	uint64_t	k;
@@ -419,31 +419,31 @@ dump_stmt(const tapas_lstore_t *s, uint64_t i, uint64_t j,
 	b.session_start = a->session_start;
 	b.role = a->role;
 	b.pid = a->pid;
-	b.query = tapas_lstore_query_text(s, a);
+	b.query = tapas_ledger_store_query_text(s, a);
 	b.query_len = b.query ? (uint32_t) strlen(b.query) : 0;
 	b.ncells = (int) (j - i);
-	b.cells = tapas_calloc(j - i, sizeof(tapas_lbatch_cell_t));
+	b.cells = tapas_calloc(j - i, sizeof(tapas_ledger_batch_cell_t));
 	if (b.cells == NULL)
 		return TAPAS_ENOMEM;
 	for (k = i; k < j; k++)
 	{
-		const tapas_lstore_cell_t *c = tapas_lstore_cell(s, k);
-		tapas_lbatch_cell_t *bc = &b.cells[k - i];
+		const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(s, k);
+		tapas_ledger_batch_cell_t *bc = &b.cells[k - i];
 
 		bc->relid = c->relid;
-		bc->statistic = tapas_lstore_stat_text(s, c, &bc->stat_len);
+		bc->statistic = tapas_ledger_store_stat_text(s, c, &bc->stat_len);
 		bc->answer = c->answer;
 		bc->ncovered = c->ncovered;
-		bc->cover = tapas_lstore_cover(s, c);
+		bc->cover = tapas_ledger_store_cover(s, c);
 		bc->cover_len = c->cover_len;
 	}
-	st = tapas_lfile_encode_stmt(&b, &frame, &len);
+	st = tapas_ledger_file_encode_stmt(&b, &frame, &len);
 	tapas_free(b.cells);
 	return dump_frame(st, frame, len, write_fn, arg);
 }
 
 tapas_status
-tapas_lfile_dump(const tapas_lstore_t *s, tapas_lfile_write_fn write_fn, void *arg)
+tapas_ledger_file_dump(const tapas_ledger_store_t *s, tapas_ledger_file_write_fn write_fn, void *arg)
 {
 	uint8_t    *frame = NULL;
 	size_t		len = 0;
@@ -452,22 +452,22 @@ tapas_lfile_dump(const tapas_lstore_t *s, tapas_lfile_write_fn write_fn, void *a
 				j;
 	int			t;
 
-	if (write_fn(arg, TAPAS_LFILE_MAGIC, TAPAS_LFILE_HEADER_LEN) != 0)
+	if (write_fn(arg, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN) != 0)
 		return TAPAS_EINVAL;
-	st = tapas_lfile_encode_meta(s->next_log_id, &frame, &len);
+	st = tapas_ledger_file_encode_meta(s->next_log_id, &frame, &len);
 	if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
 		return st;
 	for (t = 0; t < (int) s->ntables; t++)
 	{
-		uint32_t	relid = tapas_lstore_table_relid(s, t);
-		uint64_t	n = tapas_lstore_table_n(s, relid);
+		uint32_t	relid = tapas_ledger_store_table_relid(s, t);
+		uint64_t	n = tapas_ledger_store_table_n(s, relid);
 		int64_t    *keys = tapas_malloc((n ? n : 1) * 8);
 
 		if (keys == NULL)
 			return TAPAS_ENOMEM;
-		tapas_lstore_table_keys(s, relid, keys);
+		tapas_ledger_store_table_keys(s, relid, keys);
 		frame = NULL;
-		st = tapas_lfile_encode_keys(relid, keys, n, &frame, &len);
+		st = tapas_ledger_file_encode_keys(relid, keys, n, &frame, &len);
 		tapas_free(keys);
 		if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
 			return st;

@@ -23,8 +23,8 @@
  *
  * A live append writes one STMT frame whose new keys carry the dense
  * index assignment; replaying the frames in order through
- * tapas_lstore_apply rebuilds the store exactly.  A rewritten file
- * (tapas_lfile_dump, after tapas.reset) has META, then one KEYS per table,
+ * tapas_ledger_store_apply rebuilds the store exactly.  A rewritten file
+ * (tapas_ledger_file_dump, after tapas.reset) has META, then one KEYS per table,
  * then STMT frames without new keys.
  *
  * A frame that extends past the end of the file or fails its CRC ends the
@@ -46,36 +46,36 @@
 #include "lstore/ledger_store.h"
 #include "util/status.h"
 
-#define TAPAS_LFILE_MAGIC		"TAPASLF1"
-#define TAPAS_LFILE_HEADER_LEN	8
-#define TAPAS_LFILE_FRAME_HDR	8
-#define TAPAS_LFILE_MAX_PAYLOAD	(UINT32_C(1) << 31)
+#define TAPAS_LEDGER_FILE_MAGIC		"TAPASLF1"
+#define TAPAS_LEDGER_FILE_HEADER_LEN	8
+#define TAPAS_LEDGER_FILE_FRAME_HDR	8
+#define TAPAS_LEDGER_FILE_MAX_PAYLOAD	(UINT32_C(1) << 31)
 
-#define TAPAS_LFILE_STMT		1
-#define TAPAS_LFILE_KEYS		2
-#define TAPAS_LFILE_META		3
+#define TAPAS_LEDGER_FILE_STMT		1
+#define TAPAS_LEDGER_FILE_KEYS		2
+#define TAPAS_LEDGER_FILE_META		3
 
 /*
  * Encoders.  Each returns in *frame a tapas_malloc'd frame (length, CRC,
  * payload) of *len bytes; the caller frees it with tapas_free.
- * TAPAS_ELIMIT if the payload would exceed TAPAS_LFILE_MAX_PAYLOAD,
+ * TAPAS_ELIMIT if the payload would exceed TAPAS_LEDGER_FILE_MAX_PAYLOAD,
  * TAPAS_ENOMEM.
  */
-extern tapas_status tapas_lfile_encode_stmt(const tapas_lbatch_t *b,
+extern tapas_status tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b,
 											uint8_t **frame, size_t *len);
-extern tapas_status tapas_lfile_encode_keys(uint32_t relid, const int64_t *keys,
+extern tapas_status tapas_ledger_file_encode_keys(uint32_t relid, const int64_t *keys,
 											uint64_t nkeys, uint8_t **frame, size_t *len);
-extern tapas_status tapas_lfile_encode_meta(int64_t next_log_id,
+extern tapas_status tapas_ledger_file_encode_meta(int64_t next_log_id,
 											uint8_t **frame, size_t *len);
 
 /*
  * Decodes a STMT payload (without the frame header) into a batch that
  * borrows the statistic, query and cover bytes from payload (keep it
- * alive until tapas_lbatch_free) and owns copies of the new keys.
+ * alive until tapas_ledger_batch_free) and owns copies of the new keys.
  * TAPAS_EINVAL if the payload is malformed, TAPAS_ENOMEM.
  */
-extern tapas_status tapas_lfile_decode_stmt(const uint8_t *payload, size_t len,
-											tapas_lbatch_t **batch);
+extern tapas_status tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len,
+											tapas_ledger_batch_t **batch);
 
 /*
  * Replays a whole file image buf[0..len) into s (normally empty).
@@ -92,7 +92,7 @@ extern tapas_status tapas_lfile_decode_stmt(const uint8_t *payload, size_t len,
  *	TAPAS_ENOMEM.
  * reason may be NULL.  A file of length 0 is an empty ledger.
  */
-extern tapas_status tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, size_t len,
+extern tapas_status tapas_ledger_file_replay(tapas_ledger_store_t *s, const uint8_t *buf, size_t len,
 									   size_t *good_len, uint64_t *nframes,
 									   const char **reason);
 
@@ -102,8 +102,8 @@ extern tapas_status tapas_lfile_replay(tapas_lstore_t *s, const uint8_t *buf, si
  * returns 0 on success.  Returns TAPAS_OK, TAPAS_ENOMEM, or TAPAS_EINVAL
  * when write_fn failed.
  */
-typedef int (*tapas_lfile_write_fn) (void *arg, const void *data, size_t len);
-extern tapas_status tapas_lfile_dump(const tapas_lstore_t *s,
-									 tapas_lfile_write_fn write_fn, void *arg);
+typedef int (*tapas_ledger_file_write_fn) (void *arg, const void *data, size_t len);
+extern tapas_status tapas_ledger_file_dump(const tapas_ledger_store_t *s,
+									 tapas_ledger_file_write_fn write_fn, void *arg);
 
 #endif							/* TAPAS_LEDGER_FILE_H */

@@ -4,7 +4,7 @@
  *	  The ledger's region: dense key index, interned statistics, cells and
  *	  their compressed covers (layout in ledger_store.h).
  *
- * Invariants (checked by tapas_lstore_validate):
+ * Invariants (checked by tapas_ledger_store_validate):
  *	- records[0..nrecords) hold, per table slot t, the keys of t in dense
  *	  index order 0..tables[t].n-1, interleaved with other tables';
  *	- the hash holds exactly the positions 0..nrecords-1, each reachable
@@ -31,7 +31,7 @@
 
 /* splitmix64 finaliser of (relid, key): a well mixed 64-bit hash */
 static uint64_t
-lstore_hash(uint32_t relid, int64_t key)
+ledger_store_hash(uint32_t relid, int64_t key)
 {
 	uint64_t	z = (uint64_t) key ^ ((uint64_t) relid * UINT64_C(0x9E3779B97F4A7C15));
 
@@ -41,7 +41,7 @@ lstore_hash(uint32_t relid, int64_t key)
 }
 
 static uint64_t
-lstore_hash_slots(uint64_t max_records)
+ledger_store_hash_slots(uint64_t max_records)
 {
 	uint64_t	slots = 16;
 
@@ -51,44 +51,44 @@ lstore_hash_slots(uint64_t max_records)
 }
 
 size_t
-tapas_lstore_size(const tapas_lstore_limits_t *lim)
+tapas_ledger_store_size(const tapas_ledger_store_limits_t *lim)
 {
-	if (lim->max_records < 1 || lim->max_records > TAPAS_LSTORE_MAX_RECORDS ||
+	if (lim->max_records < 1 || lim->max_records > TAPAS_LEDGER_STORE_MAX_RECORDS ||
 		lim->max_cells < 1 || lim->max_cells > (UINT64_C(1) << 40) ||
 		lim->arena_bytes < 64 || lim->arena_bytes > (UINT64_C(1) << 46) ||
-		lim->max_tables < 1 || lim->max_tables > TAPAS_LSTORE_MAX_TABLES)
+		lim->max_tables < 1 || lim->max_tables > TAPAS_LEDGER_STORE_MAX_TABLES)
 		return 0;
-	return ALIGN8(sizeof(tapas_lstore_t)) +
-		ALIGN8(lim->max_tables * sizeof(lstore_table_t)) +
-		lim->max_records * sizeof(lstore_record_t) +
-		ALIGN8(lstore_hash_slots(lim->max_records) * sizeof(uint32_t)) +
-		lim->max_cells * sizeof(tapas_lstore_cell_t) +
+	return ALIGN8(sizeof(tapas_ledger_store_t)) +
+		ALIGN8(lim->max_tables * sizeof(ledger_store_table_t)) +
+		lim->max_records * sizeof(ledger_store_record_t) +
+		ALIGN8(ledger_store_hash_slots(lim->max_records) * sizeof(uint32_t)) +
+		lim->max_cells * sizeof(tapas_ledger_store_cell_t) +
 		ALIGN8(lim->arena_bytes);
 }
 
-tapas_lstore_t *
-tapas_lstore_init(void *region, size_t size, const tapas_lstore_limits_t *lim)
+tapas_ledger_store_t *
+tapas_ledger_store_init(void *region, size_t size, const tapas_ledger_store_limits_t *lim)
 {
-	tapas_lstore_t *s = region;
-	size_t		need = tapas_lstore_size(lim);
+	tapas_ledger_store_t *s = region;
+	size_t		need = tapas_ledger_store_size(lim);
 	uint64_t	off;
 
 	if (need == 0 || size < need || ((uintptr_t) region & 7) != 0)
 		return NULL;
 	memset(s, 0, sizeof(*s));
-	s->magic = LSTORE_MAGIC;
+	s->magic = LEDGER_STORE_MAGIC;
 	s->region_size = size;
 	s->lim = *lim;
-	s->hash_mask = (uint32_t) (lstore_hash_slots(lim->max_records) - 1);
-	off = ALIGN8(sizeof(tapas_lstore_t));
+	s->hash_mask = (uint32_t) (ledger_store_hash_slots(lim->max_records) - 1);
+	off = ALIGN8(sizeof(tapas_ledger_store_t));
 	s->off_tables = off;
-	off += ALIGN8(lim->max_tables * sizeof(lstore_table_t));
+	off += ALIGN8(lim->max_tables * sizeof(ledger_store_table_t));
 	s->off_records = off;
-	off += lim->max_records * sizeof(lstore_record_t);
+	off += lim->max_records * sizeof(ledger_store_record_t);
 	s->off_hash = off;
 	off += ALIGN8(((uint64_t) s->hash_mask + 1) * sizeof(uint32_t));
 	s->off_cells = off;
-	off += lim->max_cells * sizeof(tapas_lstore_cell_t);
+	off += lim->max_cells * sizeof(tapas_ledger_store_cell_t);
 	s->off_arena = off;
 	memset(HASH(s), 0, ((size_t) s->hash_mask + 1) * sizeof(uint32_t));
 	s->arena_used = 8;			/* offset 0 means "none" */
@@ -99,7 +99,7 @@ tapas_lstore_init(void *region, size_t size, const tapas_lstore_limits_t *lim)
 /* ---- Lookups ---- */
 
 int
-tapas_lstore_table_slot(const tapas_lstore_t *s, uint32_t relid)
+tapas_ledger_store_table_slot(const tapas_ledger_store_t *s, uint32_t relid)
 {
 	uint32_t	t;
 
@@ -110,29 +110,29 @@ tapas_lstore_table_slot(const tapas_lstore_t *s, uint32_t relid)
 }
 
 uint32_t
-tapas_lstore_table_relid(const tapas_lstore_t *s, int slot)
+tapas_ledger_store_table_relid(const tapas_ledger_store_t *s, int slot)
 {
 	return TABLES(s)[slot].relid;
 }
 
 uint64_t
-tapas_lstore_table_n(const tapas_lstore_t *s, uint32_t relid)
+tapas_ledger_store_table_n(const tapas_ledger_store_t *s, uint32_t relid)
 {
-	int			t = tapas_lstore_table_slot(s, relid);
+	int			t = tapas_ledger_store_table_slot(s, relid);
 
 	return t < 0 ? 0 : TABLES(s)[t].n;
 }
 
 /* hash slot holding (relid, key), or the empty slot where it would go */
 uint32_t
-tapas_lstore_probe(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
 {
-	uint32_t	h = (uint32_t) lstore_hash(relid, key) & s->hash_mask;
+	uint32_t	h = (uint32_t) ledger_store_hash(relid, key) & s->hash_mask;
 
 	for (;;)
 	{
 		uint32_t	pos = HASH(s)[h];
-		const lstore_record_t *r;
+		const ledger_store_record_t *r;
 
 		if (pos == 0)
 			return h;
@@ -144,32 +144,32 @@ tapas_lstore_probe(const tapas_lstore_t *s, uint32_t relid, int64_t key)
 }
 
 void
-tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_ledger_store_prefetch_slot(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
 {
-	__builtin_prefetch(&HASH(s)[(uint32_t) lstore_hash(relid, key) & s->hash_mask]);
+	__builtin_prefetch(&HASH(s)[(uint32_t) ledger_store_hash(relid, key) & s->hash_mask]);
 }
 
 void
-tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_ledger_store_prefetch_record(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
 {
-	uint32_t	pos = HASH(s)[(uint32_t) lstore_hash(relid, key) & s->hash_mask];
+	uint32_t	pos = HASH(s)[(uint32_t) ledger_store_hash(relid, key) & s->hash_mask];
 
 	if (pos != 0)
 		__builtin_prefetch(&RECORDS(s)[pos - 1]);
 }
 
 int64_t
-tapas_lstore_lookup(const tapas_lstore_t *s, uint32_t relid, int64_t key)
+tapas_ledger_store_lookup(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
 {
-	uint32_t	pos = HASH(s)[tapas_lstore_probe(s, relid, key)];
+	uint32_t	pos = HASH(s)[tapas_ledger_store_probe(s, relid, key)];
 
 	return pos == 0 ? -1 : (int64_t) RECORDS(s)[pos - 1].idx;
 }
 
 void
-tapas_lstore_table_keys(const tapas_lstore_t *s, uint32_t relid, int64_t *keys)
+tapas_ledger_store_table_keys(const tapas_ledger_store_t *s, uint32_t relid, int64_t *keys)
 {
-	int			t = tapas_lstore_table_slot(s, relid);
+	int			t = tapas_ledger_store_table_slot(s, relid);
 	uint64_t	i;
 
 	if (t < 0)
@@ -180,14 +180,14 @@ tapas_lstore_table_keys(const tapas_lstore_t *s, uint32_t relid, int64_t *keys)
 }
 
 uint64_t
-tapas_lstore_find_stat(const tapas_lstore_t *s, uint32_t relid,
+tapas_ledger_store_find_stat(const tapas_ledger_store_t *s, uint32_t relid,
 					   const char *stat, uint32_t len)
 {
 	uint64_t	off;
 
 	for (off = s->stats_head; off != 0;)
 	{
-		const lstore_stat_t *st = (const lstore_stat_t *) (ARENA(s) + off);
+		const ledger_store_stat_t *st = (const ledger_store_stat_t *) (ARENA(s) + off);
 
 		if (st->relid == relid && st->len == len &&
 			memcmp(st + 1, stat, len) == 0)
@@ -197,17 +197,17 @@ tapas_lstore_find_stat(const tapas_lstore_t *s, uint32_t relid,
 	return 0;
 }
 
-const tapas_lstore_cell_t *
-tapas_lstore_cell(const tapas_lstore_t *s, uint64_t i)
+const tapas_ledger_store_cell_t *
+tapas_ledger_store_cell(const tapas_ledger_store_t *s, uint64_t i)
 {
 	return i < s->ncells ? &CELLS(s)[i] : NULL;
 }
 
 const char *
-tapas_lstore_stat_text(const tapas_lstore_t *s, const tapas_lstore_cell_t *c,
+tapas_ledger_store_stat_text(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c,
 					   uint32_t *len)
 {
-	const lstore_stat_t *st = (const lstore_stat_t *) (ARENA(s) + c->stat_off);
+	const ledger_store_stat_t *st = (const ledger_store_stat_t *) (ARENA(s) + c->stat_off);
 
 	if (len)
 		*len = st->len;
@@ -215,13 +215,13 @@ tapas_lstore_stat_text(const tapas_lstore_t *s, const tapas_lstore_cell_t *c,
 }
 
 const char *
-tapas_lstore_query_text(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
+tapas_ledger_store_query_text(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c)
 {
 	return c->query_off == 0 ? NULL : (const char *) (ARENA(s) + c->query_off);
 }
 
 const uint8_t *
-tapas_lstore_cover(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
+tapas_ledger_store_cover(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c)
 {
 	return ARENA(s) + c->cover_off;
 }
@@ -229,9 +229,9 @@ tapas_lstore_cover(const tapas_lstore_t *s, const tapas_lstore_cell_t *c)
 /* ---- Primitive mutations (callers have checked capacity) ---- */
 
 uint32_t
-tapas_lstore_put_table(tapas_lstore_t *s, uint32_t relid)
+tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint32_t relid)
 {
-	int			t = tapas_lstore_table_slot(s, relid);
+	int			t = tapas_ledger_store_table_slot(s, relid);
 
 	if (t >= 0)
 		return (uint32_t) t;
@@ -241,10 +241,10 @@ tapas_lstore_put_table(tapas_lstore_t *s, uint32_t relid)
 }
 
 void
-tapas_lstore_put_record(tapas_lstore_t *s, uint32_t slot, int64_t key)
+tapas_ledger_store_put_record(tapas_ledger_store_t *s, uint32_t slot, int64_t key)
 {
-	uint32_t	h = tapas_lstore_probe(s, TABLES(s)[slot].relid, key);
-	lstore_record_t *r = &RECORDS(s)[s->nrecords];
+	uint32_t	h = tapas_ledger_store_probe(s, TABLES(s)[slot].relid, key);
+	ledger_store_record_t *r = &RECORDS(s)[s->nrecords];
 
 	r->key = key;
 	r->table = slot;
@@ -254,7 +254,7 @@ tapas_lstore_put_record(tapas_lstore_t *s, uint32_t slot, int64_t key)
 
 /* copies len bytes (plus a NUL if nul) into the arena; returns the offset */
 uint64_t
-tapas_lstore_put_bytes(tapas_lstore_t *s, const void *data, uint64_t len, int nul)
+tapas_ledger_store_put_bytes(tapas_ledger_store_t *s, const void *data, uint64_t len, int nul)
 {
 	uint64_t	off = s->arena_used;
 
@@ -266,10 +266,10 @@ tapas_lstore_put_bytes(tapas_lstore_t *s, const void *data, uint64_t len, int nu
 }
 
 uint64_t
-tapas_lstore_put_stat(tapas_lstore_t *s, uint32_t relid, const char *stat, uint32_t len)
+tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint32_t relid, const char *stat, uint32_t len)
 {
-	uint64_t	off = tapas_lstore_find_stat(s, relid, stat, len);
-	lstore_stat_t hdr;
+	uint64_t	off = tapas_ledger_store_find_stat(s, relid, stat, len);
+	ledger_store_stat_t hdr;
 	uint8_t    *p;
 
 	if (off != 0)
@@ -291,10 +291,10 @@ tapas_lstore_put_stat(tapas_lstore_t *s, uint32_t relid, const char *stat, uint3
 /* ---- Reset of one table ---- */
 
 tapas_status
-tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_removed)
+tapas_ledger_store_reset_table(tapas_ledger_store_t *s, uint32_t relid, uint64_t *ncells_removed)
 {
-	tapas_lstore_t *src = tapas_malloc(s->region_size);
-	tapas_lstore_limits_t lim = s->lim;
+	tapas_ledger_store_t *src = tapas_malloc(s->region_size);
+	tapas_ledger_store_limits_t lim = s->lim;
 	uint64_t	i,
 				removed = 0,
 				last_q_src = 0,
@@ -303,26 +303,26 @@ tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_rem
 	if (src == NULL)
 		return TAPAS_ENOMEM;
 	memcpy(src, s, s->region_size);
-	tapas_lstore_init(s, src->region_size, &lim);
+	tapas_ledger_store_init(s, src->region_size, &lim);
 	s->next_log_id = src->next_log_id;
 
 	/* every other table, also those whose cells cover no record */
 	for (i = 0; i < src->ntables; i++)
 		if (TABLES(src)[i].relid != relid)
-			tapas_lstore_put_table(s, TABLES(src)[i].relid);
+			tapas_ledger_store_put_table(s, TABLES(src)[i].relid);
 	/* records in their original order, so every other table keeps its indices */
 	for (i = 0; i < src->nrecords; i++)
 	{
-		const lstore_record_t *r = &RECORDS(src)[i];
+		const ledger_store_record_t *r = &RECORDS(src)[i];
 		uint32_t	rel = TABLES(src)[r->table].relid;
 
 		if (rel != relid)
-			tapas_lstore_put_record(s, tapas_lstore_put_table(s, rel), r->key);
+			tapas_ledger_store_put_record(s, tapas_ledger_store_put_table(s, rel), r->key);
 	}
 	for (i = 0; i < src->ncells; i++)
 	{
-		const tapas_lstore_cell_t *c = &CELLS(src)[i];
-		tapas_lstore_cell_t *d = &CELLS(s)[s->ncells];
+		const tapas_ledger_store_cell_t *c = &CELLS(src)[i];
+		tapas_ledger_store_cell_t *d = &CELLS(s)[s->ncells];
 		uint32_t	len;
 		const char *stat;
 
@@ -332,18 +332,18 @@ tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid, uint64_t *ncells_rem
 			continue;
 		}
 		*d = *c;
-		stat = tapas_lstore_stat_text(src, c, &len);
-		d->stat_off = tapas_lstore_put_stat(s, c->relid, stat, len);
+		stat = tapas_ledger_store_stat_text(src, c, &len);
+		d->stat_off = tapas_ledger_store_put_stat(s, c->relid, stat, len);
 		if (c->query_off != 0 && c->query_off != last_q_src)
 		{
-			const char *q = tapas_lstore_query_text(src, c);
+			const char *q = tapas_ledger_store_query_text(src, c);
 
 			last_q_src = c->query_off;
-			last_q_dst = tapas_lstore_put_bytes(s, q, strlen(q), 1);
+			last_q_dst = tapas_ledger_store_put_bytes(s, q, strlen(q), 1);
 		}
 		d->query_off = c->query_off == 0 ? 0 : last_q_dst;
-		d->cover_off = tapas_lstore_put_bytes(s, tapas_lstore_cover(src, c), c->cover_len, 0);
-		d->table = (uint32_t) tapas_lstore_table_slot(s, c->relid);
+		d->cover_off = tapas_ledger_store_put_bytes(s, tapas_ledger_store_cover(src, c), c->cover_len, 0);
+		d->table = (uint32_t) tapas_ledger_store_table_slot(s, c->relid);
 		s->ncells++;
 	}
 	tapas_free(src);

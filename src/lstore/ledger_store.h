@@ -3,19 +3,19 @@
  * ledger_store.h
  *	  Pure-C layout of the tapas ledger in one fixed memory region.
  *
- * The server places a tapas_lstore_t in shared memory (src/ledger/shmem.c)
+ * The server places a tapas_ledger_store_t in shared memory (src/ledger/shmem.c)
  * and guards it with one LWLock; this module knows nothing of locks or of
  * PostgreSQL.  Everything in the region is addressed by offsets, never by
  * pointers, so every backend can map it at a different address.
  *
  * Region layout (all parts 8-byte aligned, sizes fixed at init):
  *
- *	header		tapas_lstore_t: limits, counters, offsets of the parts
+ *	header		tapas_ledger_store_t: limits, counters, offsets of the parts
  *	tables		[max_tables] {relid, n}: one slot per table seen
  *	records		[max_records] {key, table slot, dense index}, append order
  *	hash		[2^k >= 2 max_records] uint32: record position + 1, 0 = empty;
  *				open addressing with linear probing on (relid, key)
- *	cells		[max_cells] tapas_lstore_cell_t, in log_id order
+ *	cells		[max_cells] tapas_ledger_store_cell_t, in log_id order
  *	arena		arena_bytes of variable-length data: interned statistics
  *				(a linked list, newest first), query texts (one per
  *				statement) and covers (CRoaring portable serialisation,
@@ -25,7 +25,7 @@
  * Dense indices: per table, a key gets the next index (0, 1, ...) the
  * first time a logged cell covers it; records of one table therefore
  * appear in the records array in index order.  Nothing is ever removed
- * except by tapas_lstore_reset_table, which rebuilds the region without
+ * except by tapas_ledger_store_reset_table, which rebuilds the region without
  * one table and keeps every other index unchanged.
  *
  * Why CRoaring: a cover is a subset of 0..n-1.  Roaring picks per 2^16
@@ -36,9 +36,9 @@
  * also the file format, so persisting a cell copies bytes.
  *
  * Appending is two-phase so that a statement is logged all or nothing:
- * tapas_lstore_prepare builds a batch (covers, new keys) without touching
- * the store, tapas_lstore_check says whether it fits, and
- * tapas_lstore_apply commits it and cannot fail after a successful check.
+ * tapas_ledger_store_prepare builds a batch (covers, new keys) without touching
+ * the store, tapas_ledger_store_check says whether it fits, and
+ * tapas_ledger_store_apply commits it and cannot fail after a successful check.
  * The caller holds the lock exclusively from prepare to apply.
  *
  * CRoaring allocates with malloc, outside tapas_malloc; every roaring
@@ -57,19 +57,19 @@
 
 #include "util/status.h"
 
-#define TAPAS_LSTORE_MAX_TABLES		1024	/* protected tables with logged cells */
-#define TAPAS_LSTORE_MAX_RECORDS	(UINT32_C(1) << 31)
+#define TAPAS_LEDGER_STORE_MAX_TABLES		1024	/* protected tables with logged cells */
+#define TAPAS_LEDGER_STORE_MAX_RECORDS	(UINT32_C(1) << 31)
 
-typedef struct tapas_lstore_limits
+typedef struct tapas_ledger_store_limits
 {
 	uint64_t	max_records;	/* (table, key) pairs, all tables together */
 	uint64_t	max_cells;		/* logged cells, all tables together */
 	uint64_t	arena_bytes;	/* statistics, query texts and covers */
-	uint32_t	max_tables;		/* 1..TAPAS_LSTORE_MAX_TABLES */
-} tapas_lstore_limits_t;
+	uint32_t	max_tables;		/* 1..TAPAS_LEDGER_STORE_MAX_TABLES */
+} tapas_ledger_store_limits_t;
 
 /* One logged cell, as stored (80 bytes). */
-typedef struct tapas_lstore_cell
+typedef struct tapas_ledger_store_cell
 {
 	int64_t		log_id;
 	int64_t		logged_at;		/* caller's clock (PostgreSQL TimestampTz) */
@@ -84,13 +84,13 @@ typedef struct tapas_lstore_cell
 	uint32_t	role;
 	int32_t		pid;
 	uint32_t	table;			/* table slot */
-} tapas_lstore_cell_t;
+} tapas_ledger_store_cell_t;
 
-typedef struct tapas_lstore
+typedef struct tapas_ledger_store
 {
 	uint64_t	magic;
 	uint64_t	region_size;
-	tapas_lstore_limits_t lim;
+	tapas_ledger_store_limits_t lim;
 	uint32_t	hash_mask;		/* hash slots - 1 */
 	uint32_t	ntables;
 	uint64_t	nrecords;
@@ -104,10 +104,10 @@ typedef struct tapas_lstore
 	uint64_t	off_hash;
 	uint64_t	off_cells;
 	uint64_t	off_arena;
-} tapas_lstore_t;
+} tapas_ledger_store_t;
 
 /* One cell of a batch: a statement's cell, prepared or decoded. */
-typedef struct tapas_lbatch_cell
+typedef struct tapas_ledger_batch_cell
 {
 	uint32_t	relid;
 	const char *statistic;		/* borrowed, stat_len bytes, need not end in NUL */
@@ -118,9 +118,9 @@ typedef struct tapas_lbatch_cell
 	uint64_t	nnew;
 	const uint8_t *cover;		/* CRoaring portable bytes (owned if batch->owns_covers) */
 	uint64_t	cover_len;
-} tapas_lbatch_cell_t;
+} tapas_ledger_batch_cell_t;
 
-typedef struct tapas_lbatch
+typedef struct tapas_ledger_batch
 {
 	int64_t		first_log_id;	/* 0 until applied (live) or as decoded (replay) */
 	int64_t		logged_at;
@@ -130,40 +130,40 @@ typedef struct tapas_lbatch
 	const char *query;			/* borrowed; NULL = none */
 	uint32_t	query_len;
 	int			ncells;
-	tapas_lbatch_cell_t *cells; /* owned */
+	tapas_ledger_batch_cell_t *cells; /* owned */
 	int			owns_covers;	/* 1: free each cells[i].cover */
-} tapas_lbatch_t;
+} tapas_ledger_batch_t;
 
 /* A cell to prepare: what the gate hands over, in plain C. */
-typedef struct tapas_lcell_in
+typedef struct tapas_ledger_cell_in
 {
 	uint32_t	relid;
 	const char *statistic;		/* NUL-terminated */
 	double		answer;
 	const int64_t *keys;		/* any order; duplicates counted once */
 	uint64_t	nkeys;
-} tapas_lcell_in_t;
+} tapas_ledger_cell_in_t;
 
-/* Which limit a batch would exceed (tapas_lstore_check). */
-typedef enum tapas_lstore_full
+/* Which limit a batch would exceed (tapas_ledger_store_check). */
+typedef enum tapas_ledger_store_full
 {
-	TAPAS_LSTORE_FITS = 0,
-	TAPAS_LSTORE_FULL_CELLS,
-	TAPAS_LSTORE_FULL_RECORDS,
-	TAPAS_LSTORE_FULL_MEMORY,
-	TAPAS_LSTORE_FULL_TABLES
-} tapas_lstore_full_t;
+	TAPAS_LEDGER_STORE_FITS = 0,
+	TAPAS_LEDGER_STORE_FULL_CELLS,
+	TAPAS_LEDGER_STORE_FULL_RECORDS,
+	TAPAS_LEDGER_STORE_FULL_MEMORY,
+	TAPAS_LEDGER_STORE_FULL_TABLES
+} tapas_ledger_store_full_t;
 
 /* Bytes of region needed for these limits; 0 if the limits are invalid. */
-extern size_t tapas_lstore_size(const tapas_lstore_limits_t *lim);
+extern size_t tapas_ledger_store_size(const tapas_ledger_store_limits_t *lim);
 
 /*
  * Formats region (size bytes, 8-byte aligned, at least
- * tapas_lstore_size(lim)) as an empty ledger and returns it, or NULL if
+ * tapas_ledger_store_size(lim)) as an empty ledger and returns it, or NULL if
  * the limits are invalid or size too small.
  */
-extern tapas_lstore_t *tapas_lstore_init(void *region, size_t size,
-										 const tapas_lstore_limits_t *lim);
+extern tapas_ledger_store_t *tapas_ledger_store_init(void *region, size_t size,
+										 const tapas_ledger_store_limits_t *lim);
 
 /*
  * Checks every invariant (counters within limits, tables and hash agree
@@ -172,68 +172,68 @@ extern tapas_lstore_t *tapas_lstore_init(void *region, size_t size,
  * TAPAS_OK, or TAPAS_EINCONSISTENT with *reason set (reason may be NULL).
  * O(size of the ledger); for tests.
  */
-extern tapas_status tapas_lstore_validate(const tapas_lstore_t *s, const char **reason);
+extern tapas_status tapas_ledger_store_validate(const tapas_ledger_store_t *s, const char **reason);
 
 /*
  * Builds a batch for ncells cells: dense indices of known keys, new
  * indices (as apply will assign them) for keys never seen, covers
  * serialised.  The store is only read.  query may be NULL.  The batch
  * borrows the statistic and query strings: keep them alive until
- * tapas_lbatch_free.  Returns TAPAS_EINVAL for ncells < 1, relid 0, an
+ * tapas_ledger_batch_free.  Returns TAPAS_EINVAL for ncells < 1, relid 0, an
  * empty statistic or one longer than 65535 bytes, TAPAS_ELIMIT for a
  * table with more than 2^32 - 1 records, TAPAS_ENOMEM.
  */
-extern tapas_status tapas_lstore_prepare(const tapas_lstore_t *s,
-										 const tapas_lcell_in_t *cells, int ncells,
+extern tapas_status tapas_ledger_store_prepare(const tapas_ledger_store_t *s,
+										 const tapas_ledger_cell_in_t *cells, int ncells,
 										 const char *query,
-										 tapas_lbatch_t **batch);
+										 tapas_ledger_batch_t **batch);
 
 /*
- * tapas_lstore_prepare with a backend-local cache of known keys
+ * tapas_ledger_store_prepare with a backend-local cache of known keys
  * (ledger_cache.h; NULL = none): known keys are looked up in the cache
  * first, and the store's answers for the others are put into it.  The
- * result is identical to tapas_lstore_prepare's as long as the caller
+ * result is identical to tapas_ledger_store_prepare's as long as the caller
  * keeps the cache's invariant (cleared after any reset of the store).
  */
-struct tapas_lcache;
-extern tapas_status tapas_lstore_prepare_cached(const tapas_lstore_t *s,
-												struct tapas_lcache *cache,
-												const tapas_lcell_in_t *cells, int ncells,
+struct tapas_ledger_cache;
+extern tapas_status tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s,
+												struct tapas_ledger_cache *cache,
+												const tapas_ledger_cell_in_t *cells, int ncells,
 												const char *query,
-												tapas_lbatch_t **batch);
+												tapas_ledger_batch_t **batch);
 
 /*
- * Whether batch fits: TAPAS_OK (*full = TAPAS_LSTORE_FITS), TAPAS_ELIMIT
+ * Whether batch fits: TAPAS_OK (*full = TAPAS_LEDGER_STORE_FITS), TAPAS_ELIMIT
  * with *full naming the first limit exceeded, or TAPAS_EINVAL when the
  * batch contradicts the store (a "new" key already indexed, a cover
  * member beyond its table's n, a log_id not above the last logged one): a replayed
  * file that does not match.  full may be NULL.
  */
-extern tapas_status tapas_lstore_check(const tapas_lstore_t *s, const tapas_lbatch_t *b,
-									   tapas_lstore_full_t *full);
+extern tapas_status tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch_t *b,
+									   tapas_ledger_store_full_t *full);
 
 /*
- * Commits batch: calls tapas_lstore_check and, on TAPAS_OK, appends its
+ * Commits batch: calls tapas_ledger_store_check and, on TAPAS_OK, appends its
  * new keys and cells.  A batch with first_log_id 0 gets the next log_ids
  * (written back to b->first_log_id); otherwise its own.  Returns the
  * check's status; on failure the store is unchanged.
  */
-extern tapas_status tapas_lstore_apply(tapas_lstore_t *s, tapas_lbatch_t *b,
-									   tapas_lstore_full_t *full);
+extern tapas_status tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b,
+									   tapas_ledger_store_full_t *full);
 
-/* Frees a batch from prepare or tapas_lfile_decode; NULL is a no-op. */
-extern void tapas_lbatch_free(tapas_lbatch_t *b);
+/* Frees a batch from prepare or tapas_ledger_file_decode; NULL is a no-op. */
+extern void tapas_ledger_batch_free(tapas_ledger_batch_t *b);
 
 /*
  * Appends keys (all new) to relid's dense index, as a KEYS record of the
  * file does.  TAPAS_EINVAL if one is already indexed or repeated,
  * TAPAS_ELIMIT if they do not fit; the store is unchanged on failure.
  */
-extern tapas_status tapas_lstore_add_keys(tapas_lstore_t *s, uint32_t relid,
+extern tapas_status tapas_ledger_store_add_keys(tapas_ledger_store_t *s, uint32_t relid,
 										  const int64_t *keys, uint64_t nkeys);
 
 /* Raises next_log_id to at least next (a META record of the file). */
-extern void tapas_lstore_bump_log_id(tapas_lstore_t *s, int64_t next);
+extern void tapas_ledger_store_bump_log_id(tapas_ledger_store_t *s, int64_t next);
 
 /*
  * Removes every key and cell of relid, keeping other tables' indices and
@@ -241,37 +241,37 @@ extern void tapas_lstore_bump_log_id(tapas_lstore_t *s, int64_t next);
  * number of cells removed.  Needs a temporary copy of the region:
  * TAPAS_ENOMEM leaves the store unchanged.
  */
-extern tapas_status tapas_lstore_reset_table(tapas_lstore_t *s, uint32_t relid,
+extern tapas_status tapas_ledger_store_reset_table(tapas_ledger_store_t *s, uint32_t relid,
 											 uint64_t *ncells_removed);
 
 /*
  * Read accessors.  Pointers returned point into the region and are valid
  * while the caller holds the lock (shared suffices).
  */
-extern int	tapas_lstore_table_slot(const tapas_lstore_t *s, uint32_t relid);	/* -1 if none */
-extern uint32_t tapas_lstore_table_relid(const tapas_lstore_t *s, int slot);	/* slot < ntables */
-extern uint64_t tapas_lstore_table_n(const tapas_lstore_t *s, uint32_t relid);
-/* keys[j] = key of dense index j for j < n; keys sized by tapas_lstore_table_n */
-extern void tapas_lstore_table_keys(const tapas_lstore_t *s, uint32_t relid, int64_t *keys);
+extern int	tapas_ledger_store_table_slot(const tapas_ledger_store_t *s, uint32_t relid);	/* -1 if none */
+extern uint32_t tapas_ledger_store_table_relid(const tapas_ledger_store_t *s, int slot);	/* slot < ntables */
+extern uint64_t tapas_ledger_store_table_n(const tapas_ledger_store_t *s, uint32_t relid);
+/* keys[j] = key of dense index j for j < n; keys sized by tapas_ledger_store_table_n */
+extern void tapas_ledger_store_table_keys(const tapas_ledger_store_t *s, uint32_t relid, int64_t *keys);
 /* dense index of (relid, key), or -1 */
-extern int64_t tapas_lstore_lookup(const tapas_lstore_t *s, uint32_t relid, int64_t key);
+extern int64_t tapas_ledger_store_lookup(const tapas_ledger_store_t *s, uint32_t relid, int64_t key);
 /*
  * Prefetch hints for a lookup a few keys ahead: a probe costs two cache
  * misses (hash slot, then record), so batch loops ask for the slot of key
  * k + 2d and the record of key k + d while they look up key k.
  */
-extern void tapas_lstore_prefetch_slot(const tapas_lstore_t *s, uint32_t relid, int64_t key);
-extern void tapas_lstore_prefetch_record(const tapas_lstore_t *s, uint32_t relid, int64_t key);
+extern void tapas_ledger_store_prefetch_slot(const tapas_ledger_store_t *s, uint32_t relid, int64_t key);
+extern void tapas_ledger_store_prefetch_record(const tapas_ledger_store_t *s, uint32_t relid, int64_t key);
 /* arena offset of the interned statistic, 0 if never logged for relid */
-extern uint64_t tapas_lstore_find_stat(const tapas_lstore_t *s, uint32_t relid,
+extern uint64_t tapas_ledger_store_find_stat(const tapas_ledger_store_t *s, uint32_t relid,
 									   const char *stat, uint32_t len);
-extern const tapas_lstore_cell_t *tapas_lstore_cell(const tapas_lstore_t *s, uint64_t i);
-extern const char *tapas_lstore_stat_text(const tapas_lstore_t *s,
-										  const tapas_lstore_cell_t *c, uint32_t *len);
+extern const tapas_ledger_store_cell_t *tapas_ledger_store_cell(const tapas_ledger_store_t *s, uint64_t i);
+extern const char *tapas_ledger_store_stat_text(const tapas_ledger_store_t *s,
+										  const tapas_ledger_store_cell_t *c, uint32_t *len);
 /* NUL-terminated, or NULL when the cell has no query text */
-extern const char *tapas_lstore_query_text(const tapas_lstore_t *s,
-										   const tapas_lstore_cell_t *c);
-extern const uint8_t *tapas_lstore_cover(const tapas_lstore_t *s,
-										 const tapas_lstore_cell_t *c);
+extern const char *tapas_ledger_store_query_text(const tapas_ledger_store_t *s,
+										   const tapas_ledger_store_cell_t *c);
+extern const uint8_t *tapas_ledger_store_cover(const tapas_ledger_store_t *s,
+										 const tapas_ledger_store_cell_t *c);
 
 #endif							/* TAPAS_LEDGER_STORE_H */

@@ -5,7 +5,7 @@
  *	  ledger_apply.c and ledger_validate.c only.
  *
  * Layout and invariants are described in ledger_store.h and
- * ledger_store.c.  The tapas_lstore_put_* primitives assume the caller has
+ * ledger_store.c.  The tapas_ledger_store_put_* primitives assume the caller has
  * checked capacity; they cannot fail.
  *
  * IDENTIFICATION
@@ -18,53 +18,53 @@
 
 #include "lstore/ledger_store.h"
 
-#define LSTORE_MAGIC		UINT64_C(0x54415041534C4731)	/* "TAPASLG1" */
+#define LEDGER_STORE_MAGIC		UINT64_C(0x54415041534C4731)	/* "TAPASLG1" */
 #define ALIGN8(x)			(((uint64_t) (x) + 7) & ~UINT64_C(7))
 
-typedef struct lstore_table
+typedef struct ledger_store_table
 {
 	uint32_t	relid;
 	uint32_t	n;				/* records of this table = next dense index */
-} lstore_table_t;
+} ledger_store_table_t;
 
-typedef struct lstore_record
+typedef struct ledger_store_record
 {
 	int64_t		key;
 	uint32_t	table;			/* slot */
 	uint32_t	idx;			/* dense index within the table */
-} lstore_record_t;
+} ledger_store_record_t;
 
 /* an interned statistic in the arena, followed by len bytes and a NUL */
-typedef struct lstore_stat
+typedef struct ledger_store_stat
 {
 	uint64_t	next;			/* arena offset of the previous statistic, 0 = end */
 	uint32_t	relid;
 	uint32_t	len;
-} lstore_stat_t;
+} ledger_store_stat_t;
 
 /* ---- Region accessors ---- */
 
 #define REGION(s)		((uint8_t *) (s))
-#define TABLES(s)		((lstore_table_t *) (REGION(s) + (s)->off_tables))
-#define RECORDS(s)		((lstore_record_t *) (REGION(s) + (s)->off_records))
+#define TABLES(s)		((ledger_store_table_t *) (REGION(s) + (s)->off_tables))
+#define RECORDS(s)		((ledger_store_record_t *) (REGION(s) + (s)->off_records))
 #define HASH(s)			((uint32_t *) (REGION(s) + (s)->off_hash))
-#define CELLS(s)		((tapas_lstore_cell_t *) (REGION(s) + (s)->off_cells))
+#define CELLS(s)		((tapas_ledger_store_cell_t *) (REGION(s) + (s)->off_cells))
 #define ARENA(s)		(REGION(s) + (s)->off_arena)
 
 /* arena bytes a statistic costs when interned */
-#define STAT_BYTES(len)		ALIGN8(sizeof(lstore_stat_t) + (uint64_t) (len) + 1)
+#define STAT_BYTES(len)		ALIGN8(sizeof(ledger_store_stat_t) + (uint64_t) (len) + 1)
 
 /* hash slot holding (relid, key), or the empty slot where it would go */
-extern uint32_t tapas_lstore_probe(const tapas_lstore_t *s, uint32_t relid, int64_t key);
+extern uint32_t tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint32_t relid, int64_t key);
 /* slot of relid, added if missing (capacity checked by the caller) */
-extern uint32_t tapas_lstore_put_table(tapas_lstore_t *s, uint32_t relid);
+extern uint32_t tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint32_t relid);
 /* appends key to the table of slot with the next dense index */
-extern void tapas_lstore_put_record(tapas_lstore_t *s, uint32_t slot, int64_t key);
+extern void tapas_ledger_store_put_record(tapas_ledger_store_t *s, uint32_t slot, int64_t key);
 /* copies len bytes (plus a NUL if nul) into the arena; returns the offset */
-extern uint64_t tapas_lstore_put_bytes(tapas_lstore_t *s, const void *data, uint64_t len, int nul);
+extern uint64_t tapas_ledger_store_put_bytes(tapas_ledger_store_t *s, const void *data, uint64_t len, int nul);
 /* arena offset of the interned (relid, stat), interned now if new */
-extern uint64_t tapas_lstore_put_stat(tapas_lstore_t *s, uint32_t relid, const char *stat, uint32_t len);
+extern uint64_t tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint32_t relid, const char *stat, uint32_t len);
 /* max member of a serialised cover, -1 if empty, -2 if it does not decode */
-extern int64_t tapas_lstore_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card);
+extern int64_t tapas_ledger_store_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card);
 
 #endif							/* TAPAS_LEDGER_STORE_INT_H */

@@ -20,13 +20,13 @@
 #define FAIL(msg)	do { if (reason) *reason = (msg); return TAPAS_EINCONSISTENT; } while (0)
 
 static tapas_status
-lstore_validate_records(const tapas_lstore_t *s, const char **reason)
+ledger_store_validate_records(const tapas_ledger_store_t *s, const char **reason)
 {
 	uint64_t	i,
 				used = 0;
 	uint32_t	t,
 				u;
-	uint32_t	next[TAPAS_LSTORE_MAX_TABLES] = {0};
+	uint32_t	next[TAPAS_LEDGER_STORE_MAX_TABLES] = {0};
 
 	for (t = 0; t < s->ntables; t++)
 	{
@@ -38,13 +38,13 @@ lstore_validate_records(const tapas_lstore_t *s, const char **reason)
 	}
 	for (i = 0; i < s->nrecords; i++)
 	{
-		const lstore_record_t *r = &RECORDS(s)[i];
+		const ledger_store_record_t *r = &RECORDS(s)[i];
 
 		if (r->table >= s->ntables)
 			FAIL("record of an unknown table slot");
 		if (r->idx != next[r->table]++)
 			FAIL("dense indices of a table are not 0, 1, ... in record order");
-		if (HASH(s)[tapas_lstore_probe(s, TABLES(s)[r->table].relid, r->key)] != i + 1)
+		if (HASH(s)[tapas_ledger_store_probe(s, TABLES(s)[r->table].relid, r->key)] != i + 1)
 			FAIL("record not reachable through the hash (or a duplicate key)");
 	}
 	for (t = 0; t < s->ntables; t++)
@@ -59,7 +59,7 @@ lstore_validate_records(const tapas_lstore_t *s, const char **reason)
 }
 
 static tapas_status
-lstore_validate_cells(const tapas_lstore_t *s, const char **reason)
+ledger_store_validate_cells(const tapas_ledger_store_t *s, const char **reason)
 {
 	uint64_t	i,
 				off,
@@ -67,15 +67,15 @@ lstore_validate_cells(const tapas_lstore_t *s, const char **reason)
 
 	for (off = s->stats_head; off != 0; nstats++)
 	{
-		if (off < 8 || off + sizeof(lstore_stat_t) > s->arena_used || nstats > s->nstats)
+		if (off < 8 || off + sizeof(ledger_store_stat_t) > s->arena_used || nstats > s->nstats)
 			FAIL("statistic list leaves the arena");
-		off = ((const lstore_stat_t *) (ARENA(s) + off))->next;
+		off = ((const ledger_store_stat_t *) (ARENA(s) + off))->next;
 	}
 	if (nstats != s->nstats)
 		FAIL("statistic list length differs from nstats");
 	for (i = 0; i < s->ncells; i++)
 	{
-		const tapas_lstore_cell_t *c = &CELLS(s)[i];
+		const tapas_ledger_store_cell_t *c = &CELLS(s)[i];
 		uint64_t	card = 0;
 		int64_t		max;
 
@@ -84,12 +84,12 @@ lstore_validate_cells(const tapas_lstore_t *s, const char **reason)
 		if (c->table >= s->ntables || TABLES(s)[c->table].relid != c->relid)
 			FAIL("cell table slot does not match its relid");
 		if (c->stat_off < 8 || c->stat_off >= s->arena_used ||
-			((const lstore_stat_t *) (ARENA(s) + c->stat_off))->relid != c->relid)
+			((const ledger_store_stat_t *) (ARENA(s) + c->stat_off))->relid != c->relid)
 			FAIL("cell statistic outside the arena or of another table");
 		if (c->query_off >= s->arena_used || c->cover_off < 8 ||
 			c->cover_off + c->cover_len > s->arena_used)
 			FAIL("cell query or cover outside the arena");
-		max = tapas_lstore_cover_max(tapas_lstore_cover(s, c), c->cover_len, &card);
+		max = tapas_ledger_store_cover_max(tapas_ledger_store_cover(s, c), c->cover_len, &card);
 		if (max == -2 || card != c->ncovered || max >= (int64_t) TABLES(s)[c->table].n)
 			FAIL("cover does not decode to ncovered indices below the table's n");
 	}
@@ -97,18 +97,18 @@ lstore_validate_cells(const tapas_lstore_t *s, const char **reason)
 }
 
 tapas_status
-tapas_lstore_validate(const tapas_lstore_t *s, const char **reason)
+tapas_ledger_store_validate(const tapas_ledger_store_t *s, const char **reason)
 {
 	tapas_status st;
 
-	if (s->magic != LSTORE_MAGIC)
+	if (s->magic != LEDGER_STORE_MAGIC)
 		FAIL("bad magic");
 	if (s->nrecords > s->lim.max_records || s->ncells > s->lim.max_cells ||
 		s->ntables > s->lim.max_tables || s->arena_used > s->lim.arena_bytes ||
 		s->arena_used < 8 || s->next_log_id < 1)
 		FAIL("counter beyond its limit");
-	st = lstore_validate_records(s, reason);
+	st = ledger_store_validate_records(s, reason);
 	if (st == TAPAS_OK)
-		st = lstore_validate_cells(s, reason);
+		st = ledger_store_validate_cells(s, reason);
 	return st;
 }

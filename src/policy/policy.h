@@ -21,6 +21,8 @@
 #include "utils/elog.h"
 #include "utils/relcache.h"
 
+#include "policy/status_error.h"
+
 /*
  * SQLSTATEs.  Class "TP" is ours (classes I-Z are implementation-defined);
  * standard codes are used where PostgreSQL already has the right one.
@@ -30,6 +32,8 @@
  *	bad argument								ERRCODE_INVALID_PARAMETER_VALUE
  *	size above configured limits				ERRCODE_PROGRAM_LIMIT_EXCEEDED
  *	extension not preloaded						ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE
+ *
+ * A kernel's tapas_status is reported through status_error.h only.
  */
 #define ERRCODE_TAPAS_ISOLATION_DENIED	MAKE_SQLSTATE('T','P','0','0','1')
 #define ERRCODE_TAPAS_GROUP_TOO_SMALL	MAKE_SQLSTATE('T','P','0','0','2')

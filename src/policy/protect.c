@@ -51,7 +51,6 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "capture/capture.h"
 #include "policy/policy.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_protect);

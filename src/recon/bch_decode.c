@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "recon/bch.h"
+#include "util/compare.h"
 
 /* words per polynomial slot: degree <= 2s + 1 */
 #define BCH_W(bch)	(2 * (size_t) (bch)->s + 2)
@@ -495,15 +496,6 @@ bch_find_roots(tapas_bch_t *bch, const uint32_t *f, int L, uint32_t *roots)
  * ----------------------------------------------------------------
  */
 
-static int
-cmp_int64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* S_(2t+1) of the support, for every t, equal to syn_odd? */
 static int
 bch_syndromes_match(const tapas_bch_t *bch, const int64_t *support, int w,
@@ -563,7 +555,7 @@ tapas_bch_decode(tapas_bch_t *bch, const uint32_t *syn_odd, int64_t *support,
 			return TAPAS_EDECODE;	/* a root in the shortened-away part */
 		support[i] = j;
 	}
-	qsort(support, L, sizeof(int64_t), cmp_int64);
+	qsort(support, L, sizeof(int64_t), tapas_cmp_int64);
 	for (i = 1; i < L; i++)
 		if (support[i] == support[i - 1])
 			return TAPAS_EDECODE;

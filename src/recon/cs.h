@@ -4,7 +4,7 @@
  *	  Compressed sensing: sparse recovery of x in R^n from answers
  *	  b = A x + e to the 0/1 queries of an m x n binary matrix A.
  *
- * Notation (research/reconstruction.md section 4): n records, m queries,
+ * Notation: n records, m queries,
  * A in {0,1}^{m x n}, x the sensitive values (often binary and s-sparse),
  * e the noise on the answers (zero for exact COUNT/SUM answers, Laplace or
  * Gaussian otherwise), lambda = noise_scale.

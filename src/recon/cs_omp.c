@@ -15,8 +15,8 @@
  * column of the factorisation, i.e. an intercept is fitted: every later
  * column is orthogonalised against it, so the selection sees the centred
  * columns a_j - mean(a_j) 1 (+-1/2 entries, nearly orthogonal) and the
- * centred answers, as the total-count centring of reconstruction.md
- * section 4.1 does, but without needing an exact total.  Since r is then
+ * centred answers, as centring by the total count would, but without
+ * needing an exact total.  Since r is then
  * orthogonal to 1, a_j^T r equals the centred column's product, and the
  * selection divides by the centred norm sqrt(c_j - c_j^2 / m) (c_j = the
  * column's count).  The fitted intercept is dropped from x.

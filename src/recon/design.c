@@ -14,7 +14,7 @@
  * method's decoder.  For BCH the decoded support is re-checked against
  * every integer answer (its count in each query), which catches the
  * miscorrections a parity decoder cannot see when more than s records are
- * positive, as research/reconstruction.md section 3.1 recommends.
+ * positive.
  *
  * IDENTIFICATION
  *	  src/recon/design.c

@@ -3,9 +3,10 @@
  * hadamard.c
  *	  Sylvester-Hadamard design: coverage and the FWHT decoders.
  *
- * The attack of research/reconstruction.md section 5 and of the article
- * (seeds/001): the binary queries H' = (H + J) / 2 each cover half of the
- * records (the total excepted), yet n of them give away every value.  The
+ * The Hadamard reconstruction attack (Dwork and Yekhanin, "New efficient
+ * attacks on statistical disclosure control mechanisms", CRYPTO 2008): the
+ * binary queries H' = (H + J) / 2 each cover half of the records (the
+ * total excepted), yet n of them give away every value.  The
  * decoder turns binary answers into +-1 answers, b = 2 b' - b'_0, and
  * applies one in-place FWHT (fwht.c): x = H b / N.  In int64 the result is
  * exact, and the division by N doubles as a consistency check: answers

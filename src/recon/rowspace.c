@@ -5,7 +5,7 @@
  *	  with a bordered inverse and random projections instead of a dense
  *	  RREF, and trial/commit/rollback.
  *
- * Notation (research/reconstruction.md section 2).  A is the m x N binary
+ * Notation.  A is the m x N binary
  * matrix of logged rows over atom columns (records with identical columns
  * merged, see atoms.h; N = number of atoms).  I = the r rows kept as basis
  * (each new row independent of the earlier ones), P = their pivot columns,

@@ -12,11 +12,11 @@
  *
  * Arithmetic is modulo a prime p, which the caller draws once at server
  * start with tapas_rowspace_prime_draw() from a secret seed.  Errors are
- * one-sided (research/reconstruction.md section 2.3): a record reported
- * determined could be a false alarm with probability below about 2^-120 per
- * check (two random projections), and a determined record is missed only
- * if p divides a pivot minor of A over Q (about 1e-10 for 10^4 rows at
- * p ~ 2^62, less for a secret random p).  See rowspace.c for the algorithm.
+ * one-sided: a record reported determined could be a false alarm with
+ * probability below about 2^-120 per check (two random projections), and a
+ * determined record is missed only if p divides a pivot minor of A over Q
+ * (about 1e-10 for 10^4 rows at p ~ 2^62, less for a secret random p).  See
+ * rowspace.c for the algorithm.
  *
  * Usage: create once per ledger; for each statement, tapas_rowspace_trial()
  * with all its cells, read the records that would become determined, then

@@ -42,12 +42,22 @@ validate_batch(tapas_rowspace_t *rs, const uint32_t *ids,
 				l;
 	tapas_status st = TAPAS_OK;
 
-	if (nrows > 0 && (offsets == NULL || (ids == NULL && offsets[nrows] > 0)))
+	if (nrows > 0 && offsets == NULL)
 		return TAPAS_EINVAL;
-	for (i = 0; i < nrows && st == TAPAS_OK; i++)
-	{
+	/*
+	 * Offsets first, all of them: only monotonic offsets make "the rows
+	 * hold no id" the same as offsets[nrows] == offsets[0], the test that a
+	 * NULL ids is safe (with {0, 2, 0} the first row would read ids[0]).
+	 */
+	for (i = 0; i < nrows; i++)
 		if (offsets[i + 1] < offsets[i])
 			return TAPAS_EINVAL;
+	if (nrows > 0 && ids == NULL && offsets[nrows] > offsets[0])
+		return TAPAS_EINVAL;
+	if (ids == NULL)
+		return TAPAS_OK;		/* every row is empty: nothing to check */
+	for (i = 0; i < nrows && st == TAPAS_OK; i++)
+	{
 		for (l = offsets[i]; l < offsets[i + 1]; l++)
 		{
 			uint32_t	j = ids[l];

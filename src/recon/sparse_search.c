@@ -41,6 +41,7 @@
 #include "util/memory.h"
 #include "util/rng.h"
 #include "recon/sparse_search.h"
+#include "util/compare.h"
 
 typedef struct search_ctx
 {
@@ -79,15 +80,6 @@ verify(const search_ctx *c, const int64_t *cols, int w)
 	return 1;
 }
 
-static int
-cmp_i64(const void *a, const void *b)
-{
-	int64_t		x = *(const int64_t *) a,
-				y = *(const int64_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* Records a verified solution; TAPAS_ENOMEM if the store cannot grow. */
 static tapas_status
 record(search_ctx *c, int64_t *cols, int w)
@@ -109,7 +101,7 @@ record(search_ctx *c, int64_t *cols, int w)
 			return TAPAS_ENOMEM;
 		r->supports = p;
 	}
-	qsort(cols, (size_t) w, sizeof(int64_t), cmp_i64);
+	qsort(cols, (size_t) w, sizeof(int64_t), tapas_cmp_int64);
 	for (t = 0; t < 3; t++)
 		r->supports[r->stored * 3 + t] = t < w ? cols[t] : -1;
 	r->stored++;

@@ -1,12 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * status.h
- *	  Status codes shared by every pure-C kernel of tapas.
+ *	  Status codes shared by every pure-C kernel of tapas, and the one table
+ *	  that says how each is reported.
  *
  * Kernels never print, exit or abort: they return a tapas_status (zero on
- * success, a negative TAPAS_E* code otherwise) and the SQL wrappers of
- * src/api/ map it to ereport().  tapas_status_message() gives the one-line
- * lower-case text a wrapper may use as errmsg detail.
+ * success, a negative TAPAS_E* code otherwise).  The server side reports a
+ * status through one mapper, tapas_raise_status() in
+ * src/policy/status_error.c, which reads its SQLSTATE, message and hint from
+ * tapas_status_info() below; nothing else decides the SQLSTATE of a status.
+ * The table is pure C so that a unit test can check every entry.
  *
  * IDENTIFICATION
  *	  src/util/status.h
@@ -27,7 +30,29 @@ typedef int tapas_status;
 #define TAPAS_ENUMERIC		(-6)	/* a numerical routine failed (LAPACK info > 0) */
 #define TAPAS_ELIMIT		(-7)	/* a size limit of the kernel was exceeded */
 
-/* Returns a static string describing status; never NULL. */
+/* the most negative status code; every code from TAPAS_OK down to it is defined */
+#define TAPAS_STATUS_LAST	TAPAS_ELIMIT
+
+/*
+ * How one status is reported.  sqlstate is the five-character SQLSTATE
+ * (the README's "Errors" table); message a lower-case phrase that follows
+ * the caller's "what: " prefix; hint NULL or a full sentence.
+ */
+typedef struct tapas_status_info_t
+{
+	tapas_status status;
+	const char *sqlstate;
+	const char *message;
+	const char *hint;
+} tapas_status_info_t;
+
+/*
+ * The entry of status; never NULL.  An unknown status gets the internal
+ * error entry (SQLSTATE XX000, message "unrecognized status").
+ */
+extern const tapas_status_info_t *tapas_status_info(tapas_status status);
+
+/* Returns tapas_status_info(status)->message; never NULL. */
 extern const char *tapas_status_message(tapas_status status);
 
 #endif							/* TAPAS_STATUS_H */

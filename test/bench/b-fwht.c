@@ -5,7 +5,7 @@
  * For n = 2^20 and 2^26 doubles (and 2^24 int64): best-of-k time of
  * tapas_fwht_double against, in the same process, (a) the textbook radix-2
  * loop and (b) memcpy of the same buffer, the memory-bandwidth floor.
- * Targets (issue 3): >= 2x faster than radix-2; at 2^26 <= 4x the time of
+ * Targets: >= 2x faster than radix-2; at 2^26 <= 4x the time of
  * two memcpy passes.  TAPAS_BENCH_QUICK=1 skips 2^26.
  */
 #include <stdio.h>

@@ -5,8 +5,8 @@
  *	  auxiliary split, 5,000-record datasets, raw generator with 5,000
  *	  synthetic records, MIA pairs with replacement, naive + hist + corr
  *	  features, random forest of 100 trees, 1,000 training and 100 test
- *	  datasets (examples/groundhog_census.py; research/tapas.md section 8:
- *	  191 s, accuracy 0.54, AUC 0.573 on this machine).
+ *	  datasets (the toolbox's examples/groundhog_census.py, which took
+ *	  191 s for accuracy 0.54 and AUC 0.573 on this machine).
  *
  * Prints wall time, accuracy and AUC, the ratio against the reference's
  * recorded 191 s, and an in-process ratio of the feature extraction
@@ -174,7 +174,7 @@ main(void)
 		n_items = 3;
 	}
 	memset(&p, 0, sizeof(p));
-	tapas_tm_params_default(&p.tm);
+	tapas_threat_model_params_default(&p.tm);
 	p.tm.num_training_records = 5000;
 	p.tm.n_train = env_long("BENCH_TRAIN", 1000);
 	p.tm.n_test = env_long("BENCH_TEST", 100);

@@ -39,18 +39,18 @@
 
 /* logs one cell; returns its bytes of store (header + arena growth) */
 static double
-log_cell(tapas_lstore_t *s, const int64_t *keys, uint64_t m, int fd, off_t *off, int sync)
+log_cell(tapas_ledger_store_t *s, const int64_t *keys, uint64_t m, int fd, off_t *off, int sync)
 {
-	tapas_lcell_in_t in = {RELID, "count(*)", (double) m, keys, m};
-	tapas_lbatch_t *b;
+	tapas_ledger_cell_in_t in = {RELID, "count(*)", (double) m, keys, m};
+	tapas_ledger_batch_t *b;
 	uint8_t    *frame;
 	size_t		len;
 	uint64_t	before = s->arena_used;
 
-	if (tapas_lstore_prepare(s, &in, 1, NULL, &b) != TAPAS_OK)
+	if (tapas_ledger_store_prepare(s, &in, 1, NULL, &b) != TAPAS_OK)
 		abort();
 	b->first_log_id = s->next_log_id;
-	if (tapas_lfile_encode_stmt(b, &frame, &len) != TAPAS_OK)
+	if (tapas_ledger_file_encode_stmt(b, &frame, &len) != TAPAS_OK)
 		abort();
 	if (fd >= 0)
 	{
@@ -61,11 +61,11 @@ log_cell(tapas_lstore_t *s, const int64_t *keys, uint64_t m, int fd, off_t *off,
 			abort();
 	}
 	b->first_log_id = 0;
-	if (tapas_lstore_apply(s, b, NULL) != TAPAS_OK)
+	if (tapas_ledger_store_apply(s, b, NULL) != TAPAS_OK)
 		abort();
 	tapas_free(frame);
-	tapas_lbatch_free(b);
-	return (double) sizeof(tapas_lstore_cell_t) + (double) (s->arena_used - before);
+	tapas_ledger_batch_free(b);
+	return (double) sizeof(tapas_ledger_store_cell_t) + (double) (s->arena_used - before);
 }
 
 /* m distinct random keys of 1..N, shuffled */
@@ -82,19 +82,19 @@ random_keys(tapas_rng_t *rng, uint64_t m)
 	return all;					/* the first m are a random m-subset */
 }
 
-static tapas_lstore_t *
+static tapas_ledger_store_t *
 new_store(void)
 {
-	tapas_lstore_limits_t lim = {2 * N, 100000, UINT64_C(512) << 20, 4};
-	size_t		size = tapas_lstore_size(&lim);
+	tapas_ledger_store_limits_t lim = {2 * N, 100000, UINT64_C(512) << 20, 4};
+	size_t		size = tapas_ledger_store_size(&lim);
 	void	   *region = NULL;
-	tapas_lstore_t *s;
+	tapas_ledger_store_t *s;
 	int64_t    *keys = malloc(sizeof(int64_t) * N);
 	int			i;
 
 	if (posix_memalign(&region, 64, size) != 0)
 		abort();
-	s = tapas_lstore_init(region, size, &lim);
+	s = tapas_ledger_store_init(region, size, &lim);
 	for (i = 0; i < N; i++)
 		keys[i] = i + 1;
 	log_cell(s, keys, N, -1, NULL, 0);	/* index in key order */
@@ -103,7 +103,7 @@ new_store(void)
 }
 
 static void
-memory_row(const char *name, tapas_lstore_t *s, const int64_t *keys, uint64_t m)
+memory_row(const char *name, tapas_ledger_store_t *s, const int64_t *keys, uint64_t m)
 {
 	double		bytes = log_cell(s, keys, m, -1, NULL, 0);
 	double		bitset = N / 8.0;
@@ -117,7 +117,7 @@ memory_row(const char *name, tapas_lstore_t *s, const int64_t *keys, uint64_t m)
 static double
 latency_once(tapas_rng_t *rng, uint64_t m, int reps, int fd, int sync)
 {
-	tapas_lstore_t *s = new_store();
+	tapas_ledger_store_t *s = new_store();
 	int64_t    *keys = random_keys(rng, m);
 	off_t		off = 0;
 	double		t0;
@@ -153,7 +153,7 @@ int
 main(void)
 {
 	tapas_rng_t rng;
-	tapas_lstore_t *s;
+	tapas_ledger_store_t *s;
 	int64_t    *keys;
 	int64_t    *range = malloc(sizeof(int64_t) * 25000);
 	const char *path = "test/build/b-ledger.tmp";

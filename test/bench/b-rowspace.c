@@ -4,8 +4,8 @@
  *	  per answered query at n = 100,000 with 100 and 1,000 logged rows, for
  *	  (a) benign GROUP BY workloads over three quasi-identifiers and (b) an
  *	  attack design of Bernoulli(1/2) rows; memory; and the ratio against the
- *	  straightforward dense RREF of research/reconstruction.md section 2.2,
- *	  both run in this process at n = 4,096 where the baseline fits.
+ *	  straightforward dense incremental RREF modulo the same prime, both
+ *	  run in this process at n = 4,096 where the baseline fits.
  *
  * A "query" is one statement: a GROUP BY produces one row per answered
  * cell (cells below k = 10 are not answered), a Bernoulli query one row.
@@ -229,7 +229,7 @@ next_query(workload_t *w, batch_t *b)
 }
 
 /* ---------------------------------------------------------------------
- * Baseline: the dense incremental RREF of research section 2.2
+ * Baseline: the dense incremental RREF modulo p (one row at a time)
  * ---------------------------------------------------------------------
  */
 
@@ -522,7 +522,7 @@ main(void)
 	run("a benign (90,2,50)", 100000, 1, 90, 2, 50, 0, 2, prime);
 	run("b bernoulli", 100000, 0, 0, 0, 0, 0, 2, prime);
 	run("b bernoulli + difference", 100000, -1, 0, 0, 0, 0, 2, prime);
-	printf("# baseline: dense RREF (research 2.2) on the same rows in this process\n");
+	printf("# baseline: dense incremental RREF mod p on the same rows in this process\n");
 	run("a benign (90,2,50)", 4096, 1, 90, 2, 50, 1, 2, prime);
 	run("b bernoulli", 4096, 0, 0, 0, 0, 1, 2, prime);
 	run("b bernoulli", 100000, 0, 0, 0, 0, 1, 1, prime);

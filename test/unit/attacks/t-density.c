@@ -32,6 +32,14 @@ test_kde_hand(void)
 	/* far away: finite thanks to log-sum-exp */
 	x = 1000;
 	TAPAS_CHECK(isfinite(tapas_density_log(m, &x, &x)));
+	/* infinitely far (every kernel underflows to exactly 0): log 0, not NaN */
+	x = 1e200;
+	TAPAS_CHECK_MSG(tapas_density_log(m, &x, &x) == -INFINITY,
+					"log p %g", tapas_density_log(m, &x, &x));
+	/* the dataset it borrows emptied after the fit: log 0, not log(0) of an empty sum */
+	ds->n = 0;
+	TAPAS_CHECK(tapas_density_log(m, &x, &x) == -INFINITY);
+	ds->n = 2;
 	tapas_density_free(m);
 	TAPAS_CHECK(tapas_density_fit_kde(ds, TAPAS_BANDWIDTH_FIXED, 0) == NULL);
 	tapas_dataset_free(ds);
@@ -118,11 +126,41 @@ test_independent_hand(void)
 	TAPAS_CHECK(tapas_memory_live() == 0);
 }
 
+/*
+ * No synthetic rows: -log n and the smoothed frequencies (count + alpha) /
+ * (n + alpha card) would take log(0) or 0/0, so neither fit may return a
+ * model (NULL is "bad parameters"), encoded or not, whatever alpha.
+ */
+static void
+test_empty_dataset(void)
+{
+	tapas_column_spec_t specs[2] = {{TAPAS_COLUMN_CATEGORICAL, 3, 0, 0},
+	{TAPAS_COLUMN_CONTINUOUS, 0, 0, 4}};
+	double		v[1] = {0};
+	tapas_dataset_t *ds = tapas_dataset_from_values(0, 2, specs, v);
+
+	TAPAS_CHECK(ds != NULL);
+	if (ds == NULL)
+		return;
+	TAPAS_CHECK(tapas_density_fit_independent(ds, 2, 1.0) == NULL);
+	TAPAS_CHECK(tapas_density_fit_independent(ds, 2, 0.0) == NULL);
+	TAPAS_CHECK(tapas_density_fit_kde(ds, TAPAS_BANDWIDTH_FIXED, 0.5) == NULL);
+	if (tapas_dataset_encode(ds) == TAPAS_OK)
+	{
+		TAPAS_CHECK(tapas_density_fit_kde(ds, TAPAS_BANDWIDTH_FIXED, 0.5) == NULL);
+		TAPAS_CHECK(tapas_density_fit_kde(ds, TAPAS_BANDWIDTH_SCOTT, 0) == NULL);
+		TAPAS_CHECK(tapas_density_fit_kde(ds, TAPAS_BANDWIDTH_SILVERMAN, 0) == NULL);
+	}
+	tapas_dataset_free(ds);
+	TAPAS_CHECK(tapas_memory_live() == 0);
+}
+
 int
 main(void)
 {
 	TAPAS_TEST_RUN(test_kde_hand);
 	TAPAS_TEST_RUN(test_kde_random_and_rules);
 	TAPAS_TEST_RUN(test_independent_hand);
+	TAPAS_TEST_RUN(test_empty_dataset);
 	TAPAS_TEST_DONE();
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "attacks/set_features.h"
+#include "attacks/set_features_int.h"
 #include "util/memory.h"
 #include "tapas_test.h"
 
@@ -324,6 +325,52 @@ test_setfeat_query_draw(void)
 	tapas_coded_schema_free(s);
 }
 
+/*
+ * The subset draw holds column indices in 64-entry arrays and queries in
+ * 64-bit masks: the kernel itself must refuse more than 64 columns, an
+ * order above 64 or above m, whatever its caller checked.
+ */
+static void
+test_setfeat_draw_queries_bounds(void)
+{
+	const struct
+	{
+		size_t		m;
+		int			order;
+		int			number;
+		tapas_status expect;
+	}			cases[] = {
+		{70, 2, 5, TAPAS_EINVAL},	/* sparse draw over 70 columns */
+		{70, 69, 5, TAPAS_EINVAL},	/* dense enumeration, order 69 */
+		{100, 65, 1000, TAPAS_EINVAL},
+		{64, 65, 5, TAPAS_EINVAL},	/* order above m */
+		{10, 0, 5, TAPAS_EINVAL},
+		{10, 3, 0, TAPAS_EINVAL},
+		{64, 64, 5, TAPAS_OK},		/* the largest valid: one mask, all ones */
+		{64, 2, 5, TAPAS_OK},
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++)
+	{
+		tapas_setfeat_item_t it;
+		tapas_status st;
+
+		memset(&it, 0, sizeof(it));
+		it.type = TAPAS_SETFEAT_QUERIES;
+		it.order = cases[k].order;
+		it.number = cases[k].number;
+		it.seed = 7;
+		st = tapas_setfeat_draw_queries(&it, cases[k].m);
+		TAPAS_CHECK_MSG(st == cases[k].expect, "m %zu order %d number %d: status %d",
+						cases[k].m, cases[k].order, cases[k].number, st);
+		if (st == TAPAS_OK && cases[k].order == 64)
+			TAPAS_CHECK(it.dim == 1 && it.masks[0] == UINT64_MAX);
+		if (st != TAPAS_OK)
+			TAPAS_CHECK(it.masks == NULL);
+		tapas_free(it.masks);
+	}
+}
+
 static void
 test_setfeat_errors(void)
 {
@@ -389,6 +436,7 @@ main(void)
 	TAPAS_TEST_RUN(test_setfeat_vs_dense);
 	TAPAS_TEST_RUN(test_setfeat_queries_brute_force);
 	TAPAS_TEST_RUN(test_setfeat_query_draw);
+	TAPAS_TEST_RUN(test_setfeat_draw_queries_bounds);
 	TAPAS_TEST_RUN(test_setfeat_errors);
 	TAPAS_TEST_DONE();
 }

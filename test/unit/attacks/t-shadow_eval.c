@@ -52,7 +52,7 @@ params(int goal, int generator, int features, int classifier)
 
 	memset(items, 0, sizeof(items));
 	memset(&p, 0, sizeof(p));
-	tapas_tm_params_default(&p.tm);
+	tapas_threat_model_params_default(&p.tm);
 	p.tm.goal = goal;
 	p.tm.num_training_records = 100;
 	p.tm.n_train = 60;
@@ -118,20 +118,20 @@ run_case(int goal, int generator, int features, int classifier, double min_acc)
 static void
 test_shadow_unique_target(void)
 {
-	run_case(TAPAS_TM_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST, 1.0);
-	run_case(TAPAS_TM_MIA, TAPAS_GEN_RAW, 1, TAPAS_CLF_RANDOM_FOREST, 1.0);
-	run_case(TAPAS_TM_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_LOGISTIC, 1.0);
-	run_case(TAPAS_TM_MIA, TAPAS_GEN_RAW, 1, TAPAS_CLF_LOGISTIC, 1.0);
+	run_case(TAPAS_THREAT_MODEL_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST, 1.0);
+	run_case(TAPAS_THREAT_MODEL_MIA, TAPAS_GEN_RAW, 1, TAPAS_CLF_RANDOM_FOREST, 1.0);
+	run_case(TAPAS_THREAT_MODEL_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_LOGISTIC, 1.0);
+	run_case(TAPAS_THREAT_MODEL_MIA, TAPAS_GEN_RAW, 1, TAPAS_CLF_LOGISTIC, 1.0);
 	/* marginals keep the category frequencies: category 3 still betrays it */
-	run_case(TAPAS_TM_MIA, TAPAS_GEN_MARGINALS, 0, TAPAS_CLF_RANDOM_FOREST, 0.9);
+	run_case(TAPAS_THREAT_MODEL_MIA, TAPAS_GEN_MARGINALS, 0, TAPAS_CLF_RANDOM_FOREST, 0.9);
 	/* AIA on column 0, values 1 and 3: value 3 shows in the frequencies */
-	run_case(TAPAS_TM_AIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST, 1.0);
+	run_case(TAPAS_THREAT_MODEL_AIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST, 1.0);
 }
 
 static void
 test_shadow_deterministic_and_external(void)
 {
-	tapas_shadow_params_t p = params(TAPAS_TM_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST);
+	tapas_shadow_params_t p = params(TAPAS_THREAT_MODEL_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST);
 	tapas_shadow_eval_t *a,
 			   *b,
 			   *c;
@@ -171,7 +171,7 @@ cancel_at_10(void *arg, double fraction)
 static void
 test_shadow_errors_and_cancel(void)
 {
-	tapas_shadow_params_t p = params(TAPAS_TM_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST);
+	tapas_shadow_params_t p = params(TAPAS_THREAT_MODEL_MIA, TAPAS_GEN_RAW, 0, TAPAS_CLF_RANDOM_FOREST);
 	tapas_shadow_eval_t *ev;
 	const char *reason = NULL;
 	int			calls = 0;
@@ -185,10 +185,10 @@ test_shadow_errors_and_cancel(void)
 	p.tm.num_training_records = 600;
 	TAPAS_CHECK(tapas_shadow_eval_create(&ev, schema, pool, NPOOL, target, &p, &reason) == TAPAS_EINVAL);
 	p.tm.num_training_records = 100;
-	p.tm.goal = TAPAS_TM_AIA;
+	p.tm.goal = TAPAS_THREAT_MODEL_AIA;
 	p.sensitive = M;
 	TAPAS_CHECK(tapas_shadow_eval_create(&ev, schema, pool, NPOOL, target, &p, &reason) == TAPAS_EINVAL);
-	p.tm.goal = TAPAS_TM_MIA;
+	p.tm.goal = TAPAS_THREAT_MODEL_MIA;
 	TAPAS_CHECK(tapas_shadow_eval_create(&ev, schema, pool, NPOOL, target, &p, &reason) == TAPAS_OK);
 	TAPAS_CHECK(tapas_shadow_eval_run(ev, &prog) == TAPAS_ECANCELED);
 	TAPAS_CHECK(calls == 11);

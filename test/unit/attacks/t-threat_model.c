@@ -17,21 +17,21 @@
 #include "tapas_test.h"
 
 static size_t
-count_target(const tapas_tm_dataset_t *d)
+count_target(const tapas_threat_model_dataset_t *d)
 {
 	size_t		i,
 				c = 0;
 
 	for (i = 0; i < d->n_rows; i++)
-		c += d->rows[i] == TAPAS_TM_TARGET;
+		c += d->rows[i] == TAPAS_THREAT_MODEL_TARGET;
 	return c;
 }
 
 static void
 test_tm_mia_pairs(void)
 {
-	tapas_tm_params_t p;
-	tapas_tm_t *tm;
+	tapas_threat_model_params_t p;
+	tapas_threat_model_t *tm;
 	const char *reason = NULL;
 	size_t		k,
 				i,
@@ -39,18 +39,18 @@ test_tm_mia_pairs(void)
 	char	   *part = calloc(1000, 1);
 	char	   *seen = calloc(1000, 1);
 
-	tapas_tm_params_default(&p);
+	tapas_threat_model_params_default(&p);
 	p.n_pool = 1000;
 	p.num_training_records = 100;
 	p.n_train = 20;
 	p.n_test = 11;
 	p.seed = tapas_test_seed();
-	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_OK);
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, &reason) == TAPAS_OK);
 	TAPAS_CHECK(tm->n_datasets == 31 && tm->n_aux == 500);
-	TAPAS_CHECK(tapas_tm_validate(tm, &p, &reason));
+	TAPAS_CHECK(tapas_threat_model_validate(tm, &p, &reason));
 	for (k = 0; k < tm->n_datasets; k++)
 	{
-		tapas_tm_dataset_t *d = &tm->ds[k];
+		tapas_threat_model_dataset_t *d = &tm->ds[k];
 
 		TAPAS_CHECK(d->n_rows == 100);
 		TAPAS_CHECK(count_target(d) == (size_t) d->label);
@@ -60,7 +60,7 @@ test_tm_mia_pairs(void)
 		{
 			int32_t		r = d->rows[i];
 
-			if (r == TAPAS_TM_TARGET)
+			if (r == TAPAS_THREAT_MODEL_TARGET)
 				continue;
 			if (part[r] == 0)
 				part[r] = d->training ? 1 : 2;
@@ -71,7 +71,7 @@ test_tm_mia_pairs(void)
 	TAPAS_CHECK(pos >= 15 && pos <= 16);
 	for (k = 0; k < 30; k += 2)
 	{
-		tapas_tm_dataset_t *a = &tm->ds[k],
+		tapas_threat_model_dataset_t *a = &tm->ds[k],
 				   *b = &tm->ds[k + 1];
 		size_t		diff = 0;
 
@@ -85,13 +85,13 @@ test_tm_mia_pairs(void)
 	for (k = 0; k < 10; k += 2)
 		for (i = 0; i < 100; i++)
 		{
-			int32_t		r = tm->ds[k].rows[i] == TAPAS_TM_TARGET ?
+			int32_t		r = tm->ds[k].rows[i] == TAPAS_THREAT_MODEL_TARGET ?
 				tm->ds[k + 1].rows[i] : tm->ds[k].rows[i];
 
 			TAPAS_CHECK(!seen[r]);
 			seen[r] = 1;
 		}
-	tapas_tm_free(tm);
+	tapas_threat_model_free(tm);
 	free(part);
 	free(seen);
 }
@@ -99,8 +99,8 @@ test_tm_mia_pairs(void)
 static void
 test_tm_mia_append_and_determinism(void)
 {
-	tapas_tm_params_t p;
-	tapas_tm_t *a,
+	tapas_threat_model_params_t p;
+	tapas_threat_model_t *a,
 			   *b,
 			   *c;
 	size_t		k,
@@ -108,7 +108,7 @@ test_tm_mia_append_and_determinism(void)
 				differ = 0;
 	const char *reason;
 
-	tapas_tm_params_default(&p);
+	tapas_threat_model_params_default(&p);
 	p.n_pool = 300;
 	p.num_training_records = 40;
 	p.n_train = 8;
@@ -116,11 +116,11 @@ test_tm_mia_append_and_determinism(void)
 	p.replace_target = 0;
 	p.generate_pairs = 0;
 	p.seed = 11;
-	TAPAS_CHECK(tapas_tm_sample(&a, &p, NULL) == TAPAS_OK);
-	TAPAS_CHECK(tapas_tm_sample(&b, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_threat_model_sample(&a, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_threat_model_sample(&b, &p, NULL) == TAPAS_OK);
 	p.seed = 12;
-	TAPAS_CHECK(tapas_tm_sample(&c, &p, NULL) == TAPAS_OK);
-	TAPAS_CHECK(tapas_tm_validate(a, &p, &reason));
+	TAPAS_CHECK(tapas_threat_model_sample(&c, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_threat_model_validate(a, &p, &reason));
 	for (k = 0; k < a->n_datasets; k++)
 	{
 		TAPAS_CHECK(a->ds[k].n_rows == 40 + (size_t) a->ds[k].label);
@@ -130,29 +130,29 @@ test_tm_mia_append_and_determinism(void)
 	}
 	TAPAS_CHECK(same);
 	TAPAS_CHECK(differ > 0);
-	tapas_tm_free(a);
-	tapas_tm_free(b);
-	tapas_tm_free(c);
+	tapas_threat_model_free(a);
+	tapas_threat_model_free(b);
+	tapas_threat_model_free(c);
 }
 
 static void
 test_tm_aia(void)
 {
-	tapas_tm_params_t p;
-	tapas_tm_t *tm;
+	tapas_threat_model_params_t p;
+	tapas_threat_model_t *tm;
 	size_t		k,
 				ones = 0;
 	const char *reason;
 
-	tapas_tm_params_default(&p);
-	p.goal = TAPAS_TM_AIA;
+	tapas_threat_model_params_default(&p);
+	p.goal = TAPAS_THREAT_MODEL_AIA;
 	p.n_pool = 2000;
 	p.num_training_records = 50;
 	p.n_train = 300;
 	p.n_test = 100;
 	p.seed = tapas_test_seed();
-	TAPAS_CHECK(tapas_tm_sample(&tm, &p, NULL) == TAPAS_OK);
-	TAPAS_CHECK(tapas_tm_validate(tm, &p, &reason));
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_threat_model_validate(tm, &p, &reason));
 	for (k = 0; k < tm->n_datasets; k++)
 	{
 		TAPAS_CHECK(tm->ds[k].n_rows == 50 && count_target(&tm->ds[k]) == 1);
@@ -161,41 +161,41 @@ test_tm_aia(void)
 	}
 	/* Binomial(400, 1/2): mean 200, sd 10 */
 	TAPAS_CHECK_MSG(ones > 150 && ones < 250, "ones %zu", ones);
-	tapas_tm_free(tm);
+	tapas_threat_model_free(tm);
 }
 
 static void
 test_tm_errors(void)
 {
-	tapas_tm_params_t p;
-	tapas_tm_t *tm;
+	tapas_threat_model_params_t p;
+	tapas_threat_model_t *tm;
 	const char *reason = NULL;
 	long		live = tapas_memory_live(),
 				k;
 	tapas_status st;
 
-	tapas_tm_params_default(&p);
+	tapas_threat_model_params_default(&p);
 	p.n_pool = 100;
 	p.num_training_records = 51;	/* larger than the 50-record parts */
-	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL && reason != NULL);
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, &reason) == TAPAS_EINVAL && reason != NULL);
 	p.num_training_records = 10;
 	p.auxiliary_split = 1.0;
-	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, &reason) == TAPAS_EINVAL);
 	p.auxiliary_split = 0.5;
 	p.n_test = 0;
-	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, &reason) == TAPAS_EINVAL);
 	p.n_test = 4;
-	p.goal = TAPAS_TM_AIA;
+	p.goal = TAPAS_THREAT_MODEL_AIA;
 	p.n_values = 1;
-	TAPAS_CHECK(tapas_tm_sample(&tm, &p, &reason) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, &reason) == TAPAS_EINVAL);
 	p.n_values = 2;
 	for (k = 0; k < 5; k++)
 	{
 		tapas_memory_fail_after(k);
-		st = tapas_tm_sample(&tm, &p, NULL);
+		st = tapas_threat_model_sample(&tm, &p, NULL);
 		tapas_memory_fail_after(-1);
 		TAPAS_CHECK(st == TAPAS_OK || st == TAPAS_ENOMEM);
-		tapas_tm_free(tm);
+		tapas_threat_model_free(tm);
 		TAPAS_CHECK(tapas_memory_live() == live);
 	}
 }
@@ -212,7 +212,7 @@ test_gen_raw_and_marginals(void)
 			   *out = malloc(400 * m * sizeof(double));
 	size_t	   *scratch = malloc(n * sizeof(size_t));
 	tapas_rng_t rng;
-	int32_t		rows[3] = {2, TAPAS_TM_TARGET, 0};
+	int32_t		rows[3] = {2, TAPAS_THREAT_MODEL_TARGET, 0};
 	double		target[3] = {-1, -2, -3},
 				mat[9];
 

@@ -44,7 +44,7 @@ typedef struct wl_oracle
 typedef struct wl_stmt
 {
 	int			ncells;
-	tapas_lcell_in_t in[WL_MAXCELLS];
+	tapas_ledger_cell_in_t in[WL_MAXCELLS];
 	int			table[WL_MAXCELLS];
 	int64_t    *keys[WL_MAXCELLS];
 	int			u[WL_MAXCELLS][WL_U + 64];	/* universe value of each key */
@@ -194,17 +194,17 @@ wl_cover_matches(const wl_oracle_t *o, const wl_stmt_t *st, int c,
 	return ok;
 }
 
-static inline tapas_lstore_t *
+static inline tapas_ledger_store_t *
 wl_store_create(uint64_t max_records, uint64_t max_cells, uint64_t arena, uint32_t tables)
 {
-	tapas_lstore_limits_t lim = {max_records, max_cells, arena, tables};
-	size_t		size = tapas_lstore_size(&lim);
+	tapas_ledger_store_limits_t lim = {max_records, max_cells, arena, tables};
+	size_t		size = tapas_ledger_store_size(&lim);
 	void	   *region = NULL;
 
 	if (posix_memalign(&region, 64, size) != 0)
 		return NULL;
 
-	return tapas_lstore_init(region, size, &lim);
+	return tapas_ledger_store_init(region, size, &lim);
 }
 
 #endif							/* TAPAS_LEDGER_WORKLOAD_H */

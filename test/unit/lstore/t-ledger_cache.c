@@ -1,14 +1,14 @@
 /*
  * t-ledger_cache.c
  *	  Unit tests for src/lstore/ledger_cache.c and the cached path of
- *	  tapas_lstore_prepare_cached (ledger_batch.c).
+ *	  tapas_ledger_store_prepare_cached (ledger_batch.c).
  *
  * Oracles: a plain array of the mappings put (the cache must answer each
  * put-and-accepted key with its index and every other key with -1), and,
- * for prepare, the uncached tapas_lstore_prepare (same covers and new keys
+ * for prepare, the uncached tapas_ledger_store_prepare (same covers and new keys
  * byte for byte) and the store's own lookups after apply (every cover
  * decodes to exactly the indices of its cell's keys), across table resets
- * followed by tapas_lcache_sync.
+ * followed by tapas_ledger_cache_sync.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,14 +29,14 @@ static void
 check_puts_against_array(int64_t base, uint64_t spread, int descending)
 {
 	tapas_rng_t rng;
-	tapas_lcache_t *c = tapas_lcache_create();
-	tapas_lcache_table_t *t = tapas_lcache_table(c, 7, 1);
+	tapas_ledger_cache_t *c = tapas_ledger_cache_create();
+	tapas_ledger_cache_table_t *t = tapas_ledger_cache_table(c, 7, 1);
 	static int64_t keys[NPUT];
 	static int	cached[NPUT];
 	int			i;
 
 	tapas_rng_seed(&rng, tapas_test_seed() ^ (uint64_t) base);
-	TAPAS_CHECK(t != NULL && tapas_lcache_table(c, 7, 0) == t);
+	TAPAS_CHECK(t != NULL && tapas_ledger_cache_table(c, 7, 0) == t);
 	for (i = 0; i < NPUT; i++)
 	{
 		uint64_t	off = tapas_rng_u64(&rng) % spread;
@@ -46,27 +46,27 @@ check_puts_against_array(int64_t base, uint64_t spread, int descending)
 			keys[i] = (int64_t) ((uint64_t) base + (uint64_t) (NPUT - 1 - i));
 		else
 			keys[i] = (int64_t) ((uint64_t) base + off * NPUT + (uint64_t) i);
-		cached[i] = tapas_lcache_put(c, t, keys[i], (uint32_t) i, 3 * NPUT);
+		cached[i] = tapas_ledger_cache_put(c, t, keys[i], (uint32_t) i, 3 * NPUT);
 		/* dense keys always fit the window */
 		TAPAS_CHECK(cached[i] || (spread > 1 && !descending));
 	}
 	for (i = 0; i < NPUT; i++)
 	{
-		TAPAS_CHECK_MSG(tapas_lcache_get(t, keys[i]) == (cached[i] ? i : -1),
+		TAPAS_CHECK_MSG(tapas_ledger_cache_get(t, keys[i]) == (cached[i] ? i : -1),
 						"key %lld cached %d", (long long) keys[i], cached[i]);
 		/* a key never put (every key put is base + something >= 0) */
-		TAPAS_CHECK(tapas_lcache_get(t, (int64_t) ((uint64_t) base - 1 - (uint64_t) i)) == -1);
+		TAPAS_CHECK(tapas_ledger_cache_get(t, (int64_t) ((uint64_t) base - 1 - (uint64_t) i)) == -1);
 	}
 	TAPAS_CHECK(c->slots <= 4 * 3 * NPUT + 4096);
-	tapas_lcache_free(c);
+	tapas_ledger_cache_free(c);
 }
 
 static void
 test_lcache_puts(void)
 {
 	long		live = tapas_memory_live();
-	tapas_lcache_t *c;
-	tapas_lcache_table_t *t;
+	tapas_ledger_cache_t *c;
+	tapas_ledger_cache_table_t *t;
 	int			i,
 				n;
 
@@ -80,45 +80,45 @@ test_lcache_puts(void)
 	TAPAS_CHECK(tapas_memory_live() == live);
 
 	/* dense keys are all cached; a far key is refused and stays unknown */
-	c = tapas_lcache_create();
-	t = tapas_lcache_table(c, 9, 1);
+	c = tapas_ledger_cache_create();
+	t = tapas_ledger_cache_table(c, 9, 1);
 	for (i = 0, n = 0; i < 10000; i++)
-		n += tapas_lcache_put(c, t, 50000 - i, (uint32_t) i, 10000);
+		n += tapas_ledger_cache_put(c, t, 50000 - i, (uint32_t) i, 10000);
 	TAPAS_CHECK(n == 10000);
-	TAPAS_CHECK(tapas_lcache_put(c, t, INT64_C(1) << 50, 5, 10000) == 0);
-	TAPAS_CHECK(tapas_lcache_get(t, INT64_C(1) << 50) == -1);
-	TAPAS_CHECK(tapas_lcache_get(t, 50000) == 0 && tapas_lcache_get(t, 40001) == 9999);
-	TAPAS_CHECK(tapas_lcache_put(c, t, 7, UINT32_MAX, 10000) == 0);
-	TAPAS_CHECK(tapas_lcache_get(NULL, 7) == -1);
+	TAPAS_CHECK(tapas_ledger_cache_put(c, t, INT64_C(1) << 50, 5, 10000) == 0);
+	TAPAS_CHECK(tapas_ledger_cache_get(t, INT64_C(1) << 50) == -1);
+	TAPAS_CHECK(tapas_ledger_cache_get(t, 50000) == 0 && tapas_ledger_cache_get(t, 40001) == 9999);
+	TAPAS_CHECK(tapas_ledger_cache_put(c, t, 7, UINT32_MAX, 10000) == 0);
+	TAPAS_CHECK(tapas_ledger_cache_get(NULL, 7) == -1);
 
 	/* eviction: more tables than entries; the evicted one is gone */
-	for (i = 0; i < TAPAS_LCACHE_MAX_TABLES; i++)
-		TAPAS_CHECK(tapas_lcache_put(c, tapas_lcache_table(c, 100 + i, 1), 1, 1, 10) == 1);
-	TAPAS_CHECK(tapas_lcache_table(c, 9, 0) == NULL);
-	TAPAS_CHECK(tapas_lcache_get(tapas_lcache_table(c, 107, 0), 1) == 1);
+	for (i = 0; i < TAPAS_LEDGER_CACHE_MAX_TABLES; i++)
+		TAPAS_CHECK(tapas_ledger_cache_put(c, tapas_ledger_cache_table(c, 100 + i, 1), 1, 1, 10) == 1);
+	TAPAS_CHECK(tapas_ledger_cache_table(c, 9, 0) == NULL);
+	TAPAS_CHECK(tapas_ledger_cache_get(tapas_ledger_cache_table(c, 107, 0), 1) == 1);
 
 	/* sync with the same generation keeps, with another clears */
-	tapas_lcache_sync(c, c->generation);
-	TAPAS_CHECK(tapas_lcache_table(c, 107, 0) != NULL);
-	tapas_lcache_sync(c, c->generation + 1);
-	TAPAS_CHECK(tapas_lcache_table(c, 107, 0) == NULL && c->slots == 0);
-	tapas_lcache_free(c);
+	tapas_ledger_cache_sync(c, c->generation);
+	TAPAS_CHECK(tapas_ledger_cache_table(c, 107, 0) != NULL);
+	tapas_ledger_cache_sync(c, c->generation + 1);
+	TAPAS_CHECK(tapas_ledger_cache_table(c, 107, 0) == NULL && c->slots == 0);
+	tapas_ledger_cache_free(c);
 	TAPAS_CHECK(tapas_memory_live() == live);
 
 	/* ENOMEM while growing: not cached, nothing leaked */
-	c = tapas_lcache_create();
-	t = tapas_lcache_table(c, 3, 1);
+	c = tapas_ledger_cache_create();
+	t = tapas_ledger_cache_table(c, 3, 1);
 	tapas_memory_fail_after(0);
-	TAPAS_CHECK(tapas_lcache_put(c, t, 5, 5, 10) == 0);
+	TAPAS_CHECK(tapas_ledger_cache_put(c, t, 5, 5, 10) == 0);
 	tapas_memory_fail_after(-1);
-	TAPAS_CHECK(tapas_lcache_get(t, 5) == -1);
-	tapas_lcache_free(c);
+	TAPAS_CHECK(tapas_ledger_cache_get(t, 5) == -1);
+	tapas_ledger_cache_free(c);
 	TAPAS_CHECK(tapas_memory_live() == live);
 }
 
 /* a random cell over dense keys of relid: subset, shuffled or sorted, repeats */
 static void
-make_cell(tapas_rng_t *rng, tapas_lcell_in_t *in, int64_t *keys, uint32_t relid, int64_t base)
+make_cell(tapas_rng_t *rng, tapas_ledger_cell_in_t *in, int64_t *keys, uint32_t relid, int64_t base)
 {
 	uint64_t	lo = tapas_rng_u64(rng) % 1500,
 				len = 1 + tapas_rng_u64(rng) % 1500,
@@ -152,8 +152,8 @@ make_cell(tapas_rng_t *rng, tapas_lcell_in_t *in, int64_t *keys, uint32_t relid,
 
 /* every cover of b decodes to the store's indices of its cell's keys */
 static void
-check_covers_by_lookup(const tapas_lstore_t *s, const tapas_lbatch_t *b,
-					   const tapas_lcell_in_t *in)
+check_covers_by_lookup(const tapas_ledger_store_t *s, const tapas_ledger_batch_t *b,
+					   const tapas_ledger_cell_in_t *in)
 {
 	int			c;
 
@@ -165,7 +165,7 @@ check_covers_by_lookup(const tapas_lstore_t *s, const tapas_lbatch_t *b,
 		uint64_t	k;
 
 		for (k = 0; k < in[c].nkeys; k++)
-			roaring_bitmap_add(want, (uint32_t) tapas_lstore_lookup(s, in[c].relid, in[c].keys[k]));
+			roaring_bitmap_add(want, (uint32_t) tapas_ledger_store_lookup(s, in[c].relid, in[c].keys[k]));
 		TAPAS_CHECK(r != NULL && roaring_bitmap_equals(r, want));
 		TAPAS_CHECK(b->cells[c].ncovered == roaring_bitmap_get_cardinality(want));
 		roaring_bitmap_free(r);
@@ -177,10 +177,10 @@ static void
 test_lcache_prepare_matches_uncached(void)
 {
 	tapas_rng_t rng;
-	tapas_lstore_t *s = wl_store_create(20000, 100000, 64 << 20, 8);
-	tapas_lcache_t *cache = tapas_lcache_create();
+	tapas_ledger_store_t *s = wl_store_create(20000, 100000, 64 << 20, 8);
+	tapas_ledger_cache_t *cache = tapas_ledger_cache_create();
 	static int64_t keys[WL_MAXCELLS][4000];
-	tapas_lcell_in_t in[WL_MAXCELLS];
+	tapas_ledger_cell_in_t in[WL_MAXCELLS];
 	const uint32_t relids[2] = {11, 12};
 	const int64_t bases[2] = {1, -700};
 	uint64_t	gen = 0;
@@ -191,11 +191,11 @@ test_lcache_prepare_matches_uncached(void)
 	tapas_rng_seed(&rng, tapas_test_seed());
 	for (it = 0; it < iters; it++)
 	{
-		tapas_lbatch_t *plain = NULL,
+		tapas_ledger_batch_t *plain = NULL,
 				   *cached = NULL;
 		int			ncells = 1 + (int) (tapas_rng_u64(&rng) % WL_MAXCELLS),
 					c;
-		tapas_lstore_full_t full;
+		tapas_ledger_store_full_t full;
 
 		for (c = 0; c < ncells; c++)
 		{
@@ -203,11 +203,11 @@ test_lcache_prepare_matches_uncached(void)
 
 			make_cell(&rng, &in[c], keys[c], relids[t], bases[t]);
 		}
-		TAPAS_CHECK(tapas_lstore_prepare(s, in, ncells, "q", &plain) == TAPAS_OK);
-		TAPAS_CHECK(tapas_lstore_prepare_cached(s, cache, in, ncells, "q", &cached) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_prepare(s, in, ncells, "q", &plain) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_prepare_cached(s, cache, in, ncells, "q", &cached) == TAPAS_OK);
 		for (c = 0; c < ncells; c++)
 		{
-			tapas_lbatch_cell_t *x = &plain->cells[c],
+			tapas_ledger_batch_cell_t *x = &plain->cells[c],
 					   *y = &cached->cells[c];
 
 			TAPAS_CHECK(x->ncovered == y->ncovered && x->nnew == y->nnew &&
@@ -215,20 +215,20 @@ test_lcache_prepare_matches_uncached(void)
 			TAPAS_CHECK(memcmp(x->cover, y->cover, x->cover_len) == 0);
 			TAPAS_CHECK(x->nnew == 0 || memcmp(x->newkeys, y->newkeys, x->nnew * sizeof(int64_t)) == 0);
 		}
-		TAPAS_CHECK(tapas_lstore_apply(s, cached, &full) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_apply(s, cached, &full) == TAPAS_OK);
 		check_covers_by_lookup(s, cached, in);
-		tapas_lbatch_free(plain);
-		tapas_lbatch_free(cached);
+		tapas_ledger_batch_free(plain);
+		tapas_ledger_batch_free(cached);
 		if (it % 25 == 24)
 		{
 			used += cache->slots > 0;
 			/* reset one table: indices restart, the cache must forget */
-			TAPAS_CHECK(tapas_lstore_reset_table(s, relids[it % 2], NULL) == TAPAS_OK);
-			tapas_lcache_sync(cache, ++gen);
+			TAPAS_CHECK(tapas_ledger_store_reset_table(s, relids[it % 2], NULL) == TAPAS_OK);
+			tapas_ledger_cache_sync(cache, ++gen);
 		}
 	}
 	TAPAS_CHECK(used > 0);			/* the cached path was exercised */
-	tapas_lcache_free(cache);
+	tapas_ledger_cache_free(cache);
 	free(s);
 }
 

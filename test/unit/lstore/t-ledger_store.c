@@ -4,7 +4,7 @@
  *
  * Oracle: test/unit/lstore/ledger_workload.h assigns dense indices on its own;
  * every stored cover must equal the oracle's index set of its keys, and
- * tapas_lstore_validate must pass after every change.  Capacity tests
+ * tapas_ledger_store_validate must pass after every change.  Capacity tests
  * compare the whole region byte for byte before and after a refused
  * append (all or nothing).
  */
@@ -18,62 +18,62 @@
 
 /* prepares and applies st; returns the status */
 static tapas_status
-append(tapas_lstore_t *s, const wl_stmt_t *st, tapas_lstore_full_t *full,
+append(tapas_ledger_store_t *s, const wl_stmt_t *st, tapas_ledger_store_full_t *full,
 	   int64_t *first)
 {
-	tapas_lbatch_t *b;
-	tapas_status rc = tapas_lstore_prepare(s, st->in, st->ncells, st->query, &b);
+	tapas_ledger_batch_t *b;
+	tapas_status rc = tapas_ledger_store_prepare(s, st->in, st->ncells, st->query, &b);
 
 	if (rc != TAPAS_OK)
 		return rc;
-	rc = tapas_lstore_apply(s, b, full);
+	rc = tapas_ledger_store_apply(s, b, full);
 	if (first)
 		*first = b->first_log_id;
-	tapas_lbatch_free(b);
+	tapas_ledger_batch_free(b);
 	return rc;
 }
 
 /* checks the last st->ncells cells of s against the oracle */
 static void
-check_last_stmt(const tapas_lstore_t *s, const wl_oracle_t *o, const wl_stmt_t *st,
+check_last_stmt(const tapas_ledger_store_t *s, const wl_oracle_t *o, const wl_stmt_t *st,
 				int64_t first)
 {
 	int			c;
 
 	for (c = 0; c < st->ncells; c++)
 	{
-		const tapas_lstore_cell_t *cell = tapas_lstore_cell(s, s->ncells - st->ncells + c);
+		const tapas_ledger_store_cell_t *cell = tapas_ledger_store_cell(s, s->ncells - st->ncells + c);
 		uint32_t	len;
-		const char *stat = tapas_lstore_stat_text(s, cell, &len);
+		const char *stat = tapas_ledger_store_stat_text(s, cell, &len);
 
 		TAPAS_CHECK(cell->log_id == first + c);
 		TAPAS_CHECK(cell->relid == st->in[c].relid);
 		TAPAS_CHECK(cell->answer == st->in[c].answer);
 		TAPAS_CHECK(len == strlen(st->in[c].statistic) &&
 					memcmp(stat, st->in[c].statistic, len) == 0);
-		TAPAS_CHECK(strcmp(tapas_lstore_query_text(s, cell), st->query) == 0);
-		TAPAS_CHECK_MSG(wl_cover_matches(o, st, c, tapas_lstore_cover(s, cell), cell->cover_len),
+		TAPAS_CHECK(strcmp(tapas_ledger_store_query_text(s, cell), st->query) == 0);
+		TAPAS_CHECK_MSG(wl_cover_matches(o, st, c, tapas_ledger_store_cover(s, cell), cell->cover_len),
 						"cell %d of log_id %lld", c, (long long) first);
 	}
 }
 
 /* the oracle's index of every logged key agrees with lookups and table_keys */
 static void
-check_index(const tapas_lstore_t *s, const wl_oracle_t *o)
+check_index(const tapas_ledger_store_t *s, const wl_oracle_t *o)
 {
 	int			t,
 				u;
 
 	for (t = 0; t < WL_TABLES; t++)
 	{
-		int64_t		n = (int64_t) tapas_lstore_table_n(s, wl_relids[t]);
+		int64_t		n = (int64_t) tapas_ledger_store_table_n(s, wl_relids[t]);
 		int64_t    *keys = malloc((n ? n : 1) * sizeof(int64_t));
 
 		TAPAS_CHECK(n == o->n[t]);
-		tapas_lstore_table_keys(s, wl_relids[t], keys);
+		tapas_ledger_store_table_keys(s, wl_relids[t], keys);
 		for (u = 0; u < WL_U; u++)
 		{
-			TAPAS_CHECK(tapas_lstore_lookup(s, wl_relids[t], wl_key(u)) == o->idx[t][u]);
+			TAPAS_CHECK(tapas_ledger_store_lookup(s, wl_relids[t], wl_key(u)) == o->idx[t][u]);
 			if (o->idx[t][u] >= 0 && o->idx[t][u] < n)
 				TAPAS_CHECK(keys[o->idx[t][u]] == wl_key(u));
 		}
@@ -84,32 +84,32 @@ check_index(const tapas_lstore_t *s, const wl_oracle_t *o)
 static void
 test_lstore_limits_and_init(void)
 {
-	tapas_lstore_limits_t bad = {0, 10, 1024, 4};
-	tapas_lstore_limits_t ok = {100, 10, 1024, 4};
+	tapas_ledger_store_limits_t bad = {0, 10, 1024, 4};
+	tapas_ledger_store_limits_t ok = {100, 10, 1024, 4};
 	static uint64_t region[100000];
-	tapas_lstore_t *s;
+	tapas_ledger_store_t *s;
 	const char *reason = NULL;
 
-	TAPAS_CHECK(tapas_lstore_size(&bad) == 0);
+	TAPAS_CHECK(tapas_ledger_store_size(&bad) == 0);
 	bad = ok;
-	bad.max_tables = TAPAS_LSTORE_MAX_TABLES + 1;
-	TAPAS_CHECK(tapas_lstore_size(&bad) == 0);
-	TAPAS_CHECK(tapas_lstore_size(&ok) > 0);
-	TAPAS_CHECK(tapas_lstore_init(region, tapas_lstore_size(&ok) - 1, &ok) == NULL);
-	TAPAS_CHECK(tapas_lstore_init((char *) region + 4, sizeof(region) - 8, &ok) == NULL);
-	s = tapas_lstore_init(region, sizeof(region), &ok);
+	bad.max_tables = TAPAS_LEDGER_STORE_MAX_TABLES + 1;
+	TAPAS_CHECK(tapas_ledger_store_size(&bad) == 0);
+	TAPAS_CHECK(tapas_ledger_store_size(&ok) > 0);
+	TAPAS_CHECK(tapas_ledger_store_init(region, tapas_ledger_store_size(&ok) - 1, &ok) == NULL);
+	TAPAS_CHECK(tapas_ledger_store_init((char *) region + 4, sizeof(region) - 8, &ok) == NULL);
+	s = tapas_ledger_store_init(region, sizeof(region), &ok);
 	TAPAS_CHECK(s != NULL);
-	TAPAS_CHECK(tapas_lstore_validate(s, &reason) == TAPAS_OK);
-	TAPAS_CHECK(tapas_lstore_lookup(s, 1, 42) == -1);
-	TAPAS_CHECK(tapas_lstore_table_n(s, 1) == 0);
-	TAPAS_CHECK(tapas_lstore_cell(s, 0) == NULL);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, &reason) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_lookup(s, 1, 42) == -1);
+	TAPAS_CHECK(tapas_ledger_store_table_n(s, 1) == 0);
+	TAPAS_CHECK(tapas_ledger_store_cell(s, 0) == NULL);
 }
 
 static void
 test_lstore_append_matches_oracle(void)
 {
 	tapas_rng_t rng;
-	tapas_lstore_t *s = wl_store_create(WL_TABLES * WL_U, 100000, 64 << 20, 8);
+	tapas_ledger_store_t *s = wl_store_create(WL_TABLES * WL_U, 100000, 64 << 20, 8);
 	static wl_oracle_t o;
 	long		it,
 				iters = tapas_test_iters(150);
@@ -129,7 +129,7 @@ test_lstore_append_matches_oracle(void)
 		expect_first += st.ncells;
 		wl_oracle_apply(&o, &st);
 		check_last_stmt(s, &o, &st, first);
-		TAPAS_CHECK_MSG(tapas_lstore_validate(s, &reason) == TAPAS_OK, "%s", reason);
+		TAPAS_CHECK_MSG(tapas_ledger_store_validate(s, &reason) == TAPAS_OK, "%s", reason);
 		wl_stmt_free(&st);
 	}
 	check_index(s, &o);
@@ -140,44 +140,44 @@ test_lstore_append_matches_oracle(void)
 static void
 test_lstore_prepare_errors(void)
 {
-	tapas_lstore_t *s = wl_store_create(100, 10, 4096, 2);
+	tapas_ledger_store_t *s = wl_store_create(100, 10, 4096, 2);
 	int64_t		keys[2] = {1, 2};
-	tapas_lcell_in_t in = {7, "count(*)", 1.0, keys, 2};
-	tapas_lbatch_t *b = (tapas_lbatch_t *) 1;
+	tapas_ledger_cell_in_t in = {7, "count(*)", 1.0, keys, 2};
+	tapas_ledger_batch_t *b = (tapas_ledger_batch_t *) 1;
 	char		longstat[70000];
 
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 0, NULL, &b) == TAPAS_EINVAL && b == NULL);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 0, NULL, &b) == TAPAS_EINVAL && b == NULL);
 	in.relid = 0;
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
 	in.relid = 7;
 	in.statistic = "";
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
 	in.statistic = NULL;
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
 	memset(longstat, 'x', sizeof(longstat) - 1);
 	longstat[sizeof(longstat) - 1] = 0;
 	in.statistic = longstat;
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
 	in.statistic = "count(*)";
 	in.keys = NULL;
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
 	/* an empty cover is fine, and so is a NULL query */
 	in.nkeys = 0;
-	TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_OK);
-	TAPAS_CHECK(tapas_lstore_apply(s, b, NULL) == TAPAS_OK);
-	TAPAS_CHECK(tapas_lstore_query_text(s, tapas_lstore_cell(s, 0)) == NULL);
-	TAPAS_CHECK(tapas_lstore_cell(s, 0)->ncovered == 0);
-	tapas_lbatch_free(b);
-	TAPAS_CHECK(tapas_lstore_validate(s, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_query_text(s, tapas_ledger_store_cell(s, 0)) == NULL);
+	TAPAS_CHECK(tapas_ledger_store_cell(s, 0)->ncovered == 0);
+	tapas_ledger_batch_free(b);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
 	free(s);
 }
 
 /* a refused append leaves every byte of the region unchanged */
 static void
-check_refused(tapas_lstore_t *s, size_t size, const wl_stmt_t *st, tapas_lstore_full_t expect)
+check_refused(tapas_ledger_store_t *s, size_t size, const wl_stmt_t *st, tapas_ledger_store_full_t expect)
 {
 	void	   *before = malloc(size);
-	tapas_lstore_full_t full = TAPAS_LSTORE_FITS;
+	tapas_ledger_store_full_t full = TAPAS_LEDGER_STORE_FITS;
 
 	memcpy(before, s, size);
 	TAPAS_CHECK(append(s, st, &full, NULL) == TAPAS_ELIMIT);
@@ -189,9 +189,9 @@ check_refused(tapas_lstore_t *s, size_t size, const wl_stmt_t *st, tapas_lstore_
 static void
 test_lstore_capacity(void)
 {
-	tapas_lstore_limits_t lim = {50, 4, 4096, 2};
-	size_t		size = tapas_lstore_size(&lim);
-	tapas_lstore_t *s = wl_store_create(50, 4, 4096, 2);
+	tapas_ledger_store_limits_t lim = {50, 4, 4096, 2};
+	size_t		size = tapas_ledger_store_size(&lim);
+	tapas_ledger_store_t *s = wl_store_create(50, 4, 4096, 2);
 	static wl_stmt_t st;
 	int64_t		keys[60];
 	int			i;
@@ -201,8 +201,8 @@ test_lstore_capacity(void)
 	memset(&st, 0, sizeof(st));
 	strcpy(st.query, "q");
 	st.ncells = 1;
-	st.in[0] = (tapas_lcell_in_t) {1, "count(*)", 1, keys, 51};
-	check_refused(s, size, &st, TAPAS_LSTORE_FULL_RECORDS);
+	st.in[0] = (tapas_ledger_cell_in_t) {1, "count(*)", 1, keys, 51};
+	check_refused(s, size, &st, TAPAS_LEDGER_STORE_FULL_RECORDS);
 	st.in[0].nkeys = 50;
 	TAPAS_CHECK(append(s, &st, NULL, NULL) == TAPAS_OK);
 	/* keys already indexed cost no record */
@@ -210,43 +210,43 @@ test_lstore_capacity(void)
 	TAPAS_CHECK(append(s, &st, NULL, NULL) == TAPAS_OK);
 	st.in[0].keys = keys + 50;
 	st.in[0].nkeys = 1;
-	check_refused(s, size, &st, TAPAS_LSTORE_FULL_RECORDS);
+	check_refused(s, size, &st, TAPAS_LEDGER_STORE_FULL_RECORDS);
 	/* two tables at most */
 	st.in[0].keys = keys;
 	st.in[0].nkeys = 0;
 	st.in[0].relid = 2;
 	TAPAS_CHECK(append(s, &st, NULL, NULL) == TAPAS_OK);
 	st.in[0].relid = 3;
-	check_refused(s, size, &st, TAPAS_LSTORE_FULL_TABLES);
+	check_refused(s, size, &st, TAPAS_LEDGER_STORE_FULL_TABLES);
 	/* four cells at most; a two-cell statement is refused whole */
 	st.ncells = 2;
 	st.in[0].relid = 1;
 	st.in[1] = st.in[0];
-	check_refused(s, size, &st, TAPAS_LSTORE_FULL_CELLS);
-	TAPAS_CHECK(tapas_lstore_validate(s, NULL) == TAPAS_OK);
+	check_refused(s, size, &st, TAPAS_LEDGER_STORE_FULL_CELLS);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
 	free(s);
 
 	/* arena: a long query text does not fit */
 	s = wl_store_create(50, 30, 512, 2);
-	size = tapas_lstore_size(&(tapas_lstore_limits_t) {50, 30, 512, 2});
+	size = tapas_ledger_store_size(&(tapas_ledger_store_limits_t) {50, 30, 512, 2});
 	st.ncells = 1;
-	st.in[0] = (tapas_lcell_in_t) {1, "count(*)", 1, keys, 10};
+	st.in[0] = (tapas_ledger_cell_in_t) {1, "count(*)", 1, keys, 10};
 	memset(st.query, 'q', sizeof(st.query) - 1);
 	st.query[sizeof(st.query) - 1] = 0;
 	for (i = 0; i < 30; i++)
 	{
-		tapas_lstore_full_t full;
+		tapas_ledger_store_full_t full;
 		tapas_status rc = append(s, &st, &full, NULL);
 
 		if (rc != TAPAS_OK)
 		{
-			TAPAS_CHECK(rc == TAPAS_ELIMIT && full == TAPAS_LSTORE_FULL_MEMORY);
+			TAPAS_CHECK(rc == TAPAS_ELIMIT && full == TAPAS_LEDGER_STORE_FULL_MEMORY);
 			break;
 		}
 	}
 	TAPAS_CHECK(i > 0 && i < 30);
-	check_refused(s, size, &st, TAPAS_LSTORE_FULL_MEMORY);
-	TAPAS_CHECK(tapas_lstore_validate(s, NULL) == TAPAS_OK);
+	check_refused(s, size, &st, TAPAS_LEDGER_STORE_FULL_MEMORY);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
 	free(s);
 }
 
@@ -254,7 +254,7 @@ static void
 test_lstore_reset_table(void)
 {
 	tapas_rng_t rng;
-	tapas_lstore_t *s = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
+	tapas_ledger_store_t *s = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
 	static wl_oracle_t o;
 	int64_t		next,
 				kept_first = 0;
@@ -280,17 +280,17 @@ test_lstore_reset_table(void)
 	}
 	next = s->next_log_id;
 	ncells = s->ncells;
-	TAPAS_CHECK(tapas_lstore_reset_table(s, wl_relids[1], &removed) == TAPAS_OK);
-	TAPAS_CHECK_MSG(tapas_lstore_validate(s, &reason) == TAPAS_OK, "%s", reason);
+	TAPAS_CHECK(tapas_ledger_store_reset_table(s, wl_relids[1], &removed) == TAPAS_OK);
+	TAPAS_CHECK_MSG(tapas_ledger_store_validate(s, &reason) == TAPAS_OK, "%s", reason);
 	TAPAS_CHECK(removed == expect_removed && s->ncells == ncells - removed);
 	TAPAS_CHECK(s->next_log_id == next);
-	TAPAS_CHECK(tapas_lstore_table_n(s, wl_relids[1]) == 0);
+	TAPAS_CHECK(tapas_ledger_store_table_n(s, wl_relids[1]) == 0);
 	for (c = 0; c < WL_U; c++)
 		o.idx[1][c] = -1;
 	o.n[1] = 0;
 	check_index(s, &o);			/* other tables keep every index */
 	for (c = 0; c < (int) s->ncells; c++)
-		TAPAS_CHECK(tapas_lstore_cell(s, c)->relid != wl_relids[1]);
+		TAPAS_CHECK(tapas_ledger_store_cell(s, c)->relid != wl_relids[1]);
 	/* new appends continue the log_ids */
 	{
 		static wl_stmt_t st;
@@ -304,38 +304,38 @@ test_lstore_reset_table(void)
 	}
 	/* a table whose only cell covers nothing survives another table's reset */
 	{
-		tapas_lcell_in_t in = {777, "count(*)", 0, NULL, 0};
-		tapas_lbatch_t *b;
+		tapas_ledger_cell_in_t in = {777, "count(*)", 0, NULL, 0};
+		tapas_ledger_batch_t *b;
 
-		TAPAS_CHECK(tapas_lstore_prepare(s, &in, 1, NULL, &b) == TAPAS_OK);
-		TAPAS_CHECK(tapas_lstore_apply(s, b, NULL) == TAPAS_OK);
-		tapas_lbatch_free(b);
-		TAPAS_CHECK(tapas_lstore_reset_table(s, wl_relids[0], &removed) == TAPAS_OK);
-		TAPAS_CHECK_MSG(tapas_lstore_validate(s, &reason) == TAPAS_OK, "%s", reason);
-		TAPAS_CHECK(tapas_lstore_table_slot(s, 777) >= 0);
-		TAPAS_CHECK(tapas_lstore_reset_table(s, 777, &removed) == TAPAS_OK && removed == 1);
+		TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+		tapas_ledger_batch_free(b);
+		TAPAS_CHECK(tapas_ledger_store_reset_table(s, wl_relids[0], &removed) == TAPAS_OK);
+		TAPAS_CHECK_MSG(tapas_ledger_store_validate(s, &reason) == TAPAS_OK, "%s", reason);
+		TAPAS_CHECK(tapas_ledger_store_table_slot(s, 777) >= 0);
+		TAPAS_CHECK(tapas_ledger_store_reset_table(s, 777, &removed) == TAPAS_OK && removed == 1);
 	}
 	/* resetting an unknown table removes nothing */
-	TAPAS_CHECK(tapas_lstore_reset_table(s, 12345, &removed) == TAPAS_OK && removed == 0);
-	TAPAS_CHECK(tapas_lstore_validate(s, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_reset_table(s, 12345, &removed) == TAPAS_OK && removed == 0);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
 	free(s);
 }
 
 static void
 test_lstore_add_keys(void)
 {
-	tapas_lstore_t *s = wl_store_create(10, 10, 4096, 2);
+	tapas_ledger_store_t *s = wl_store_create(10, 10, 4096, 2);
 	int64_t		keys[4] = {5, -7, 9, 5};
 
-	TAPAS_CHECK(tapas_lstore_add_keys(s, 1, keys, 4) == TAPAS_EINVAL);	/* repeated 5 */
+	TAPAS_CHECK(tapas_ledger_store_add_keys(s, 1, keys, 4) == TAPAS_EINVAL);	/* repeated 5 */
 	TAPAS_CHECK(s->nrecords == 0 && s->ntables == 0);
-	TAPAS_CHECK(tapas_lstore_add_keys(s, 1, keys, 3) == TAPAS_OK);
-	TAPAS_CHECK(tapas_lstore_lookup(s, 1, -7) == 1 && tapas_lstore_lookup(s, 2, -7) == -1);
-	TAPAS_CHECK(tapas_lstore_add_keys(s, 1, keys + 2, 1) == TAPAS_EINVAL);	/* 9 known */
-	TAPAS_CHECK(tapas_lstore_add_keys(s, 2, keys, 3) == TAPAS_OK);
-	TAPAS_CHECK(tapas_lstore_add_keys(s, 3, keys, 1) == TAPAS_ELIMIT);	/* tables */
-	TAPAS_CHECK(tapas_lstore_add_keys(s, 2, (int64_t[5]) {1, 2, 3, 4, 6}, 5) == TAPAS_ELIMIT);
-	TAPAS_CHECK(tapas_lstore_validate(s, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_add_keys(s, 1, keys, 3) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_lookup(s, 1, -7) == 1 && tapas_ledger_store_lookup(s, 2, -7) == -1);
+	TAPAS_CHECK(tapas_ledger_store_add_keys(s, 1, keys + 2, 1) == TAPAS_EINVAL);	/* 9 known */
+	TAPAS_CHECK(tapas_ledger_store_add_keys(s, 2, keys, 3) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_add_keys(s, 3, keys, 1) == TAPAS_ELIMIT);	/* tables */
+	TAPAS_CHECK(tapas_ledger_store_add_keys(s, 2, (int64_t[5]) {1, 2, 3, 4, 6}, 5) == TAPAS_ELIMIT);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
 	free(s);
 }
 
@@ -343,7 +343,7 @@ test_lstore_add_keys(void)
 static void
 test_lstore_prepare_nomem(void)
 {
-	tapas_lstore_t *s = wl_store_create(WL_TABLES * WL_U, 100, 1 << 20, 4);
+	tapas_ledger_store_t *s = wl_store_create(WL_TABLES * WL_U, 100, 1 << 20, 4);
 	tapas_rng_t rng;
 	static wl_stmt_t st;
 	long		k;
@@ -353,14 +353,14 @@ test_lstore_prepare_nomem(void)
 	for (k = 0; k < 40; k++)
 	{
 		long		live = tapas_memory_live();
-		tapas_lbatch_t *b = NULL;
+		tapas_ledger_batch_t *b = NULL;
 		tapas_status rc;
 
 		tapas_memory_fail_after(k);
-		rc = tapas_lstore_prepare(s, st.in, st.ncells, st.query, &b);
+		rc = tapas_ledger_store_prepare(s, st.in, st.ncells, st.query, &b);
 		tapas_memory_fail_after(-1);
 		TAPAS_CHECK(rc == TAPAS_OK || (rc == TAPAS_ENOMEM && b == NULL));
-		tapas_lbatch_free(b);
+		tapas_ledger_batch_free(b);
 		TAPAS_CHECK_MSG(tapas_memory_live() == live, "leak after failure %ld", k);
 		if (rc == TAPAS_OK)
 			break;

@@ -5,9 +5,8 @@
  *
  * Oracles: exact ranks over Q with FLINT's fmpz_mat_rank (record j is
  * determined iff deleting column j of A lowers the rank), and for larger
- * ranks the dense incremental RREF of research section 2.2 modulo the same
- * prime.  Instances: random small matrices with rows of every size, sparse
- * rows (research B1.5) with a p = 3 negative control, GROUP BY statements
+ * ranks the dense incremental RREF modulo the same prime.  Instances: random small matrices with rows of every size, sparse
+ * rows (n = 40, rows of 2..4) with a p = 3 negative control, GROUP BY statements
  * as trial batches committed or rolled back, difference attacks (n up to
  * 100,000), Denning and Schlorer trackers, complements of small sets,
  * Hadamard rows (everything determined exactly at row n), Bernoulli designs
@@ -224,7 +223,7 @@ test_rowspace_random_small(void)
 		   oracle_checks, oracle_total);
 }
 
-/* research B1.5: n = 40, rows of size 2..4, many exact compromises */
+/* n = 40, rows of size 2..4, many exact compromises */
 static void
 test_rowspace_sparse_rows(void)
 {
@@ -245,7 +244,7 @@ test_rowspace_small_prime_mismatches(void)
 }
 
 /* ---------------------------------------------------------------------
- * Second oracle for larger ranks: the dense RREF of research 2.2 mod p
+ * Second oracle for larger ranks: the dense incremental RREF mod p
  * ---------------------------------------------------------------------
  */
 
@@ -438,9 +437,10 @@ select_ids(uint32_t n, uint32_t *ids, uint32_t t, uint32_t target, int mode)
 }
 
 /*
- * Denning's general tracker (research B1.2) with C = {target}, T = records
- * 0..499: queries T, not T, C or T, C or not T each cover at least 499
- * records.  With the target in T (77) the 3rd query equals T and the 4th
+ * Denning's general tracker (Denning, Denning and Schwartz, ACM TODS 1979)
+ * with C = {target}, T = records 0..499: queries T, not T, C or T, C or
+ * not T each cover at least 499 records.  With the target in T (77) the 3rd
+ * query equals T and the 4th
  * determines exactly the target; with the target outside T (777), C or T is
  * T plus the target, so the 3rd query already does (a difference).  The
  * tracker's own order C or T, C or not T, All also flags at the 3rd.  Then
@@ -922,6 +922,34 @@ test_rowspace_errors(void)
 	TAPAS_CHECK(tapas_memory_live() == base);
 }
 
+/*
+ * A NULL ids with offsets that end where they start but are not monotonic
+ * ({0, 2, 0}: a first row of two records, then a row "of -2"): the batch is
+ * malformed and must be refused, never read through the NULL pointer.
+ */
+static void
+test_rowspace_null_ids_non_monotonic(void)
+{
+	tapas_rowspace_t *rs = make_rs(10, 7, 0);
+	size_t		off[3] = {0, 2, 0},
+				count = 0;
+	const uint32_t *newly = NULL;
+	uint64_t	fp = tapas_rowspace_fingerprint(rs);
+
+	TAPAS_CHECK(tapas_rowspace_trial(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_rowspace_add(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	/* the same with a row that starts past zero and comes back */
+	off[0] = 1;
+	off[1] = 3;
+	off[2] = 1;
+	TAPAS_CHECK(tapas_rowspace_trial(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
+	/* empty rows with a NULL ids stay valid */
+	off[0] = off[1] = off[2] = 0;
+	TAPAS_CHECK(tapas_rowspace_add(rs, NULL, off, 2, NULL, &newly, &count) == TAPAS_OK);
+	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+	tapas_rowspace_free(rs);
+}
+
 static void
 test_rowspace_prime_draw(void)
 {
@@ -956,5 +984,6 @@ main(void)
 	TAPAS_TEST_RUN(test_rowspace_trial_rollback);
 	TAPAS_TEST_RUN(test_rowspace_groupby_trials);
 	TAPAS_TEST_RUN(test_rowspace_errors);
+	TAPAS_TEST_RUN(test_rowspace_null_ids_non_monotonic);
 	TAPAS_TEST_DONE();
 }

@@ -5,7 +5,7 @@
  *	  progress_pg.h).
  *
  * IDENTIFICATION
- *	  src/api/progress_pg.c
+ *	  src/policy/progress_pg.c
  *
  *-------------------------------------------------------------------------
  */
@@ -14,7 +14,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "api/progress_pg.h"
+#include "policy/progress_pg.h"
 
 int			tapas_progress_interval_ms = 5000;
 

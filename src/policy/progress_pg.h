@@ -17,7 +17,7 @@
  * memory is never leaked by a report.
  *
  * IDENTIFICATION
- *	  src/api/progress_pg.h
+ *	  src/policy/progress_pg.h
  *
  *-------------------------------------------------------------------------
  */

@@ -1,0 +1,36 @@
+/*-------------------------------------------------------------------------
+ *
+ * status_error.h
+ *	  The one mapper from a kernel status to an error report.
+ *
+ * The SQLSTATE, message and hint of each status come from the pure table
+ * of src/util/status.c (tapas_status_info); this file only turns an entry
+ * into ereport() arguments.  Callers that word the message themselves
+ * still take the SQLSTATE from here (tapas_status_errcode), so every
+ * status has one SQLSTATE everywhere.
+ *
+ * IDENTIFICATION
+ *	  src/policy/status_error.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_STATUS_ERROR_H
+#define TAPAS_STATUS_ERROR_H
+
+#include "util/status.h"
+
+/* The SQLSTATE of status, as an ERRCODE_* value for errcode(). */
+extern int	tapas_status_errcode(tapas_status status);
+
+/*
+ * Raises the error of status and does not return, except for TAPAS_OK.
+ * The message is "what: reason", reason defaulting to the status's own
+ * message; for TAPAS_ENOMEM and TAPAS_ECANCELED the kernel's reason is
+ * dropped (it names no resource).  TAPAS_ECANCELED first runs
+ * CHECK_FOR_INTERRUPTS(), so a pending cancel or statement_timeout reports
+ * as PostgreSQL itself would.
+ */
+extern void tapas_raise_status(tapas_status status, const char *what,
+							   const char *reason);
+
+#endif							/* TAPAS_STATUS_ERROR_H */
