@@ -215,7 +215,8 @@ alerts_write(const TapasAlert *a)
 const char *
 tapas_alert_kind_name(int kind)
 {
-	return kind == TAPAS_ALERT_DETERMINED ? "determined" : "reconstructed";
+	return kind == TAPAS_ALERT_DETERMINED ? "determined" :
+		kind == TAPAS_ALERT_INCOMPLETE ? "incomplete" : "reconstructed";
 }
 
 const char *

@@ -61,7 +61,8 @@ extern int	tapas_mode;
 typedef enum TapasAlertKind
 {
 	TAPAS_ALERT_DETERMINED = 1, /* e_j in the row space of A */
-	TAPAS_ALERT_RECONSTRUCTED = 2	/* a decoder recovers v_j from (A, b) */
+	TAPAS_ALERT_RECONSTRUCTED = 2,	/* a decoder recovers v_j from (A, b) */
+	TAPAS_ALERT_INCOMPLETE = 3	/* a cell the auditor cannot audit yet */
 } TapasAlertKind;
 
 typedef enum TapasAlertAction
@@ -118,6 +119,9 @@ typedef struct TapasAuditPending TapasAuditPending;
 
 extern TapasAuditPending *tapas_audit_cells(const TapasCell *cells, int ncells);
 extern void tapas_audit_logged(TapasAuditPending *p, int64 first_log_id);
+extern void tapas_audit_incomplete(Oid relid);
+/* truth.c: remembers the canonical basis trees of cells for the truth */
+extern void tapas_audit_register_bases(const TapasCell *cells, int ncells);
 extern void tapas_audit_define_gucs(void);
 
 /* budget of the expensive checks, per statement (tapas.audit_budget_ms) */

@@ -60,7 +60,8 @@ struct TapasAuditEntry
 	TapasAuditKey key;			/* hash key: must be first */
 	bool		initialised;
 	bool		sensitive;		/* statistic reads a sensitive column */
-	char	   *vexpr;			/* SQL of the per-row value v, or NULL */
+	Node	   *vtree;			/* canonical per-row value v (float8), or NULL;
+								 * owned by the basis registry (truth.c) */
 
 	/* row space (determined.c) */
 	tapas_rowspace_t *rs;		/* over dense indices 0..cap_n-1 */

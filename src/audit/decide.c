@@ -316,3 +316,42 @@ tapas_audit_define_gucs(void)
 							NULL, NULL, NULL);
 	tapas_alerts_define_gucs();
 }
+
+/*
+ * Fails closed on a cell that sums two or more sensitive basis values
+ * (capture/cellform.c): the per-statistic audit cannot decide what their
+ * sum reveals, so deny mode refuses the statement (TP004) and log/warn
+ * raise an "incomplete" alert; each term is then logged as its own cell,
+ * more than the analyst learned, never less.
+ */
+void
+tapas_audit_incomplete(Oid relid)
+{
+	TapasAlert	a;
+
+	if (tapas_mode == TAPAS_MODE_OFF || !tapas_session_is_audited())
+		return;
+	if (tapas_mode == TAPAS_MODE_DENY)
+		ereport(ERROR,
+				(errcode(ERRCODE_TAPAS_AUDIT_INCOMPLETE),
+				 errmsg("query refused: tapas cannot audit an aggregate over protected table \"%s\" that sums several sensitive values",
+						get_rel_name(relid)),
+				 errhint("Write one aggregate per sensitive value, e.g. sum(CASE WHEN c THEN x END) and sum(CASE WHEN NOT c THEN y END), or move conditions on other columns to WHERE or GROUP BY.")));
+	memset(&a, 0, sizeof(a));
+	a.roleid = GetSessionUserId();
+	a.relid = relid;
+	a.kind = TAPAS_ALERT_INCOMPLETE;
+	a.action = tapas_mode == TAPAS_MODE_WARN ? TAPAS_ALERT_WARNED : TAPAS_ALERT_LOGGED;
+	strlcpy(a.method, "normal form", sizeof(a.method));
+	strlcpy(a.statistic, "(several sensitive bases)", sizeof(a.statistic));
+	strlcpy(a.detail, "a cell sums several sensitive basis values; its terms are logged as separate cells",
+			sizeof(a.detail));
+	tapas_alert_raise(&a, 1);
+	if (tapas_mode == TAPAS_MODE_WARN)
+		ereport(WARNING,
+				(errcode(ERRCODE_WARNING),
+				 errmsg("tapas cannot fully audit this answer on protected table \"%s\"",
+						get_rel_name(relid)),
+				 errdetail("tapas raised alert %lld for the administrator.",
+						   (long long) a.alert_id)));
+}

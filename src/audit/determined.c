@@ -127,8 +127,7 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		pfree(e->nz_keys);
 	if (e->nz_vals)
 		pfree(e->nz_vals);
-	if (e->vexpr)
-		pfree(e->vexpr);
+	e->vtree = NULL;			/* owned by the basis registry */
 	if (e->design_tags)
 		pfree(e->design_tags);
 	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);

@@ -4,18 +4,25 @@
  *	  The auditor's truth: the per-row value v of a logged statistic, read
  *	  from the table for the reconstruction audit (reconstructed.c).
  *
- * The statistic text (capture/normalise.c: "count(*)",
- * "count(x)", "sum(x)", optionally " filter (where S)") is turned back into
- * the per-row value v, and "SELECT key, v FROM ONLY tbl WHERE v <> 0 LIMIT
- * 65" is run through SPI in a subtransaction, with the capture bypassed
- * (tapas_internal_read) so the auditor's own read is neither refused nor
- * logged.  Errors of that read (e.g. a division by zero on some row) are
- * swallowed, never shown to the analyst: the truth is then unusable for
- * this statistic.  Statistics calling functions that are not built in are
- * never evaluated (they would run with the bypass on).  The result is
- * cached in the entry and re-read when the table's change counters move
- * (cumulative statistics plus this backend's pending counts; other
- * backends publish theirs within seconds) or after 10 seconds.
+ * The truth is evaluated by tapas, never by re-running the analyst's
+ * expression (issue 10, class 2).  The gate hands every cell with the
+ * canonical basis tree of its statistic (capture/basis.c: a float8
+ * expression over the table's columns built by tapas from the normal form,
+ * e.g. CASE WHEN rare THEN 1 ELSE 0 END); this file keeps one tree per
+ * (table, statistic) for the life of the backend (the basis registry) and
+ * evaluates it with ExecInitExpr / ExecEvalExpr over a heap scan of the
+ * table in its own code.  No query is planned and nothing is switched off:
+ * the capture stays on for anything the tree could call.  A statistic
+ * whose tree this backend never saw (one read back from the ledger only)
+ * has no usable truth.  Errors of the evaluation (e.g. a division by zero
+ * on some row) are swallowed, never shown to the analyst: the truth is
+ * then unusable for this statistic.  The result is cached in the entry and
+ * re-read when the table's change counters move (cumulative statistics
+ * plus this backend's pending counts; other backends publish theirs
+ * within seconds).
+ *
+ * Memory: the registry and the trees live in the audit cache context
+ * (tapas_audit_cxt); a truth read runs in a temporary executor state.
  *
  * IDENTIFICATION
  *	  src/audit/truth.c
@@ -25,10 +32,13 @@
 #include "postgres.h"
 
 #include "access/sysattr.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
-#include "executor/spi.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -36,174 +46,106 @@
 #include "parser/parser.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
+#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
 #include "policy/policy.h"
 
 /* ----------------------------------------------------------------
- *		Statistic text -> per-row value
+ *		The basis registry
  * ----------------------------------------------------------------
  */
 
-/* index of the ')' closing the '(' at s[open], skipping quoted text; -1 */
-static int
-matching_paren(const char *s, int open)
+typedef struct BasisKey
 {
-	int			depth = 0;
-	char		quote = 0;
+	Oid			relid;
+	char		statistic[TAPAS_LEDGER_MAX_STATISTIC + 1];
+} BasisKey;
 
-	for (int i = open; s[i]; i++)
+typedef struct BasisEntry
+{
+	BasisKey	key;			/* hash key: must be first */
+	Node	   *tree;			/* in tapas_audit_cxt() */
+} BasisEntry;
+
+static HTAB *bases = NULL;
+
+static BasisEntry *
+basis_lookup(Oid relid, const char *statistic, HASHACTION action, bool *found)
+{
+	BasisKey	key;
+
+	if (bases == NULL)
 	{
-		if (quote)
-		{
-			if (s[i] == quote)
-				quote = 0;
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(BasisKey);
+		ctl.entrysize = sizeof(BasisEntry);
+		ctl.hcxt = tapas_audit_cxt();
+		bases = hash_create("tapas basis registry", 256, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	memset(&key, 0, sizeof(key));
+	key.relid = relid;
+	strlcpy(key.statistic, statistic, sizeof(key.statistic));
+	return hash_search(bases, &key, action, found);
+}
+
+/* Remembers the basis trees of a statement's cells (capture/gate.c). */
+void
+tapas_audit_register_bases(const TapasCell *cells, int ncells)
+{
+	for (int i = 0; i < ncells; i++)
+	{
+		BasisEntry *b;
+		bool		found;
+
+		if (cells[i].basis == NULL || cells[i].statistic == NULL ||
+			strlen(cells[i].statistic) > TAPAS_LEDGER_MAX_STATISTIC)
 			continue;
+		b = basis_lookup(cells[i].relid, cells[i].statistic, HASH_ENTER, &found);
+		if (!found)
+		{
+			MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
+
+			b->tree = copyObject((Node *) cells[i].basis);
+			MemoryContextSwitchTo(old);
 		}
-		if (s[i] == '\'' || s[i] == '"')
-			quote = s[i];
-		else if (s[i] == '(')
-			depth++;
-		else if (s[i] == ')' && --depth == 0)
-			return i;
 	}
-	return -1;
-}
-
-/* SQL of v for a statistic text, or NULL if the text is not understood */
-static char *
-statistic_value_sql(const char *stat)
-{
-	const char *filter_kw = " filter (where ";
-	char	   *base;
-	int			close;
-	const char *rest;
-
-	if (strncmp(stat, "count(*)", 8) == 0)
-	{
-		base = pstrdup("1");
-		rest = stat + 8;
-	}
-	else if (strncmp(stat, "count(", 6) == 0 || strncmp(stat, "sum(", 4) == 0)
-	{
-		int			open = stat[0] == 'c' ? 5 : 3;
-		char	   *x;
-
-		close = matching_paren(stat, open);
-		if (close < 0)
-			return NULL;
-		x = pnstrdup(stat + open + 1, close - open - 1);
-		base = stat[0] == 'c'
-			? psprintf("CASE WHEN (%s) IS NOT NULL THEN 1 ELSE 0 END", x)
-			: psprintf("COALESCE(((%s))::float8, 0)", x);
-		rest = stat + close + 1;
-	}
-	else
-		return NULL;
-	if (*rest == '\0')
-		return base;
-	if (strncmp(rest, filter_kw, strlen(filter_kw)) != 0)
-		return NULL;
-	close = matching_paren(rest, 8);
-	if (close < 0 || rest[close + 1] != '\0')
-		return NULL;
-	return psprintf("CASE WHEN (%s) THEN %s ELSE 0 END",
-					pnstrdup(rest + 15, close - 15), base);
-}
-
-static bool
-not_builtin(Oid funcid, void *context)
-{
-	return funcid >= FirstNormalObjectId;
-}
-
-/* "FROM ONLY schema.table" of relid */
-static char *
-relation_sql(Oid relid)
-{
-	return psprintf("ONLY %s.%s",
-					quote_identifier(get_namespace_name(get_rel_namespace(relid))),
-					quote_identifier(get_rel_name(relid)));
 }
 
 /*
- * Parse analysis of sql in a subtransaction: NULL on any error (which is
- * not shown; the statement being audited goes on), except a cancel.
- */
-static Query *
-analyse_quietly(const char *sql)
-{
-	MemoryContext caller = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	Query	   *volatile q = NULL;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(caller);
-	PG_TRY();
-	{
-		List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
-
-		if (list_length(raw) == 1)
-			q = parse_analyze_fixedparams(linitial_node(RawStmt, raw), sql, NULL, 0, NULL);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *err;
-
-		MemoryContextSwitchTo(caller);
-		err = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(caller);
-		CurrentResourceOwner = owner;
-		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
-			ReThrowError(err);
-		FreeErrorData(err);
-		return NULL;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(caller);
-	CurrentResourceOwner = owner;
-	return q;
-}
-
-/*
- * Sets e->sensitive (v reads a sensitive column) and e->vexpr (NULL when v
- * cannot be evaluated safely).  An expression that cannot be analysed is
- * treated as sensitive.
+ * Sets e->sensitive (v reads a sensitive column) and e->vtree (NULL when
+ * this backend has no tree for the statistic).  A statistic without a
+ * tree is treated as sensitive unless it is the plain count(*).
  */
 void
 tapas_audit_prepare_statistic(TapasAuditEntry *e)
 {
 	const TapasProtection *prot = tapas_protection_lookup(e->key.relid);
-	char	   *v = statistic_value_sql(e->key.statistic);
-	char	   *sql;
-	Query	   *q;
-	Node	   *expr;
+	BasisEntry *b;
+	bool		found;
 	Bitmapset  *attnos = NULL;
 	int			a = -1;
 
-	e->sensitive = true;
-	e->vexpr = NULL;
-	if (prot == NULL || v == NULL)
+	e->sensitive = strcmp(e->key.statistic, "count(*)") != 0;
+	e->vtree = NULL;
+	if (prot == NULL)
 		return;
-	sql = psprintf("SELECT (%s)::float8 FROM %s", v, relation_sql(e->key.relid));
-	q = analyse_quietly(sql);
-	if (q == NULL || q->commandType != CMD_SELECT || list_length(q->targetList) != 1)
+	b = basis_lookup(e->key.relid, e->key.statistic, HASH_FIND, &found);
+	if (b == NULL)
 		return;
-	expr = (Node *) linitial_node(TargetEntry, q->targetList)->expr;
-	pull_varattnos(expr, 1, &attnos);
+	e->vtree = b->tree;
+	pull_varattnos(b->tree, 1, &attnos);
 	e->sensitive = false;
 	while ((a = bms_next_member(attnos, a)) >= 0)
 		if (bms_is_member(a + FirstLowInvalidHeapAttributeNumber, prot->sensitive))
 			e->sensitive = true;
-	if (!check_functions_in_node(expr, not_builtin, NULL))
-		e->vexpr = MemoryContextStrdup(tapas_audit_cxt(), v);
 }
 
 /* ----------------------------------------------------------------
@@ -234,9 +176,26 @@ table_change_stamp(Oid relid)
 	return stamp;
 }
 
-/* runs the truth query; false (and nothing kept) on any error */
+/* the key of the scanned row as int8 */
+static int64
+slot_key(TupleTableSlot *slot, AttrNumber attno, Oid type, bool *isnull)
+{
+	Datum		d = slot_getattr(slot, attno, isnull);
+
+	if (*isnull)
+		return 0;
+	return type == INT8OID ? DatumGetInt64(d) :
+		type == INT4OID ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
+}
+
+/*
+ * Evaluates e->vtree on every row of the table (a heap scan under the
+ * active snapshot), keeping the first TRUTH_MAX_NONZERO + 1 rows with
+ * v <> 0.  Runs in a subtransaction: false (and nothing kept) on any error
+ * other than a cancel.
+ */
 static bool
-read_truth(TapasAuditEntry *e, const char *sql)
+read_truth(TapasAuditEntry *e, const TapasProtection *prot)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -244,29 +203,53 @@ read_truth(TapasAuditEntry *e, const char *sql)
 
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(caller);
-	tapas_internal_read++;
 	PG_TRY();
 	{
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (SPI_execute(sql, true, TRUTH_MAX_NONZERO + 1) != SPI_OK_SELECT)
-			elog(ERROR, "truth query failed");
-		e->nnz = (int) SPI_processed;
-		e->truth_binary = true;
-		e->nz_keys = MemoryContextAlloc(tapas_audit_cxt(), sizeof(int64) * Max(e->nnz, 1));
-		e->nz_vals = MemoryContextAlloc(tapas_audit_cxt(), sizeof(double) * Max(e->nnz, 1));
-		for (int i = 0; i < e->nnz; i++)
-		{
-			bool		n1,
-						n2;
-			HeapTuple	tup = SPI_tuptable->vals[i];
+		Relation	rel = table_open(e->key.relid, AccessShareLock);
+		EState	   *estate = CreateExecutorState();
+		ExprContext *econtext = GetPerTupleExprContext(estate);
+		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(e->vtree), estate);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+		int64		keys[TRUTH_MAX_NONZERO + 1];
+		double		vals[TRUTH_MAX_NONZERO + 1];
+		int			n = 0;
+		uint64		rows = 0;
 
-			e->nz_keys[i] = DatumGetInt64(SPI_getbinval(tup, SPI_tuptable->tupdesc, 1, &n1));
-			e->nz_vals[i] = DatumGetFloat8(SPI_getbinval(tup, SPI_tuptable->tupdesc, 2, &n2));
-			if (n1 || n2 || e->nz_vals[i] != 1.0)
+		while (n <= TRUTH_MAX_NONZERO && table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		{
+			bool		vnull,
+						knull;
+			Datum		v;
+
+			if ((++rows & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+			econtext->ecxt_scantuple = slot;
+			v = ExecEvalExprSwitchContext(expr, econtext, &vnull);
+			ResetExprContext(econtext);
+			if (vnull || DatumGetFloat8(v) == 0.0)
+				continue;
+			keys[n] = slot_key(slot, prot->key_attno, prot->key_type, &knull);
+			vals[n] = DatumGetFloat8(v);
+			if (!knull)
+				n++;
+		}
+		table_endscan(scan);
+		ExecDropSingleTupleTableSlot(slot);
+		FreeExecutorState(estate);
+		table_close(rel, AccessShareLock);
+
+		e->nnz = n;
+		e->truth_binary = true;
+		e->nz_keys = MemoryContextAlloc(tapas_audit_cxt(), sizeof(int64) * Max(n, 1));
+		e->nz_vals = MemoryContextAlloc(tapas_audit_cxt(), sizeof(double) * Max(n, 1));
+		for (int i = 0; i < n; i++)
+		{
+			e->nz_keys[i] = keys[i];
+			e->nz_vals[i] = vals[i];
+			if (vals[i] != 1.0)
 				e->truth_binary = false;
 		}
-		SPI_finish();
 		ReleaseCurrentSubTransaction();
 		ok = true;
 	}
@@ -278,7 +261,6 @@ read_truth(TapasAuditEntry *e, const char *sql)
 		err = CopyErrorData();
 		FlushErrorState();
 		RollbackAndReleaseCurrentSubTransaction();
-		tapas_internal_read--;
 		MemoryContextSwitchTo(caller);
 		CurrentResourceOwner = owner;
 		/* a cancel must still cancel; any other error stays hidden */
@@ -288,7 +270,6 @@ read_truth(TapasAuditEntry *e, const char *sql)
 		return false;
 	}
 	PG_END_TRY();
-	tapas_internal_read--;
 	MemoryContextSwitchTo(caller);
 	CurrentResourceOwner = owner;
 	return ok;
@@ -300,10 +281,10 @@ tapas_audit_ensure_truth(TapasAuditEntry *e)
 {
 	const TapasProtection *prot;
 	int64		stamp;
-	const char *key;
-	char	   *sql;
 
-	if (e->vexpr == NULL || !e->sensitive)
+	if (e->vtree == NULL)
+		tapas_audit_prepare_statistic(e);	/* a tree registered since */
+	if (e->vtree == NULL || !e->sensitive)
 		return false;
 	stamp = table_change_stamp(e->key.relid);
 	if (e->truth == TRUTH_OK && stamp == e->truth_stamp)
@@ -320,11 +301,7 @@ tapas_audit_ensure_truth(TapasAuditEntry *e)
 	e->nz_keys = NULL;
 	e->nz_vals = NULL;
 	e->nnz = 0;
-	key = quote_identifier(get_attname(e->key.relid, prot->key_attno, false));
-	sql = psprintf("SELECT (%s)::int8, v FROM (SELECT %s, (%s)::float8 AS v FROM %s) t WHERE v <> 0",
-				   key, key, e->vexpr, relation_sql(e->key.relid));
 	e->truth_stamp = stamp;
-	e->truth = read_truth(e, sql) ? TRUTH_OK : TRUTH_UNUSABLE;
+	e->truth = read_truth(e, prot) ? TRUTH_OK : TRUTH_UNUSABLE;
 	return e->truth == TRUTH_OK;
 }
-

@@ -11,7 +11,9 @@
  *					hidden group-existence HAVING, capture aggregates
  *	  cover_build.c	builds the capture aggregates and the hidden HAVING
  *	  flatten.c		pull-up of plain views over a protected table
- *	  statistic.c	statistic texts (the ledger key)
+ *	  cellform.c	the normal form of an aggregate: terms over covered sets
+ *	  basis.c		canonical basis values and their statistic texts
+ *	  statistic.c	what a capture logs, as plan nodes; binding per execution
  *	  plan.c		places a gate above each capturing Agg; fail-closed
  *					check that every scan of a protected table is gated
  *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
@@ -76,7 +78,7 @@ typedef enum TapasAggKind
 typedef struct TapasCaptureInfo
 {
 	int			ncovers;		/* capture aggregates added (0: nothing to gate) */
-	List	   *covers;			/* [ncovers] (relid Integer, statistic String);
+	List	   *covers;			/* [ncovers] statistic nodes (statistic.c);
 								 * a capture's third argument indexes it */
 	bool		protected_read; /* some level reads a protected table */
 } TapasCaptureInfo;
@@ -88,8 +90,9 @@ typedef struct TapasLevelContext
 	int			varno;			/* range-table index of p */
 	const TapasProtection *prot;
 	List	   *sens_where;		/* S: sensitive WHERE conjuncts */
-	List	   *stats;			/* statistic texts of captures added (dedup) */
+	List	   *stats;			/* basis trees of captures added (dedup) */
 	List	   *filters;		/* and their capture FILTERs, in step */
+	List	   *specs;			/* and their statistic nodes, in step */
 	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
 	TapasCaptureInfo *info;
 } TapasLevelContext;
@@ -138,30 +141,78 @@ extern void tapas_capture_record(const TapasCell *cells, int ncells);
 /* hooks.c */
 extern void tapas_capture_install(void);
 
-/* statistic.c */
-#define TAPAS_STAT_DEFERRED '\x1f'	/* separates a deferred text's parts */
+/* cellform.c: the normal form of one aggregate */
+#define TAPAS_MAX_NS_ATOMS	4		/* non-sensitive atoms per aggregate */
+#define TAPAS_TV_TRUE	0			/* 3-valued truth values of an atom */
+#define TAPAS_TV_FALSE	1
+#define TAPAS_TV_NULL	2
 
-/* The parts of a deferred statistic text (expressions over varno 1). */
+/* One term of a cell: sum over Q (rows passing cond) of phi. */
+typedef struct TapasTerm
+{
+	Node	   *cond;			/* non-sensitive assignment over the level's
+								 * varno, or NULL: every row */
+	struct TapasBasis *basis;	/* phi: reads sensitive columns only (or none) */
+} TapasTerm;
+
+extern List *tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, List *narrow,
+							  int varno, const TapasProtection *prot);
+extern void tapas_expr_reads(Node *expr, int varno, const Bitmapset *sensitive,
+							 bool *sens, bool *other);
+extern Node *tapas_make_case(Node *cond, Node *then, Node *otherwise);
+extern Node *tapas_searched_case(Node *node, void *unused);
+extern Node *tapas_substitute_atoms(Node *expr, List *atoms, const int *value);
+extern bool tapas_next_assignment(int *value, const int *dom, int n);
+extern Node *tapas_atom_test(Node *atom, int value);
+
+/* basis.c: canonical identity of a basis value */
+#define TAPAS_MAX_S_ATOMS	5		/* sensitive atoms canonicalised */
+
+typedef enum TapasBasisKind
+{
+	TAPAS_BASIS_ZERO,			/* adds nothing: no capture */
+	TAPAS_BASIS_COUNT,			/* 1[indicator], or the constant 1 */
+	TAPAS_BASIS_VALUE			/* value * 1[indicator], or opaque */
+} TapasBasisKind;
+
+typedef struct TapasBasis
+{
+	TapasBasisKind kind;
+	bool		sensitive;		/* reads a sensitive column */
+	Node	   *phi;			/* canonical value over varno 1 */
+	Node	   *tree;			/* phi as float8: the capture's contribution */
+	char	   *text;			/* canonical statistic text (the ledger key) */
+} TapasBasis;
+
+extern TapasBasis *tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive);
+extern bool tapas_atom_not_null(Node *atom, Oid relid);
+extern Node *tapas_simplify(Node *expr);
+extern bool tapas_is_zero(Node *node);
+
+/* statistic.c: what one capture logs, as plan nodes */
 typedef struct TapasStatSpec
 {
-	int			kind;			/* TapasAggKind */
-	Node	   *arg;			/* aggregate argument, or NULL */
-	List	   *conds;			/* sensitive conjuncts */
-	List	   *groups;			/* GROUP BY clauses, see tapas_statistic_text */
+	Oid			relid;
+	Node	   *phi;			/* canonical basis over varno 1, may hold $n */
+	char	   *text;			/* its text at plan time ($n unbound) */
+	List	   *groups;			/* GROUP BY clauses, see tapas_statistic_node */
+	bool		final;			/* text needs no binding per execution */
+	bool		incomplete;		/* part of a cell of several sensitive bases */
+	bool		split;			/* covered set of one term of a split condition */
+	Node	   *tree;			/* phi as float8 (the capture's v) */
 } TapasStatSpec;
 
-extern char *tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens,
-								  int varno, Oid relid, List *groups);
-extern TapasStatSpec *tapas_statistic_parse(const char *stat);
-extern char *tapas_statistic_format(const TapasStatSpec *spec, Oid relid,
-									ParamListInfo params, const Datum *gvals,
-									const bool *gnulls);
-extern char *tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params);
+extern Node *tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno,
+								  bool split);
+extern TapasStatSpec *tapas_statistic_spec(Node *node);
+extern void tapas_statistic_mark_incomplete(Node *node);
+extern char *tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
+									const Datum *gvals, const bool *gnulls, Node **tree);
 
 /* groups.c */
 typedef struct TapasGroupedCover TapasGroupedCover;
 extern TapasGroupedCover *tapas_grouped_create(const TapasStatSpec *spec, List *groupcols,
-											   TupleDesc desc, Oid relid);
+											   TupleDesc desc);
 extern void tapas_grouped_reset(TapasGroupedCover *gc);
 extern void tapas_grouped_add(TapasGroupedCover *gc, MemoryContext cxt, const Datum *values,
 							  const bool *isnull, double answer, const int64 *keys,

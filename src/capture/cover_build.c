@@ -5,12 +5,12 @@
  *	  tapas._cover(key, v, capture) of one statistic, and the
  *	  hidden group-existence condition count(*) FILTER (WHERE S) > 0.
  *
- * tapas_cover_add appends one capture per distinct (statistic text, capture
- * FILTER) of a level: v is the row's contribution to the linear statistic
- * (count: CASE WHEN S' THEN 1 ELSE 0, sum: CASE WHEN S' THEN x END, S' the
- * sensitive conditions), the capture's FILTER holds the non-sensitive part
- * of the aggregate's own FILTER, and the statistic text (statistic.c) is
- * passed as a Const so cached and copied plans keep it.
+ * tapas_cover_add appends one capture per term of the aggregate's normal
+ * form (cellform.c), deduplicated by (v, FILTER) within the level: v is
+ * the term's canonical basis value (basis.c), the capture's FILTER the
+ * non-sensitive part of the aggregate's own FILTER and the term's
+ * non-sensitive assignment; what it logs travels as a statistic node
+ * (statistic.c) in TapasCaptureInfo, indexed by the third argument.
  * tapas_cover_group_exists_qual builds the hidden HAVING of step 3 of
  * normalise.c, or'ed with a GROUPING(...) test that keeps a grand total of
  * grouping sets visible (at most 31 grouping columns).
@@ -31,6 +31,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parse_agg.h"
 #include "parser/parse_coerce.h"
+#include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -44,13 +45,6 @@
  */
 
 static Node *
-float8_const(double v)
-{
-	return (Node *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
-							  Float8GetDatum(v), false, FLOAT8PASSBYVAL);
-}
-
-static Node *
 coerce_to(Node *expr, Oid type)
 {
 	Node	   *r = coerce_to_target_type(NULL, expr, exprType(expr), type, -1,
@@ -62,75 +56,35 @@ coerce_to(Node *expr, Oid type)
 	return r;
 }
 
-/* CASE WHEN cond THEN then ELSE otherwise END, of type float8 */
-static Node *
-make_case(Node *cond, Node *then, Node *otherwise)
-{
-	CaseExpr   *c = makeNode(CaseExpr);
-	CaseWhen   *w = makeNode(CaseWhen);
-
-	w->expr = (Expr *) cond;
-	w->result = (Expr *) then;
-	w->location = -1;
-	c->casetype = FLOAT8OID;
-	c->casecollid = InvalidOid;
-	c->args = list_make1(w);
-	c->defresult = (Expr *) otherwise;
-	c->location = -1;
-	return (Node *) c;
-}
-
-/* the row's contribution v to a statistic of the given kind */
-static Node *
-contribution(TapasAggKind kind, Node *arg, List *sens)
-{
-	Node	   *cond = sens ? (Node *) make_ands_explicit(copyObject(sens)) : NULL;
-
-	if (kind == TAPAS_AGG_COUNT)
-	{
-		NullTest   *nt = makeNode(NullTest);
-
-		nt->arg = (Expr *) copyObject(arg);
-		nt->nulltesttype = IS_NOT_NULL;
-		nt->location = -1;
-		cond = cond ? (Node *) make_and_qual(cond, (Node *) nt) : (Node *) nt;
-	}
-	if (kind == TAPAS_AGG_SUM)
-	{
-		Node	   *x = coerce_to(copyObject(arg), FLOAT8OID);
-
-		return cond ? make_case(cond, x,
-								(Node *) makeNullConst(FLOAT8OID, -1, InvalidOid)) : x;
-	}
-	return cond ? make_case(cond, float8_const(1.0), float8_const(0.0)) : float8_const(1.0);
-}
-
 static TargetEntry *
 arg_tle(Node *expr, int resno)
 {
 	return makeTargetEntry((Expr *) expr, resno, NULL, false);
 }
 
-/* appends a resjunk tapas._cover(...) for one statistic (deduplicated) */
-void
-tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
+/*
+ * Appends a resjunk tapas._cover(key, v, capture) with the given FILTER
+ * and contribution v (over the level's varno), unless an equal capture is
+ * there already; returns the statistic node of the capture.
+ */
+static Node *
+add_capture(TapasLevelContext *lc, Node *v, Node *filter, Node *spec)
 {
-	char	   *stat = tapas_statistic_text(kind, arg, sens, lc->varno, lc->prot->relid,
-											  lc->groups);
-	Node	   *filter = narrow ? (Node *) make_ands_explicit(copyObject(narrow)) : NULL;
 	Aggref	   *cover;
 	Var		   *key;
 	Oid			keytype;
 	ListCell   *s,
-			   *f;
+			   *f,
+			   *n;
 
-	forboth(s, lc->stats, f, lc->filters)
+	forthree(s, lc->stats, f, lc->filters, n, lc->specs)
 	{
-		if (strcmp(lfirst(s), stat) == 0 && equal(lfirst(f), filter))
-			return;
+		if (equal(lfirst(s), v) && equal(lfirst(f), filter))
+			return lfirst(n);
 	}
-	lc->stats = lappend(lc->stats, stat);
+	lc->stats = lappend(lc->stats, v);
 	lc->filters = lappend(lc->filters, filter);
+	lc->specs = lappend(lc->specs, spec);
 
 	key = makeVar(lc->varno, lc->prot->key_attno, lc->prot->key_type, -1, InvalidOid, 0);
 	cover = makeNode(Aggref);
@@ -142,11 +96,11 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 	keytype = lc->prot->key_type == INT8OID ? INT8OID : INT4OID;
 	cover->aggargtypes = list_make3_oid(keytype, FLOAT8OID, INT4OID);
 	cover->args = list_make3(arg_tle(coerce_to((Node *) key, keytype), 1),
-							 arg_tle(contribution(kind, arg, sens), 2),
+							 arg_tle(copyObject(v), 2),
 							 arg_tle((Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
 														Int32GetDatum(lc->info->ncovers),
 														false, true), 3));
-	cover->aggfilter = (Expr *) filter;
+	cover->aggfilter = (Expr *) copyObject(filter);
 	cover->aggkind = AGGKIND_NORMAL;
 	cover->agglevelsup = 0;
 	cover->aggsplit = AGGSPLIT_SIMPLE;
@@ -156,9 +110,49 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 								makeTargetEntry((Expr *) cover,
 												list_length(lc->q->targetList) + 1,
 												pstrdup("tapas_cover"), true));
-	lc->info->covers = lappend(lc->info->covers,
-							   list_make2(makeInteger((int) lc->prot->relid), makeString(stat)));
+	lc->info->covers = lappend(lc->info->covers, spec);
 	lc->info->ncovers++;
+	return spec;
+}
+
+/*
+ * Captures one audited aggregate kind(arg) with sensitive conditions sens
+ * and non-sensitive FILTER conjuncts narrow: one capture per term of its
+ * normal form (cellform.c), its FILTER narrow AND the term's condition,
+ * its v the term's canonical basis (basis.c), a tree tapas builds.  A cell
+ * with two or more sensitive bases has its captures flagged incomplete:
+ * the auditor cannot yet audit their sum (gate.c fails closed).
+ */
+void
+tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
+{
+	List	   *terms = tapas_cell_terms(kind, arg, sens, narrow, lc->varno, lc->prot);
+	List	   *sensitive_specs = NIL;
+	ListCell   *c;
+
+	foreach(c, terms)
+	{
+		TapasTerm  *t = lfirst(c);
+		TapasBasis *b = t->basis;
+		Node	   *v;
+		List	   *fl = list_copy(narrow);
+		Node	   *spec;
+
+		v = copyObject(b->tree);
+		ChangeVarNodes(v, 1, lc->varno, 0);
+		if (t->cond != NULL)
+			fl = lappend(fl, copyObject(t->cond));
+		spec = add_capture(lc, v, fl ? (Node *) make_ands_explicit(copyObject(fl)) : NULL,
+						   tapas_statistic_node(lc->prot->relid, b, lc->groups, lc->varno,
+														 t->cond != NULL));
+		if (b->sensitive && !list_member_ptr(sensitive_specs, spec))
+			sensitive_specs = lappend(sensitive_specs, spec);
+	}
+	if (list_length(sensitive_specs) >= 2)
+	{
+		foreach(c, sensitive_specs)
+			tapas_statistic_mark_incomplete(lfirst(c));
+	}
 }
 
 /* ----------------------------------------------------------------

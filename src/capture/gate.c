@@ -9,11 +9,15 @@
  * parameters), in this order:
  *	1. drain every group from the Agg into a tuplestore, capture columns
  *	   replaced by NULL; for an audited session, unpack each capture into a
- *	   cell (relid, statistic with $n bound, answer, covered keys); the
+ *	   cell (relid, statistic with $n bound, answer, covered keys): one
+ *	   capture per term of an aggregate's normal form (cellform.c); the
  *	   captures of a level grouped by a sensitive column become cells after
  *	   the drain, per non-sensitive group and value (groups.c);
  *	2. k threshold: a cell covering fewer than k rows fails the whole query
- *	   (TP002), naming k, never the size;
+ *	   (TP002), naming k, never the size: every covered set of every term,
+ *	   so a condition on quasi-identifiers inside an aggregate counts too;
+ *	   a cell that sums several sensitive bases fails closed (TP004 in
+ *	   deny mode, an "incomplete" alert otherwise: tapas_audit_incomplete);
  *	3. tapas_audit_cells(): the auditor decides (audit/decide.c); in deny
  *	   mode it raises before anything is released or logged;
  *	4. tapas_ledger_check_capacity, then tapas_ledger_append, and the per-backend copy for last_capture();
@@ -61,9 +65,10 @@ typedef struct TapasGateState
 	int			ncovers;		/* capture columns */
 	AttrNumber *cover_att;		/* [ncovers] attno in the scan tuple */
 	Oid		   *cover_relid;	/* [ncovers] protected table */
-	char	  **cover_stat;		/* [ncovers] statistic text with $n */
+	TapasStatSpec **cover_spec;	/* [ncovers] what the capture logs */
 	TapasGroupedCover **cover_grouped;	/* [ncovers] non-NULL: grouped by a
 										 * sensitive column (groups.c) */
+	bool		incomplete;		/* a cell of several sensitive bases was answered */
 	TapasCell  *cells;			/* cells of this execution */
 	int			ncells;
 	int			maxcells;
@@ -103,7 +108,8 @@ tapas_plan_is_gate(Plan *plan)
 }
 
 /*
- * A gate above agg.  cells: (scan attno, relid, statistic) triples;
+ * A gate above agg.  cells: (scan attno, statistic node, group columns)
+ * triples (statistic.c);
  * scan_tlist: OUTER_VAR Vars over the Agg's flat output; tlist and qual:
  * the Agg's former projection and HAVING over INDEX_VAR.
  */
@@ -166,27 +172,26 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 	gs->ncovers = list_length(cs->custom_private);
 	gs->cover_att = palloc(sizeof(AttrNumber) * Max(gs->ncovers, 1));
 	gs->cover_relid = palloc(sizeof(Oid) * Max(gs->ncovers, 1));
-	gs->cover_stat = palloc(sizeof(char *) * Max(gs->ncovers, 1));
+	gs->cover_spec = palloc(sizeof(TapasStatSpec *) * Max(gs->ncovers, 1));
 	gs->cover_grouped = palloc(sizeof(TapasGroupedCover *) * Max(gs->ncovers, 1));
 	foreach(lc, cs->custom_private)
 	{
 		List	   *t = lfirst(lc);
 
 		gs->cover_att[i] = intVal(linitial(t));
-		gs->cover_relid[i] = (Oid) intVal(lsecond(t));
-		gs->cover_stat[i] = strVal(lthird(t));
+		gs->cover_spec[i] = tapas_statistic_spec(lsecond(t));
+		gs->cover_relid[i] = gs->cover_spec[i]->relid;
 		gs->cover_grouped[i] =
-			tapas_grouped_create(tapas_statistic_parse(gs->cover_stat[i]), lfourth(t),
-								 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-								 gs->cover_relid[i]);
+			tapas_grouped_create(gs->cover_spec[i], lthird(t),
+								 node->ss.ss_ScanTupleSlot->tts_tupleDescriptor);
 		i++;
 	}
 }
 
 /* appends a cell (keys owned by the caller, in gs->cxt) */
 static void
-gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
-				 const int64 *keys, int64 nkeys)
+gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, const Node *basis,
+				 double answer, const int64 *keys, int64 nkeys)
 {
 	if (gs->ncells == gs->maxcells)
 	{
@@ -200,6 +205,7 @@ gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
 	gs->cells[gs->ncells].answer = answer;
 	gs->cells[gs->ncells].keys = keys;
 	gs->cells[gs->ncells].nkeys = nkeys;
+	gs->cells[gs->ncells].basis = (const struct Node *) basis;
 	gs->ncells++;
 }
 
@@ -209,7 +215,7 @@ gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, double answer,
  * a capture grouped by a sensitive column, a row for groups.c.
  */
 static void
-gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
+gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, bytea *cover,
 			   const Datum *values, const bool *isnull)
 {
 	TapasCoverHeader hdr;
@@ -217,10 +223,21 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
 	Oid			relid = gs->cover_relid[i];
 
 	keys = tapas_cover_keys(cover, gs->cxt, &hdr);
+	gs->incomplete |= gs->cover_spec[i]->incomplete;
 	if (gs->cover_grouped[i] != NULL)
 	{
 		tapas_grouped_add(gs->cover_grouped[i], gs->cxt, values, isnull,
 						  hdr.answer, keys, hdr.nkeys);
+		return;
+	}
+	/*
+	 * An empty term of a split condition (no row with age = 91) adds
+	 * nothing to its cell; an empty cell as a whole still answers "no such
+	 * row" and meets k below.
+	 */
+	if (hdr.nkeys == 0 && gs->cover_spec[i]->split)
+	{
+		pfree(keys);
 		return;
 	}
 	for (int j = gs->ncells - 1; j >= 0 && j >= gs->ncells - gs->ncovers; j--)
@@ -234,7 +251,7 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, bytea *cover,
 			return;
 		}
 	}
-	gate_append_cell(gs, relid, stat, hdr.answer, keys, hdr.nkeys);
+	gate_append_cell(gs, relid, stat, basis, hdr.answer, keys, hdr.nkeys);
 }
 
 /* the cells of the captures grouped by a sensitive column, after the drain */
@@ -252,13 +269,14 @@ gate_grouped_cells(TapasGateState *gs, ParamListInfo params)
 		/* the hidden HAVING's capture often repeats the user's count(*) */
 		for (int j = 0; j < i && !dup; j++)
 			dup = gs->cover_grouped[j] != NULL &&
-				strcmp(gs->cover_stat[i], gs->cover_stat[j]) == 0 &&
+				equal(gs->cover_spec[i]->phi, gs->cover_spec[j]->phi) &&
 				tapas_grouped_same(gs->cover_grouped[i], gs->cover_grouped[j]);
 		if (dup)
 			continue;
 		cells = tapas_grouped_cells(gs->cover_grouped[i], params, &n);
 		for (int c = 0; c < n; c++)
-			gate_append_cell(gs, cells[c].relid, cells[c].statistic, cells[c].answer,
+			gate_append_cell(gs, cells[c].relid, cells[c].statistic,
+							 (const Node *) cells[c].basis, cells[c].answer,
 							 cells[c].keys, cells[c].nkeys);
 	}
 }
@@ -304,23 +322,27 @@ gate_drain(TapasGateState *gs)
 	bool		audited = tapas_session_is_audited();
 	MemoryContext old;
 	char	  **stats;
+	Node	  **trees;
 	Datum	   *values;
 	bool	   *isnull;
 
 	MemoryContextReset(gs->cxt);
 	gs->cells = NULL;
 	gs->ncells = gs->maxcells = 0;
+	gs->incomplete = false;
 	old = MemoryContextSwitchTo(gs->cxt);
 	gs->store = tuplestore_begin_heap(false, false, work_mem);
 	stats = palloc(sizeof(char *) * Max(gs->ncovers, 1));
+	trees = palloc0(sizeof(Node *) * Max(gs->ncovers, 1));
 	for (int i = 0; i < gs->ncovers; i++)
 	{
 		stats[i] = NULL;
 		if (gs->cover_grouped[i] != NULL)
 			tapas_grouped_reset(gs->cover_grouped[i]);
 		else
-			stats[i] = tapas_statistic_finish(gs->cover_stat[i], gs->cover_relid[i],
-											  estate->es_param_list_info);
+			stats[i] = tapas_statistic_format(gs->cover_spec[i],
+											  estate->es_param_list_info, NULL, NULL,
+											  &trees[i]);
 	}
 	values = palloc(sizeof(Datum) * desc->natts);
 	isnull = palloc(sizeof(bool) * desc->natts);
@@ -341,8 +363,10 @@ gate_drain(TapasGateState *gs)
 		{
 			int			a = gs->cover_att[i] - 1;
 
-			if (audited && !isnull[a])
-				gate_add_cover(gs, i, stats[i], DatumGetByteaPP(values[a]),
+			/* a NULL statistic: the basis vanishes with these parameters */
+			if (audited && !isnull[a] &&
+				(stats[i] != NULL || gs->cover_grouped[i] != NULL))
+				gate_add_cover(gs, i, stats[i], trees[i], DatumGetByteaPP(values[a]),
 							   values, isnull);
 			isnull[a] = true;
 			values[a] = (Datum) 0;
@@ -362,6 +386,10 @@ gate_drain(TapasGateState *gs)
 		TapasAuditPending *pending;
 
 		gate_check_k(gs);
+		tapas_audit_register_bases(gs->cells, gs->ncells);
+		/* a sum of several sensitive bases: fail closed (decide.c) */
+		if (gs->incomplete)
+			tapas_audit_incomplete(gs->cells[0].relid);
 		/* the auditor decides before anything is released or logged */
 		pending = tapas_audit_cells(gs->cells, gs->ncells);
 		tapas_audit_logged(pending, gate_log_cells(gs, estate));
@@ -449,12 +477,8 @@ gate_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	for (int i = 0; i < gs->ncovers; i++)
 	{
 		char	   *rel = get_rel_name(gs->cover_relid[i]);
-		char	   *stat = pstrdup(gs->cover_stat[i]);
-		char	   *sep = strchr(stat, TAPAS_STAT_DEFERRED);
 
-		if (sep != NULL)
-			*sep = '\0';		/* the text with $n, not the serialized parts */
-		stats = lappend(stats, stat);
+		stats = lappend(stats, gs->cover_spec[i]->text);
 		if (rel != NULL && !list_member(rels, makeString(rel)))
 			rels = lappend(rels, makeString(rel));
 	}

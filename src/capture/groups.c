@@ -17,7 +17,9 @@
  *	   rows of a bucket have different sensitive values);
  *	3. emits one cell per bucket and value: the answer of the row with
  *	   that value, or 0 when the bucket has none (an absent group: the
- *	   analyst learns that its statistic is 0).
+ *	   analyst learns that its statistic is 0); a value for which the
+ *	   basis vanishes (GROUP BY rare with FILTER (WHERE NOT rare), value
+ *	   true) is a known 0 and no cell.
  * Values never seen in the execution are not cells (their answer, 0, is
  * not derivable from the output beyond what the domain reveals).  At most
  * TAPAS_MAX_GROUPED_CELLS cells per capture and execution, else an error.
@@ -76,7 +78,7 @@ struct TapasGroupedCover
  * pairs from the plan.
  */
 TapasGroupedCover *
-tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc, Oid relid)
+tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 {
 	TapasGroupedCover *gc;
 	ListCell   *lc;
@@ -86,7 +88,7 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc,
 		return NULL;
 	gc = palloc0(sizeof(TapasGroupedCover));
 	gc->spec = spec;
-	gc->relid = relid;
+	gc->relid = spec->relid;
 	gc->ngroups = list_length(spec->groups);
 	gc->att = palloc(sizeof(AttrNumber) * gc->ngroups);
 	gc->sens = palloc(sizeof(bool) * gc->ngroups);
@@ -259,9 +261,9 @@ classify(TapasGroupedCover *gc, bool sens)
 	return nclasses;
 }
 
-/* the statistic text of value class v, from a row that has it */
+/* the statistic text of value class v, from a row that has it (NULL: none) */
 static char *
-value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params)
+value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params, Node **tree)
 {
 	Datum	   *vals = palloc(sizeof(Datum) * gc->ngroups);
 	bool	   *nulls = palloc(sizeof(bool) * gc->ngroups);
@@ -275,7 +277,7 @@ value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params)
 		nulls[n] = r->nulls[i];
 		n++;
 	}
-	return tapas_statistic_format(gc->spec, gc->relid, params, vals, nulls);
+	return tapas_statistic_format(gc->spec, params, vals, nulls, tree);
 }
 
 /*
@@ -288,6 +290,7 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 	int			nb = classify(gc, false);
 	int			nv = classify(gc, true);
 	char	  **stats = palloc(sizeof(char *) * Max(nv, 1));
+	Node	  **trees = palloc0(sizeof(Node *) * Max(nv, 1));
 	int		   *row_of = palloc(sizeof(int) * Max(nv, 1));
 	TapasCell  *cells;
 	int			n = 0;
@@ -302,7 +305,8 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 	for (int i = 0; i < gc->nrows; i++)
 	{
 		if (stats[gc->rows[i]->value] == NULL)
-			stats[gc->rows[i]->value] = value_statistic(gc, gc->rows[i], params);
+			stats[gc->rows[i]->value] = value_statistic(gc, gc->rows[i], params,
+														&trees[gc->rows[i]->value]);
 	}
 	cells = palloc(sizeof(TapasCell) * Max((int64) nb * nv, 1));
 	for (int b = 0; b < nb; b++)
@@ -332,11 +336,14 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 		}
 		for (int v = 0; v < nv; v++)
 		{
+			if (stats[v] == NULL)
+				continue;		/* the basis vanishes for this value */
 			cells[n].relid = gc->relid;
 			cells[n].statistic = stats[v];
 			cells[n].answer = row_of[v] >= 0 ? gc->rows[row_of[v]]->answer : 0.0;
 			cells[n].keys = keys;
 			cells[n].nkeys = total;
+			cells[n].basis = trees[v];
 			n++;
 		}
 	}

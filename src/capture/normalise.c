@@ -3,7 +3,8 @@
  * normalise.c
  *	  Query rewriting for capture: flatten simple views, move sensitive
  *	  WHERE conjuncts into FILTER, add the capture aggregates and the
- *	  hidden group-existence condition, and build the statistic texts.
+ *	  hidden group-existence condition, one capture per term of each
+ *	  aggregate's normal form.
  *
  * Runs in the planner hook on the rewritten Query of an audited session,
  * before the standard planner.  For every Query level whose only FROM item
@@ -13,16 +14,17 @@
  *	   column.  S moves into the FILTER of every aggregate of the level, so
  *	   the rows reaching the Agg are exactly the covered set Q (rows passing
  *	   every condition that involves no sensitive column).
- *	2. Each audited aggregate gets a resjunk tapas._cover(key, v, capture)
- *	   (capture numbers the table and statistic it logs) with v the row's
- *	   contribution to the linear statistic
- *	   (count: CASE WHEN S' THEN 1 ELSE 0, sum: CASE WHEN S' THEN x END,
- *	   S' = S plus the sensitive part of the aggregate's own FILTER); the
- *	   non-sensitive part of that FILTER stays a FILTER of the capture, so
- *	   it narrows the covered set.  avg(x) is captured as sum(x), count(x).
+ *	2. Each audited aggregate is brought to its normal form (cellform.c):
+ *	   a sum of terms, each a basis value phi (sensitive columns only,
+ *	   canonical: basis.c) over a covered set Q (non-sensitive
+ *	   conditions only: the level's WHERE, the non-sensitive FILTER
+ *	   conjuncts, and one assignment of the non-sensitive atoms inside
+ *	   the aggregate).  Each term gets a resjunk
+ *	   tapas._cover(key, phi, capture) FILTER (WHERE Q), so k applies to
+ *	   every Q (gate.c).  avg(x) is captured as sum(x), count(x).
  *	   With GROUP BY over a sensitive column, a cell's covered set is its
- *	   non-sensitive group and "col = g" joins its statistic: the gate
- *	   unions the captures of a non-sensitive group (gate.c).
+ *	   non-sensitive group and 1[col = g] joins its basis: the gate
+ *	   unions the captures of a non-sensitive group (gate.c, groups.c).
  *	3. With GROUP BY and S non-empty, moving S out of WHERE would create
  *	   groups in which no row satisfies S.  A hidden HAVING
  *	   count(*) FILTER (WHERE S) > 0 restores the original output; the gate
@@ -30,7 +32,8 @@
  *	   logged as cells "count(*) filter (where S)" with answer 0.  A grand
  *	   total of grouping sets stays visible (GROUPING(...) test).
  *
- * Each capture carries its statistic text, the ledger key (statistic.c).
+ * Each capture carries a statistic node (statistic.c): its canonical basis
+ * tree and text, the ledger key; nothing is parsed back from a string.
  * The capture aggregates and the hidden HAVING are built by cover_build.c.
  *
  * Simple views and FROM sub-queries over p are pulled up first

@@ -21,9 +21,10 @@
  * Limit, SubqueryScan, joins) are untouched.
  *
  * What the executor needs travels in custom_private: one (scan attno,
- * relid, statistic) triple per capture column, read from the Const
- * arguments of the capture Aggref; plain List/Integer/String nodes, so
- * copyObject and the plan cache preserve them.
+ * statistic node, group columns) triple per capture column, found through
+ * the Const argument of the capture Aggref; plain List/Integer/String and
+ * expression nodes (the canonical basis tree), so copyObject and the plan
+ * cache preserve them.
  *
  * Fail-closed (ExecutorStart): plans are cached across SET SESSION
  * AUTHORIZATION, and admin sessions are planned without gates, so an
@@ -146,7 +147,7 @@ group_columns(List *agg_tlist, List *flat)
 }
 
 /*
- * (scan attno, relid, statistic, group columns) of each capture in the
+ * (scan attno, statistic node, group columns) of each capture in the
  * flat list; group columns are (sortgroupref, scan attno) pairs.
  */
 static List *
@@ -170,10 +171,8 @@ cover_cells(List *flat, List *groupcols, const TapasCaptureInfo *info)
 			elog(ERROR, "tapas: malformed capture aggregate");
 		what = list_nth(info->covers, DatumGetInt32(id->constvalue));
 		cells = lappend(cells,
-						list_make4(makeInteger(foreach_current_index(lc) + 1),
-								   makeInteger(intVal(linitial(what))),
-								   makeString(pstrdup(strVal(lsecond(what)))),
-								   groupcols));
+						list_make3(makeInteger(foreach_current_index(lc) + 1),
+								   copyObject(what), groupcols));
 	}
 	return cells;
 }

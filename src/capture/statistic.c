@@ -1,28 +1,22 @@
 /*-------------------------------------------------------------------------
  *
  * statistic.c
- *	  The statistic text of a cell: the key under which the ledger keeps
- *	  its query matrix, so equal statistics must give equal texts.
+ *	  What one capture logs, carried through the plan as nodes, and the
+ *	  statistic text (the ledger key) of each execution.
  *
- * Form: "count(*)", "count(x)" or "sum(x)", where x is PostgreSQL's
- * deparse of the aggregate argument, then, if the cell has sensitive
- * conditions S, " filter (where c1 AND c2 ...)" with the deparsed
- * conjuncts of S sorted bytewise and deduplicated.  Arguments and
- * conjuncts are constant-folded first (eval_const_expressions), so
- * "income > 50" and "income > $1" with $1 = 50 read alike, and "hiv =
- * true" reads "hiv"; nested ANDs are split into conjuncts, and a
- * comparison with the constant on the left is commuted ("30 < age" reads
- * "age > 30").  Column names are the table's own (varno 1 of a
- * one-relation deparse context).
+ * A capture logs one basis value (basis.c) over its covered set.  The plan
+ * carries, per capture, a List node (relid, canonical basis phi over
+ * varno 1, its plan-time text, the GROUP BY clauses when a grouping key is
+ * sensitive, flags): plain nodes, so copyObject and the plan cache keep
+ * them.  Nothing is serialised into or parsed back from a string.
  *
- * Parameters: a text that depends on PARAM_EXTERN values (prepared
- * statements, PL/pgSQL variables) is deferred: at plan time it holds the
- * text with $n (shown by EXPLAIN), TAPAS_STAT_DEFERRED, and the serialized
- * (kind, arg, conds, groups); the gate binds each execution's values and
- * builds the final text (tapas_statistic_finish / _format).
+ * Parameters: a basis that holds PARAM_EXTERN values (prepared
+ * statements, PL/pgSQL variables) is bound per execution: the gate
+ * replaces each $n by the Const of its value and canonicalises again, so
+ * "income > $1" with $1 = 50 and "income > 50" have one text.
  *
- * Grouping by a sensitive column: the cell of group value g has statistic
- * "... filter (where ... AND (col = g))" (or "col IS NULL"), over the
+ * Grouping by a sensitive column: the cell of group value g has the basis
+ * 1[expr = g] * phi (or 1[expr IS NULL] * phi), canonicalised, over the
  * covered set of its non-sensitive group (src/capture/groups.c); the gate
  * supplies g (tapas_statistic_format).
  *
@@ -33,17 +27,19 @@
  */
 #include "postgres.h"
 
-#include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "rewrite/rewriteManip.h"
-#include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
-#include "utils/ruleutils.h"
 
 #include "capture/capture.h"
+#include "policy/policy.h"
+
+#define SPEC_FINAL		1
+#define SPEC_INCOMPLETE	2
+#define SPEC_SPLIT		4
 
 static bool
 has_param_walker(Node *node, void *ctx)
@@ -84,163 +80,64 @@ bind_param_mutator(Node *node, ParamListInfo params)
 	return expression_tree_mutator(node, bind_param_mutator, params);
 }
 
-/* binds parameters and folds constants, so 50 and $1 = 50 read alike */
-static Node *
-fold(Node *expr, ParamListInfo params)
-{
-	return eval_const_expressions(NULL, bind_param_mutator(copyObject(expr), params));
-}
-
-/* "const op expr" -> "expr op' const", so 30 < age reads as age > 30 */
-static Node *
-commute_const_left(Node *node)
-{
-	OpExpr	   *op;
-	Oid			comm;
-
-	if (!IsA(node, OpExpr) || list_length(((OpExpr *) node)->args) != 2)
-		return node;
-	op = (OpExpr *) node;
-	if (!IsA(linitial(op->args), Const) || IsA(lsecond(op->args), Const))
-		return node;
-	comm = get_commutator(op->opno);
-	if (!OidIsValid(comm))
-		return node;
-	op = (OpExpr *) copyObject(op);
-	op->opno = comm;
-	op->opfuncid = InvalidOid;
-	op->args = list_make2(lsecond(op->args), linitial(op->args));
-	return (Node *) op;
-}
-
-/* the deparsed conjuncts of a folded condition (nested ANDs split) */
-static List *
-conjunct_texts(Node *cond, List *dpcontext, List *texts)
-{
-	ListCell   *lc;
-
-	if (is_andclause(cond))
-	{
-		foreach(lc, ((BoolExpr *) cond)->args)
-			texts = conjunct_texts(lfirst(lc), dpcontext, texts);
-		return texts;
-	}
-	return lappend(texts, deparse_expression(commute_const_left(cond), dpcontext,
-											 false, false));
-}
-
-static int
-cmp_cstring(const ListCell *a, const ListCell *b)
-{
-	return strcmp((const char *) lfirst(a), (const char *) lfirst(b));
-}
-
 /*
- * The statistic text of kind(arg) filter (where conds), arg and conds over
- * varno 1 = relid, parameters bound from params (may be NULL).
+ * The statistic node of a capture of basis (over varno 1) on relid; split
+ * when its covered set is one term of a split condition (cellform.c).
+ * groups, when not NIL, lists the GROUP BY clauses of a level that groups
+ * by a sensitive column, each (Integer sortgroupref, Integer sensitive,
+ * expr over varno or NULL, Integer eqop); stored over varno 1.
  */
-static char *
-statistic_build(TapasAggKind kind, Node *arg, List *conds, Oid relid,
-				ParamListInfo params)
+Node *
+tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno, bool split)
 {
-	List	   *ctx = deparse_context_for(get_rel_name(relid), relid);
-	StringInfoData buf;
-	List	   *texts = NIL;
-	ListCell   *c;
-
-	initStringInfo(&buf);
-	if (kind == TAPAS_AGG_COUNT_STAR)
-		appendStringInfoString(&buf, "count(*)");
-	else
-		appendStringInfo(&buf, "%s(%s)", kind == TAPAS_AGG_SUM ? "sum" : "count",
-						 deparse_expression(fold(arg, params), ctx, false, false));
-	foreach(c, conds)
-		texts = conjunct_texts(fold(lfirst(c), params), ctx, texts);
-	if (texts != NIL)
-	{
-		const char *prev = NULL;
-
-		list_sort(texts, cmp_cstring);
-		appendStringInfoString(&buf, " filter (where ");
-		foreach(c, texts)
-		{
-			if (prev != NULL && strcmp(prev, lfirst(c)) == 0)
-				continue;
-			if (prev != NULL)
-				appendStringInfoString(&buf, " AND ");
-			appendStringInfoString(&buf, lfirst(c));
-			prev = lfirst(c);
-		}
-		appendStringInfoChar(&buf, ')');
-	}
-	return buf.data;
-}
-
-/*
- * Statistic text at plan time of kind(arg) filter (where sens), arg and
- * sens over range-table entry varno (= relid).  groups, when not NIL, lists
- * the GROUP BY clauses of a level that groups by a sensitive column, each
- * (Integer sortgroupref, Integer sensitive, expr or NULL, Integer eqop);
- * every cell then also gets "expr = <its group value>" per sensitive
- * expression.  Without parameters or such groups the text is final.
- * Otherwise it is deferred: a readable text for EXPLAIN, then
- * TAPAS_STAT_DEFERRED and the serialized TapasStatSpec parts, which the
- * gate formats per execution (and per group value).
- */
-char *
-tapas_statistic_text(TapasAggKind kind, Node *arg, List *sens, int varno, Oid relid,
-					 List *groups)
-{
-	Node	   *a = arg ? copyObject(arg) : NULL;
-	List	   *conds = copyObject(sens);
 	List	   *gs = NIL;
 	ListCell   *lc;
-	char	   *text;
-	StringInfoData per;
+	int			flags = 0;
 
-	ChangeVarNodes(a, varno, 1, 0);
-	ChangeVarNodes((Node *) conds, varno, 1, 0);
-	text = statistic_build(kind, a, conds, relid, NULL);
-	initStringInfo(&per);
 	foreach(lc, groups)
 	{
 		List	   *g = lfirst(lc);
 		Node	   *e = copyObject(lthird(g));
 
 		if (e != NULL)
-		{
 			ChangeVarNodes(e, varno, 1, 0);
-			appendStringInfo(&per, "%s%s", per.len ? ", " : "",
-							 deparse_expression(e, deparse_context_for(get_rel_name(relid), relid),
-												false, false));
-		}
 		gs = lappend(gs, list_make4(linitial(g), lsecond(g), e, lfourth(g)));
 	}
-	if (gs == NIL && !has_param_walker(a, NULL) && !has_param_walker((Node *) conds, NULL))
-		return text;
-	if (gs != NIL)
-		text = psprintf("%s per value of %s", text, per.data);
-	return psprintf("%s%c%s", text, TAPAS_STAT_DEFERRED,
-					nodeToString(list_make4(makeInteger(kind), a, conds, gs)));
+	if (gs == NIL && !has_param_walker(basis->phi, NULL))
+		flags |= SPEC_FINAL;
+	if (split)
+		flags |= SPEC_SPLIT;
+	return (Node *) lappend(list_make5(makeInteger((int) relid), copyObject(basis->phi),
+									   makeString(pstrdup(basis->text)), gs, makeInteger(flags)),
+							copyObject(basis->tree));
 }
 
-/* The parts of a deferred statistic text, or NULL when stat is final. */
+/* the parts of a statistic node (no copy) */
 TapasStatSpec *
-tapas_statistic_parse(const char *stat)
+tapas_statistic_spec(Node *node)
 {
-	const char *sep = strchr(stat, TAPAS_STAT_DEFERRED);
-	List	   *parts;
-	TapasStatSpec *spec;
+	List	   *l = (List *) node;
+	TapasStatSpec *spec = palloc0(sizeof(TapasStatSpec));
+	int			flags = intVal(list_nth(l, 4));
 
-	if (sep == NULL)
-		return NULL;
-	parts = (List *) stringToNode(sep + 1);
-	spec = palloc0(sizeof(TapasStatSpec));
-	spec->kind = intVal(linitial(parts));
-	spec->arg = lsecond(parts);
-	spec->conds = lthird(parts);
-	spec->groups = lfourth(parts);
+	spec->relid = (Oid) intVal(linitial(l));
+	spec->phi = lsecond(l);
+	spec->text = strVal(lthird(l));
+	spec->groups = lfourth(l);
+	spec->final = (flags & SPEC_FINAL) != 0;
+	spec->incomplete = (flags & SPEC_INCOMPLETE) != 0;
+	spec->split = (flags & SPEC_SPLIT) != 0;
+	spec->tree = list_nth(l, 5);
 	return spec;
+}
+
+/* flags the capture as one term of a cell with several sensitive bases */
+void
+tapas_statistic_mark_incomplete(Node *node)
+{
+	Integer    *flags = (Integer *) list_nth((List *) node, 4);
+
+	flags->ival |= SPEC_INCOMPLETE;
 }
 
 /* "expr = value", or "expr IS NULL" */
@@ -254,13 +151,13 @@ group_condition(Node *expr, Oid eqop, Datum value, bool isnull)
 	{
 		NullTest   *nt = makeNode(NullTest);
 
-		nt->arg = (Expr *) expr;
+		nt->arg = (Expr *) copyObject(expr);
 		nt->nulltesttype = IS_NULL;
 		nt->location = -1;
 		return (Node *) nt;
 	}
 	get_typlenbyval(exprType(expr), &typlen, &typbyval);
-	return (Node *) make_opclause(eqop, BOOLOID, false, (Expr *) expr,
+	return (Node *) make_opclause(eqop, BOOLOID, false, (Expr *) copyObject(expr),
 								  (Expr *) makeConst(exprType(expr), exprTypmod(expr),
 													 exprCollation(expr), typlen,
 													 value, false, typbyval),
@@ -268,18 +165,29 @@ group_condition(Node *expr, Oid eqop, Datum value, bool isnull)
 }
 
 /*
- * The final text of a deferred statistic for one execution; gvals/gnulls
- * are the values of the sensitive group expressions of spec->groups, in
- * order (ignored when there are none).
+ * The statistic text of one execution (spec->text itself when final), or
+ * NULL when this group value makes the basis vanish (a known 0), and in
+ * *tree its per-row value (float8, over varno 1) for the auditor's truth;
+ * gvals/gnulls are the values of the sensitive group expressions of
+ * spec->groups, in order (ignored when there are none).
  */
 char *
-tapas_statistic_format(const TapasStatSpec *spec, Oid relid, ParamListInfo params,
-					   const Datum *gvals, const bool *gnulls)
+tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
+					   const Datum *gvals, const bool *gnulls, Node **tree)
 {
-	List	   *conds = list_copy(spec->conds);
+	const TapasProtection *prot;
+	List	   *conds = NIL;
+	Node	   *phi;
 	ListCell   *lc;
 	int			i = 0;
+	TapasBasis *b;
 
+	*tree = spec->tree;
+	if (spec->final)
+		return spec->text;
+	prot = tapas_protection_lookup(spec->relid);
+	if (prot == NULL)
+		return spec->text;
 	foreach(lc, spec->groups)
 	{
 		List	   *g = lfirst(lc);
@@ -290,17 +198,13 @@ tapas_statistic_format(const TapasStatSpec *spec, Oid relid, ParamListInfo param
 											   gvals[i], gnulls[i]));
 		i++;
 	}
-	return statistic_build(spec->kind, spec->arg, conds, relid, params);
-}
-
-/*
- * The final statistic text of a capture without sensitive groups for one
- * execution (palloc'd, or stat itself when it was final at plan time).
- */
-char *
-tapas_statistic_finish(const char *stat, Oid relid, ParamListInfo params)
-{
-	TapasStatSpec *spec = tapas_statistic_parse(stat);
-
-	return spec ? tapas_statistic_format(spec, relid, params, NULL, NULL) : (char *) stat;
+	phi = copyObject(spec->phi);
+	if (conds != NIL)
+		phi = tapas_make_case((Node *) make_ands_explicit(conds), phi,
+							  (Node *) makeNullConst(exprType(phi), exprTypmod(phi),
+													 exprCollation(phi)));
+	b = tapas_basis_make(bind_param_mutator(phi, params), spec->relid, prot->sensitive);
+	/* a group value that makes the basis vanish answers a known 0: no cell */
+	*tree = b->tree;
+	return b->kind == TAPAS_BASIS_ZERO ? NULL : b->text;
 }

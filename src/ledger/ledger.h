@@ -49,6 +49,10 @@ typedef struct TapasCell
 	double		answer;			/* the cell's value; avg is logged as its sum and count cells */
 	const int64 *keys;			/* key values of the covered rows, any order, no duplicates */
 	int64		nkeys;
+	const struct Node *basis;	/* the per-row value as a float8 expression
+								 * over varno 1 = relid, built by tapas
+								 * (capture/basis.c), for the auditor's
+								 * truth; NULL if unknown; not logged */
 } TapasCell;
 
 /*

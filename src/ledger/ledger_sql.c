@@ -204,6 +204,7 @@ tapas_sql_ledger_record(PG_FUNCTION_ARGS)
 	char	   *query;
 
 	tapas_require_admin("record answers in the tapas ledger");
+	memset(&cell, 0, sizeof(cell));
 	cell.relid = table_arg(fcinfo, 0);
 	if (get_rel_name(cell.relid) == NULL)
 		ereport(ERROR,

@@ -26,13 +26,13 @@
 
 /* ---- Writing ---- */
 
-typedef struct wcursor
+typedef struct frame_writer
 {
 	uint8_t    *p;
-} wcursor_t;
+} frame_writer_t;
 
 static void
-put(wcursor_t *w, const void *data, size_t len)
+put(frame_writer_t *w, const void *data, size_t len)
 {
 	if (len > 0)
 		memcpy(w->p, data, len);
@@ -40,19 +40,19 @@ put(wcursor_t *w, const void *data, size_t len)
 }
 
 static void
-put_u32(wcursor_t *w, uint32_t v)
+put_u32(frame_writer_t *w, uint32_t v)
 {
 	put(w, &v, 4);
 }
 
 static void
-put_u64(wcursor_t *w, uint64_t v)
+put_u64(frame_writer_t *w, uint64_t v)
 {
 	put(w, &v, 8);
 }
 
 static void
-put_f64(wcursor_t *w, double v)
+put_f64(frame_writer_t *w, double v)
 {
 	put(w, &v, 8);
 }
@@ -98,7 +98,7 @@ tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, si
 {
 	uint64_t	plen = stmt_payload_len(b);
 	uint8_t    *f;
-	wcursor_t	w;
+	frame_writer_t	w;
 	uint8_t		head[4] = {TAPAS_LEDGER_FILE_STMT, 0, 0, 0};
 	int			i;
 
@@ -141,7 +141,7 @@ tapas_ledger_file_encode_keys(uint32_t relid, const int64_t *keys, uint64_t nkey
 {
 	uint8_t		head[4] = {TAPAS_LEDGER_FILE_KEYS, 0, 0, 0};
 	uint8_t    *f;
-	wcursor_t	w;
+	frame_writer_t	w;
 
 	if (nkeys > (TAPAS_LEDGER_FILE_MAX_PAYLOAD - 16) / 8)
 		return TAPAS_ELIMIT;
@@ -162,7 +162,7 @@ tapas_ledger_file_encode_meta(int64_t next_log_id, uint8_t **frame, size_t *len)
 {
 	uint8_t		head[8] = {TAPAS_LEDGER_FILE_META, 0, 0, 0, 0, 0, 0, 0};
 	uint8_t    *f;
-	wcursor_t	w;
+	frame_writer_t	w;
 
 	if ((f = frame_alloc(16, len)) == NULL)
 		return TAPAS_ENOMEM;
@@ -176,16 +176,16 @@ tapas_ledger_file_encode_meta(int64_t next_log_id, uint8_t **frame, size_t *len)
 
 /* ---- Reading ---- */
 
-typedef struct rcursor
+typedef struct frame_reader
 {
 	const uint8_t *p;
 	const uint8_t *end;
 	int			bad;			/* a read went past end */
-} rcursor_t;
+} frame_reader_t;
 
 /* returns a pointer to the next len bytes, or NULL (and bad) past the end */
 static const uint8_t *
-take(rcursor_t *r, uint64_t len)
+take(frame_reader_t *r, uint64_t len)
 {
 	const uint8_t *p = r->p;
 
@@ -204,7 +204,7 @@ take(rcursor_t *r, uint64_t len)
 
 /* reads one STMT cell into c (new keys copied), EINVAL if truncated */
 static tapas_status
-decode_cell(rcursor_t *r, tapas_ledger_batch_cell_t *c)
+decode_cell(frame_reader_t *r, tapas_ledger_batch_cell_t *c)
 {
 	const uint8_t *keys;
 
@@ -231,7 +231,7 @@ decode_cell(rcursor_t *r, tapas_ledger_batch_cell_t *c)
 tapas_status
 tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_batch_t **batch)
 {
-	rcursor_t	r = {payload, payload + len, 0};
+	frame_reader_t	r = {payload, payload + len, 0};
 	tapas_ledger_batch_t *b;
 	uint32_t	ncells,
 				qlen;
@@ -279,7 +279,7 @@ tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_b
 static tapas_status
 replay_payload(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
 {
-	rcursor_t	r = {payload, payload + len, 0};
+	frame_reader_t	r = {payload, payload + len, 0};
 	tapas_ledger_batch_t *b;
 	tapas_status st;
 

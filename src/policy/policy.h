@@ -38,6 +38,7 @@
 #define ERRCODE_TAPAS_ISOLATION_DENIED	MAKE_SQLSTATE('T','P','0','0','1')
 #define ERRCODE_TAPAS_GROUP_TOO_SMALL	MAKE_SQLSTATE('T','P','0','0','2')
 #define ERRCODE_TAPAS_LEDGER_FULL		MAKE_SQLSTATE('T','P','0','0','3')
+#define ERRCODE_TAPAS_AUDIT_INCOMPLETE	MAKE_SQLSTATE('T','P','0','0','4')
 
 /* auth.c */
 extern char *tapas_admin_role;
