@@ -116,7 +116,7 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("grouping by a sensitive column of protected table \"%s\" cannot be audited in a sub-query whose rows are aggregated again",
-							get_rel_name(relid)),
+							get_rel_name(gc->relid)),
 					 errdetail("The sub-query's output lacks the grouping column, so the groups cannot be told apart."),
 					 errhint("Aggregate in one level (count(*) FILTER (WHERE col = value) per value), or return the sub-query's groups as they are (SELECT col, c FROM (SELECT col, count(*) c ... GROUP BY col) s).")));
 		gc->sens[i] = intVal(lsecond(g)) != 0;
