@@ -325,7 +325,7 @@ score_one(ScoreJob *job, const tapas_dataset_t *syn, tapas_density_t *model,
 static int
 interrupt_pending(void *arg, double fraction)
 {
-	return InterruptPending != 0;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 /*

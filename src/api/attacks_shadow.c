@@ -17,7 +17,7 @@
  *
  * Progress and cancellation: CHECK_FOR_INTERRUPTS between datasets, a
  * NOTICE every 5 seconds on long runs, and the classifier's kernel polls
- * InterruptPending once per tree.  Kernel objects are freed in PG_FINALLY,
+ * the pending cancel once per tree.  Kernel objects are freed in PG_FINALLY,
  * so an error or a cancel in the middle (a user generator failing, say)
  * leaks nothing.
  *

@@ -16,7 +16,7 @@
  * design_member is LEAKPROOF: the only errors it raises depend on the
  * constant design arguments, never on the record, and a record outside
  * 1..n gives false.  Kernels poll a progress callback that reads
- * InterruptPending; when they stop, the wrapper runs CHECK_FOR_INTERRUPTS.
+ * the pending cancel; when they stop, the wrapper runs CHECK_FOR_INTERRUPTS.
  *
  * IDENTIFICATION
  *	  src/api/design_sql.c
@@ -68,7 +68,7 @@ static uint64 design_cache_clock = 0;
 static int
 design_progress(void *arg, double fraction)
 {
-	return InterruptPending && (QueryCancelPending || ProcDiePending) ? 1 : 0;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 static const tapas_progress_t design_progress_cb = {design_progress, NULL};

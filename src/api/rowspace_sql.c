@@ -14,7 +14,7 @@
  * As every wrapper of a kernel does, the matrix is converted and checked
  * first and every output buffer is palloc'd before the kernel is created;
  * between create and free nothing can raise (the progress callback only
- * reads InterruptPending); then CHECK_FOR_INTERRUPTS() and the status is
+ * reads the pending cancel); then CHECK_FOR_INTERRUPTS() and the status is
  * mapped to ereport.  Admin only: these functions serve auditors checking a
  * query set by hand.
  *
@@ -59,7 +59,7 @@ typedef struct rowspace_result
 static int
 rowspace_interrupt(void *arg, double fraction)
 {
-	return InterruptPending ? 1 : 0;
+	return tapas_cancel_requested() ? 1 : 0;
 }
 
 /* Checks and converts the rows argument (a 2-D 0/1 bigint array). */

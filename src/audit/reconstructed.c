@@ -208,7 +208,7 @@ deadline_progress(void *arg, double fraction)
 {
 	DeadlineArg *d = (DeadlineArg *) arg;
 
-	if (InterruptPending)
+	if (tapas_cancel_requested())
 		return 1;
 	if (GetCurrentTimestamp() > d->deadline)
 	{

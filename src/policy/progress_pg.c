@@ -15,6 +15,7 @@
 #include "utils/guc.h"
 
 #include "policy/progress_pg.h"
+#include "policy/status_error.h"
 
 int			tapas_progress_interval_ms = 5000;
 
@@ -68,7 +69,7 @@ tapas_progress_notice(TapasProgressNotice *p, double fraction)
 int
 tapas_progress_notice_cb(void *arg, double fraction)
 {
-	if (InterruptPending && (QueryCancelPending || ProcDiePending))
+	if (tapas_cancel_requested())
 		return 1;
 	if (arg != NULL)
 		tapas_progress_notice((TapasProgressNotice *) arg, fraction);

@@ -17,6 +17,8 @@
 #ifndef TAPAS_STATUS_ERROR_H
 #define TAPAS_STATUS_ERROR_H
 
+#include "miscadmin.h"
+
 #include "util/status.h"
 
 /* The SQLSTATE of status, as an ERRCODE_* value for errcode(). */
@@ -32,5 +34,20 @@ extern int	tapas_status_errcode(tapas_status status);
  */
 extern void tapas_raise_status(tapas_status status, const char *what,
 							   const char *reason);
+
+
+/*
+ * True when the backend must stop: a query cancel or a termination is
+ * pending.  Kernel progress callbacks use this, not InterruptPending, which
+ * is also set by harmless interrupts (a configuration reload, a procsignal
+ * barrier, memory-context logging) that CHECK_FOR_INTERRUPTS handles
+ * without raising: a kernel stopped for one of those would fail with a
+ * "canceled" status that no cancel explains.
+ */
+static inline bool
+tapas_cancel_requested(void)
+{
+	return QueryCancelPending || ProcDiePending;
+}
 
 #endif							/* TAPAS_STATUS_ERROR_H */
