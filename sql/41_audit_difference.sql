@@ -18,7 +18,7 @@ LANGUAGE sql AS $$
 	SELECT (SELECT count(*) FROM tapas.query_log q
 			 WHERE q.tbl = a."table" AND q.log_id <= a.log_ids[array_upper(a.log_ids, 1)]),
 		   a.record_key, a.kind, a.method, a.action
-	  FROM tapas.alerts a WHERE a."table" = tbl ORDER BY a.alert_id $$;
+	  FROM tapas.alert_records a WHERE a."table" = tbl ORDER BY a.alert_id, a.record_key $$;
 
 -- 1. Difference attack, log mode: two sums differing in record 501.
 SET tapas.mode = log;
@@ -139,5 +139,5 @@ SELECT count(*) AS alerts_after_q1 FROM tapas.alerts WHERE "table" = 'staff4'::r
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT sum(salary) > 0 AS q2_again FROM staff4 WHERE id <= 301;
 RESET SESSION AUTHORIZATION;
-SELECT record_key, kind, action FROM tapas.alerts WHERE "table" = 'staff4'::regclass ORDER BY alert_id;
+SELECT record_key, kind, action FROM tapas.alert_records WHERE "table" = 'staff4'::regclass ORDER BY alert_id, record_key;
 RESET tapas.mode;

@@ -60,7 +60,9 @@ SELECT s.statistic, d AS record_key
   FROM (SELECT DISTINCT statistic FROM tapas.query_log WHERE tbl = 'people'::regclass) s,
 	   determined_truth(s.statistic) d;
 CREATE TABLE alerted AS
-SELECT statistic, record_key FROM tapas.alerts WHERE "table" = 'people'::regclass;
+SELECT s.statistic, a.record_key
+  FROM tapas.alert_records a, unnest(string_to_array(a.statistic, ', ')) AS s(statistic)
+ WHERE a."table" = 'people'::regclass;
 SELECT statistic,
 	   (SELECT count(*) FROM truth t WHERE t.statistic = s.statistic) AS truly_determined,
 	   (SELECT count(*) FROM alerted a WHERE a.statistic = s.statistic) AS alerts,

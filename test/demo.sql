@@ -49,7 +49,7 @@ BEGIN
 			SELECT count(*) FILTER (WHERE rare_disease) INTO a FROM patients
 			 WHERE tapas.design_member('bch', 100000, 1, q, id, 50000);
 			INSERT INTO demo_answers VALUES (current_user, q, a);
-		EXCEPTION WHEN SQLSTATE 'TP001' THEN
+		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
 			INSERT INTO demo_answers VALUES (current_user, q, NULL, true);
 		END;
 	END LOOP;
@@ -90,8 +90,10 @@ SELECT t AS query, substr(ans.s, t, 1) AS answer,
 SELECT id AS the_patient FROM patients WHERE rare_disease;
 
 \echo
-\echo '== 2. The same attack by another analyst, tapas.mode = deny'
+\echo '== 2. The same attack by another analyst, tapas.mode = deny, audited on its own (tapas.audit_scope = role;'
+\echo '   under the default scope all, the answers of section 1 count for every analyst and the patient is already disclosed)'
 SET tapas.mode = deny;
+SET tapas.audit_scope = role;
 SET SESSION AUTHORIZATION demo_analyst2;
 CALL demo_bch_attack();
 \echo '-- refused queries (SQLSTATE TP001, no record or value named):'
@@ -116,6 +118,12 @@ BEGIN
 EXCEPTION WHEN OTHERS THEN
 	RAISE NOTICE 'decoder: %', SQLERRM;
 END $$;
+\echo '-- the patients consistent with the answered queries when one patient is positive (at least tapas.min_candidates):'
+SHOW tapas.min_candidates;
+SELECT count(*) AS candidates_left FROM patients p
+ WHERE NOT EXISTS (SELECT 1 FROM demo_answers d WHERE d.attacker = 'demo_analyst2' AND NOT d.refused
+					 AND (d.answer = 1) <> tapas.design_member('bch', 100000, 1, d.q, p.id, 50000));
+RESET tapas.audit_scope;
 
 \echo
 \echo '== 3. The Hadamard attack on a small table: 64 salaries, 64 queries of (H + J) / 2, k = 32'

@@ -10,8 +10,10 @@
  *	first = tapas_ledger_append(cells, ...);
  *	tapas_audit_logged(p, first);				after logging
  *
- * tapas_audit_cells syncs the per-backend audit state of every (table,
- * statistic, session user) the cells touch with the ledger, tests the
+ * tapas_audit_cells takes the decision lock of each (table, audit scope)
+ * the cells touch (released by tapas_audit_logged or at transaction end),
+ * syncs the per-backend audit state of every (table, scope, basis-value
+ * class) with the ledger, tests the
  * candidate cells (determined.c: row space; reconstructed.c: decoders on
  * the true data), and acts on tapas.mode: in deny mode it records a
  * 'denied' alert and raises ERRCODE_TAPAS_ISOLATION_DENIED, so nothing is
@@ -57,12 +59,15 @@ extern int	tapas_mode;
 #define TAPAS_ALERT_STAT_LEN		256 /* statistic text kept (truncated) */
 #define TAPAS_ALERT_METHOD_LEN		32
 #define TAPAS_ALERT_DETAIL_LEN		256
+#define TAPAS_ALERT_MAX_RECORDS		32	/* record keys listed per alert */
+#define TAPAS_ALERT_V1_SIZE			1104	/* an alert of tapas 0.2: up to nrecords */
 
 typedef enum TapasAlertKind
 {
 	TAPAS_ALERT_DETERMINED = 1, /* e_j in the row space of A */
 	TAPAS_ALERT_RECONSTRUCTED = 2,	/* a decoder recovers v_j from (A, b) */
-	TAPAS_ALERT_INCOMPLETE = 3	/* a cell the auditor cannot audit yet */
+	TAPAS_ALERT_INCOMPLETE = 3	/* a check the cells need could not complete
+								 * (record_key 0; the reason in detail) */
 } TapasAlertKind;
 
 typedef enum TapasAlertAction
@@ -85,19 +90,28 @@ typedef struct TapasAlert
 	uint8		kind;			/* TapasAlertKind */
 	uint8		action;			/* TapasAlertAction */
 	uint8		notified;		/* NOTIFY sent (shared memory only) */
-	uint8		pad;
+	uint8		stmt_head;		/* first alert of its statement: the one NOTIFY names */
 	int32		nlog_ids;		/* entries used in log_ids */
 	int64		log_ids[TAPAS_ALERT_MAX_LOG_IDS];	/* queries involved, ascending */
 	char		statistic[TAPAS_ALERT_STAT_LEN];
 	char		method[TAPAS_ALERT_METHOD_LEN];
 	char		detail[TAPAS_ALERT_DETAIL_LEN];
+	/* tapas 0.2 alerts end here (TAPAS_ALERT_V1_SIZE bytes) */
+	int32		nrecords;		/* records this alert isolates (all, even past the list) */
+	int32		nkeys;			/* entries used in record_keys */
+	int64		record_keys[TAPAS_ALERT_MAX_RECORDS];	/* the first ones, ascending */
 } TapasAlert;
 
 /*
- * Records the alerts (assigning alert_id, raised_at, dbid, pid, roleid),
- * appends them to the durable file (fsync'd) and the shared ring, writes
- * one server-log line each and schedules NOTIFY tapas_alert.  Safe inside
- * an aborted-to-be transaction: nothing here is transactional.
+ * Records the findings of one statement (one TapasAlert each, record_key
+ * set): they are merged into one alert per (table, kind), which lists its
+ * records (record_keys, capped, and nrecords), the union of their log_ids
+ * and their statistics and methods; each merged alert gets alert_id,
+ * raised_at, dbid and pid, is appended to the durable file (fsync'd) and
+ * the shared ring, and gets one server-log line; the statement gets one
+ * NOTIFY tapas_alert naming its first alert.  On return alerts[i].alert_id
+ * is the id of the alert finding i went into.  Safe inside an
+ * aborted-to-be transaction: nothing here is transactional.
  */
 extern void tapas_alert_raise(TapasAlert *alerts, int nalerts);
 
@@ -124,8 +138,19 @@ extern void tapas_audit_incomplete(Oid relid);
 extern void tapas_audit_register_bases(const TapasCell *cells, int ncells);
 extern void tapas_audit_define_gucs(void);
 
-/* budget of the expensive checks, per statement (tapas.audit_budget_ms) */
+/* budget of the checks, per statement (tapas.audit_budget_ms) */
 extern int	tapas_audit_budget_ms;
+
+/* tapas.audit_scope: whose answers are combined in one joint system */
+typedef enum TapasAuditScope
+{
+	TAPAS_SCOPE_ALL,			/* answers released to any audited role */
+	TAPAS_SCOPE_ROLE			/* per session user */
+} TapasAuditScope;
+extern int	tapas_audit_scope;
+
+/* tapas.min_candidates: anonymity floor of the attacker's candidate set */
+extern int	tapas_min_candidates;
 
 /* ---- determined.c / reconstructed.c, shared with the SQL tapas.audit ---- */
 
@@ -140,7 +165,7 @@ typedef struct TapasFinding
 } TapasFinding;
 
 /*
- * Per-(table, statistic, role) audit state, cached per backend
+ * Per-(table, scope, class) audit state, cached per backend
  * (determined.c).  Opaque outside audit/.
  */
 typedef struct TapasAuditEntry TapasAuditEntry;

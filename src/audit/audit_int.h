@@ -3,8 +3,9 @@
  * audit_int.h
  *	  Internal declarations of the auditor (src/audit/ and src/audit/audit_sql.c).
  *
- * A TapasAuditEntry is the audit state of one (table, statistic, session
- * user): the logged rows of A (CRoaring copies over the ledger's dense
+ * A TapasAuditEntry is the audit state of one (table, audit scope,
+ * basis-value class) -- key.roleid is InvalidOid under tapas.audit_scope =
+ * all, key.statistic the class's representative text: the logged rows of A (CRoaring copies over the ledger's dense
  * record indices) and answers b, the incremental row-space object, the
  * records already reported, and the cached truth (the records whose
  * per-row value v_j is nonzero).  Entries live in a per-backend hash in
@@ -46,27 +47,40 @@ typedef struct TapasDesignTag
 	int32		had;			/* same for Hadamard */
 } TapasDesignTag;
 
-/* what the truth read found (truth.c) */
-#define TRUTH_MAX_NONZERO	64	/* more positives: not rare, no decoder */
-typedef enum TapasTruthState
+/*
+ * A basis-value class (truth.c): the sensitive statistics of one table
+ * whose per-row values v have the same truth vector.  Named by the first
+ * statistic text seen of it (rep, the class's basis id until the normal
+ * form provides canonical ones).  Kept per backend until the table
+ * changes.
+ */
+typedef struct TapasClass
 {
-	TRUTH_UNKNOWN = 0,			/* not read yet / stale */
-	TRUTH_OK,					/* nz_keys/nz_vals valid */
-	TRUTH_UNUSABLE				/* statistic cannot be evaluated safely */
-} TapasTruthState;
+	Oid			relid;
+	int			id;				/* 1, 2, ... per table, in order of creation */
+	char	   *rep;			/* representative statistic text */
+	Node	   *vtree;			/* canonical per-row value v (float8), or NULL:
+								 * no tree known to this backend; owned by the
+								 * basis registry */
+	bool		usable;			/* the truth was read: keys/vals valid */
+	uint64		hash;			/* of the truth vector */
+	int64		nnz;			/* records with v != 0 */
+	int64	   *keys;			/* [nnz] their keys, ascending */
+	double	   *vals;			/* [nnz] their values */
+	bool		binary;			/* every v in {0, 1} */
+} TapasClass;
 
 struct TapasAuditEntry
 {
 	TapasAuditKey key;			/* hash key: must be first */
 	bool		initialised;
-	bool		sensitive;		/* statistic reads a sensitive column */
-	Node	   *vtree;			/* canonical per-row value v (float8), or NULL;
-								 * owned by the basis registry (truth.c) */
+	TapasClass *cls;			/* the class of the entry (key.statistic = cls->rep) */
 
 	/* row space (determined.c) */
 	tapas_rowspace_t *rs;		/* over dense indices 0..cap_n-1 */
 	uint32		cap_n;
 	int64		synced;			/* last log_id taken from the ledger */
+	int			rs_rows;		/* rows[0..rs_rows-1] are in rs */
 	bool		rs_broken;		/* rank limit reached: no further test */
 	bool		trial_open;		/* a batch's trial awaits tapas_audit_trial_end */
 
@@ -88,12 +102,17 @@ struct TapasAuditEntry
 
 	/* records already reported (dense indices) */
 	roaring_bitmap_t *reported;
+	/* records determined by rows of other sessions taken at sync, to alert */
+	roaring_bitmap_t *sync_new;
 
-	/* truth cache (truth.c) */
-	TapasTruthState truth;
-	int64		truth_stamp;	/* table change counter at the read */
-	int			nnz;			/* records with v != 0 */
-	int64	   *nz_keys;		/* [nnz] */
+	/* candidates.c: rows 0..cand_rows-1 folded into */
+	int			cand_rows;
+	roaring_bitmap_t *cand_zero;	/* union of the rows answered 0 */
+	roaring_bitmap_t *cand_one; /* intersection of the rows answered 1, or NULL */
+
+	/* the class's truth (views of cls's arrays, set by tapas_audit_ensure_truth) */
+	int64		nnz;			/* records with v != 0 */
+	int64	   *nz_keys;		/* [nnz] ascending */
 	double	   *nz_vals;		/* [nnz] */
 	bool		truth_binary;	/* every v in {0, 1} */
 
@@ -120,23 +139,35 @@ typedef struct TapasAuditBatch
 } TapasAuditBatch;
 
 /* determined.c */
-extern TapasAuditEntry *tapas_audit_entry(Oid relid, Oid roleid, const char *statistic);
-extern void tapas_audit_sync(TapasAuditEntry *e);
-extern void tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
+extern TapasAuditEntry *tapas_audit_entry(TapasClass *cls, Oid scope_roleid);
+extern bool tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline);
+extern bool tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 									const TapasCell *cells, int ncells,
-									const int *cell_no, int nbatch);
-extern int	tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found);
+									const int *cell_no, int nbatch,
+									TimestampTz deadline);
+extern int	tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
+								   TimestampTz deadline);
 extern void tapas_audit_trial_end(TapasAuditEntry *e);
 extern void tapas_audit_entry_drop(TapasAuditEntry *e);
 extern MemoryContext tapas_audit_cxt(void);
 
 /* truth.c */
-extern void tapas_audit_prepare_statistic(TapasAuditEntry *e);
+extern TapasClass *tapas_audit_class(Oid relid, const char *statistic);
+extern void tapas_audit_classes_check(Oid relid);
+extern void tapas_audit_class_refresh(Oid relid, const char *statistic);
 extern bool tapas_audit_ensure_truth(TapasAuditEntry *e);
+
+/* determined.c: drops every entry of relid (its classes are about to go) */
+extern void tapas_audit_drop_relation(Oid relid);
 
 /* reconstructed.c */
 extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
-									  TimestampTz deadline, bool *skipped);
+									  TimestampTz deadline, const char **why);
+
+/* candidates.c */
+extern void tapas_audit_candidates_reset(TapasAuditEntry *e);
+extern int	tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found,
+								   bool simulate);
 
 /* designs.c */
 extern int	tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,

@@ -8,7 +8,7 @@
  * of the REVOKE/GRANT of the install script.  Results are materialised
  * (InitMaterializedSRF) in the caller's context.
  *
- * tapas.audit(tbl) re-runs the full audit of every (statistic, role) the
+ * tapas.audit(tbl) re-runs the full audit of every (class, scope role) the
  * ledger holds for tbl, from scratch (the backend's cached state for those
  * keys is dropped and rebuilt from the ledger): every record determined by
  * the logged rows, and every record a decoder reconstructs from the logged
@@ -51,9 +51,10 @@ tapas_sql_alerts(PG_FUNCTION_ARGS)
 	for (int i = 0; i < n; i++)
 	{
 		TapasAlert *a = &alerts[i];
-		Datum		values[12];
-		bool		nulls[12];
+		Datum		values[15];
+		bool		nulls[15];
 		Datum	   *ids = palloc(sizeof(Datum) * Max(a->nlog_ids, 1));
+		Datum	   *keys = palloc(sizeof(Datum) * Max(a->nkeys, 1));
 
 		memset(nulls, 0, sizeof(nulls));
 		for (int k = 0; k < a->nlog_ids; k++)
@@ -71,6 +72,12 @@ tapas_sql_alerts(PG_FUNCTION_ARGS)
 		values[10] = PointerGetDatum(construct_array(ids, a->nlog_ids, INT8OID, 8,
 													 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 		values[11] = CStringGetTextDatum(a->detail);
+		values[12] = ObjectIdGetDatum(a->dbid);
+		for (int k = 0; k < a->nkeys; k++)
+			keys[k] = Int64GetDatum(a->record_keys[k]);
+		values[13] = PointerGetDatum(construct_array(keys, a->nkeys, INT8OID, 8,
+													 FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[14] = Int32GetDatum(a->nrecords);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -85,7 +92,8 @@ audit_row(ReturnSetInfo *rsinfo, TapasAuditEntry *e, const TapasFinding *f)
 
 	memset(nulls, 0, sizeof(nulls));
 	{
-		char	   *rn = GetUserNameFromId(e->key.roleid, true);
+		char	   *rn = OidIsValid(e->key.roleid)
+			? GetUserNameFromId(e->key.roleid, true) : "(all)";
 
 		values[0] = CStringGetTextDatum(rn ? rn : "?");
 	}
@@ -97,24 +105,23 @@ audit_row(ReturnSetInfo *rsinfo, TapasAuditEntry *e, const TapasFinding *f)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* the full audit of one (statistic, role), from scratch */
+/* the full audit of one (class, scope role), from scratch */
 static void
-audit_one(ReturnSetInfo *rsinfo, Oid relid, Oid roleid, const char *stat)
+audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid)
 {
-	TapasAuditEntry *e = tapas_audit_entry(relid, roleid, stat);
+	TapasAuditEntry *e = tapas_audit_entry(cls, roleid);
 	TapasAuditBatch batch;
 	TapasFinding *fr;
 	TapasFinding f;
 	const uint32 *det = NULL;
 	size_t		ndet = 0;
-	bool		skipped = false;
+	const char *why = NULL;
 	int			nr;
 
 	tapas_audit_entry_drop(e);
-	e = tapas_audit_entry(relid, roleid, stat);
-	if (!e->sensitive)
-		return;
-	tapas_audit_sync(e);
+	e = tapas_audit_entry(cls, roleid);
+	(void) tapas_audit_sync(e, DT_NOEND);
+	roaring_bitmap_clear(e->sync_new);
 	if (e->rs != NULL && !e->rs_broken)
 		det = tapas_rowspace_determined(e->rs, &ndet);
 	for (size_t i = 0; i < ndet; i++)
@@ -136,7 +143,7 @@ audit_one(ReturnSetInfo *rsinfo, Oid relid, Oid roleid, const char *stat)
 	batch.n_total = e->nkeys;
 	batch.keys = e->keys;
 	roaring_bitmap_clear(e->reported);
-	nr = tapas_audit_reconstructed(&batch, &fr, DT_NOEND, &skipped);
+	nr = tapas_audit_reconstructed(&batch, &fr, DT_NOEND, &why);
 	for (int i = 0; i < nr; i++)
 		audit_row(rsinfo, e, &fr[i]);
 	/* what this backend reports from now on starts from the full audit */
@@ -170,24 +177,29 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 	memset(&filter, 0, sizeof(filter));
 	filter.relid = relid;
 	snap = tapas_ledger_snapshot(&filter);
+	tapas_audit_classes_check(relid);
 	tapas_progress_notice_init(&pn, "tapas.audit", "auditing the logged rows");
 	for (int i = 0; i < snap->nrows; i++)
 	{
-		char	   *key = psprintf("%u/%s", snap->roles[i], snap->statistics[i]);
+		TapasClass *cls = tapas_audit_class(relid, snap->statistics[i]);
+		Oid			roleid = tapas_audit_scope == TAPAS_SCOPE_ROLE ? snap->roles[i] : InvalidOid;
+		char	   *key;
 		ListCell   *lc;
 		bool		seen = false;
 
-		/* one (statistic, role) can take long: report and honour cancels between them */
+		/* one (class, scope) can take long: report and honour cancels between them */
 		CHECK_FOR_INTERRUPTS();
 		tapas_progress_notice(&pn, (double) i / snap->nrows);
-
+		if (cls == NULL)
+			continue;			/* not sensitive */
+		key = psprintf("%u/%d", roleid, cls->id);
 		foreach(lc, done)
 			if (strcmp(lfirst(lc), key) == 0)
 				seen = true;
 		if (seen)
 			continue;
 		done = lappend(done, key);
-		audit_one(rsinfo, relid, snap->roles[i], snap->statistics[i]);
+		audit_one(rsinfo, cls, roleid);
 	}
 	tapas_ledger_snapshot_free(snap);
 	return (Datum) 0;

@@ -7,23 +7,37 @@
  * Called by the gate (capture/gate.c) after the k threshold and before the
  * ledger append, when no row has left the gate:
  *
- *	1. group the cells by (table, statistic); the audit state is per
- *	   (table, statistic, session user) (determined.c);
- *	2. statistics whose per-row value reads no sensitive column are not
+ *	1. the joint system: per protected table and audit scope
+ *	   (tapas.audit_scope: every audited role, or the session user), the
+ *	   cells of every statistic are grouped by basis-value class (truth.c:
+ *	   statistics with identical truth vectors are one unknown per record),
+ *	   one audit entry per (table, scope, class) (determined.c);
+ *	   statistics whose per-row value reads no sensitive column are not
  *	   audited (their values are quasi-identifiers the analyst may know);
- *	3. per group: sync with the ledger, row-space trial (always: cheap and
- *	   simulatable), then the data-aware decoders when their trigger
- *	   fires, until the statement's budget tapas.audit_budget_ms is spent
- *	   (later expensive checks are skipped, with one LOG line);
- *	4. findings (records not reported before):
+ *	2. serialised: the statement takes an exclusive lock per (database,
+ *	   table, scope) before it syncs with the ledger and holds it until
+ *	   tapas_audit_logged, after the ledger append; so two statements of one
+ *	   scope on one table decide one after another, each against every row
+ *	   the other logged;
+ *	3. per group: sync with the ledger (rows of other sessions that
+ *	   determine a record are alerted now: nobody tested them against this
+ *	   state), row-space trial (simulatable), then the data-aware decoders;
+ *	   each group gets a share of the statement's budget
+ *	   tapas.audit_budget_ms (what is left, divided by the groups left), so
+ *	   one slow cell cannot spend the budget of the others;
+ *	4. fail closed: a check a group needs that cannot complete (budget,
+ *	   rank limit, a truth that cannot be read, more positives than the
+ *	   decoders cover, a rebuild from the ledger not finished in time)
+ *	   makes the statement incomplete: deny mode records an 'incomplete'
+ *	   alert and raises TP004 (the reason in the server log only), the
+ *	   other modes record the alert and answer;
+ *	5. findings (records not reported before):
  *	   deny: one alert per record with action 'denied', then ERROR
  *	   TP001 naming the table only; the cells are neither released nor
  *	   logged, and the row-space state is as before the statement;
  *	   log/warn: returned as pending; after the ledger append,
  *	   tapas_audit_logged raises the alerts with the new log_ids (and, in
  *	   warn mode, a WARNING naming the table and the alert ids).
- *	If the row-space test cannot run (rank limit), deny mode refuses the
- *	statement (fail closed) and the other modes log it.
  *
  * Memory: findings and batches live in the caller's (per-execution)
  * context; only the entries are cached (TopMemoryContext child).
@@ -36,6 +50,8 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
 #include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
@@ -45,6 +61,14 @@
 #include "policy/policy.h"
 
 int			tapas_audit_budget_ms = 300;
+int			tapas_audit_scope = TAPAS_SCOPE_ALL;
+int			tapas_min_candidates = 10;
+
+/* the row-space sync's time floor per group, whatever tapas.audit_budget_ms */
+#define SYNC_FLOOR_MS		1000
+
+/* field4 of tapas's advisory-style lock tags (SQL advisory locks use 1, 2) */
+#define TAPAS_LOCK_FIELD4	0x7461
 
 /* a finding with where it came from */
 typedef struct PendingFinding
@@ -55,18 +79,29 @@ typedef struct PendingFinding
 	int		   *cell_no;
 } PendingFinding;
 
+/* a check that could not complete */
+typedef struct Incomplete
+{
+	TapasAuditEntry *entry;
+	char		reason[TAPAS_ALERT_DETAIL_LEN];
+} Incomplete;
+
 struct TapasAuditPending
 {
 	int			n;
 	PendingFinding *items;
 	Oid			relid;			/* a table, for the WARNING */
+	int			nincomplete;
+	Incomplete *incomplete;
+	int			nlocks;
+	LOCKTAG    *locks;			/* held until tapas_audit_logged */
 };
 
-/* grouping key of the statement's cells */
+/* grouping key of the statement's cells: (table, class) */
 typedef struct GroupKey
 {
 	Oid			relid;
-	char		statistic[TAPAS_LEDGER_MAX_STATISTIC + 1];
+	TapasClass *cls;
 } GroupKey;
 
 typedef struct Group
@@ -77,7 +112,61 @@ typedef struct Group
 	int		   *cell_no;
 } Group;
 
-/* cells grouped by (table, statistic), in order of first appearance */
+static Oid
+scope_roleid(void)
+{
+	return tapas_audit_scope == TAPAS_SCOPE_ROLE ? GetSessionUserId() : InvalidOid;
+}
+
+static int
+cmp_oid(const void *a, const void *b)
+{
+	Oid			x = *(const Oid *) a,
+				y = *(const Oid *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Takes the decision lock of every table of the cells, in OID order (no
+ * deadlock between two statements over the same tables), and checks each
+ * table's classes against its change counter.  Released by
+ * tapas_audit_logged, or by the transaction's end on an error.
+ */
+static void
+lock_tables(TapasAuditPending *p, const TapasCell *cells, int ncells)
+{
+	Oid		   *rels = palloc(sizeof(Oid) * ncells);
+	int			nrels = 0;
+
+	for (int i = 0; i < ncells; i++)
+		rels[nrels++] = cells[i].relid;
+	qsort(rels, nrels, sizeof(Oid), cmp_oid);
+	p->locks = palloc(sizeof(LOCKTAG) * nrels);
+	for (int i = 0; i < nrels; i++)
+	{
+		if (i > 0 && rels[i] == rels[i - 1])
+			continue;
+		SET_LOCKTAG_ADVISORY(p->locks[p->nlocks], MyDatabaseId, rels[i],
+							 scope_roleid(), TAPAS_LOCK_FIELD4);
+		(void) LockAcquire(&p->locks[p->nlocks], ExclusiveLock, false, false);
+		p->nlocks++;
+		tapas_audit_classes_check(rels[i]);
+	}
+	for (int i = 0; i < ncells; i++)
+		tapas_audit_class_refresh(cells[i].relid, cells[i].statistic);
+	pfree(rels);
+}
+
+static void
+unlock_tables(TapasAuditPending *p)
+{
+	for (int i = 0; i < p->nlocks; i++)
+		LockRelease(&p->locks[i], ExclusiveLock, false);
+	p->nlocks = 0;
+}
+
+/* sensitive cells grouped by (table, class), in order of first appearance */
 static List *
 group_cells(const TapasCell *cells, int ncells)
 {
@@ -98,7 +187,9 @@ group_cells(const TapasCell *cells, int ncells)
 
 		memset(&k, 0, sizeof(k));
 		k.relid = cells[i].relid;
-		strlcpy(k.statistic, cells[i].statistic, sizeof(k.statistic));
+		k.cls = tapas_audit_class(cells[i].relid, cells[i].statistic);
+		if (k.cls == NULL)
+			continue;			/* reads no sensitive column */
 		g = hash_search(h, &k, HASH_ENTER, &found);
 		if (!found)
 		{
@@ -140,6 +231,18 @@ pending_add(TapasAuditPending *p, TapasFinding *f, int nf, TapasAuditEntry *e,
 	}
 }
 
+static void
+incomplete_add(TapasAuditPending *p, TapasAuditEntry *e, const char *reason)
+{
+	p->incomplete = p->incomplete
+		? repalloc(p->incomplete, sizeof(Incomplete) * (p->nincomplete + 1))
+		: palloc(sizeof(Incomplete));
+	p->incomplete[p->nincomplete].entry = e;
+	strlcpy(p->incomplete[p->nincomplete].reason, reason, TAPAS_ALERT_DETAIL_LEN);
+	p->nincomplete++;
+	p->relid = e->key.relid;
+}
+
 /*
  * The alert of a finding: log_ids are the entry's newest logged rows and,
  * once logged, the statement's own cells of that group (first_log_id >= 1).
@@ -153,7 +256,7 @@ fill_alert(TapasAlert *a, PendingFinding *pf, int action, int64 first_log_id)
 	int			k = 0;
 
 	memset(a, 0, sizeof(*a));
-	a->roleid = e->key.roleid;
+	a->roleid = GetSessionUserId();
 	a->relid = e->key.relid;
 	a->record_key = pf->f.key;
 	a->kind = pf->f.kind;
@@ -169,39 +272,186 @@ fill_alert(TapasAlert *a, PendingFinding *pf, int action, int64 first_log_id)
 			 action == TAPAS_ALERT_DENIED ? "; the query was refused and not logged" : "");
 }
 
+/* the 'incomplete' alerts of p, with action (palloc'd) */
+static TapasAlert *
+incomplete_alerts(TapasAuditPending *p, int action)
+{
+	TapasAlert *alerts = palloc0(sizeof(TapasAlert) * Max(p->nincomplete, 1));
+
+	for (int i = 0; i < p->nincomplete; i++)
+	{
+		TapasAlert *a = &alerts[i];
+		TapasAuditEntry *e = p->incomplete[i].entry;
+
+		a->roleid = GetSessionUserId();
+		a->relid = e->key.relid;
+		a->record_key = 0;
+		a->kind = TAPAS_ALERT_INCOMPLETE;
+		a->action = action;
+		strlcpy(a->statistic, e->key.statistic, sizeof(a->statistic));
+		strlcpy(a->method, "audit", sizeof(a->method));
+		strlcpy(a->detail, p->incomplete[i].reason, sizeof(a->detail));
+	}
+	return alerts;
+}
+
+/* true if an alert on (table, record) exists already for this scope */
+static bool
+already_alerted(Oid relid, int64 key, TapasAlert *list, int nlist)
+{
+	for (int i = 0; i < nlist; i++)
+		if (list[i].relid == relid && list[i].record_key == key &&
+			list[i].dbid == MyDatabaseId &&
+			list[i].kind != TAPAS_ALERT_INCOMPLETE &&
+			(tapas_audit_scope == TAPAS_SCOPE_ALL || list[i].roleid == GetSessionUserId()))
+			return true;
+	return false;
+}
+
+/*
+ * Records made determined by rows that other sessions logged (taken over
+ * at sync): alerted now, action 'logged' (their answers were released),
+ * unless an alert on the record exists.
+ */
+static void
+alert_synced(TapasAuditEntry *e)
+{
+	roaring_uint32_iterator_t *it;
+	TapasAlert *list;
+	TapasAlert *alerts;
+	int			nlist;
+	int			n = 0;
+	uint64		card = roaring_bitmap_get_cardinality(e->sync_new);
+
+	if (card == 0)
+		return;
+	list = tapas_alert_list(&nlist);
+	alerts = palloc0(sizeof(TapasAlert) * card);
+	it = roaring_create_iterator(e->sync_new);
+	for (; it->has_value; roaring_advance_uint32_iterator(it))
+	{
+		int64		key = e->keys[it->current_value];
+		TapasAlert *a = &alerts[n];
+		int			k = 0;
+
+		if (already_alerted(e->key.relid, key, list, nlist))
+			continue;
+		a->roleid = GetSessionUserId();
+		a->relid = e->key.relid;
+		a->record_key = key;
+		a->kind = TAPAS_ALERT_DETERMINED;
+		a->action = TAPAS_ALERT_LOGGED;
+		for (int i = Max(0, e->nrows - TAPAS_ALERT_MAX_LOG_IDS); i < e->nrows; i++)
+			a->log_ids[k++] = e->log_ids[i];
+		a->nlog_ids = k;
+		strlcpy(a->statistic, e->key.statistic, sizeof(a->statistic));
+		strlcpy(a->method, "rowspace_sync", sizeof(a->method));
+		snprintf(a->detail, sizeof(a->detail),
+				 "e_j lies in the row space of the %d logged rows; the rows that determine it were logged by other sessions",
+				 e->nrows);
+		n++;
+	}
+	roaring_free_uint32_iterator(it);
+	roaring_bitmap_clear(e->sync_new);
+	if (n > 0)
+		tapas_alert_raise(alerts, n);
+}
+
+/*
+ * 0/1 values: by the truth when it could be read, else by the statistic's
+ * form (a count of rows).
+ */
+static bool
+class_is_binary(const TapasClass *c)
+{
+	return c->usable ? c->binary : strncmp(c->rep, "count(", 6) == 0;
+}
+
 /* runs the checks for one group; adds its findings to p */
 static void
 audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
-			Oid roleid, TimestampTz deadline, bool *skipped)
+			TimestampTz deadline)
 {
-	TapasAuditEntry *e = tapas_audit_entry(g->key.relid, roleid, g->key.statistic);
+	TapasAuditEntry *e = tapas_audit_entry(g->key.cls, scope_roleid());
 	TapasAuditBatch batch;
 	TapasFinding *fd,
 			   *fr;
 	int			nd,
 				nr;
+	const char *why = NULL;
+	bool		complete;
 
-	if (!e->sensitive)
-		return;
-	tapas_audit_build_batch(&batch, e, cells, ncells, g->cell_no, g->n);
-	nd = tapas_audit_determined(&batch, &fd);
+	/*
+	 * The row-space test is cheap and always needed: it gets at least
+	 * SYNC_FLOOR_MS to take up rows from the ledger, whatever the budget; a
+	 * rebuild that needs longer is continued by the next statement.
+	 */
+	TimestampTz rs_deadline = Max(deadline,
+								  TimestampTzPlusMilliseconds(GetCurrentTimestamp(), SYNC_FLOOR_MS));
+
+	complete = tapas_audit_build_batch(&batch, e, cells, ncells, g->cell_no, g->n,
+									   rs_deadline);
+	alert_synced(e);
+	nd = complete ? tapas_audit_determined(&batch, &fd, rs_deadline) : -1;
 	if (nd < 0)
 	{
-		if (tapas_mode == TAPAS_MODE_DENY)
-			ereport(ERROR,
-					(errcode(ERRCODE_TAPAS_ISOLATION_DENIED),
-					 errmsg("query refused: tapas can no longer audit answers on protected table \"%s\"",
-							get_rel_name(e->key.relid)),
-					 errdetail("The audit state for this statistic reached its size limit."),
-					 errhint("Ask the administrator to review the ledger (tapas.reset).")));
-		nd = 0;
+		incomplete_add(p, e, e->rs_broken
+					   ? "the row-space test reached its rank limit"
+					   : "the audit state was not rebuilt from the ledger within the budget");
+		return;
 	}
 	pending_add(p, fd, nd, e, g);
-	nr = tapas_audit_reconstructed(&batch, &fr, deadline, skipped);
+	if (class_is_binary(e->cls))
+	{
+		nr = tapas_audit_candidates(&batch, &fr, tapas_mode == TAPAS_MODE_DENY);
+		pending_add(p, fr, nr, e, g);
+	}
+	nr = tapas_audit_reconstructed(&batch, &fr, deadline, &why);
 	tapas_audit_trial_end(e);
 	pending_add(p, fr, nr, e, g);
+	if (why != NULL)
+		incomplete_add(p, e, why);
 	if (p->n > 0)
 		p->relid = e->key.relid;
+}
+
+/* deny mode: alerts for the findings and TP001 */
+static void
+deny_isolated(TapasAuditPending *p)
+{
+	TapasAlert *alerts = palloc(sizeof(TapasAlert) * p->n);
+
+	for (int i = 0; i < p->n; i++)
+		fill_alert(&alerts[i], &p->items[i], TAPAS_ALERT_DENIED, 0);
+	tapas_alert_raise(alerts, p->n);
+	ereport(ERROR,
+			(errcode(ERRCODE_TAPAS_ISOLATION_DENIED),
+			 errmsg("query refused: its answer would isolate a record of protected table \"%s\"",
+					get_rel_name(p->relid)),
+			 errdetail("Together with earlier answers, this answer would let its values be derived for an individual record."),
+			 errdetail_log("tapas alerts %lld..%lld: record key %lld %s by %s.",
+						   (long long) alerts[0].alert_id,
+						   (long long) alerts[p->n - 1].alert_id,
+						   (long long) alerts[0].record_key,
+						   tapas_alert_kind_name(alerts[0].kind), alerts[0].method),
+			 errhint("The refusal has been recorded for the administrator.")));
+}
+
+/* deny mode: an 'incomplete' alert and TP004, the reason in the server log only */
+static void
+deny_incomplete(TapasAuditPending *p)
+{
+	TapasAlert *alerts = incomplete_alerts(p, TAPAS_ALERT_DENIED);
+
+	tapas_alert_raise(alerts, p->nincomplete);
+	ereport(ERROR,
+			(errcode(ERRCODE_TAPAS_AUDIT_INCOMPLETE),
+			 errmsg("query refused: tapas could not complete the audit of its answer on protected table \"%s\"",
+					get_rel_name(p->relid)),
+			 errdetail_log("tapas alert %lld: %s (statistic \"%s\").",
+						   (long long) alerts[0].alert_id, alerts[0].detail,
+						   alerts[0].statistic),
+			 errhint("Try again later, or ask the administrator to review the audit limits.")));
 }
 
 TapasAuditPending *
@@ -210,46 +460,28 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 	TapasAuditPending *p;
 	List	   *groups;
 	ListCell   *lc;
-	Oid			roleid = GetSessionUserId();
 	TimestampTz deadline;
-	bool		skipped = false;
+	int			left;
 
 	if (tapas_mode == TAPAS_MODE_OFF || ncells == 0 || !tapas_session_is_audited())
 		return NULL;
 	deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), tapas_audit_budget_ms);
 	p = palloc0(sizeof(TapasAuditPending));
+	lock_tables(p, cells, ncells);
 	groups = group_cells(cells, ncells);
+	left = list_length(groups);
 	foreach(lc, groups)
 	{
-		CHECK_FOR_INTERRUPTS();
-		audit_group(p, lfirst(lc), cells, ncells, roleid, deadline, &skipped);
-	}
-	if (skipped)
-		ereport(LOG,
-				(errmsg("tapas: audit budget of %d ms spent; expensive reconstruction checks skipped for this statement",
-						tapas_audit_budget_ms),
-				 errhidestmt(true)));
-	if (p->n == 0)
-		return NULL;
-	if (tapas_mode == TAPAS_MODE_DENY)
-	{
-		TapasAlert *alerts = palloc(sizeof(TapasAlert) * p->n);
+		TimestampTz now = GetCurrentTimestamp();
+		TimestampTz share = now + Max(0, deadline - now) / left--;
 
-		for (int i = 0; i < p->n; i++)
-			fill_alert(&alerts[i], &p->items[i], TAPAS_ALERT_DENIED, 0);
-		tapas_alert_raise(alerts, p->n);
-		ereport(ERROR,
-				(errcode(ERRCODE_TAPAS_ISOLATION_DENIED),
-				 errmsg("query refused: its answer would isolate a record of protected table \"%s\"",
-						get_rel_name(p->relid)),
-				 errdetail("Together with earlier answers, this answer would let its values be derived for an individual record."),
-				 errdetail_log("tapas alerts %lld..%lld: record key %lld %s by %s.",
-							   (long long) alerts[0].alert_id,
-							   (long long) alerts[p->n - 1].alert_id,
-							   (long long) alerts[0].record_key,
-							   tapas_alert_kind_name(alerts[0].kind), alerts[0].method),
-				 errhint("The refusal has been recorded for the administrator.")));
+		CHECK_FOR_INTERRUPTS();
+		audit_group(p, lfirst(lc), cells, ncells, share);
 	}
+	if (tapas_mode == TAPAS_MODE_DENY && p->n > 0)
+		deny_isolated(p);
+	if (tapas_mode == TAPAS_MODE_DENY && p->nincomplete > 0)
+		deny_incomplete(p);
 	return p;
 }
 
@@ -259,9 +491,17 @@ tapas_audit_logged(TapasAuditPending *p, int64 first_log_id)
 	TapasAlert *alerts;
 	int			action;
 
-	if (p == NULL || p->n == 0)
+	if (p == NULL)
 		return;
+	unlock_tables(p);
 	action = tapas_mode == TAPAS_MODE_WARN ? TAPAS_ALERT_WARNED : TAPAS_ALERT_LOGGED;
+	if (p->nincomplete > 0)
+	{
+		alerts = incomplete_alerts(p, action);
+		tapas_alert_raise(alerts, p->nincomplete);
+	}
+	if (p->n == 0)
+		return;
 	alerts = palloc(sizeof(TapasAlert) * p->n);
 	for (int i = 0; i < p->n; i++)
 	{
@@ -286,6 +526,12 @@ tapas_audit_logged(TapasAuditPending *p, int64 first_log_id)
 
 int			tapas_mode = TAPAS_MODE_DENY;
 
+static const struct config_enum_entry scope_options[] = {
+	{"all", TAPAS_SCOPE_ALL, false},
+	{"role", TAPAS_SCOPE_ROLE, false},
+	{NULL, 0, false}
+};
+
 static const struct config_enum_entry mode_options[] = {
 	{"off", TAPAS_MODE_OFF, false},
 	{"log", TAPAS_MODE_LOG, false},
@@ -307,9 +553,26 @@ tapas_audit_define_gucs(void)
 							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
+	DefineCustomEnumVariable("tapas.audit_scope",
+							 "Whose answers tapas combines when it audits a query.",
+							 "all: the answers released to every audited role, assumed shared; "
+							 "role: the answers released to the session user only.",
+							 &tapas_audit_scope,
+							 TAPAS_SCOPE_ALL,
+							 scope_options,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("tapas.min_candidates",
+							"Fewest records the attacker's candidate set for a record may have.",
+							"A record whose candidate set (records positive in some solution consistent with the answers) is smaller is isolated.",
+							&tapas_min_candidates,
+							10, 2, 1000000,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
 	DefineCustomIntVariable("tapas.audit_budget_ms",
-							"Time per statement after which the expensive reconstruction checks are skipped.",
-							"The row-space test always runs; skipped checks are noted in the server log.",
+							"Time per statement for the audit checks.",
+							"A check that cannot complete within its share fails closed: TP004 in deny mode, an 'incomplete' alert otherwise.",
 							&tapas_audit_budget_ms,
 							300, 0, 600000,
 							PGC_SUSET, GUC_UNIT_MS,

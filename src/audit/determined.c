@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * determined.c
- *	  Per-backend audit state per (table, statistic, session user) and the
- *	  row-space test: which records would the candidate cells determine?
+ *	  Per-backend audit state per (table, audit scope, basis-value class)
+ *	  and the row-space test: which records would the candidate cells
+ *	  determine?
  *
  * Record j is determined for a statistic when e_j lies in the row space of
  * the logged matrix A (Chin and Ozsoyoglu, IEEE TSE 1982): its value
@@ -11,11 +12,14 @@
  * kernel (recon/rowspace.c) works over atoms modulo the secret prime drawn
  * at server start (alerts.c); all backends use the same prime.
  *
- * Sync.  An entry takes the rows logged for its (table, statistic, role)
- * since its last log_id from the ledger (tapas_ledger_snapshot with
- * after_log_id), copies their covers and answers, and adds them to the row
- * space.  Rows of other sessions of the same role arrive the same way:
- * tracking is per role across sessions.  The row space is created over
+ * Sync.  An entry takes the rows logged on its table since its last log_id
+ * from the ledger (tapas_ledger_snapshot with after_log_id; every role
+ * under tapas.audit_scope = all, else the session user), keeps those whose
+ * statistic belongs to its class (truth.c), copies their covers and
+ * answers, and adds them to the row space a few rows at a time until the
+ * deadline (cancellable; a rebuild not finished resumes at the next
+ * statement, which meanwhile fails closed).  Records that rows taken over
+ * this way make determined go to sync_new and are alerted (decide.c).  The row space is created over
  * dense indices 0..cap_n-1; when the ledger's dense index (or a batch's new
  * keys) outgrows cap_n it is rebuilt with room to spare from the copied
  * rows.
@@ -31,10 +35,8 @@
  * tapas.reset(tbl) renumbers the table's dense index; a sync that finds
  * the index shorter or changed drops its rows and starts over.
  *
- * Concurrency: two sessions of the same role deciding at the same moment
- * each test against the rows logged before them; a record determined only
- * by their combination is found (and alerted) by the next statement of
- * that role, not refused.
+ * Concurrency: decisions of one (table, scope) are serialised by decide.c's
+ * lock, so a statement syncs every row logged before it.
  *
  * IDENTIFICATION
  *	  src/audit/determined.c
@@ -47,11 +49,13 @@
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
 #include "util/rng.h"
 #include "recon/binmat.h"
 #include "policy/policy.h"
+#include "policy/status_error.h"
 
 static MemoryContext audit_cxt = NULL;
 static HTAB *audit_entries = NULL;
@@ -82,7 +86,7 @@ tapas_audit_cxt(void)
 }
 
 TapasAuditEntry *
-tapas_audit_entry(Oid relid, Oid roleid, const char *statistic)
+tapas_audit_entry(TapasClass *cls, Oid scope_roleid)
 {
 	TapasAuditKey key;
 	TapasAuditEntry *e;
@@ -90,19 +94,34 @@ tapas_audit_entry(Oid relid, Oid roleid, const char *statistic)
 
 	tapas_audit_cxt();
 	memset(&key, 0, sizeof(key));
-	key.relid = relid;
-	key.roleid = roleid;
-	strlcpy(key.statistic, statistic, sizeof(key.statistic));
+	key.relid = cls->relid;
+	key.roleid = scope_roleid;
+	strlcpy(key.statistic, cls->rep, sizeof(key.statistic));
 	e = hash_search(audit_entries, &key, HASH_ENTER, &found);
 	if (!found || !e->initialised)
 	{
 		memset(((char *) e) + sizeof(TapasAuditKey), 0,
 			   sizeof(TapasAuditEntry) - sizeof(TapasAuditKey));
 		e->reported = roaring_bitmap_create();
-		tapas_audit_prepare_statistic(e);
+		e->sync_new = roaring_bitmap_create();
 		e->initialised = true;
 	}
+	e->cls = cls;
 	return e;
+}
+
+void
+tapas_audit_drop_relation(Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	TapasAuditEntry *e;
+
+	if (audit_entries == NULL)
+		return;
+	hash_seq_init(&seq, audit_entries);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->key.relid == relid)
+			tapas_audit_entry_drop(e);
 }
 
 /* frees everything the entry owns and forgets it */
@@ -115,6 +134,9 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 	tapas_binmat_free(e->A);
 	if (e->reported)
 		roaring_bitmap_free(e->reported);
+	if (e->sync_new)
+		roaring_bitmap_free(e->sync_new);
+	tapas_audit_candidates_reset(e);
 	if (e->rows)
 		pfree(e->rows);
 	if (e->answers)
@@ -123,39 +145,51 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		pfree(e->log_ids);
 	if (e->keys)
 		pfree(e->keys);
-	if (e->nz_keys)
-		pfree(e->nz_keys);
-	if (e->nz_vals)
-		pfree(e->nz_vals);
-	e->vtree = NULL;			/* owned by the basis registry */
 	if (e->design_tags)
 		pfree(e->design_tags);
 	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
 }
 
-/* rows 0..nrows-1 of e as (ids, offsets) for the kernel (palloc'd) */
+/* rows from..to-1 of e as (ids, offsets) for the kernel (palloc'd) */
 static void
-rows_as_ids(TapasAuditEntry *e, int from, uint32 **ids, size_t **offsets)
+rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets)
 {
 	size_t		total = 0;
 
-	*offsets = palloc(sizeof(size_t) * (e->nrows - from + 1));
-	for (int i = from; i < e->nrows; i++)
+	*offsets = palloc(sizeof(size_t) * (to - from + 1));
+	for (int i = from; i < to; i++)
 		total += roaring_bitmap_get_cardinality(e->rows[i]);
 	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
 	total = 0;
-	for (int i = from; i < e->nrows; i++)
+	for (int i = from; i < to; i++)
 	{
 		(*offsets)[i - from] = total;
 		roaring_bitmap_to_uint32_array(e->rows[i], *ids + total);
 		total += roaring_bitmap_get_cardinality(e->rows[i]);
 	}
-	(*offsets)[e->nrows - from] = total;
+	(*offsets)[to - from] = total;
 }
 
-/* adds rows from..nrows-1 to the row space; their determined records count as reported */
-static void
-rowspace_add_rows(TapasAuditEntry *e, int from)
+/* kernel progress: stop on a pending cancel or termination (the caller then raises it) */
+static int
+interrupt_progress(void *arg, double fraction)
+{
+	return tapas_cancel_requested() ? 1 : 0;
+}
+
+static const tapas_progress_t interrupt_poll = {interrupt_progress, NULL};
+
+#define SYNC_CHUNK_ROWS	8		/* rows added between two deadline checks */
+
+/*
+ * Adds the copied rows not yet in the row space (rs_rows..nrows-1), a few
+ * at a time, until the deadline.  Records they make determined that were
+ * not reported go to sync_new (decide.c alerts them: they were logged by
+ * another session, so nobody tested them against this state).  Returns
+ * false when rows remain (deadline) or the rank limit was reached.
+ */
+static bool
+rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 {
 	uint32	   *ids;
 	size_t	   *offsets;
@@ -163,25 +197,43 @@ rowspace_add_rows(TapasAuditEntry *e, int from)
 	size_t		count;
 	tapas_status st;
 
-	if (e->rs == NULL || e->rs_broken || from >= e->nrows)
-		return;
-	rows_as_ids(e, from, &ids, &offsets);
-	st = tapas_rowspace_add(e->rs, ids, offsets, e->nrows - from, NULL, &newly, &count);
-	if (st == TAPAS_OK)
+	if (e->rs == NULL || e->rs_broken)
+		return false;
+	while (e->rs_rows < e->nrows)
 	{
+		int			to = Min(e->nrows, e->rs_rows + SYNC_CHUNK_ROWS);
+
+		CHECK_FOR_INTERRUPTS();
+		if (deadline != DT_NOEND && GetCurrentTimestamp() > deadline)
+			return false;
+		rows_as_ids(e, e->rs_rows, to, &ids, &offsets);
+		st = tapas_rowspace_add(e->rs, ids, offsets, to - e->rs_rows, &interrupt_poll,
+								&newly, &count);
+		pfree(ids);
+		pfree(offsets);
+		if (st == TAPAS_ECANCELED)
+		{
+			CHECK_FOR_INTERRUPTS();
+			return false;		/* not a cancel after all: try again next time */
+		}
+		if (st != TAPAS_OK)
+		{
+			e->rs_broken = true;
+			ereport(LOG,
+					(errmsg("tapas: row-space audit of table \"%s\" stopped for statistic \"%s\": %s",
+							get_rel_name(e->key.relid), e->key.statistic,
+							st == TAPAS_ELIMIT ? "rank limit reached" : "kernel failure")));
+			return false;
+		}
 		for (size_t i = 0; i < count; i++)
-			roaring_bitmap_add(e->reported, newly[i]);
+			if (!roaring_bitmap_contains(e->reported, newly[i]))
+			{
+				roaring_bitmap_add(e->reported, newly[i]);
+				roaring_bitmap_add(e->sync_new, newly[i]);
+			}
+		e->rs_rows = to;
 	}
-	else
-	{
-		e->rs_broken = true;
-		ereport(LOG,
-				(errmsg("tapas: row-space audit of table \"%s\" stopped for statistic \"%s\": %s",
-						get_rel_name(e->key.relid), e->key.statistic,
-						st == TAPAS_ELIMIT ? "rank limit reached" : "kernel failure")));
-	}
-	pfree(ids);
-	pfree(offsets);
+	return true;
 }
 
 /* makes room for dense indices < need, rebuilding the row space if needed */
@@ -209,7 +261,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 						reason ? reason : "out of memory")));
 	e->cap_n = cap;
 	e->rs_broken = false;
-	rowspace_add_rows(e, 0);
+	e->rs_rows = 0;				/* every copied row is added again (rowspace_add_rows) */
 }
 
 /* forgets the rows taken from the ledger (after tapas.reset of the table) */
@@ -219,6 +271,7 @@ entry_forget_rows(TapasAuditEntry *e)
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	e->nrows = 0;
+	e->rs_rows = 0;
 	e->synced = 0;
 	tapas_rowspace_free(e->rs);
 	e->rs = NULL;
@@ -231,26 +284,32 @@ entry_forget_rows(TapasAuditEntry *e)
 	for (int i = 0; i < e->design_tags_max; i++)
 		e->design_tags[i].log_id = -1;
 	roaring_bitmap_clear(e->reported);
+	roaring_bitmap_clear(e->sync_new);
+	tapas_audit_candidates_reset(e);
 	if (e->keys)
 		pfree(e->keys);
 	e->keys = NULL;
 	e->nkeys = 0;
 }
 
-/* takes the rows logged since e->synced from the ledger */
-void
-tapas_audit_sync(TapasAuditEntry *e)
+/*
+ * Takes the rows of e's class logged since e->synced from the ledger (by
+ * the roles of e's scope: every role, or the session user) and adds them
+ * to the row space until the deadline.  Returns false when the row space
+ * is not complete (deadline, rank limit): the checks cannot run.
+ */
+bool
+tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 {
 	TapasLedgerFilter f;
 	TapasLedgerSnapshot *snap;
-	int			first;
 	MemoryContext old;
 
 	tapas_audit_trial_end(e);	/* left open by an error, if any */
 	memset(&f, 0, sizeof(f));
 	f.relid = e->key.relid;
-	f.statistic = e->key.statistic;
-	f.roleid = e->key.roleid;
+	f.statistic = NULL;			/* every spelling: the class decides */
+	f.roleid = e->key.roleid;	/* InvalidOid under tapas.audit_scope = all */
 	f.after_log_id = e->synced;
 	snap = tapas_ledger_snapshot(&f);
 
@@ -268,8 +327,6 @@ tapas_audit_sync(TapasAuditEntry *e)
 		f.after_log_id = 0;
 		snap = tapas_ledger_snapshot(&f);
 	}
-	first = e->nrows;
-
 	old = MemoryContextSwitchTo(audit_cxt);
 	if (e->nrows + snap->nrows > e->maxrows)
 	{
@@ -285,11 +342,15 @@ tapas_audit_sync(TapasAuditEntry *e)
 	}
 	for (int i = 0; i < snap->nrows; i++)
 	{
+		e->synced = Max(e->synced, snap->log_ids[i]);
+		if ((i & 63) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (tapas_audit_class(e->key.relid, snap->statistics[i]) != e->cls)
+			continue;
 		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
 		e->answers[e->nrows] = snap->answers[i];
 		e->log_ids[e->nrows] = snap->log_ids[i];
 		e->nrows++;
-		e->synced = Max(e->synced, snap->log_ids[i]);
 	}
 	if (e->keys == NULL || snap->nrecords != e->nkeys)
 	{
@@ -304,19 +365,19 @@ tapas_audit_sync(TapasAuditEntry *e)
 
 	if (e->rs == NULL || e->nkeys > (int64) e->cap_n)
 		ensure_capacity(e, e->nkeys);	/* rebuild: adds every row */
-	else
-		rowspace_add_rows(e, first);
+	return rowspace_add_rows(e, deadline);
 }
 
 /*
  * Builds the batch of candidate cells cell_no[0..nbatch-1] of cells for
  * entry e (synced first): dense indices, provisional ones for new keys.
  */
-void
+bool
 tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 						const TapasCell *cells, int ncells,
-						const int *cell_no, int nbatch)
+						const int *cell_no, int nbatch, TimestampTz deadline)
 {
+	bool		complete = false;
 	HTAB	   *newkeys = NULL;
 	size_t		total = 0;
 	int64		n;
@@ -337,7 +398,7 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 
 	for (;;)
 	{
-		tapas_audit_sync(e);
+		complete = tapas_audit_sync(e, deadline);
 		n = e->nkeys;
 		total = 0;
 		nnew = 0;
@@ -406,6 +467,7 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 		memcpy(batch->keys + n, newlist, sizeof(int64) * nnew);
 	if (newkeys)
 		hash_destroy(newkeys);
+	return complete;
 }
 
 /*
@@ -414,10 +476,12 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
  * the decoders can consult the atoms with the batch; the caller closes it
  * with tapas_audit_trial_end (an error in between leaves it open, and the
  * next sync rolls it back).  Returns the number of findings (palloc'd
- * array in *found), or -1 at the rank limit (no trial open).
+ * array in *found), or -1 when the test cannot complete: the rank limit,
+ * or logged rows not yet in the row space at the deadline (no trial open).
  */
 int
-tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
+tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
+					   TimestampTz deadline)
 {
 	TapasAuditEntry *e = batch->entry;
 	const uint32 *newly;
@@ -427,10 +491,17 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
 
 	*found = NULL;
 	ensure_capacity(e, batch->n_total);
-	if (e->rs_broken || batch->ncells == 0)
+	if (!rowspace_add_rows(e, deadline))
+		return -1;
+	if (batch->ncells == 0)
 		return 0;
 	st = tapas_rowspace_trial(e->rs, batch->ids, batch->offsets, batch->ncells,
-							  NULL, &newly, &count);
+							  &interrupt_poll, &newly, &count);
+	if (st == TAPAS_ECANCELED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		return -1;
+	}
 	if (st == TAPAS_ELIMIT)
 	{
 		/* the rank limit: fail closed in deny mode (decide.c) */
@@ -439,7 +510,10 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found)
 						get_rel_name(e->key.relid), e->key.statistic)));
 		return -1;
 	}
-	tapas_raise_status(st, "row-space audit failed", NULL);
+	if (st != TAPAS_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("row-space audit failed (status %d)", (int) st)));
 	e->trial_open = true;		/* closed by tapas_audit_trial_end */
 	*found = palloc0(sizeof(TapasFinding) * Max(count, 1));
 	for (size_t i = 0; i < count; i++)
@@ -469,7 +543,10 @@ tapas_audit_trial_end(TapasAuditEntry *e)
 		tapas_status st = tapas_rowspace_rollback(e->rs);
 
 		e->trial_open = false;
-		tapas_raise_status(st, "row-space audit rollback failed", NULL);
+		if (st != TAPAS_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("row-space audit rollback failed (status %d)", (int) st)));
 	}
 	e->trial_open = false;
 }

@@ -42,9 +42,11 @@
  * methods "bch" and "hadamard"); for an integer, non-binary truth only
  * the Hadamard decoder applies.
  *
- * The truth v (the records with v_j != 0) comes from truth.c
- * (tapas_audit_ensure_truth); with more than TRUTH_MAX_NONZERO of them no
- * decoder runs (the values are not rare).
+ * The truth v (the records with v_j != 0) comes from the class (truth.c,
+ * tapas_audit_ensure_truth).  Fail closed: when a decoder's trigger fires
+ * but the decoder cannot run (no decoder for that many positives, the
+ * deadline), or the truth cannot be read, the check is incomplete and the
+ * caller refuses (deny) or alerts 'incomplete'.
  *
  * IDENTIFICATION
  *	  src/audit/reconstructed.c
@@ -56,6 +58,7 @@
 #include <math.h>
 
 #include "miscadmin.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -139,29 +142,59 @@ matrix_done(TapasAuditEntry *e)
 		e->A->m = e->A_cap;
 }
 
-/* the truth's support among the batch's dense indices (sorted); its size */
+/*
+ * The truth's support among the batch's dense indices (sorted); its size.
+ * Keys the ledger has indexed map through it; the batch's new keys
+ * (indices nkeys..n_total-1) through a hash of them, so the cost is
+ * O(nnz + new keys) for a dense truth too.
+ */
 static int
 truth_support(TapasAuditBatch *batch, int64 **supp)
 {
 	TapasAuditEntry *e = batch->entry;
-	int64	   *idx = palloc(sizeof(int64) * Max(e->nnz, 1));
+	int64	   *idx = MemoryContextAllocHuge(CurrentMemoryContext,
+											 sizeof(int64) * Max(e->nnz, 1));
+	int64		nnew = batch->n_total - e->nkeys;
+	HTAB	   *newkeys = NULL;
 	int			w = 0;
 
 	*supp = idx;
-	/* indexed keys through the ledger; the batch's new keys by a scan */
 	(void) tapas_ledger_key_indices(e->key.relid, e->nz_keys, e->nnz, idx);
-	for (int i = 0; i < e->nnz; i++)
+	if (nnew > 0)
+	{
+		HASHCTL		ctl;
+
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(int64);
+		ctl.entrysize = 2 * sizeof(int64);
+		ctl.hcxt = CurrentMemoryContext;
+		newkeys = hash_create("tapas truth new keys", (long) Min(nnew, 1 << 20), &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		for (int64 j = e->nkeys; j < batch->n_total; j++)
+		{
+			int64	   *slot = hash_search(newkeys, &batch->keys[j], HASH_ENTER, NULL);
+
+			slot[1] = j;
+		}
+	}
+	for (int64 i = 0; i < e->nnz; i++)
 	{
 		if (idx[i] >= e->nkeys)
 			idx[i] = -1;		/* indexed after our sync: not in this batch */
-		for (int64 j = e->nkeys; idx[i] < 0 && j < batch->n_total; j++)
-			if (batch->keys[j] == e->nz_keys[i])
-				idx[i] = j;
+		if (idx[i] < 0 && newkeys != NULL)
+		{
+			int64	   *slot = hash_search(newkeys, &e->nz_keys[i], HASH_FIND, NULL);
+
+			if (slot != NULL)
+				idx[i] = slot[1];
+		}
 	}
-	for (int i = 0; i < e->nnz; i++)
+	for (int64 i = 0; i < e->nnz; i++)
 		if (idx[i] >= 0)
 			idx[w++] = idx[i];
 	qsort(idx, w, sizeof(int64), tapas_cmp_int64);
+	if (newkeys)
+		hash_destroy(newkeys);
 	return w;
 }
 
@@ -341,11 +374,14 @@ run_single_positive(TapasAuditBatch *batch, const int64 *supp, TapasFinding **fo
 
 /*
  * Records the batch would let a decoder reconstruct (not reported before).
- * *skipped is set when a triggered check was skipped for the deadline.
+ * *why is set (static text) when a check the batch needs cannot complete:
+ * the truth cannot be read, more positives than the decoders cover, or
+ * the deadline passed before (or during) a triggered decoder.  The caller
+ * fails closed on it.
  */
 int
 tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
-						  TimestampTz deadline, bool *skipped)
+						  TimestampTz deadline, const char **why)
 {
 	TapasAuditEntry *e = batch->entry;
 	int64	   *supp;
@@ -361,7 +397,12 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	tapas_progress_t progress;
 
 	*found = NULL;
-	if (!tapas_audit_ensure_truth(e) || e->nnz == 0 || e->nnz > TRUTH_MAX_NONZERO)
+	if (!tapas_audit_ensure_truth(e))
+	{
+		*why = "the truth of the statistic cannot be evaluated";
+		return 0;
+	}
+	if (e->nnz == 0)
 		return 0;
 	w = truth_support(batch, &supp);
 	if (w == 0)
@@ -381,19 +422,33 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		return tapas_audit_designs(batch, supp, w, found);
 	if (w == 1)
 	{
-		nf = run_single_positive(batch, supp, found);
+		/*
+		 * Deny mode: the simulatable candidates test (candidates.c) decides
+		 * the single-positive case; this test reads the true answer.
+		 */
+		nf = tapas_mode == TAPAS_MODE_DENY ? 0 : run_single_positive(batch, supp, found);
 		return nf > 0 ? nf : tapas_audit_designs(batch, supp, w, found);
 	}
 	sparse_trigger = w <= TAPAS_SPARSE_MAX_WEIGHT &&
 		m >= floor(log2_binom(n, w) / log2(w + 1.0));
-	omp_trigger = w > TAPAS_SPARSE_MAX_WEIGHT && w <= CS_MAX_WEIGHT &&
+	omp_trigger = w > TAPAS_SPARSE_MAX_WEIGHT &&
 		m >= w * log2(n / w);
 	if (!sparse_trigger && !omp_trigger)
 		return tapas_audit_designs(batch, supp, w, found);
+	if (w > CS_MAX_WEIGHT)
+	{
+		/* enough rows to decode w positives, and no decoder for that many */
+		nf = tapas_audit_designs(batch, supp, w, found);
+		if (nf == 0)
+			*why = "more positives than the reconstruction decoders cover";
+		return nf;
+	}
 	if (GetCurrentTimestamp() > deadline)
 	{
-		*skipped = true;
-		return tapas_audit_designs(batch, supp, w, found);
+		nf = tapas_audit_designs(batch, supp, w, found);
+		if (nf == 0)
+			*why = "the audit budget was spent before a reconstruction check";
+		return nf;
 	}
 	darg.deadline = deadline;
 	darg.expired = false;
@@ -406,10 +461,10 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		nf = run_omp(batch, A, b, supp, w, &progress, found);
 	matrix_done(e);
 	pfree(b);
-	if (darg.expired)
-		*skipped = true;
 	CHECK_FOR_INTERRUPTS();
 	if (nf == 0)
 		nf = tapas_audit_designs(batch, supp, w, found);
+	if (darg.expired && nf == 0)
+		*why = "a reconstruction check did not finish within the audit budget";
 	return nf;
 }

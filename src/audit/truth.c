@@ -1,28 +1,39 @@
 /*-------------------------------------------------------------------------
  *
  * truth.c
- *	  The auditor's truth: the per-row value v of a logged statistic, read
- *	  from the table for the reconstruction audit (reconstructed.c).
+ *	  Basis-value classes: every sensitive statistic of a protected table
+ *	  is mapped to the class of statistics whose per-row value v has the
+ *	  same truth vector over the table, read from the table itself.
+ *
+ * The joint system (DESIGN.md section 2) has one unknown per (record,
+ * basis value), and basis values whose truth vectors are identical are
+ * ONE unknown: "count(*) filter (where rare)", "sum((rare)::integer)" and
+ * "sum(CASE WHEN rare THEN 1 ELSE 0 END)" all have v_j = 1[rare_j], so an
+ * attacker adds their cells as cells of one statistic.  Until the normal
+ * form identifies basis values structurally (issue 10), a class is found
+ * by value: the full truth vector {(key, v) : v != 0}, sorted by key, is
+ * hashed, and a class with the same hash is taken only after an exact
+ * comparison of the vectors.  Unifying by value may also merge statistics
+ * that agree on this table by coincidence; that only adds rows an
+ * attacker who knew the coincidence could combine (more refusals, never
+ * fewer).  A class is named by the first statistic text seen of it (its
+ * "basis id", TapasClass.rep).
  *
  * The truth is evaluated by tapas, never by re-running the analyst's
- * expression (issue 10, class 2).  The gate hands every cell with the
- * canonical basis tree of its statistic (capture/basis.c: a float8
- * expression over the table's columns built by tapas from the normal form,
- * e.g. CASE WHEN rare THEN 1 ELSE 0 END); this file keeps one tree per
- * (table, statistic) for the life of the backend (the basis registry) and
- * evaluates it with ExecInitExpr / ExecEvalExpr over a heap scan of the
- * table in its own code.  No query is planned and nothing is switched off:
- * the capture stays on for anything the tree could call.  A statistic
- * whose tree this backend never saw (one read back from the ledger only)
- * has no usable truth.  Errors of the evaluation (e.g. a division by zero
- * on some row) are swallowed, never shown to the analyst: the truth is
- * then unusable for this statistic.  The result is cached in the entry and
- * re-read when the table's change counters move (cumulative statistics
- * plus this backend's pending counts; other backends publish theirs
- * within seconds).
+ * expression (issue 10): the gate hands every cell with the canonical
+ * basis tree of its statistic (capture/basis.c), kept here per (table,
+ * statistic) for the life of the backend (the basis registry), and
+ * evaluated with ExecEvalExpr over a heap scan of the table.  Errors of
+ * the evaluation are swallowed, never shown to the analyst: the class is
+ * then "unusable" (identified by its text alone) and every check that
+ * needs its truth fails closed (decide.c).  A statistic this backend has
+ * no tree for (read back from the ledger only) is such a class too, until
+ * a cell brings its tree (tapas_audit_class_refresh).
  *
- * Memory: the registry and the trees live in the audit cache context
- * (tapas_audit_cxt); a truth read runs in a temporary executor state.
+ * The classes of a table are kept per backend and dropped, with every
+ * audit entry of the table, when the table's change counters move
+ * (cumulative statistics plus this backend's pending counts): the entries
+ * are then rebuilt from the ledger against the new truth.
  *
  * IDENTIFICATION
  *	  src/audit/truth.c
@@ -32,11 +43,11 @@
 #include "postgres.h"
 
 #include "access/sysattr.h"
-#include "access/table.h"
-#include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "access/table.h"
+#include "access/tableam.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -46,11 +57,12 @@
 #include "parser/parser.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
-#include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "common/hashfn.h"
+#include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
@@ -120,32 +132,32 @@ tapas_audit_register_bases(const TapasCell *cells, int ncells)
 }
 
 /*
- * Sets e->sensitive (v reads a sensitive column) and e->vtree (NULL when
- * this backend has no tree for the statistic).  A statistic without a
- * tree is treated as sensitive unless it is the plain count(*).
+ * *sensitive: v reads a sensitive column; returns the canonical tree of v,
+ * or NULL when this backend has none for the statistic (one read back
+ * from the ledger only).  A statistic without a tree counts as sensitive
+ * unless it is the plain count(*).
  */
-void
-tapas_audit_prepare_statistic(TapasAuditEntry *e)
+static Node *
+statistic_prepare(Oid relid, const char *stat, bool *sensitive)
 {
-	const TapasProtection *prot = tapas_protection_lookup(e->key.relid);
+	const TapasProtection *prot = tapas_protection_lookup(relid);
 	BasisEntry *b;
 	bool		found;
 	Bitmapset  *attnos = NULL;
 	int			a = -1;
 
-	e->sensitive = strcmp(e->key.statistic, "count(*)") != 0;
-	e->vtree = NULL;
+	*sensitive = strcmp(stat, "count(*)") != 0;
 	if (prot == NULL)
-		return;
-	b = basis_lookup(e->key.relid, e->key.statistic, HASH_FIND, &found);
+		return NULL;
+	b = basis_lookup(relid, stat, HASH_FIND, &found);
 	if (b == NULL)
-		return;
-	e->vtree = b->tree;
+		return NULL;
 	pull_varattnos(b->tree, 1, &attnos);
-	e->sensitive = false;
+	*sensitive = false;
 	while ((a = bms_next_member(attnos, a)) >= 0)
 		if (bms_is_member(a + FirstLowInvalidHeapAttributeNumber, prot->sensitive))
-			e->sensitive = true;
+			*sensitive = true;
+	return b->tree;
 }
 
 /* ----------------------------------------------------------------
@@ -188,14 +200,24 @@ slot_key(TupleTableSlot *slot, AttrNumber attno, Oid type, bool *isnull)
 		type == INT4OID ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
 }
 
+static int
+cmp_key_val(const void *x, const void *y)
+{
+	const int64 *a = (const int64 *) x,
+			   *b = (const int64 *) y;
+
+	return a[0] < b[0] ? -1 : a[0] > b[0];
+}
+
 /*
- * Evaluates e->vtree on every row of the table (a heap scan under the
- * active snapshot), keeping the first TRUTH_MAX_NONZERO + 1 rows with
- * v <> 0.  Runs in a subtransaction: false (and nothing kept) on any error
- * other than a cancel.
+ * Evaluates c's tree on every row of the table (a heap scan under the
+ * active snapshot, ExecEvalExpr in tapas's own code: no query is planned
+ * and the capture stays on), keeping the rows with v <> 0, sorted by key.
+ * Runs in a subtransaction: false (and nothing kept) on any error other
+ * than a cancel.
  */
 static bool
-read_truth(TapasAuditEntry *e, const TapasProtection *prot)
+read_truth(TapasClass *c, const TapasProtection *prot)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -205,22 +227,24 @@ read_truth(TapasAuditEntry *e, const TapasProtection *prot)
 	MemoryContextSwitchTo(caller);
 	PG_TRY();
 	{
-		Relation	rel = table_open(e->key.relid, AccessShareLock);
+		Relation	rel = table_open(c->relid, AccessShareLock);
 		EState	   *estate = CreateExecutorState();
 		ExprContext *econtext = GetPerTupleExprContext(estate);
-		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(e->vtree), estate);
+		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(c->vtree), estate);
 		TupleTableSlot *slot = table_slot_create(rel, NULL);
 		TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
-		int64		keys[TRUTH_MAX_NONZERO + 1];
-		double		vals[TRUTH_MAX_NONZERO + 1];
-		int			n = 0;
+		int64		max = 1024;
+		int64		n = 0;
+		int64	   *kv = MemoryContextAllocHuge(caller, sizeof(int64) * 2 * max);
 		uint64		rows = 0;
 
-		while (n <= TRUTH_MAX_NONZERO && table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 		{
 			bool		vnull,
 						knull;
 			Datum		v;
+			double		d;
+			int64		key;
 
 			if ((++rows & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
@@ -229,27 +253,37 @@ read_truth(TapasAuditEntry *e, const TapasProtection *prot)
 			ResetExprContext(econtext);
 			if (vnull || DatumGetFloat8(v) == 0.0)
 				continue;
-			keys[n] = slot_key(slot, prot->key_attno, prot->key_type, &knull);
-			vals[n] = DatumGetFloat8(v);
-			if (!knull)
-				n++;
+			d = DatumGetFloat8(v);
+			key = slot_key(slot, prot->key_attno, prot->key_type, &knull);
+			if (knull)
+				continue;
+			if (n == max)
+			{
+				max *= 2;
+				kv = repalloc_huge(kv, sizeof(int64) * 2 * max);
+			}
+			kv[2 * n] = key;
+			memcpy(&kv[2 * n + 1], &d, sizeof(double));
+			n++;
 		}
 		table_endscan(scan);
 		ExecDropSingleTupleTableSlot(slot);
 		FreeExecutorState(estate);
 		table_close(rel, AccessShareLock);
 
-		e->nnz = n;
-		e->truth_binary = true;
-		e->nz_keys = MemoryContextAlloc(tapas_audit_cxt(), sizeof(int64) * Max(n, 1));
-		e->nz_vals = MemoryContextAlloc(tapas_audit_cxt(), sizeof(double) * Max(n, 1));
-		for (int i = 0; i < n; i++)
+		qsort(kv, n, 2 * sizeof(int64), cmp_key_val);
+		c->nnz = n;
+		c->binary = true;
+		c->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(n, 1));
+		c->vals = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(double) * Max(n, 1));
+		for (int64 i = 0; i < n; i++)
 		{
-			e->nz_keys[i] = keys[i];
-			e->nz_vals[i] = vals[i];
-			if (vals[i] != 1.0)
-				e->truth_binary = false;
+			c->keys[i] = kv[2 * i];
+			memcpy(&c->vals[i], &kv[2 * i + 1], sizeof(double));
+			if (c->vals[i] != 1.0)
+				c->binary = false;
 		}
+		pfree(kv);
 		ReleaseCurrentSubTransaction();
 		ok = true;
 	}
@@ -267,6 +301,7 @@ read_truth(TapasAuditEntry *e, const TapasProtection *prot)
 		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
 			ReThrowError(err);
 		FreeErrorData(err);
+		c->nnz = 0;
 		return false;
 	}
 	PG_END_TRY();
@@ -275,33 +310,237 @@ read_truth(TapasAuditEntry *e, const TapasProtection *prot)
 	return ok;
 }
 
-/* makes e's truth cache current; false if the truth is unusable */
+/* reads c's truth vector and its hash; false if it cannot be read */
+static bool
+class_read_truth(TapasClass *c)
+{
+	const TapasProtection *prot = tapas_protection_lookup(c->relid);
+
+	if (c->vtree == NULL || prot == NULL)
+		return false;
+	if (!read_truth(c, prot))
+		return false;
+	for (int64 i = 0; i < c->nnz; i++)
+		if (c->vals[i] == 0.0)
+			c->vals[i] = 0.0;	/* -0 and 0 are one value */
+	c->hash = hash_bytes_extended((const unsigned char *) c->keys,
+								  (int) Min(sizeof(int64) * c->nnz, (size_t) PG_INT32_MAX), 0x7461706173ULL) ^
+		hash_bytes_extended((const unsigned char *) c->vals,
+							(int) Min(sizeof(double) * c->nnz, (size_t) PG_INT32_MAX), (uint64) c->nnz);
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ *		The registry: statistic text -> class, classes per table
+ * ----------------------------------------------------------------
+ */
+
+typedef struct StatKey
+{
+	Oid			relid;
+	char		statistic[TAPAS_LEDGER_MAX_STATISTIC + 1];
+} StatKey;
+
+typedef struct StatEnt
+{
+	StatKey		key;			/* hash key: must be first */
+	TapasClass *cls;			/* NULL: the statistic is not sensitive */
+} StatEnt;
+
+typedef struct RelClasses
+{
+	Oid			relid;			/* hash key */
+	int64		stamp;			/* table change counter when read */
+	List	   *classes;		/* TapasClass *, in order of creation */
+} RelClasses;
+
+static HTAB *stat_map = NULL;
+static HTAB *rel_map = NULL;
+
+static void
+registry_init(void)
+{
+	HASHCTL		ctl;
+
+	if (stat_map != NULL)
+		return;
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(StatKey);
+	ctl.entrysize = sizeof(StatEnt);
+	ctl.hcxt = tapas_audit_cxt();
+	stat_map = hash_create("tapas statistic classes", 64, &ctl,
+						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.keysize = sizeof(Oid);
+	ctl.entrysize = sizeof(RelClasses);
+	ctl.hcxt = tapas_audit_cxt();
+	rel_map = hash_create("tapas table classes", 16, &ctl,
+						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+static void
+class_free(TapasClass *c)
+{
+	if (c->keys)
+		pfree(c->keys);
+	if (c->vals)
+		pfree(c->vals);
+	pfree(c->rep);
+	pfree(c);
+}
+
+/* forgets the classes of relid and every audit entry built on them */
+static void
+registry_drop_relation(RelClasses *r)
+{
+	HASH_SEQ_STATUS seq;
+	StatEnt    *s;
+	ListCell   *lc;
+
+	tapas_audit_drop_relation(r->relid);
+	hash_seq_init(&seq, stat_map);
+	while ((s = hash_seq_search(&seq)) != NULL)
+		if (s->key.relid == r->relid)
+			hash_search(stat_map, &s->key, HASH_REMOVE, NULL);
+	foreach(lc, r->classes)
+		class_free(lfirst(lc));
+	list_free(r->classes);
+	r->classes = NIL;
+}
+
+/* the classes of relid, dropped first if the table changed since they were read */
+static RelClasses *
+relation_classes(Oid relid, bool check)
+{
+	RelClasses *r;
+	bool		found;
+	int64		stamp;
+
+	registry_init();
+	r = hash_search(rel_map, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		r->classes = NIL;
+		r->stamp = table_change_stamp(relid);
+		return r;
+	}
+	if (!check)
+		return r;
+	stamp = table_change_stamp(relid);
+	if (r->stamp != stamp)
+	{
+		registry_drop_relation(r);
+		r->stamp = stamp;
+	}
+	return r;
+}
+
+void
+tapas_audit_classes_check(Oid relid)
+{
+	(void) relation_classes(relid, true);
+}
+
+/* an existing class of r whose truth equals c's (hash, then every value) */
+static TapasClass *
+find_equal_class(RelClasses *r, const TapasClass *c)
+{
+	ListCell   *lc;
+
+	foreach(lc, r->classes)
+	{
+		TapasClass *o = lfirst(lc);
+
+		if (o->usable && o->hash == c->hash && o->nnz == c->nnz &&
+			memcmp(o->keys, c->keys, sizeof(int64) * c->nnz) == 0 &&
+			memcmp(o->vals, c->vals, sizeof(double) * c->nnz) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/*
+ * Called before a statement's cells are grouped: a statistic that was
+ * classed without a tree (taken from the ledger) and now has one makes the
+ * table's classes be built again, with its truth.
+ */
+void
+tapas_audit_class_refresh(Oid relid, const char *statistic)
+{
+	RelClasses *r = relation_classes(relid, false);
+	StatKey		k;
+	StatEnt    *s;
+	bool		found;
+
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	strlcpy(k.statistic, statistic, sizeof(k.statistic));
+	s = hash_search(stat_map, &k, HASH_FIND, NULL);
+	if (s != NULL && s->cls != NULL && s->cls->vtree == NULL &&
+		basis_lookup(relid, statistic, HASH_FIND, &found) != NULL)
+		registry_drop_relation(r);
+}
+
+TapasClass *
+tapas_audit_class(Oid relid, const char *statistic)
+{
+	RelClasses *r = relation_classes(relid, false);
+	StatKey		k;
+	StatEnt    *s;
+	bool		found;
+	bool		sensitive;
+	Node	   *v;
+	TapasClass *c;
+	TapasClass *same;
+	MemoryContext old;
+
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	strlcpy(k.statistic, statistic, sizeof(k.statistic));
+	s = hash_search(stat_map, &k, HASH_FIND, NULL);
+	if (s != NULL)
+		return s->cls;
+	v = statistic_prepare(relid, statistic, &sensitive);
+	c = NULL;
+	if (sensitive)
+	{
+		old = MemoryContextSwitchTo(tapas_audit_cxt());
+		c = palloc0(sizeof(TapasClass));
+		c->relid = relid;
+		c->rep = pstrdup(statistic);
+		c->vtree = v;			/* owned by the basis registry */
+		MemoryContextSwitchTo(old);
+		c->usable = class_read_truth(c);
+		same = c->usable ? find_equal_class(r, c) : NULL;
+		if (same != NULL)
+		{
+			class_free(c);
+			c = same;
+		}
+		else
+		{
+			old = MemoryContextSwitchTo(tapas_audit_cxt());
+			c->id = list_length(r->classes) + 1;
+			r->classes = lappend(r->classes, c);
+			MemoryContextSwitchTo(old);
+		}
+	}
+	s = hash_search(stat_map, &k, HASH_ENTER, &found);
+	s->cls = c;
+	return c;
+}
+
+/* points e's truth at its class's; false if the class's truth is unusable */
 bool
 tapas_audit_ensure_truth(TapasAuditEntry *e)
 {
-	const TapasProtection *prot;
-	int64		stamp;
+	TapasClass *c = e->cls;
 
-	if (e->vtree == NULL)
-		tapas_audit_prepare_statistic(e);	/* a tree registered since */
-	if (e->vtree == NULL || !e->sensitive)
+	if (c == NULL || !c->usable)
 		return false;
-	stamp = table_change_stamp(e->key.relid);
-	if (e->truth == TRUTH_OK && stamp == e->truth_stamp)
-		return true;
-	if (e->truth == TRUTH_UNUSABLE && stamp == e->truth_stamp)
-		return false;
-	prot = tapas_protection_lookup(e->key.relid);
-	if (prot == NULL)
-		return false;
-	if (e->nz_keys)
-		pfree(e->nz_keys);
-	if (e->nz_vals)
-		pfree(e->nz_vals);
-	e->nz_keys = NULL;
-	e->nz_vals = NULL;
-	e->nnz = 0;
-	e->truth_stamp = stamp;
-	e->truth = read_truth(e, prot) ? TRUTH_OK : TRUTH_UNUSABLE;
-	return e->truth == TRUTH_OK;
+	e->nnz = c->nnz;
+	e->nz_keys = c->keys;
+	e->nz_vals = c->vals;
+	e->truth_binary = c->binary;
+	return true;
 }

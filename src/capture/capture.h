@@ -125,7 +125,7 @@ extern void tapas_verify_leakproof(Node *expr, int varno, int depth,
 extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
 
 /* plan.c */
-extern void tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info);
+extern bool tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info);
 extern void tapas_plan_verify_gated(PlannedStmt *stmt);
 extern bool tapas_plan_reads_protected(PlannedStmt *stmt);
 

@@ -32,8 +32,15 @@
  *
  * Result: a bytea holding TapasCoverHeader, the bitmap in Roaring's
  * portable format, then the other keys as int64 (unaligned: readers
- * memcpy); tapas_cover_keys() unpacks it.  No combine function: the
- * planner never splits the capture across parallel workers.
+ * memcpy); tapas_cover_keys() unpacks it.
+ *
+ * Parallel and partition-wise aggregation: the serial function writes a
+ * state in that same format, the deserial function reads it back into a
+ * state, and the combine function merges two states: the union of the
+ * bitmaps (roaring_bitmap_or_inplace), the extra keys concatenated, the
+ * answers summed.  A group's rows are split between partial states without
+ * repeats, so the combined state covers exactly the rows a serial Agg
+ * would have seen.  The gate sits above the Finalize Agg only (plan.c).
  *
  * IDENTIFICATION
  *	  src/capture/cover.c
@@ -53,6 +60,9 @@
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans4);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_final);
+PG_FUNCTION_INFO_V1(tapas_sql_cover_serial);
+PG_FUNCTION_INFO_V1(tapas_sql_cover_deserial);
+PG_FUNCTION_INFO_V1(tapas_sql_cover_combine);
 
 #define COVER_STAGE 4096		/* most keys staged before a bulk add */
 
@@ -297,11 +307,10 @@ cover_set(CoverState *st, bool *temp)
 	return stage_bitmap(st);
 }
 
-/* _cover_final(internal) returns bytea: see tapas_cover_keys */
-Datum
-tapas_sql_cover_final(PG_FUNCTION_ARGS)
+/* st (NULL: an empty group) packed as a _cover result, see tapas_cover_keys */
+static bytea *
+cover_pack(CoverState *st)
 {
-	CoverState *st = PG_ARGISNULL(0) ? NULL : (CoverState *) PG_GETARG_POINTER(0);
 	TapasCoverHeader hdr = {0};
 	roaring_bitmap_t *set = NULL;
 	bool		temp = false;
@@ -340,7 +349,139 @@ tapas_sql_cover_final(PG_FUNCTION_ARGS)
 	}
 	if (temp)
 		roaring_bitmap_free(set);
-	PG_RETURN_BYTEA_P(out);
+	return out;
+}
+
+/* _cover_final(internal) returns bytea: see tapas_cover_keys */
+Datum
+tapas_sql_cover_final(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(cover_pack(PG_ARGISNULL(0) ? NULL :
+								 (CoverState *) PG_GETARG_POINTER(0)));
+}
+
+/* ----------------------------------------------------------------
+ *		Partial aggregation: serial, deserial, combine
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * _cover_serial(internal) returns bytea, strict: a worker's partial state,
+ * in the format of the final result (the planner calls it instead of the
+ * final function in a Partial Agg).
+ */
+Datum
+tapas_sql_cover_serial(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(cover_pack((CoverState *) PG_GETARG_POINTER(0)));
+}
+
+/* reads the header of a packed state and checks its lengths */
+static const char *
+cover_unpack_header(const bytea *cover, TapasCoverHeader *hdr)
+{
+	const char *p = VARDATA_ANY(cover);
+	Size		len = VARSIZE_ANY_EXHDR(cover);
+
+	if (len < sizeof(*hdr))
+		elog(ERROR, "tapas: malformed capture");
+	memcpy(hdr, p, sizeof(*hdr));
+	if (hdr->setbytes < 0 || hdr->nextra < 0 || hdr->nkeys < hdr->nextra ||
+		len != sizeof(*hdr) + hdr->setbytes + hdr->nextra * sizeof(int64))
+		elog(ERROR, "tapas: malformed capture");
+	return p + sizeof(*hdr);
+}
+
+/* the bitmap of a packed state (setbytes > 0), checked against nkeys */
+static roaring_bitmap_t *
+cover_unpack_set(const char *p, const TapasCoverHeader *hdr)
+{
+	roaring_bitmap_t *set = roaring_bitmap_portable_deserialize_safe(p, hdr->setbytes);
+
+	if (set == NULL ||
+		roaring_bitmap_get_cardinality(set) != (uint64) (hdr->nkeys - hdr->nextra))
+	{
+		if (set != NULL)
+			roaring_bitmap_free(set);
+		elog(ERROR, "tapas: malformed capture");
+	}
+	return set;
+}
+
+/*
+ * _cover_deserial(bytea, internal) returns internal, strict.  nodeAgg calls
+ * it in the per-input-tuple context, so the state is made there, with a
+ * reset callback on that context freeing its (malloc'd) bitmap; the
+ * combine function copies what it keeps into the aggregate context.
+ */
+Datum
+tapas_sql_cover_deserial(PG_FUNCTION_ARGS)
+{
+	bytea	   *cover = PG_GETARG_BYTEA_PP(0);
+	TapasCoverHeader hdr;
+	const char *p = cover_unpack_header(cover, &hdr);
+	CoverState *st;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		elog(ERROR, "tapas._cover_deserial called in non-aggregate context");
+	st = palloc0(sizeof(CoverState));
+	st->cxt = CurrentMemoryContext;
+	st->answer = hdr.answer;
+	if (hdr.setbytes > 0)
+	{
+		st->set = cover_unpack_set(p, &hdr);
+		st->free_set.func = cover_free_set;
+		st->free_set.arg = st;
+		MemoryContextRegisterResetCallback(st->cxt, &st->free_set);
+	}
+	st->nextra = st->extra_cap = hdr.nextra;
+	if (hdr.nextra > 0)
+	{
+		st->extra = palloc_extended(hdr.nextra * sizeof(int64), MCXT_ALLOC_HUGE);
+		memcpy(st->extra, p + hdr.setbytes, hdr.nextra * sizeof(int64));
+	}
+	PG_RETURN_POINTER(st);
+}
+
+/* merges the keys and answer of src into dst (a state of this aggregate) */
+static void
+cover_merge(CoverState *dst, CoverState *src)
+{
+	cover_flush(dst);			/* makes dst->set */
+	if (src->set != NULL || src->nstaged > 0)
+	{
+		bool		temp;
+		roaring_bitmap_t *set = cover_set(src, &temp);
+
+		roaring_bitmap_or_inplace(dst->set, set);
+		if (temp)
+			roaring_bitmap_free(set);
+	}
+	for (int64 i = 0; i < src->nextra; i++)
+		cover_add_extra(dst, src->extra[i]);
+	dst->answer += src->answer;
+}
+
+/*
+ * _cover_combine(internal, internal) returns internal, not strict (the
+ * state is internal): state 1 absorbs state 2; a NULL state 1 is made in
+ * the aggregate context first, so nothing of state 2 (possibly in a
+ * shorter-lived context) is kept by reference.
+ */
+Datum
+tapas_sql_cover_combine(PG_FUNCTION_ARGS)
+{
+	CoverState *st;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	st = PG_ARGISNULL(0) ? cover_create(fcinfo) : (CoverState *) PG_GETARG_POINTER(0);
+	cover_merge(st, (CoverState *) PG_GETARG_POINTER(1));
+	PG_RETURN_POINTER(st);
 }
 
 /*
@@ -351,8 +492,7 @@ tapas_sql_cover_final(PG_FUNCTION_ARGS)
 int64 *
 tapas_cover_keys(const bytea *cover, MemoryContext cxt, TapasCoverHeader *hdr)
 {
-	const char *p = VARDATA_ANY(cover);
-	Size		len = VARSIZE_ANY_EXHDR(cover);
+	const char *p = cover_unpack_header(cover, hdr);
 	roaring_bitmap_t *set;
 	roaring_uint32_iterator_t it;
 	uint32		buf[COVER_STAGE];
@@ -360,25 +500,16 @@ tapas_cover_keys(const bytea *cover, MemoryContext cxt, TapasCoverHeader *hdr)
 	int64		n = 0;
 	uint32		got;
 
-	if (len < sizeof(*hdr))
-		elog(ERROR, "tapas: malformed capture");
-	memcpy(hdr, p, sizeof(*hdr));
-	if (hdr->setbytes < 0 || hdr->nextra < 0 || hdr->nkeys < hdr->nextra ||
-		len != sizeof(*hdr) + hdr->setbytes + hdr->nextra * sizeof(int64))
-		elog(ERROR, "tapas: malformed capture");
 	keys = MemoryContextAllocHuge(cxt, Max(hdr->nkeys, 1) * sizeof(int64));
 	if (hdr->setbytes > 0)
 	{
-		set = roaring_bitmap_portable_deserialize_safe(p + sizeof(*hdr), hdr->setbytes);
-		if (set == NULL ||
-			roaring_bitmap_get_cardinality(set) != (uint64) (hdr->nkeys - hdr->nextra))
-			elog(ERROR, "tapas: malformed capture");
+		set = cover_unpack_set(p, hdr);
 		roaring_init_iterator(set, &it);
 		while ((got = roaring_read_uint32_iterator(&it, buf, COVER_STAGE)) > 0)
 			for (uint32 i = 0; i < got; i++)
 				keys[n++] = buf[i];
 		roaring_bitmap_free(set);
 	}
-	memcpy(keys + n, p + sizeof(*hdr) + hdr->setbytes, hdr->nextra * sizeof(int64));
+	memcpy(keys + n, p + hdr->setbytes, hdr->nextra * sizeof(int64));
 	return keys;
 }

@@ -19,7 +19,9 @@
  *	   a cell that sums several sensitive bases fails closed (TP004 in
  *	   deny mode, an "incomplete" alert otherwise: tapas_audit_incomplete);
  *	3. tapas_audit_cells(): the auditor decides (audit/decide.c); in deny
- *	   mode it raises before anything is released or logged;
+ *	   mode it raises before anything is released or logged; in a
+ *	   parallel plan, the Agg's workers are shut down first and 3-4 run
+ *	   outside parallel mode (gate_leave_parallel_mode);
  *	4. tapas_ledger_check_capacity, then tapas_ledger_append, and the per-backend copy for last_capture();
  *	5. release: stream the stored groups, applying the lifted HAVING and
  *	   projection (ExecScan with the scan tuple = one flat Agg row);
@@ -42,6 +44,8 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
+#include "access/xact.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -312,6 +316,34 @@ gate_log_cells(TapasGateState *gs, EState *estate)
 	return first;
 }
 
+/*
+ * A parallel plan runs in parallel mode (ExecutePlan), which forbids what
+ * the auditor needs (a subtransaction to read the truth, writes).  The
+ * Agg is drained, so its workers are done: shut them down, and if no other
+ * parallel query is running (plan.c plans statements where one could be
+ * serially), leave parallel mode until the audit is done.  Returns how
+ * many levels were left, for the caller to enter again.  If another
+ * parallel context is active, parallel mode stays and whatever the audit
+ * cannot do there raises: the query fails closed.
+ */
+static int
+gate_leave_parallel_mode(TapasGateState *gs)
+{
+	int			levels = 0;
+
+	if (!IsInParallelMode())
+		return 0;
+	ExecShutdownNode(outerPlanState(gs));
+	if (ParallelContextActive())
+		return 0;
+	while (IsInParallelMode())
+	{
+		ExitParallelMode();
+		levels++;
+	}
+	return levels;
+}
+
 /* 1-4: drain the Agg, build the cells, check k, audit, log */
 static void
 gate_drain(TapasGateState *gs)
@@ -383,16 +415,27 @@ gate_drain(TapasGateState *gs)
 	}
 	if (audited && gs->ncells > 0)
 	{
-		TapasAuditPending *pending;
+		int			levels = gate_leave_parallel_mode(gs);
 
-		gate_check_k(gs);
-		tapas_audit_register_bases(gs->cells, gs->ncells);
-		/* a sum of several sensitive bases: fail closed (decide.c) */
-		if (gs->incomplete)
-			tapas_audit_incomplete(gs->cells[0].relid);
-		/* the auditor decides before anything is released or logged */
-		pending = tapas_audit_cells(gs->cells, gs->ncells);
-		tapas_audit_logged(pending, gate_log_cells(gs, estate));
+		PG_TRY();
+		{
+			TapasAuditPending *pending;
+
+			gate_check_k(gs);
+			tapas_audit_register_bases(gs->cells, gs->ncells);
+			/* a sum of several sensitive bases: fail closed (decide.c) */
+			if (gs->incomplete)
+				tapas_audit_incomplete(gs->cells[0].relid);
+			/* the auditor decides before anything is released or logged */
+			pending = tapas_audit_cells(gs->cells, gs->ncells);
+			tapas_audit_logged(pending, gate_log_cells(gs, estate));
+		}
+		PG_FINALLY();
+		{
+			while (levels-- > 0)
+				EnterParallelMode();
+		}
+		PG_END_TRY();
 	}
 	gs->drained = true;
 }

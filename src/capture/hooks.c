@@ -6,6 +6,8 @@
  *
  *	planner_hook			audited session, protected table read: validate
  *							and normalise the Query, plan, place gates
+ *							(again without parallelism if a gate would
+ *							run in a worker)
  *	ExecutorStart_hook		audited session: fail closed on ungated scans of
  *							protected tables; refuse EXPLAIN with row
  *							estimates and EXPLAIN ANALYZE on them
@@ -56,20 +58,39 @@ capture_active(void)
 }
 
 static PlannedStmt *
+plan_query(Query *parse, const char *query_string, int cursorOptions,
+		   ParamListInfo boundParams)
+{
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+static PlannedStmt *
 tapas_planner(Query *parse, const char *query_string, int cursorOptions,
 			  ParamListInfo boundParams)
 {
 	TapasCaptureInfo info;
 	PlannedStmt *result;
+	Query	   *serial = NULL;
 
 	memset(&info, 0, sizeof(info));
 	if (capture_active() && tapas_query_reads_protected(parse))
 		tapas_normalise_query(parse, &info);
-	if (prev_planner_hook)
-		result = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	else
-		result = standard_planner(parse, query_string, cursorOptions, boundParams);
-	tapas_plan_place_gates(result, &info);
+	/* the planner scribbles on the Query: keep a copy for a serial replan */
+	if (info.ncovers > 0 && (cursorOptions & CURSOR_OPT_PARALLEL_OK))
+		serial = copyObject(parse);
+	result = plan_query(parse, query_string, cursorOptions, boundParams);
+	if (!tapas_plan_place_gates(result, &info))
+	{
+		/* a gate landed where parallel workers would run it: no parallelism */
+		if (serial == NULL)
+			elog(ERROR, "tapas: gate below a Gather in a serial plan");
+		result = plan_query(serial, query_string,
+							cursorOptions & ~CURSOR_OPT_PARALLEL_OK, boundParams);
+		if (!tapas_plan_place_gates(result, &info))
+			elog(ERROR, "tapas: gate below a Gather in a serial plan");
+	}
 	return result;
 }
 

@@ -26,6 +26,20 @@
  * expression nodes (the canonical basis tree), so copyObject and the plan
  * cache preserve them.
  *
+ * Parallel and partition-wise aggregation split a capture in two: Partial
+ * Aggs (in workers, or one per partition) whose capture Aggrefs skip the
+ * final function and emit serialised partial states, and one Finalize Agg
+ * that combines them.  Only an Agg that finalises a capture gets a gate; a
+ * Finalize Agg's capture reads its partial state through a Var, so the
+ * capture's Const argument is found by following that Var down to the
+ * Partial Agg (partial_capture_id).  Partial states are keys in transit:
+ * the fail-closed check refuses a Partial Agg with a capture outside a
+ * gate, and a gate below a Gather (it would run in workers, once per
+ * worker, each seeing part of the rows).  A gate audits after it drained
+ * its Agg and shut its workers down (gate.c), so every Gather must lie in a
+ * gate; a statement whose parallel plan breaks that is planned again
+ * without parallelism by the planner hook (parallel_gates_ok).
+ *
  * Fail-closed (ExecutorStart): plans are cached across SET SESSION
  * AUTHORIZATION, and admin sessions are planned without gates, so an
  * audited session refuses any plan that scans a protected table outside a
@@ -38,6 +52,7 @@
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -62,24 +77,41 @@ static Plan *place_gates(Plan *plan, PlaceContext *ctx);
  * ----------------------------------------------------------------
  */
 
+/* a capture Aggref that yields the final result (not a partial state) */
 static bool
 is_cover(Node *node)
 {
 	return node != NULL && IsA(node, Aggref) &&
+		!DO_AGGSPLIT_SKIPFINAL(((Aggref *) node)->aggsplit) &&
 		tapas_is_cover_aggregate(((Aggref *) node)->aggfnoid);
+}
+
+/* a capture Aggref of a Partial Agg: its output is a serialised state */
+static bool
+is_partial_cover(Node *node)
+{
+	return node != NULL && IsA(node, Aggref) &&
+		DO_AGGSPLIT_SKIPFINAL(((Aggref *) node)->aggsplit) &&
+		tapas_is_cover_aggregate(((Aggref *) node)->aggfnoid);
+}
+
+static bool
+tlist_has(List *tlist, bool (*pred) (Node *))
+{
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		if (pred((Node *) lfirst_node(TargetEntry, lc)->expr))
+			return true;
+	}
+	return false;
 }
 
 static bool
 agg_has_cover(Agg *agg)
 {
-	ListCell   *lc;
-
-	foreach(lc, agg->plan.targetlist)
-	{
-		if (is_cover((Node *) lfirst_node(TargetEntry, lc)->expr))
-			return true;
-	}
-	return false;
+	return tlist_has(agg->plan.targetlist, is_cover);
 }
 
 /* adds the Vars, aggregates and GROUPING() of expr to *flat, once each */
@@ -146,12 +178,86 @@ group_columns(List *agg_tlist, List *flat)
 	return cols;
 }
 
+/* the capture argument (a Const int4) of a capture Aggref with its arguments */
+static int
+aggref_capture_id(Aggref *a)
+{
+	Const	   *id;
+
+	if (list_length(a->args) != 3)
+		elog(ERROR, "tapas: malformed capture aggregate");
+	id = (Const *) lthird_node(TargetEntry, a->args)->expr;
+	if (!IsA(id, Const) || id->constisnull || DatumGetInt32(id->constvalue) < 0)
+		elog(ERROR, "tapas: malformed capture aggregate");
+	return DatumGetInt32(id->constvalue);
+}
+
+/*
+ * The capture id behind output column attno of plan, which carries a
+ * partial state: follow OUTER_VAR Vars down Gather, Sort and the like, and
+ * every child of an Append (all must agree), to the Partial Agg's Aggref.
+ * Returns -1 if the column is anything else.
+ */
+static int
+partial_capture_id(Plan *plan, AttrNumber attno)
+{
+	Node	   *expr;
+	List	   *children = NIL;
+	int			id = -1;
+	ListCell   *lc;
+
+	check_stack_depth();
+	if (plan == NULL || attno < 1 || attno > list_length(plan->targetlist))
+		return -1;
+	expr = (Node *) list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
+	if (is_partial_cover(expr))
+		return aggref_capture_id((Aggref *) expr);
+	if (!IsA(expr, Var) || ((Var *) expr)->varno != OUTER_VAR)
+		return -1;
+	attno = ((Var *) expr)->varattno;
+	if (IsA(plan, Append))
+		children = ((Append *) plan)->appendplans;
+	else if (IsA(plan, MergeAppend))
+		children = ((MergeAppend *) plan)->mergeplans;
+	else
+		return partial_capture_id(plan->lefttree, attno);
+	foreach(lc, children)
+	{
+		int			child = partial_capture_id(lfirst(lc), attno);
+
+		if (child < 0 || (id >= 0 && child != id))
+			return -1;
+		id = child;
+	}
+	return id;
+}
+
+/*
+ * The capture id of a capture Aggref of agg: its own Const argument, or
+ * for a Finalize Agg (combining partial states) that of the Partial Aggs
+ * below.
+ */
+static int
+capture_id(Aggref *a, Agg *agg)
+{
+	Node	   *arg;
+
+	if (!DO_AGGSPLIT_COMBINE(a->aggsplit))
+		return aggref_capture_id(a);
+	if (list_length(a->args) != 1)
+		elog(ERROR, "tapas: malformed capture aggregate");
+	arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+	if (!IsA(arg, Var) || ((Var *) arg)->varno != OUTER_VAR)
+		elog(ERROR, "tapas: malformed capture aggregate");
+	return partial_capture_id(agg->plan.lefttree, ((Var *) arg)->varattno);
+}
+
 /*
  * (scan attno, statistic node, group columns) of each capture in the
  * flat list; group columns are (sortgroupref, scan attno) pairs.
  */
 static List *
-cover_cells(List *flat, List *groupcols, const TapasCaptureInfo *info)
+cover_cells(Agg *agg, List *flat, List *groupcols, const TapasCaptureInfo *info)
 {
 	List	   *cells = NIL;
 	ListCell   *lc;
@@ -159,17 +265,15 @@ cover_cells(List *flat, List *groupcols, const TapasCaptureInfo *info)
 	foreach(lc, flat)
 	{
 		Aggref	   *a = lfirst(lc);
-		Const	   *id;
+		int			id;
 		List	   *what;
 
 		if (!is_cover((Node *) a))
 			continue;
-		id = (Const *) lthird_node(TargetEntry, a->args)->expr;
-		if (!IsA(id, Const) || id->constisnull ||
-			DatumGetInt32(id->constvalue) < 0 ||
-			DatumGetInt32(id->constvalue) >= list_length(info->covers))
+		id = capture_id(a, agg);
+		if (id < 0 || id >= list_length(info->covers))
 			elog(ERROR, "tapas: malformed capture aggregate");
-		what = list_nth(info->covers, DatumGetInt32(id->constvalue));
+		what = list_nth(info->covers, id);
 		cells = lappend(cells,
 						list_make3(makeInteger(foreach_current_index(lc) + 1),
 								   copyObject(what), groupcols));
@@ -214,7 +318,7 @@ make_gate(Agg *agg, PlaceContext *ctx)
 		tlist = lappend(tlist, tle);
 	}
 	qual = (List *) to_index_var((Node *) agg->plan.qual, flat);
-	cells = cover_cells(flat, group_columns(agg->plan.targetlist, flat), ctx->info);
+	cells = cover_cells(agg, flat, group_columns(agg->plan.targetlist, flat), ctx->info);
 
 	/* the Agg now computes only the flat list; HAVING runs in the gate */
 	agg->plan.targetlist = agg_tlist;
@@ -278,20 +382,129 @@ max_plan_id(Plan *plan)
 											 max_plan_id(plan->righttree))) : 0;
 }
 
+/* the child plans of plan, besides lefttree and righttree */
+static List *
+plan_children(Plan *plan)
+{
+	switch (nodeTag(plan))
+	{
+		case T_Append:
+			return ((Append *) plan)->appendplans;
+		case T_MergeAppend:
+			return ((MergeAppend *) plan)->mergeplans;
+		case T_BitmapAnd:
+			return ((BitmapAnd *) plan)->bitmapplans;
+		case T_BitmapOr:
+			return ((BitmapOr *) plan)->bitmapplans;
+		case T_SubqueryScan:
+			return list_make1(((SubqueryScan *) plan)->subplan);
+		case T_CustomScan:
+			return ((CustomScan *) plan)->custom_plans;
+		default:
+			return NIL;
+	}
+}
+
+static bool
+is_gather(Plan *plan)
+{
+	return IsA(plan, Gather) || IsA(plan, GatherMerge);
+}
+
+/* whether plan's tree (plan included) has a node satisfying pred */
+static bool
+plan_has(Plan *plan, bool (*pred) (Plan *))
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	check_stack_depth();
+	if (pred(plan))
+		return true;
+	foreach(lc, plan_children(plan))
+	{
+		if (plan_has(lfirst(lc), pred))
+			return true;
+	}
+	return plan_has(plan->lefttree, pred) || plan_has(plan->righttree, pred);
+}
+
+/*
+ * Whether every Gather of plan's tree runs inside a gate that holds no
+ * other gate: such a gate drains its Agg, and so finishes its own workers,
+ * before it audits (gate.c), and no other parallel query is running then.
+ */
+static bool
+gathers_in_gates(Plan *plan, bool in_gate)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return true;
+	check_stack_depth();
+	if (tapas_plan_is_gate(plan))
+	{
+		Plan	   *agg = outerPlan(plan);
+
+		if (plan_has(agg, is_gather) && plan_has(agg, tapas_plan_is_gate))
+			return false;
+		in_gate = true;
+	}
+	if (is_gather(plan) && !in_gate)
+		return false;
+	foreach(lc, plan_children(plan))
+	{
+		if (!gathers_in_gates(lfirst(lc), in_gate))
+			return false;
+	}
+	return gathers_in_gates(plan->lefttree, in_gate) &&
+		gathers_in_gates(plan->righttree, in_gate);
+}
+
+/*
+ * Whether the gates of stmt can audit in its parallel plan: every Gather
+ * inside a gate holding no other gate (gathers_in_gates), and no gate in a
+ * sub-plan if the statement has a Gather at all (a sub-plan runs when an
+ * expression needs it, possibly while some Gather's workers run, or in a
+ * worker).  Conservative: a statement that fails this is planned serially.
+ */
+static bool
+parallel_gates_ok(PlannedStmt *stmt)
+{
+	bool		gather = plan_has(stmt->planTree, is_gather);
+	bool		subplan_gate = false;
+	ListCell   *lc;
+
+	foreach(lc, stmt->subplans)
+	{
+		gather |= plan_has(lfirst(lc), is_gather);
+		subplan_gate |= plan_has(lfirst(lc), tapas_plan_is_gate);
+	}
+	if (!gather)
+		return true;
+	if (subplan_gate || !gathers_in_gates(stmt->planTree, false))
+		return false;
+	return true;
+}
+
 /*
  * Places a gate above every capturing Agg of stmt (main plan and
  * sub-plans).  Raises if normalise.c added captures, no gate was placed and
- * the plan still scans a protected table.
+ * the plan still scans a protected table.  Returns false when the gates
+ * could not audit in this parallel plan (parallel_gates_ok): the caller
+ * then plans the query again without parallelism.  Gates stay in the
+ * leader, where the audit, the ledger and the session are.
  */
-void
+bool
 tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 {
 	PlaceContext ctx;
 	ListCell   *lc;
 
 	if (info->ncovers == 0)
-		return;
-	ctx.placed = 0;
+		return true;
+	memset(&ctx, 0, sizeof(ctx));
 	ctx.info = info;
 	ctx.next_id = max_plan_id(stmt->planTree);
 	foreach(lc, stmt->subplans)
@@ -308,6 +521,7 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 	 */
 	if (ctx.placed == 0)
 		tapas_plan_verify_gated(stmt);
+	return parallel_gates_ok(stmt);
 }
 
 /* ----------------------------------------------------------------
@@ -318,9 +532,27 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 typedef struct VerifyContext
 {
 	PlannedStmt *stmt;
+	bool		has_gather;		/* the statement has a Gather somewhere */
+	bool		in_worker;		/* walking the part below a Gather */
 } VerifyContext;
 
 static void verify_plan(Plan *plan, bool gated, VerifyContext *ctx);
+
+/* a gate must run in the leader, and partial states must reach a gate */
+static void
+verify_parallel(Plan *plan, bool gated, VerifyContext *ctx)
+{
+	if (tapas_plan_is_gate(plan) && ctx->in_worker)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("plan audits a protected table in a parallel worker"),
+				 errhint("Prepare the statement again.")));
+	if (IsA(plan, Agg) && !gated && tlist_has(plan->targetlist, is_partial_cover))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("plan reads partial captures of a protected table outside an audited aggregate"),
+				 errhint("Prepare the statement again.")));
+}
 
 static void
 verify_list(List *plans, bool gated, VerifyContext *ctx)
@@ -367,10 +599,16 @@ verify_plan(Plan *plan, bool gated, VerifyContext *ctx)
 {
 	Oid			relid;
 
+	bool		saved_in_worker = ctx->in_worker;
+
 	if (plan == NULL)
 		return;
+	check_stack_depth();
+	verify_parallel(plan, gated, ctx);
 	if (tapas_plan_is_gate(plan))
 		gated = true;
+	if (is_gather(plan))
+		ctx->in_worker = true;
 	relid = scanned_relid(plan, ctx);
 	if (OidIsValid(relid) && !gated && tapas_protection_lookup(relid) != NULL)
 		ereport(ERROR,
@@ -403,6 +641,7 @@ verify_plan(Plan *plan, bool gated, VerifyContext *ctx)
 		default:
 			break;
 	}
+	ctx->in_worker = saved_in_worker;
 }
 
 /* Raises unless every scan of a protected table in stmt is under a gate. */
@@ -413,9 +652,19 @@ tapas_plan_verify_gated(PlannedStmt *stmt)
 	ListCell   *lc;
 
 	ctx.stmt = stmt;
+	ctx.has_gather = plan_has(stmt->planTree, is_gather);
+	foreach(lc, stmt->subplans)
+		ctx.has_gather |= plan_has(lfirst(lc), is_gather);
+	ctx.in_worker = false;
 	verify_plan(stmt->planTree, false, &ctx);
 	foreach(lc, stmt->subplans)
-		verify_plan(lfirst(lc), false, &ctx);
+	{
+		Plan	   *sub = lfirst(lc);
+
+		/* a worker may run a parallel-safe sub-plan of a parallel plan */
+		ctx.in_worker = ctx.has_gather && sub != NULL && sub->parallel_safe;
+		verify_plan(sub, false, &ctx);
+	}
 }
 
 /* true when stmt's range table names a protected table */

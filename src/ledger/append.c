@@ -62,6 +62,14 @@ tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full)
 							   TAPAS_LEDGER_STORE_MAX_TABLES),
 					 errhint("Remove the entries of a table with tapas.reset().")));
 			break;
+		case TAPAS_LEDGER_STORE_FULL_ROLES:
+			ereport(ERROR,
+					(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+					 errmsg("tapas ledger is full"),
+					 errdetail("The ledger holds cells of %d roles, its maximum.",
+							   TAPAS_LEDGER_STORE_MAX_ROLES),
+					 errhint("Remove the entries of a table with tapas.reset().")));
+			break;
 		case TAPAS_LEDGER_STORE_FULL_MEMORY:
 		case TAPAS_LEDGER_STORE_FITS:
 			break;
@@ -73,6 +81,46 @@ tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full)
 					   what),
 			 errhint("Raise %s and restart the server, or remove the entries of a table with tapas.reset().",
 					 guc)));
+}
+
+/* a per-role quota in its unit: -1 is a quarter of the global limit */
+static uint64
+role_quota(int setting, uint64 global)
+{
+	return setting < 0 ? Max(global / 4, 1) : (uint64) setting;
+}
+
+/*
+ * Refuses batch b of the session user if its cells would take that role
+ * beyond tapas.ledger_max_cells_per_role or tapas.ledger_memory_per_role
+ * (the caller holds the lock).  Superusers (exempt, looked up before the
+ * lock so that no catalog read happens under it) have no quota.  Only this role
+ * is refused: the others keep the rest of the ledger.
+ */
+static void
+check_role_quota(const tapas_ledger_store_t *store, const tapas_ledger_batch_t *b, bool exempt)
+{
+	tapas_ledger_store_usage_t have = tapas_ledger_store_role_usage(store, b->role);
+	tapas_ledger_store_usage_t add = tapas_ledger_batch_usage(b);
+	uint64		max_cells = role_quota(tapas_ledger_max_cells_per_role, store->lim.max_cells);
+	uint64		max_bytes = role_quota(tapas_ledger_memory_per_role_kb,
+									   store->lim.arena_bytes / 1024) * 1024;
+	const char *guc = NULL;
+
+	if (exempt)
+		return;
+	if (tapas_ledger_max_cells_per_role != 0 && have.cells + add.cells > max_cells)
+		guc = "tapas.ledger_max_cells_per_role";
+	else if (tapas_ledger_memory_per_role_kb != 0 && have.bytes + add.bytes > max_bytes)
+		guc = "tapas.ledger_memory_per_role";
+	if (guc != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+				 errmsg("tapas ledger quota of this role is exhausted"),
+				 errdetail("Logging this statement's answers would take the role beyond %s; no answer was released.",
+						   guc),
+				 errhint("Ask an administrator to raise %s or to remove the entries of a table with tapas.reset().",
+						 guc)));
 }
 
 /* validates the cells and converts them to the kernel's input */
@@ -99,7 +147,7 @@ cells_to_input(const TapasCell *cells, int ncells)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("invalid covered keys for the tapas ledger")));
-		in[i].relid = c->relid;
+		in[i].table_id = 0;		/* tapas_ledger_table_id, under the lock */
 		in[i].statistic = c->statistic;
 		in[i].answer = c->answer;
 		in[i].keys = (const int64_t *) c->keys;
@@ -108,10 +156,30 @@ cells_to_input(const TapasCell *cells, int ncells)
 	return in;
 }
 
+uint64
+tapas_ledger_table_id(const tapas_ledger_store_t *store, Oid relid)
+{
+	if (tapas_ledger_store_table_slot(store, TAPAS_LEDGER_TABLE_ID(MyDatabaseId, relid)) < 0 &&
+		tapas_ledger_store_table_slot(store, TAPAS_LEDGER_TABLE_ID(InvalidOid, relid)) >= 0)
+		return TAPAS_LEDGER_TABLE_ID(InvalidOid, relid);
+	return TAPAS_LEDGER_TABLE_ID(MyDatabaseId, relid);
+}
+
+/* fills the table ids of in from cells (the caller holds the lock) */
+static void
+resolve_tables(const tapas_ledger_store_t *store, const TapasCell *cells,
+			   tapas_ledger_cell_in_t *in, int ncells)
+{
+	int			i;
+
+	for (i = 0; i < ncells; i++)
+		in[i].table_id = tapas_ledger_table_id(store, cells[i].relid);
+}
+
 /*
  * This backend's cache of key -> dense index mappings read from the store
  * (ledger_cache.h), created at first use (kernel memory, backend
- * lifetime).  Used only under the ledger lock, after ledger_cache_sync
+ * lifetime).  Used only under the ledger lock, after tapas_ledger_key_cache
  * has cleared it if any table was reset since it was filled: every reset
  * rewrites the file (tapas_ledger_persist_rewrite bumps file_generation)
  * before it installs the store without the table, so file_generation is
@@ -121,9 +189,12 @@ cells_to_input(const TapasCell *cells, int ncells)
  */
 static tapas_ledger_cache_t *ledger_cache = NULL;
 
-/* the cache, valid for the store under the lock the caller holds */
-static tapas_ledger_cache_t *
-ledger_cache_sync(TapasLedgerShared *sh)
+/*
+ * The cache, valid for the store under the lock the caller holds (also
+ * used by tapas_ledger_key_indices, snapshot.c).
+ */
+tapas_ledger_cache_t *
+tapas_ledger_key_cache(TapasLedgerShared *sh)
 {
 	if (ledger_cache == NULL)
 	{
@@ -185,11 +256,13 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	tapas_status st;
 	tapas_ledger_store_full_t full = TAPAS_LEDGER_STORE_FITS;
 	uint64		version;
+	bool		exempt;
 
 	forget_checked();
 	if (ncells <= 0)
 		return;
 	in = cells_to_input(cells, ncells);
+	exempt = superuser_arg(GetSessionUserId());
 	/* before the batch exists, so an out-of-memory error leaks nothing */
 	if (ncells > checked_copy_size)
 	{
@@ -206,11 +279,16 @@ tapas_ledger_check_capacity(const TapasCell *cells, int ncells)
 	{
 		tapas_ledger_batch_t *b = NULL;
 
-		st = tapas_ledger_store_prepare_cached(TAPAS_LEDGER_STORE(sh), ledger_cache_sync(sh),
+		resolve_tables(TAPAS_LEDGER_STORE(sh), cells, in, ncells);
+		st = tapas_ledger_store_prepare_cached(TAPAS_LEDGER_STORE(sh), tapas_ledger_key_cache(sh),
 										 in, ncells, NULL, &b);
 		batch = b;
 		if (st == TAPAS_OK)
+		{
+			b->role = GetSessionUserId();
+			check_role_quota(TAPAS_LEDGER_STORE(sh), b, exempt);
 			st = tapas_ledger_store_check(TAPAS_LEDGER_STORE(sh), b, &full);
+		}
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
 	}
@@ -258,11 +336,13 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 	uint8_t    *volatile frame = NULL;
 	int64		first = 0;
 	TapasLedgerMark durable = {0, 0};
+	bool		exempt;
 
 	if (ncells <= 0)
 		return 0;
 	in = cells_to_input(cells, ncells);
 	query = clip_query(query_text);
+	exempt = superuser_arg(GetSessionUserId());
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
 	PG_TRY();
@@ -282,14 +362,20 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 			st = TAPAS_OK;
 		}
 		else
-			st = tapas_ledger_store_prepare_cached(store, ledger_cache_sync(sh),
+		{
+			resolve_tables(store, cells, in, ncells);
+			st = tapas_ledger_store_prepare_cached(store, tapas_ledger_key_cache(sh),
 											 in, ncells, query, &b);
+		}
 		batch = b;
 		if (st == TAPAS_OK)
+		{
+			b->role = GetSessionUserId();
+			check_role_quota(store, b, exempt);
 			st = tapas_ledger_store_check(store, b, &full);
+		}
 		if (st != TAPAS_OK)
 			tapas_ledger_report(st, full);
-		b->role = GetSessionUserId();
 		b->pid = MyProcPid;
 		b->session_start = MyStartTimestamp;
 		b->logged_at = now;
@@ -333,35 +419,34 @@ tapas_ledger_reset(Oid relid)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
 	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
-	tapas_ledger_store_t *copy;
+	void	   *scratch;
 	uint64		removed = 0;
 	uint64		generation PG_USED_FOR_ASSERTS_ONLY;
-	tapas_status st;
+	uint64		table_id;
 
 	LWLockAcquire(sh->lock, LW_EXCLUSIVE);
-	if (tapas_ledger_store_table_slot(store, relid) < 0)
+	table_id = tapas_ledger_table_id(store, relid);
+	if (tapas_ledger_store_table_slot(store, table_id) < 0)
 	{
 		LWLockRelease(sh->lock);
 		return 0;
 	}
 
 	/*
-	 * Work on a private copy (the region holds no pointers), rewrite the
-	 * file from it, and only then install it: a failure on the way leaves
-	 * memory and file as they were.
+	 * Everything that can fail comes first: the scratch of the in-place
+	 * reset (statement memory), then the new file without the table
+	 * (written aside and renamed over the old one); on ERROR memory and
+	 * file are as they were.  Then the store is compacted in place, which
+	 * cannot fail, at a cost proportional to what it holds (ledger_reset.c).
 	 */
-	copy = palloc_extended(sh->store_size, MCXT_ALLOC_HUGE);
-	memcpy(copy, store, sh->store_size);
-	st = tapas_ledger_store_reset_table(copy, relid, &removed);
-	if (st != TAPAS_OK)
-		tapas_ledger_report(st, TAPAS_LEDGER_STORE_FITS);
+	scratch = palloc_extended(tapas_ledger_store_reset_scratch_size(store), MCXT_ALLOC_HUGE);
 	generation = sh->file_generation;
-	tapas_ledger_persist_rewrite(sh, copy);
-	/* the key caches of every backend (ledger_cache_sync) rely on this */
+	tapas_ledger_persist_rewrite(sh, store, table_id);
+	/* the key caches of every backend (tapas_ledger_key_cache) rely on this */
 	Assert(sh->file_generation != generation);
-	memcpy(store, copy, sh->store_size);
+	tapas_ledger_store_reset_table_with(store, table_id, scratch, &removed);
 	sh->version++;
 	LWLockRelease(sh->lock);
-	pfree(copy);
+	pfree(scratch);
 	return removed;
 }

@@ -8,7 +8,12 @@
  * refuses new cells with ERRCODE_TAPAS_LEDGER_FULL (never evicts), so the
  * remedy is to raise a limit and restart, or tapas.reset(tbl).
  * tapas.ledger_sync is PGC_SUSET: an audited role cannot weaken the
- * durability of its own answers.
+ * durability of its own answers.  The per-role quotas are PGC_SUSET too
+ * (an audited role cannot raise its own); they are checked against usage
+ * counted in the store (tapas_ledger_store_role_usage), so they need no shared
+ * memory of their own and can change at any time.  They keep one role's
+ * flood (wide GROUP BYs, cells of half a table) from filling the ledger
+ * for every other role and database: only that role gets TP003.
  *
  * IDENTIFICATION
  *	  src/ledger/gucs.c
@@ -28,6 +33,8 @@
 int			tapas_ledger_memory_kb = 32 * 1024;
 int			tapas_ledger_max_cells = 100000;
 int			tapas_max_records = 1000000;
+int			tapas_ledger_max_cells_per_role = -1;
+int			tapas_ledger_memory_per_role_kb = -1;
 bool		tapas_ledger_sync = false;
 
 void
@@ -61,6 +68,26 @@ tapas_ledger_define_gucs(void)
 							1000000, 16, INT_MAX,
 							PGC_POSTMASTER,
 							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("tapas.ledger_max_cells_per_role",
+							"Maximum number of logged cells of one session user, all tables and databases together.",
+							"-1: a quarter of tapas.ledger_max_cells; 0: no quota.  Superusers "
+							"have none.",
+							&tapas_ledger_max_cells_per_role,
+							-1, -1, INT_MAX,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("tapas.ledger_memory_per_role",
+							"Maximum ledger memory (covers and query texts) of one session user's cells.",
+							"-1: a quarter of tapas.ledger_memory; 0: no quota.  Superusers "
+							"have none.",
+							&tapas_ledger_memory_per_role_kb,
+							-1, -1, INT_MAX,
+							PGC_SUSET,
+							GUC_UNIT_KB,
 							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("tapas.ledger_sync",

@@ -62,10 +62,36 @@ typedef struct TapasLedgerShared
 #define TAPAS_LEDGER_STORE(sh) \
 	((tapas_ledger_store_t *) ((char *) (sh) + MAXALIGN(sizeof(TapasLedgerShared))))
 
+/*
+ * Table ids of the store (lstore/ledger_store.h): (dbid << 32) | relid, so
+ * that databases created from one template, whose tables share OIDs, keep
+ * separate trails.  dbid 0 marks a table logged by tapas 0.2 (version 1
+ * ledger file), whose database cannot be known: such a table keeps one
+ * trail shared by every database, as 0.2 had it (answers in any database
+ * count in all, the safe side), until tapas.reset(tbl) in any database
+ * removes it; from then on each database logs the table on its own.
+ */
+#define TAPAS_LEDGER_TABLE_ID(dbid, relid) \
+	(((uint64) (dbid) << 32) | (uint64) (relid))
+#define TAPAS_LEDGER_TABLE_DB(table_id)		((Oid) ((table_id) >> 32))
+#define TAPAS_LEDGER_TABLE_REL(table_id)	((Oid) ((table_id) & 0xFFFFFFFF))
+
+/*
+ * append.c: the table id of relid of the current database in store (the
+ * caller holds the lock): the 0.2 shared trail if there is one, else
+ * (MyDatabaseId, relid).
+ */
+extern uint64 tapas_ledger_table_id(const tapas_ledger_store_t *store, Oid relid);
+/* whether a cell of table_id belongs to the current database's views */
+#define TAPAS_LEDGER_TABLE_VISIBLE(table_id) \
+	(TAPAS_LEDGER_TABLE_DB(table_id) == MyDatabaseId || TAPAS_LEDGER_TABLE_DB(table_id) == InvalidOid)
+
 /* gucs.c */
 extern int	tapas_ledger_memory_kb;
 extern int	tapas_ledger_max_cells;
 extern int	tapas_max_records;
+extern int	tapas_ledger_max_cells_per_role;
+extern int	tapas_ledger_memory_per_role_kb;
 extern bool tapas_ledger_sync;
 extern int	tapas_ledger_flush_delay_ms;
 extern void tapas_ledger_limits(tapas_ledger_store_limits_t *lim);
@@ -92,11 +118,19 @@ extern void tapas_ledger_persist_shutdown(int code, Datum arg);
 
 /* flusher.c */
 extern void tapas_ledger_flusher_wake(TapasLedgerShared *sh);
-extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store);
+/* persist.c: rewrites the file from store without table skip (0: none) */
+extern void tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store,
+										 uint64 skip);
 
 /* append.c */
 extern void tapas_ledger_report(tapas_status st, tapas_ledger_store_full_t full);
-/* removes every cell and key of relid from memory and file; returns cells removed */
+/*
+ * removes every cell and key of relid of the current database (see
+ * tapas_ledger_table_id) from memory and file; returns cells removed
+ */
 extern uint64 tapas_ledger_reset(Oid relid);
+/* this backend's key -> index cache, synced; call under the ledger lock; may be NULL */
+struct tapas_ledger_cache;
+extern struct tapas_ledger_cache *tapas_ledger_key_cache(TapasLedgerShared *sh);
 
 #endif							/* TAPAS_LEDGER_INT_H */

@@ -76,7 +76,7 @@ query_log_row(Tuplestorestate *ts, TupleDesc desc, const tapas_ledger_store_t *s
 	values[2] = ObjectIdGetDatum(c->role);
 	values[3] = Int32GetDatum(c->pid);
 	values[4] = TimestampTzGetDatum(c->session_start);
-	values[5] = ObjectIdGetDatum(c->relid);
+	values[5] = ObjectIdGetDatum(TAPAS_LEDGER_TABLE_REL(c->table_id));
 	values[6] = PointerGetDatum(cstring_to_text_with_len(stat, len));
 	values[7] = Float8GetDatum(c->answer);
 	values[8] = Int64GetDatum((int64) c->ncovered);
@@ -100,9 +100,11 @@ tapas_sql_query_log(PG_FUNCTION_ARGS)
 	store = TAPAS_LEDGER_STORE(sh);
 	InitMaterializedSRF(fcinfo, 0);
 	LWLockAcquire(sh->lock, LW_SHARED);
+	/* the current database's cells, and the shared ones of 0.2 */
 	for (i = 0; i < store->ncells; i++)
-		query_log_row(rsinfo->setResult, rsinfo->setDesc, store,
-					  tapas_ledger_store_cell(store, i));
+		if (TAPAS_LEDGER_TABLE_VISIBLE(tapas_ledger_store_cell(store, i)->table_id))
+			query_log_row(rsinfo->setResult, rsinfo->setDesc, store,
+						  tapas_ledger_store_cell(store, i));
 	LWLockRelease(sh->lock);
 	return (Datum) 0;
 }

@@ -232,6 +232,26 @@ tapas_ledger_persist_load(TapasLedgerShared *sh)
 		return;
 	}
 	good = replay_image(sh, buf, len, &zeros);
+	/*
+	 * A 0.2 file (version 1): what is appended from now on is version 2,
+	 * so the file says so before anything is.  Its old records stay as
+	 * they are; replay reads both versions (lstore/ledger_file.h).
+	 */
+	if (good >= TAPAS_LEDGER_FILE_HEADER_LEN && tapas_ledger_file_is_v1(buf, len))
+	{
+		if (!write_all(fd, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN, 0) || pg_fsync(fd) != 0)
+		{
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("could not upgrade tapas ledger file \"%s\": %m", TAPAS_LEDGER_FILE)));
+			free(buf);
+			close(fd);
+			return;
+		}
+		ereport(LOG,
+				(errmsg("tapas ledger file \"%s\" upgraded to version 2; tables logged before are shared by all databases until tapas.reset",
+						TAPAS_LEDGER_FILE)));
+	}
 	free(buf);
 	if (good == 0)
 	{
@@ -437,7 +457,8 @@ dump_write(void *arg, const void *data, size_t len)
 }
 
 void
-tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store)
+tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store,
+							 uint64 skip)
 {
 	DumpTarget	t = {-1, 0, 0};
 	tapas_status st;
@@ -447,7 +468,7 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not create file \"%s\": %m", TAPAS_LEDGER_TMPFILE)));
-	st = tapas_ledger_file_dump(store, dump_write, &t);
+	st = tapas_ledger_file_dump_without(store, skip, dump_write, &t);
 	/* always synced, even without tapas.ledger_sync: see persist_sync */
 	if (st != TAPAS_OK || pg_fsync(t.fd) != 0)
 	{

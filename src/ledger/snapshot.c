@@ -23,6 +23,7 @@
 
 #include "utils/memutils.h"
 
+#include "lstore/ledger_cache.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
 #include "policy/policy.h"
@@ -42,11 +43,15 @@ snapshot_release(void *arg)
 		}
 }
 
-/* whether cell c passes filter f; stat_off is the interned statistic or 0 */
+/*
+ * whether cell c of the table id tid passes filter f; stat_off is the
+ * interned statistic or 0
+ */
 static bool
-cell_selected(const tapas_ledger_store_cell_t *c, const TapasLedgerFilter *f, uint64 stat_off)
+cell_selected(const tapas_ledger_store_cell_t *c, uint64 tid, const TapasLedgerFilter *f,
+			  uint64 stat_off)
 {
-	if (c->relid != f->relid || c->log_id <= f->after_log_id)
+	if (c->table_id != tid || c->log_id <= f->after_log_id)
 		return false;
 	if (f->statistic != NULL && c->stat_off != stat_off)
 		return false;
@@ -74,7 +79,7 @@ snapshot_alloc_rows(TapasLedgerSnapshot *snap, int nrows)
 
 /* copies the selected cells; called with the lock held, in snap->cxt */
 static void
-snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store,
+snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store, uint64 tid,
 			  const TapasLedgerFilter *f)
 {
 	uint64		stat_off = 0,
@@ -84,7 +89,7 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store,
 
 	if (f->statistic != NULL)
 	{
-		stat_off = tapas_ledger_store_find_stat(store, f->relid, f->statistic,
+		stat_off = tapas_ledger_store_find_stat(store, tid, f->statistic,
 										  (uint32) strlen(f->statistic));
 		if (stat_off == 0)
 		{
@@ -93,7 +98,7 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store,
 		}
 	}
 	for (i = 0; i < store->ncells; i++)
-		if (cell_selected(tapas_ledger_store_cell(store, i), f, stat_off))
+		if (cell_selected(tapas_ledger_store_cell(store, i), tid, f, stat_off))
 			nrows++;
 	snapshot_alloc_rows(snap, nrows);
 	for (i = 0; i < store->ncells && k < nrows; i++)
@@ -102,7 +107,7 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store,
 		uint32		len;
 		const char *stat;
 
-		if (!cell_selected(c, f, stat_off))
+		if (!cell_selected(c, tid, f, stat_off))
 			continue;
 		snap->log_ids[k] = c->log_id;
 		snap->answers[k] = c->answer;
@@ -132,6 +137,7 @@ tapas_ledger_snapshot(const TapasLedgerFilter *filter)
 				old;
 	TapasLedgerSnapshot *snap;
 	MemoryContextCallback *cb;
+	uint64		tid;
 
 	if (filter == NULL || !OidIsValid(filter->relid))
 		ereport(ERROR,
@@ -151,10 +157,11 @@ tapas_ledger_snapshot(const TapasLedgerFilter *filter)
 	MemoryContextRegisterResetCallback(cxt, cb);
 
 	LWLockAcquire(sh->lock, LW_SHARED);
-	snap->nrecords = (int64) tapas_ledger_store_table_n(store, filter->relid);
+	tid = tapas_ledger_table_id(store, filter->relid);
+	snap->nrecords = (int64) tapas_ledger_store_table_n(store, tid);
 	snap->keys = MemoryContextAllocHuge(cxt, sizeof(int64) * Max(snap->nrecords, 1));
-	tapas_ledger_store_table_keys(store, filter->relid, (int64_t *) snap->keys);
-	snapshot_fill(snap, store, filter);
+	tapas_ledger_store_table_keys(store, tid, (int64_t *) snap->keys);
+	snapshot_fill(snap, store, tid, filter);
 	LWLockRelease(sh->lock);
 
 	MemoryContextSwitchTo(old);
@@ -173,13 +180,15 @@ tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
 {
 	TapasLedgerShared *sh = tapas_ledger_shared();
 	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
-	int64		n,
-				i;
+	int64		n;
+	uint64		tid;
 
 	LWLockAcquire(sh->lock, LW_SHARED);
-	n = (int64) tapas_ledger_store_table_n(store, relid);
-	for (i = 0; i < nkeys; i++)
-		idx[i] = tapas_ledger_store_lookup(store, relid, keys[i]);
+	tid = tapas_ledger_table_id(store, relid);
+	n = (int64) tapas_ledger_store_table_n(store, tid);
+	/* batched: the backend's key cache, then prefetched probes (ledger_lookup.c) */
+	tapas_ledger_store_lookup_cached(store, tapas_ledger_key_cache(sh), tid,
+									 (const int64_t *) keys, (uint64_t) nkeys, (int64_t *) idx);
 	LWLockRelease(sh->lock);
 	return n;
 }

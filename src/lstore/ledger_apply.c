@@ -24,17 +24,17 @@
 
 #include <roaring/roaring.h>
 
-#include "util/memory.h"
 #include "util/compare.h"
+#include "util/memory.h"
 
-/* true when cell i of b repeats an earlier (relid, statistic) of b */
+/* true when cell i of b repeats an earlier (table_id, statistic) of b */
 static int
 ledger_batch_stat_seen(const tapas_ledger_batch_t *b, int i)
 {
 	int			j;
 
 	for (j = 0; j < i; j++)
-		if (b->cells[j].relid == b->cells[i].relid &&
+		if (b->cells[j].table_id == b->cells[i].table_id &&
 			b->cells[j].stat_len == b->cells[i].stat_len &&
 			memcmp(b->cells[j].statistic, b->cells[i].statistic,
 				   b->cells[i].stat_len) == 0)
@@ -42,14 +42,14 @@ ledger_batch_stat_seen(const tapas_ledger_batch_t *b, int i)
 	return 0;
 }
 
-/* whether cell i is the first of b with its relid */
+/* whether cell i is the first of b with its table_id */
 static int
 ledger_batch_first_of_table(const tapas_ledger_batch_t *b, int i)
 {
 	int			j;
 
 	for (j = 0; j < i; j++)
-		if (b->cells[j].relid == b->cells[i].relid)
+		if (b->cells[j].table_id == b->cells[i].table_id)
 			return 0;
 	return 1;
 }
@@ -83,17 +83,22 @@ ledger_store_check_consistent(const tapas_ledger_store_t *s, const tapas_ledger_
 	for (i = 0; i < b->ncells; i++)
 	{
 		const tapas_ledger_batch_cell_t *c = &b->cells[i];
-		uint64_t	n = tapas_ledger_store_table_n(s, c->relid);
+		uint64_t	n = tapas_ledger_store_table_n(s, c->table_id);
 		int64_t		max;
 		int			j;
 
 		for (k = 0; k < c->nnew; k++)
-			if (tapas_ledger_store_lookup(s, c->relid, c->newkeys[k]) >= 0)
+			if (tapas_ledger_store_lookup(s, c->table_id, c->newkeys[k]) >= 0)
 				return TAPAS_EINVAL;
 		/* n after this cell: the table's n plus new keys of cells 0..i */
 		for (j = 0; j <= i; j++)
-			if (b->cells[j].relid == c->relid)
+			if (b->cells[j].table_id == c->table_id)
 				n += b->cells[j].nnew;
+		if (c->shared_from != 0 &&
+			(c->shared_from > (uint32_t) i ||
+			 b->cells[c->shared_from - 1].table_id != c->table_id ||
+			 b->cells[c->shared_from - 1].cover_len != c->cover_len))
+			return TAPAS_EINVAL;
 		max = tapas_ledger_store_cover_max(c->cover, c->cover_len, &card);
 		if (max == -2 || max >= (int64_t) n || card != c->ncovered)
 			return TAPAS_EINVAL;
@@ -120,11 +125,12 @@ tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch
 		const tapas_ledger_batch_cell_t *c = &b->cells[i];
 
 		newrec += c->nnew;
-		arena += ALIGN8(c->cover_len);
+		if (c->shared_from == 0)
+			arena += ALIGN8(c->cover_len);
 		if (!ledger_batch_stat_seen(b, i) &&
-			tapas_ledger_store_find_stat(s, c->relid, c->statistic, c->stat_len) == 0)
+			tapas_ledger_store_find_stat(s, c->table_id, c->statistic, c->stat_len) == 0)
 			arena += STAT_BYTES(c->stat_len);
-		if (ledger_batch_first_of_table(b, i) && tapas_ledger_store_table_slot(s, c->relid) < 0)
+		if (ledger_batch_first_of_table(b, i) && tapas_ledger_store_table_slot(s, c->table_id) < 0)
 			newtables++;
 	}
 	if ((uint64_t) b->ncells > s->lim.max_cells - s->ncells)
@@ -135,6 +141,8 @@ tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch
 		f = TAPAS_LEDGER_STORE_FULL_MEMORY;
 	else if (newtables > s->lim.max_tables - s->ntables)
 		f = TAPAS_LEDGER_STORE_FULL_TABLES;
+	else if (tapas_ledger_store_role_entry(s, b->role) == NULL && s->nroles >= TAPAS_LEDGER_STORE_MAX_ROLES)
+		f = TAPAS_LEDGER_STORE_FULL_ROLES;
 	if (full)
 		*full = f;
 	return f == TAPAS_LEDGER_STORE_FITS ? TAPAS_OK : TAPAS_ELIMIT;
@@ -144,7 +152,8 @@ tapas_status
 tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b, tapas_ledger_store_full_t *full)
 {
 	tapas_status st = tapas_ledger_store_check(s, b, full);
-	uint64_t	query_off = 0;
+	uint64_t	query_off = 0,
+				base;
 	int			i;
 
 	if (st != TAPAS_OK)
@@ -153,11 +162,12 @@ tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b, tapas
 		b->first_log_id = s->next_log_id;
 	if (b->query != NULL)
 		query_off = tapas_ledger_store_put_bytes(s, b->query, b->query_len, 1);
+	base = s->ncells;
 	for (i = 0; i < b->ncells; i++)
 	{
 		const tapas_ledger_batch_cell_t *c = &b->cells[i];
 		tapas_ledger_store_cell_t *cell = &CELLS(s)[s->ncells];
-		uint32_t	slot = tapas_ledger_store_put_table(s, c->relid);
+		uint32_t	slot = tapas_ledger_store_put_table(s, c->table_id);
 		uint64_t	k;
 
 		for (k = 0; k < c->nnew; k++)
@@ -166,38 +176,42 @@ tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b, tapas
 		cell->logged_at = b->logged_at;
 		cell->session_start = b->session_start;
 		cell->answer = c->answer;
-		cell->stat_off = tapas_ledger_store_put_stat(s, c->relid, c->statistic, c->stat_len);
+		cell->stat_off = tapas_ledger_store_put_stat(s, c->table_id, c->statistic, c->stat_len);
 		cell->query_off = query_off;
-		cell->cover_off = tapas_ledger_store_put_bytes(s, c->cover, c->cover_len, 0);
+		if (c->shared_from != 0)
+			cell->cover_off = CELLS(s)[base + c->shared_from - 1].cover_off;
+		else
+			cell->cover_off = tapas_ledger_store_put_bytes(s, c->cover, c->cover_len, 0);
 		cell->cover_len = (uint32_t) c->cover_len;
 		cell->ncovered = (uint32_t) c->ncovered;
-		cell->relid = c->relid;
+		cell->table_id = c->table_id;
 		cell->role = b->role;
 		cell->pid = b->pid;
 		cell->table = slot;
 		s->ncells++;
 	}
+	tapas_ledger_store_put_role_usage(s, b->role, tapas_ledger_batch_usage(b));
 	tapas_ledger_store_bump_log_id(s, b->first_log_id + b->ncells);
 	return TAPAS_OK;
 }
 
 tapas_status
-tapas_ledger_store_add_keys(tapas_ledger_store_t *s, uint32_t relid, const int64_t *keys,
+tapas_ledger_store_add_keys(tapas_ledger_store_t *s, uint64_t table_id, const int64_t *keys,
 					  uint64_t nkeys)
 {
 	uint64_t	i;
 	uint32_t	slot;
 	int64_t    *sorted;
 
-	if (relid == 0)
+	if (table_id == 0)
 		return TAPAS_EINVAL;
 	if (nkeys > s->lim.max_records - s->nrecords ||
-		(tapas_ledger_store_table_slot(s, relid) < 0 && s->ntables >= s->lim.max_tables))
+		(tapas_ledger_store_table_slot(s, table_id) < 0 && s->ntables >= s->lim.max_tables))
 		return TAPAS_ELIMIT;
-	if (tapas_ledger_store_table_n(s, relid) + nkeys > UINT32_MAX)
+	if (tapas_ledger_store_table_n(s, table_id) + nkeys > UINT32_MAX)
 		return TAPAS_ELIMIT;
 	for (i = 0; i < nkeys; i++)
-		if (tapas_ledger_store_lookup(s, relid, keys[i]) >= 0)
+		if (tapas_ledger_store_lookup(s, table_id, keys[i]) >= 0)
 			return TAPAS_EINVAL;
 	/* repeated keys inside keys[] */
 	sorted = tapas_malloc((nkeys ? nkeys : 1) * sizeof(int64_t));
@@ -214,7 +228,7 @@ tapas_ledger_store_add_keys(tapas_ledger_store_t *s, uint32_t relid, const int64
 	tapas_free(sorted);
 	if (nkeys == 0)
 		return TAPAS_OK;
-	slot = tapas_ledger_store_put_table(s, relid);
+	slot = tapas_ledger_store_put_table(s, table_id);
 	for (i = 0; i < nkeys; i++)
 		tapas_ledger_store_put_record(s, slot, keys[i]);
 	return TAPAS_OK;

@@ -38,12 +38,12 @@
 #include "util/memory.h"
 #include "util/sort_u32.h"
 
-/* keys first seen in this batch: (relid, key) -> provisional index */
+/* keys first seen in this batch: (table_id, key) -> provisional index */
 typedef struct pending_keys
 {
 	uint64_t	capacity;		/* keys of the whole batch: an upper bound */
 	uint64_t	mask;
-	uint32_t   *relid;			/* 0 = empty slot (relid 0 is invalid) */
+	uint64_t   *table_id;		/* 0 = empty slot (table_id 0 is invalid) */
 	int64_t    *key;
 	uint32_t   *idx;
 } pending_keys_t;
@@ -51,14 +51,14 @@ typedef struct pending_keys
 /* per table of the batch: next index to give */
 typedef struct table_next
 {
-	uint32_t	relid;
+	uint64_t	table_id;
 	uint64_t	next;
 } table_next_t;
 
 static uint64_t
-pending_hash(uint32_t relid, int64_t key)
+pending_hash(uint64_t table_id, int64_t key)
 {
-	uint64_t	z = (uint64_t) key + (uint64_t) relid * UINT64_C(0x9E3779B97F4A7C15);
+	uint64_t	z = (uint64_t) key + (uint64_t) table_id * UINT64_C(0x9E3779B97F4A7C15);
 
 	z = (z ^ (z >> 33)) * UINT64_C(0xFF51AFD7ED558CCD);
 	z = (z ^ (z >> 33)) * UINT64_C(0xC4CEB9FE1A85EC53);
@@ -78,42 +78,42 @@ pending_init(pending_keys_t *p, uint64_t nkeys)
 	while (slots < 2 * nkeys)
 		slots <<= 1;
 	p->mask = slots - 1;
-	p->relid = tapas_calloc(slots, sizeof(uint32_t));
+	p->table_id = tapas_calloc(slots, sizeof(uint64_t));
 	p->key = tapas_malloc(slots * sizeof(int64_t));
 	p->idx = tapas_malloc(slots * sizeof(uint32_t));
-	return p->relid && p->key && p->idx;
+	return p->table_id && p->key && p->idx;
 }
 
 static void
 pending_clear(pending_keys_t *p)
 {
-	tapas_free(p->relid);
+	tapas_free(p->table_id);
 	tapas_free(p->key);
 	tapas_free(p->idx);
 }
 
-/* slot of (relid, key) in p, or of the empty slot where it goes */
+/* slot of (table_id, key) in p, or of the empty slot where it goes */
 static uint64_t
-pending_probe(const pending_keys_t *p, uint32_t relid, int64_t key)
+pending_probe(const pending_keys_t *p, uint64_t table_id, int64_t key)
 {
-	uint64_t	h = pending_hash(relid, key) & p->mask;
+	uint64_t	h = pending_hash(table_id, key) & p->mask;
 
-	while (p->relid[h] != 0 && (p->relid[h] != relid || p->key[h] != key))
+	while (p->table_id[h] != 0 && (p->table_id[h] != table_id || p->key[h] != key))
 		h = (h + 1) & p->mask;
 	return h;
 }
 
-/* the table_next entry of relid, added with the store's n if missing */
+/* the table_next entry of table_id, added with the store's n if missing */
 static table_next_t *
-table_next_get(const tapas_ledger_store_t *s, table_next_t *tn, int *ntn, uint32_t relid)
+table_next_get(const tapas_ledger_store_t *s, table_next_t *tn, int *ntn, uint64_t table_id)
 {
 	int			i;
 
 	for (i = 0; i < *ntn; i++)
-		if (tn[i].relid == relid)
+		if (tn[i].table_id == table_id)
 			return &tn[i];
-	tn[*ntn].relid = relid;
-	tn[*ntn].next = tapas_ledger_store_table_n(s, relid);
+	tn[*ntn].table_id = table_id;
+	tn[*ntn].next = tapas_ledger_store_table_n(s, table_id);
 	return &tn[(*ntn)++];
 }
 
@@ -221,9 +221,9 @@ batch_index_cell(const tapas_ledger_store_t *s, tapas_ledger_cache_t *cache,
 				 tapas_ledger_batch_cell_t *c, pending_keys_t *p,
 				 table_next_t *tn, int *ntn, uint32_t *idx)
 {
-	table_next_t *t = table_next_get(s, tn, ntn, in->relid);
-	tapas_ledger_cache_table_t *ct = tapas_ledger_cache_table(cache, in->relid, 1);
-	uint64_t	table_n = tapas_ledger_store_table_n(s, in->relid);
+	table_next_t *t = table_next_get(s, tn, ntn, in->table_id);
+	tapas_ledger_cache_table_t *ct = tapas_ledger_cache_table(cache, in->table_id, 1);
+	uint64_t	table_n = tapas_ledger_store_table_n(s, in->table_id);
 	uint64_t	k,
 				nmiss = 0,
 				first_miss = in->nkeys;
@@ -247,10 +247,10 @@ batch_index_cell(const tapas_ledger_store_t *s, tapas_ledger_cache_t *cache,
 		if (idx[k] != UINT32_MAX)
 			continue;
 		if (k + 2 * LOOKUP_AHEAD < in->nkeys && idx[k + 2 * LOOKUP_AHEAD] == UINT32_MAX)
-			tapas_ledger_store_prefetch_slot(s, in->relid, in->keys[k + 2 * LOOKUP_AHEAD]);
+			tapas_ledger_store_prefetch_slot(s, in->table_id, in->keys[k + 2 * LOOKUP_AHEAD]);
 		if (k + LOOKUP_AHEAD < in->nkeys && idx[k + LOOKUP_AHEAD] == UINT32_MAX)
-			tapas_ledger_store_prefetch_record(s, in->relid, in->keys[k + LOOKUP_AHEAD]);
-		j = tapas_ledger_store_lookup(s, in->relid, in->keys[k]);
+			tapas_ledger_store_prefetch_record(s, in->table_id, in->keys[k + LOOKUP_AHEAD]);
+		j = tapas_ledger_store_lookup(s, in->table_id, in->keys[k]);
 		if (j >= 0 && ct != NULL)
 			tapas_ledger_cache_put(cache, ct, in->keys[k], (uint32_t) j, table_n);
 
@@ -258,15 +258,15 @@ batch_index_cell(const tapas_ledger_store_t *s, tapas_ledger_cache_t *cache,
 		{
 			uint64_t	h;
 
-			if (p->relid == NULL && !pending_init(p, p->capacity))
+			if (p->table_id == NULL && !pending_init(p, p->capacity))
 				return TAPAS_ENOMEM;
-			h = pending_probe(p, in->relid, in->keys[k]);
+			h = pending_probe(p, in->table_id, in->keys[k]);
 
-			if (p->relid[h] == 0)
+			if (p->table_id[h] == 0)
 			{
 				if (t->next >= UINT32_MAX)
 					return TAPAS_ELIMIT;
-				p->relid[h] = in->relid;
+				p->table_id[h] = in->table_id;
 				p->key[h] = in->keys[k];
 				p->idx[h] = (uint32_t) t->next++;
 				c->newkeys[c->nnew++] = in->keys[k];
@@ -276,6 +276,61 @@ batch_index_cell(const tapas_ledger_store_t *s, tapas_ledger_cache_t *cache,
 		idx[k] = (uint32_t) j;
 	}
 	return batch_make_cover(c, idx, in->nkeys, t->next);
+}
+
+/* FNV-1a of a cover's bytes and its table */
+static uint64_t
+cover_hash(uint64_t table_id, const uint8_t *p, uint64_t len)
+{
+	uint64_t	h = UINT64_C(0xCBF29CE484222325) ^ table_id;
+	uint64_t	k;
+
+	for (k = 0; k < len; k++)
+		h = (h ^ p[k]) * UINT64_C(0x100000001B3);
+	return h;
+}
+
+/*
+ * Marks every cell whose cover repeats an earlier cell's of the same
+ * table (shared_from): an open-addressing table of the first cell of each
+ * distinct cover, O(total cover bytes).  Without memory for the table the
+ * covers simply stay unshared.
+ */
+static void
+batch_share_covers(tapas_ledger_batch_t *b)
+{
+	uint64_t	slots = 16,
+				mask;
+	int32_t    *first;
+	int			i;
+
+	if (b->ncells < 2)
+		return;
+	while (slots < 2 * (uint64_t) b->ncells)
+		slots <<= 1;
+	mask = slots - 1;
+	if ((first = tapas_malloc(slots * sizeof(int32_t))) == NULL)
+		return;
+	memset(first, 0xFF, slots * sizeof(int32_t));	/* -1 = empty */
+	for (i = 0; i < b->ncells; i++)
+	{
+		tapas_ledger_batch_cell_t *c = &b->cells[i];
+		uint64_t	h = cover_hash(c->table_id, c->cover, c->cover_len) & mask;
+
+		for (; first[h] >= 0; h = (h + 1) & mask)
+		{
+			const tapas_ledger_batch_cell_t *o = &b->cells[first[h]];
+
+			if (o->table_id == c->table_id && o->cover_len == c->cover_len &&
+				memcmp(o->cover, c->cover, c->cover_len) == 0)
+				break;
+		}
+		if (first[h] >= 0)
+			c->shared_from = (uint32_t) first[h] + 1;
+		else
+			first[h] = i;
+	}
+	tapas_free(first);
 }
 
 tapas_status
@@ -307,7 +362,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 	{
 		size_t		len = cells[i].statistic ? strlen(cells[i].statistic) : 0;
 
-		if (cells[i].relid == 0 || len == 0 || len > 65535 ||
+		if (cells[i].table_id == 0 || len == 0 || len > 65535 ||
 			(cells[i].nkeys > 0 && cells[i].keys == NULL))
 			return TAPAS_EINVAL;
 		total += cells[i].nkeys;
@@ -330,7 +385,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		b->ncells = ncells;
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
 	{
-		b->cells[i].relid = cells[i].relid;
+		b->cells[i].table_id = cells[i].table_id;
 		b->cells[i].statistic = cells[i].statistic;
 		b->cells[i].stat_len = (uint32_t) strlen(cells[i].statistic);
 		b->cells[i].answer = cells[i].answer;
@@ -344,6 +399,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		tapas_ledger_batch_free(b);
 		return st;
 	}
+	batch_share_covers(b);
 	*batch = b;
 	return TAPAS_OK;
 }

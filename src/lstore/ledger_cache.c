@@ -71,20 +71,20 @@ tapas_ledger_cache_sync(tapas_ledger_cache_t *c, uint64_t generation)
 }
 
 tapas_ledger_cache_table_t *
-tapas_ledger_cache_table(tapas_ledger_cache_t *c, uint32_t relid, int add)
+tapas_ledger_cache_table(tapas_ledger_cache_t *c, uint64_t table_id, int add)
 {
 	tapas_ledger_cache_table_t *t;
 	int			i;
 
-	if (c == NULL || relid == 0)
+	if (c == NULL || table_id == 0)
 		return NULL;
 	for (i = 0; i < TAPAS_LEDGER_CACHE_MAX_TABLES; i++)
-		if (c->tables[i].relid == relid)
+		if (c->tables[i].table_id == table_id)
 			return &c->tables[i];
 	if (!add)
 		return NULL;
 	for (i = 0; i < TAPAS_LEDGER_CACHE_MAX_TABLES; i++)
-		if (c->tables[i].relid == 0)
+		if (c->tables[i].table_id == 0)
 			break;
 	if (i == TAPAS_LEDGER_CACHE_MAX_TABLES)
 	{
@@ -93,7 +93,7 @@ tapas_ledger_cache_table(tapas_ledger_cache_t *c, uint32_t relid, int add)
 		ledger_cache_drop_table(c, &c->tables[i]);
 	}
 	t = &c->tables[i];
-	t->relid = relid;
+	t->table_id = table_id;
 	return t;
 }
 

@@ -35,7 +35,7 @@
 
 typedef struct tapas_ledger_cache_table
 {
-	uint32_t	relid;			/* 0 = unused entry */
+	uint64_t	table_id;			/* 0 = unused entry */
 	int64_t		base;			/* key of slot[0] */
 	uint64_t	len;			/* slots in the window */
 	uint32_t   *slot;			/* index + 1, 0 = not cached */
@@ -58,10 +58,10 @@ extern void tapas_ledger_cache_clear(tapas_ledger_cache_t *c);
 extern void tapas_ledger_cache_sync(tapas_ledger_cache_t *c, uint64_t generation);
 
 /*
- * The entry of relid; with add, a new one if missing (evicting another
+ * The entry of table_id; with add, a new one if missing (evicting another
  * table's entry when all are used).  NULL if missing and !add.
  */
-extern tapas_ledger_cache_table_t *tapas_ledger_cache_table(tapas_ledger_cache_t *c, uint32_t relid, int add);
+extern tapas_ledger_cache_table_t *tapas_ledger_cache_table(tapas_ledger_cache_t *c, uint64_t table_id, int add);
 
 /*
  * Records key -> idx for table t whose store holds table_n records.
@@ -84,5 +84,17 @@ tapas_ledger_cache_get(const tapas_ledger_cache_table_t *t, int64_t key)
 		return -1;
 	return (int64_t) t->slot[off] - 1;
 }
+
+/*
+ * ledger_lookup.c: idx[i] = the dense index of keys[i] in table relid of
+ * store s, -1 if unknown (as tapas_ledger_store_lookup), the cache answering
+ * first; what the store answers is put in the cache (cache may be NULL).
+ * The same rules as for tapas_ledger_cache_put hold: call it under the store's
+ * lock, with the cache synced to the store's reset generation.
+ */
+struct tapas_ledger_store;
+extern void tapas_ledger_store_lookup_cached(const struct tapas_ledger_store *s, tapas_ledger_cache_t *cache,
+									   uint64_t table_id, const int64_t *keys, uint64_t n,
+									   int64_t *idx);
 
 #endif							/* TAPAS_LEDGER_CACHE_H */

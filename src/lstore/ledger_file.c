@@ -22,7 +22,9 @@
 #include "util/crc32c.h"
 #include "util/memory.h"
 
+#define Max(a, b)	((a) > (b) ? (a) : (b))
 #define NO_QUERY	UINT32_MAX
+#define SHARED_COVER	UINT64_MAX	/* cover_len of a cell that shares an earlier cover */
 
 /* ---- Writing ---- */
 
@@ -88,8 +90,9 @@ stmt_payload_len(const tapas_ledger_batch_t *b)
 	int			i;
 
 	for (i = 0; i < b->ncells; i++)
-		len += 4 + 4 + b->cells[i].stat_len + 8 + 8 + 8 +
-			8 * b->cells[i].nnew + 8 + b->cells[i].cover_len;
+		len += 8 + 4 + b->cells[i].stat_len + 8 + 8 + 8 +
+			8 * b->cells[i].nnew + 8 +
+			(b->cells[i].shared_from ? 4 : b->cells[i].cover_len);
 	return len;
 }
 
@@ -99,7 +102,7 @@ tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, si
 	uint64_t	plen = stmt_payload_len(b);
 	uint8_t    *f;
 	frame_writer_t	w;
-	uint8_t		head[4] = {TAPAS_LEDGER_FILE_STMT, 0, 0, 0};
+	uint8_t		head[4] = {TAPAS_LEDGER_FILE_STMT2, 0, 0, 0};
 	int			i;
 
 	if (plen > TAPAS_LEDGER_FILE_MAX_PAYLOAD)
@@ -120,13 +123,19 @@ tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, si
 	{
 		const tapas_ledger_batch_cell_t *c = &b->cells[i];
 
-		put_u32(&w, c->relid);
+		put_u64(&w, c->table_id);
 		put_u32(&w, c->stat_len);
 		put(&w, c->statistic, c->stat_len);
 		put_f64(&w, c->answer);
 		put_u64(&w, c->ncovered);
 		put_u64(&w, c->nnew);
 		put(&w, c->newkeys, 8 * c->nnew);
+		if (c->shared_from != 0)
+		{
+			put_u64(&w, SHARED_COVER);
+			put_u32(&w, c->shared_from - 1);
+			continue;
+		}
 		put_u64(&w, c->cover_len);
 		put(&w, c->cover, c->cover_len);
 	}
@@ -136,20 +145,20 @@ tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, si
 }
 
 tapas_status
-tapas_ledger_file_encode_keys(uint32_t relid, const int64_t *keys, uint64_t nkeys,
+tapas_ledger_file_encode_keys(uint64_t table_id, const int64_t *keys, uint64_t nkeys,
 						uint8_t **frame, size_t *len)
 {
-	uint8_t		head[4] = {TAPAS_LEDGER_FILE_KEYS, 0, 0, 0};
+	uint8_t		head[8] = {TAPAS_LEDGER_FILE_KEYS2, 0, 0, 0, 0, 0, 0, 0};
 	uint8_t    *f;
 	frame_writer_t	w;
 
-	if (nkeys > (TAPAS_LEDGER_FILE_MAX_PAYLOAD - 16) / 8)
+	if (nkeys > (TAPAS_LEDGER_FILE_MAX_PAYLOAD - 24) / 8)
 		return TAPAS_ELIMIT;
-	if ((f = frame_alloc(16 + 8 * nkeys, len)) == NULL)
+	if ((f = frame_alloc(24 + 8 * nkeys, len)) == NULL)
 		return TAPAS_ENOMEM;
 	w.p = f + TAPAS_LEDGER_FILE_FRAME_HDR;
-	put(&w, head, 4);
-	put_u32(&w, relid);
+	put(&w, head, 8);
+	put_u64(&w, table_id);
 	put_u64(&w, nkeys);
 	put(&w, keys, 8 * nkeys);
 	frame_seal(f, *len);
@@ -202,13 +211,26 @@ take(frame_reader_t *r, uint64_t len)
 	do { const uint8_t *p_ = take((r), sizeof(v)); \
 		 if (p_) memcpy(&(v), p_, sizeof(v)); else memset(&(v), 0, sizeof(v)); } while (0)
 
-/* reads one STMT cell into c (new keys copied), EINVAL if truncated */
+/*
+ * reads one STMT cell into c (new keys copied), EINVAL if truncated; a
+ * version 1 cell has a u32 table OID, which becomes the table id (database
+ * unknown, see ledger_file.h)
+ */
 static tapas_status
-decode_cell(frame_reader_t *r, tapas_ledger_batch_cell_t *c)
+decode_cell(frame_reader_t *r, tapas_ledger_batch_t *b, uint32_t i, int v1)
 {
+	tapas_ledger_batch_cell_t *c = &b->cells[i];
 	const uint8_t *keys;
 
-	GET(r, c->relid);
+	if (v1)
+	{
+		uint32_t	relid;
+
+		GET(r, relid);
+		c->table_id = relid;
+	}
+	else
+		GET(r, c->table_id);
 	GET(r, c->stat_len);
 	c->statistic = (const char *) take(r, c->stat_len);
 	GET(r, c->answer);
@@ -218,8 +240,20 @@ decode_cell(frame_reader_t *r, tapas_ledger_batch_cell_t *c)
 		return TAPAS_EINVAL;
 	keys = take(r, 8 * c->nnew);
 	GET(r, c->cover_len);
-	c->cover = take(r, c->cover_len);
-	if (r->bad || c->relid == 0 || c->stat_len == 0)
+	if (c->cover_len == SHARED_COVER && !v1)
+	{
+		uint32_t	ref;
+
+		GET(r, ref);
+		if (r->bad || ref >= i || b->cells[ref].table_id != c->table_id)
+			return TAPAS_EINVAL;
+		c->shared_from = ref + 1;
+		c->cover = b->cells[ref].cover;
+		c->cover_len = b->cells[ref].cover_len;
+	}
+	else
+		c->cover = take(r, c->cover_len);
+	if (r->bad || c->table_id == 0 || c->stat_len == 0)
 		return TAPAS_EINVAL;
 	c->newkeys = tapas_malloc((c->nnew ? c->nnew : 1) * 8);
 	if (c->newkeys == NULL)
@@ -241,7 +275,8 @@ tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_b
 
 	*batch = NULL;
 	GET(&r, ncells);
-	if (head == NULL || head[0] != TAPAS_LEDGER_FILE_STMT || ncells == 0 ||
+	if (head == NULL || (head[0] != TAPAS_LEDGER_FILE_STMT && head[0] != TAPAS_LEDGER_FILE_STMT2) ||
+		ncells == 0 ||
 		ncells > len / 32 || ncells > INT32_MAX)
 		return TAPAS_EINVAL;
 	b = tapas_calloc(1, sizeof(tapas_ledger_batch_t));
@@ -263,7 +298,7 @@ tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_b
 		b->query_len = qlen;
 	}
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
-		st = decode_cell(&r, &b->cells[i]);
+		st = decode_cell(&r, b, i, head[0] == TAPAS_LEDGER_FILE_STMT);
 	if (st == TAPAS_OK && (r.bad || r.p != r.end || b->first_log_id < 1))
 		st = TAPAS_EINVAL;
 	if (st != TAPAS_OK)
@@ -273,6 +308,41 @@ tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_b
 	}
 	*batch = b;
 	return TAPAS_OK;
+}
+
+/* replays a KEYS (version 1: u32 table OID) or KEYS2 payload */
+static tapas_status
+replay_keys(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
+{
+	frame_reader_t	r = {payload, payload + len, 0};
+	uint64_t	table_id = 0,
+				nkeys;
+	int64_t    *keys;
+	tapas_status st;
+
+	if (payload[0] == TAPAS_LEDGER_FILE_KEYS)
+	{
+		uint32_t	relid;
+
+		take(&r, 4);
+		GET(&r, relid);
+		table_id = relid;
+	}
+	else
+	{
+		take(&r, 8);
+		GET(&r, table_id);
+	}
+	GET(&r, nkeys);
+	if (r.bad || nkeys != (uint64_t) (r.end - r.p) / 8 || (r.end - r.p) % 8 != 0)
+		return TAPAS_EINVAL;
+	keys = tapas_malloc((nkeys ? nkeys : 1) * 8);
+	if (keys == NULL)
+		return TAPAS_ENOMEM;
+	memcpy(keys, r.p, 8 * nkeys);
+	st = tapas_ledger_store_add_keys(s, table_id, keys, nkeys);
+	tapas_free(keys);
+	return st;
 }
 
 /* applies one CRC-checked payload to s */
@@ -288,30 +358,15 @@ replay_payload(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
 	switch (payload[0])
 	{
 		case TAPAS_LEDGER_FILE_STMT:
+		case TAPAS_LEDGER_FILE_STMT2:
 			st = tapas_ledger_file_decode_stmt(payload, len, &b);
 			if (st == TAPAS_OK)
 				st = tapas_ledger_store_apply(s, b, NULL);
 			tapas_ledger_batch_free(b);
 			return st;
 		case TAPAS_LEDGER_FILE_KEYS:
-			{
-				uint32_t	relid;
-				uint64_t	nkeys;
-				int64_t    *keys;
-
-				take(&r, 4);
-				GET(&r, relid);
-				GET(&r, nkeys);
-				if (r.bad || nkeys != (uint64_t) (r.end - r.p) / 8 || (r.end - r.p) % 8 != 0)
-					return TAPAS_EINVAL;
-				keys = tapas_malloc((nkeys ? nkeys : 1) * 8);
-				if (keys == NULL)
-					return TAPAS_ENOMEM;
-				memcpy(keys, r.p, 8 * nkeys);
-				st = tapas_ledger_store_add_keys(s, relid, keys, nkeys);
-				tapas_free(keys);
-				return st;
-			}
+		case TAPAS_LEDGER_FILE_KEYS2:
+			return replay_keys(s, payload, len);
 		case TAPAS_LEDGER_FILE_META:
 			{
 				int64_t		next;
@@ -339,7 +394,9 @@ tapas_ledger_file_replay(tapas_ledger_store_t *s, const uint8_t *buf, size_t len
 		*reason = NULL;
 	if (len == 0)
 		return TAPAS_OK;
-	if (len < TAPAS_LEDGER_FILE_HEADER_LEN || memcmp(buf, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN) != 0)
+	if (len < TAPAS_LEDGER_FILE_HEADER_LEN ||
+		(memcmp(buf, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN) != 0 &&
+		 memcmp(buf, TAPAS_LEDGER_FILE_MAGIC_V1, TAPAS_LEDGER_FILE_HEADER_LEN) != 0))
 	{
 		if (reason)
 			*reason = "the file does not start with the ledger magic";
@@ -377,6 +434,13 @@ tapas_ledger_file_replay(tapas_ledger_store_t *s, const uint8_t *buf, size_t len
 	return TAPAS_OK;
 }
 
+int
+tapas_ledger_file_is_v1(const uint8_t *buf, size_t len)
+{
+	return len >= TAPAS_LEDGER_FILE_HEADER_LEN &&
+		memcmp(buf, TAPAS_LEDGER_FILE_MAGIC_V1, TAPAS_LEDGER_FILE_HEADER_LEN) == 0;
+}
+
 /* ---- Dump ---- */
 
 static tapas_status
@@ -401,6 +465,25 @@ same_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j)
 		c->role == a->role && c->pid == a->pid;
 }
 
+/*
+ * 1 + the index in [i, k) of the cell whose cover cell k shares, 0 if its
+ * own: covers are appended in increasing offsets, so only a cover_off not
+ * above an earlier one of the statement can be shared.
+ */
+static uint32_t
+dump_shared_from(const tapas_ledger_store_t *s, uint64_t i, uint64_t k, uint64_t max_off)
+{
+	uint64_t	off = tapas_ledger_store_cell(s, k)->cover_off,
+				m;
+
+	if (k == i || off > max_off)
+		return 0;				/* the common case: a new cover */
+	for (m = i; m < k; m++)
+		if (tapas_ledger_store_cell(s, m)->cover_off == off)
+			return (uint32_t) (m - i) + 1;
+	return 0;
+}
+
 /* one STMT frame for cells [i, j) of s, without new keys */
 static tapas_status
 dump_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j,
@@ -410,7 +493,8 @@ dump_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j,
 	tapas_ledger_batch_t b;
 	uint8_t    *frame = NULL;
 	size_t		len = 0;
-	uint64_t	k;
+	uint64_t	k,
+				max_off = 0;	/* largest cover_off of cells [i, k) */
 	tapas_status st;
 
 	memset(&b, 0, sizeof(b));
@@ -430,54 +514,110 @@ dump_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j,
 		const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(s, k);
 		tapas_ledger_batch_cell_t *bc = &b.cells[k - i];
 
-		bc->relid = c->relid;
+		bc->table_id = c->table_id;
 		bc->statistic = tapas_ledger_store_stat_text(s, c, &bc->stat_len);
 		bc->answer = c->answer;
 		bc->ncovered = c->ncovered;
 		bc->cover = tapas_ledger_store_cover(s, c);
 		bc->cover_len = c->cover_len;
+		bc->shared_from = dump_shared_from(s, i, k, max_off);
+		max_off = Max(max_off, c->cover_off);
 	}
 	st = tapas_ledger_file_encode_stmt(&b, &frame, &len);
 	tapas_free(b.cells);
 	return dump_frame(st, frame, len, write_fn, arg);
 }
 
+/*
+ * The keys of every table in dense index order, in one pass over the
+ * records (a pass per table would be O(tables x records)): keys of table
+ * slot t are keys[start[t] .. start[t] + n_t).  NULL on ENOMEM.
+ */
+static int64_t *
+dump_all_keys(const tapas_ledger_store_t *s, uint64_t **start)
+{
+	int64_t    *keys = tapas_malloc((s->nrecords ? s->nrecords : 1) * 8);
+	uint64_t   *st = tapas_malloc(((uint64_t) s->ntables + 1) * 8);
+	uint64_t	i,
+				at = 0;
+	uint32_t	t;
+
+	if (keys == NULL || st == NULL)
+	{
+		tapas_free(keys);
+		tapas_free(st);
+		return NULL;
+	}
+	for (t = 0; t < s->ntables; t++)
+	{
+		st[t] = at;
+		at += tapas_ledger_store_table_n(s, tapas_ledger_store_table_id(s, (int) t));
+	}
+	st[s->ntables] = at;
+	for (i = 0; i < s->nrecords; i++)
+	{
+		uint32_t	slot;
+		int64_t		key;
+		uint32_t	idx;
+
+		tapas_ledger_store_record(s, i, &key, &slot, &idx);
+		keys[st[slot] + idx] = key;
+	}
+	*start = st;
+	return keys;
+}
+
 tapas_status
 tapas_ledger_file_dump(const tapas_ledger_store_t *s, tapas_ledger_file_write_fn write_fn, void *arg)
 {
+	return tapas_ledger_file_dump_without(s, 0, write_fn, arg);
+}
+
+tapas_status
+tapas_ledger_file_dump_without(const tapas_ledger_store_t *s, uint64_t skip,
+						 tapas_ledger_file_write_fn write_fn, void *arg)
+{
 	uint8_t    *frame = NULL;
 	size_t		len = 0;
-	tapas_status st;
+	tapas_status st = TAPAS_OK;
 	uint64_t	i,
-				j;
-	int			t;
+				j,
+			   *start = NULL;
+	int64_t    *keys;
+	uint32_t	t;
 
 	if (write_fn(arg, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN) != 0)
 		return TAPAS_EINVAL;
 	st = tapas_ledger_file_encode_meta(s->next_log_id, &frame, &len);
 	if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
 		return st;
-	for (t = 0; t < (int) s->ntables; t++)
+	if ((keys = dump_all_keys(s, &start)) == NULL)
+		return TAPAS_ENOMEM;
+	for (t = 0; st == TAPAS_OK && t < s->ntables; t++)
 	{
-		uint32_t	relid = tapas_ledger_store_table_relid(s, t);
-		uint64_t	n = tapas_ledger_store_table_n(s, relid);
-		int64_t    *keys = tapas_malloc((n ? n : 1) * 8);
+		uint64_t	table_id = tapas_ledger_store_table_id(s, (int) t);
 
-		if (keys == NULL)
-			return TAPAS_ENOMEM;
-		tapas_ledger_store_table_keys(s, relid, keys);
+		if (table_id == skip)
+			continue;
 		frame = NULL;
-		st = tapas_ledger_file_encode_keys(relid, keys, n, &frame, &len);
-		tapas_free(keys);
-		if ((st = dump_frame(st, frame, len, write_fn, arg)) != TAPAS_OK)
-			return st;
+		st = tapas_ledger_file_encode_keys(table_id, keys + start[t], start[t + 1] - start[t],
+									 &frame, &len);
+		st = dump_frame(st, frame, len, write_fn, arg);
 	}
-	for (i = 0; i < s->ncells; i = j)
+	tapas_free(keys);
+	tapas_free(start);
+	/* runs of one statement's cells, never across a skipped cell */
+	for (i = 0; st == TAPAS_OK && i < s->ncells; i = j)
 	{
-		for (j = i + 1; j < s->ncells && same_stmt(s, i, j); j++)
+		if (tapas_ledger_store_cell(s, i)->table_id == skip)
+		{
+			j = i + 1;
+			continue;
+		}
+		for (j = i + 1; j < s->ncells && tapas_ledger_store_cell(s, j)->table_id != skip &&
+			 same_stmt(s, i, j); j++)
 			;
-		if ((st = dump_stmt(s, i, j, write_fn, arg)) != TAPAS_OK)
-			return st;
+		st = dump_stmt(s, i, j, write_fn, arg);
 	}
-	return TAPAS_OK;
+	return st;
 }

@@ -3,7 +3,8 @@
  * ledger_file.h
  *	  Record format of the ledger's durable file, pure C.
  *
- * The file is an 8-byte magic "TAPASLF1" followed by frames:
+ * The file is an 8-byte magic "TAPASLF2" (version 1 files: "TAPASLF1")
+ * followed by frames:
  *
  *	uint32 len		payload bytes
  *	uint32 crc		CRC-32C of the payload
@@ -11,15 +12,26 @@
  *
  * Records (host byte order, packed, read with memcpy):
  *
- *	STMT (1)	pad[3], u32 ncells, i64 first_log_id, i64 logged_at,
+ *	STMT2 (4)	pad[3], u32 ncells, i64 first_log_id, i64 logged_at,
  *				i64 session_start, u32 role, i32 pid, u32 query_len
  *				(UINT32_MAX = no query), query bytes, then per cell:
- *				u32 relid, u32 stat_len, stat bytes, f64 answer,
+ *				u64 table_id, u32 stat_len, stat bytes, f64 answer,
  *				u64 ncovered, u64 nnew, i64 newkeys[nnew], u64 cover_len,
- *				cover bytes (CRoaring portable).
- *	KEYS (2)	pad[3], u32 relid, u64 nkeys, i64 keys[nkeys]: appended to
- *				the table's dense index in this order.
+ *				cover bytes (CRoaring portable); or, for a cover identical to
+ *				that of an earlier cell of the frame (shared_from), u64
+ *				UINT64_MAX and u32 the index of that cell.
+ *	KEYS2 (5)	pad[7], u64 table_id, u64 nkeys, i64 keys[nkeys]: appended
+ *				to the table's dense index in this order.
  *	META (3)	pad[7], i64 next_log_id.
+ *
+ * Version 1 (tapas 0.2) wrote STMT (1) and KEYS (2), identical except that
+ * a table is a u32 OID (STMT: u32 relid in place of u64 table_id; KEYS:
+ * pad[3], u32 relid).  Replay still reads them; the OID becomes the table
+ * id, i.e. database 0 in the server's (dbid << 32 | relid) encoding,
+ * because the database of a 0.2 record cannot be known.  The server
+ * treats such a table as shared by every database (src/ledger/ledger_int.h).
+ * Writers emit only version 2 records; a version 1 file gets the version 2
+ * magic at startup (tapas_ledger_file_is_v1) before anything is appended.
  *
  * A live append writes one STMT frame whose new keys carry the dense
  * index assignment; replaying the frames in order through
@@ -46,14 +58,17 @@
 #include "lstore/ledger_store.h"
 #include "util/status.h"
 
-#define TAPAS_LEDGER_FILE_MAGIC		"TAPASLF1"
+#define TAPAS_LEDGER_FILE_MAGIC		"TAPASLF2"
+#define TAPAS_LEDGER_FILE_MAGIC_V1	"TAPASLF1"	/* read only */
 #define TAPAS_LEDGER_FILE_HEADER_LEN	8
 #define TAPAS_LEDGER_FILE_FRAME_HDR	8
 #define TAPAS_LEDGER_FILE_MAX_PAYLOAD	(UINT32_C(1) << 31)
 
-#define TAPAS_LEDGER_FILE_STMT		1
-#define TAPAS_LEDGER_FILE_KEYS		2
+#define TAPAS_LEDGER_FILE_STMT		1	/* version 1, read only */
+#define TAPAS_LEDGER_FILE_KEYS		2	/* version 1, read only */
 #define TAPAS_LEDGER_FILE_META		3
+#define TAPAS_LEDGER_FILE_STMT2		4
+#define TAPAS_LEDGER_FILE_KEYS2		5
 
 /*
  * Encoders.  Each returns in *frame a tapas_malloc'd frame (length, CRC,
@@ -63,7 +78,7 @@
  */
 extern tapas_status tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b,
 											uint8_t **frame, size_t *len);
-extern tapas_status tapas_ledger_file_encode_keys(uint32_t relid, const int64_t *keys,
+extern tapas_status tapas_ledger_file_encode_keys(uint64_t table_id, const int64_t *keys,
 											uint64_t nkeys, uint8_t **frame, size_t *len);
 extern tapas_status tapas_ledger_file_encode_meta(int64_t next_log_id,
 											uint8_t **frame, size_t *len);
@@ -96,6 +111,10 @@ extern tapas_status tapas_ledger_file_replay(tapas_ledger_store_t *s, const uint
 									   size_t *good_len, uint64_t *nframes,
 									   const char **reason);
 
+/* whether a file image starts with the version 1 magic (then the caller
+ * overwrites its first TAPAS_LEDGER_FILE_HEADER_LEN bytes with TAPAS_LEDGER_FILE_MAGIC) */
+extern int	tapas_ledger_file_is_v1(const uint8_t *buf, size_t len);
+
 /*
  * Writes the whole store as a fresh file image (magic, META, KEYS per
  * table, STMT per run of cells of one statement) through write_fn, which
@@ -105,5 +124,13 @@ extern tapas_status tapas_ledger_file_replay(tapas_ledger_store_t *s, const uint
 typedef int (*tapas_ledger_file_write_fn) (void *arg, const void *data, size_t len);
 extern tapas_status tapas_ledger_file_dump(const tapas_ledger_store_t *s,
 									 tapas_ledger_file_write_fn write_fn, void *arg);
+
+/*
+ * The same as if table skip (0: none) had been reset first
+ * (tapas_ledger_store_reset_table): its KEYS and cells are left out.  Lets
+ * tapas.reset write the new file before it changes the store in place.
+ */
+extern tapas_status tapas_ledger_file_dump_without(const tapas_ledger_store_t *s, uint64_t skip,
+											 tapas_ledger_file_write_fn write_fn, void *arg);
 
 #endif							/* TAPAS_LEDGER_FILE_H */

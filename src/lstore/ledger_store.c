@@ -8,13 +8,13 @@
  *	- records[0..nrecords) hold, per table slot t, the keys of t in dense
  *	  index order 0..tables[t].n-1, interleaved with other tables';
  *	- the hash holds exactly the positions 0..nrecords-1, each reachable
- *	  from its (relid, key) by linear probing without crossing an empty slot;
+ *	  from its (table_id, key) by linear probing without crossing an empty slot;
  *	- cells[0..ncells) have strictly increasing log_ids < next_log_id, and
  *	  every offset they hold lies inside arena[8..arena_used).
  * Mutations happen only in apply, add_keys, bump_log_id (ledger_apply.c)
- * and reset_table (here), always after every check that can fail, so a
- * failed call leaves the region as it was.  This file holds the layout,
- * the lookups, the primitive mutations and the reset.
+ * and reset_table (ledger_reset.c), always after every check that can
+ * fail, so a failed call leaves the region as it was.  This file holds the
+ * layout, the lookups and the primitive mutations.
  *
  * IDENTIFICATION
  *	  src/lstore/ledger_store.c
@@ -29,11 +29,11 @@
 
 #include "util/memory.h"
 
-/* splitmix64 finaliser of (relid, key): a well mixed 64-bit hash */
+/* splitmix64 finaliser of (table_id, key): a well mixed 64-bit hash */
 static uint64_t
-ledger_store_hash(uint32_t relid, int64_t key)
+ledger_store_hash(uint64_t table_id, int64_t key)
 {
-	uint64_t	z = (uint64_t) key ^ ((uint64_t) relid * UINT64_C(0x9E3779B97F4A7C15));
+	uint64_t	z = (uint64_t) key ^ ((uint64_t) table_id * UINT64_C(0x9E3779B97F4A7C15));
 
 	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
 	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
@@ -60,6 +60,7 @@ tapas_ledger_store_size(const tapas_ledger_store_limits_t *lim)
 		return 0;
 	return ALIGN8(sizeof(tapas_ledger_store_t)) +
 		ALIGN8(lim->max_tables * sizeof(ledger_store_table_t)) +
+		ALIGN8(TAPAS_LEDGER_STORE_MAX_ROLES * sizeof(ledger_store_role_t)) +
 		lim->max_records * sizeof(ledger_store_record_t) +
 		ALIGN8(ledger_store_hash_slots(lim->max_records) * sizeof(uint32_t)) +
 		lim->max_cells * sizeof(tapas_ledger_store_cell_t) +
@@ -83,6 +84,8 @@ tapas_ledger_store_init(void *region, size_t size, const tapas_ledger_store_limi
 	off = ALIGN8(sizeof(tapas_ledger_store_t));
 	s->off_tables = off;
 	off += ALIGN8(lim->max_tables * sizeof(ledger_store_table_t));
+	s->off_roles = off;
+	off += ALIGN8(TAPAS_LEDGER_STORE_MAX_ROLES * sizeof(ledger_store_role_t));
 	s->off_records = off;
 	off += lim->max_records * sizeof(ledger_store_record_t);
 	s->off_hash = off;
@@ -99,35 +102,35 @@ tapas_ledger_store_init(void *region, size_t size, const tapas_ledger_store_limi
 /* ---- Lookups ---- */
 
 int
-tapas_ledger_store_table_slot(const tapas_ledger_store_t *s, uint32_t relid)
+tapas_ledger_store_table_slot(const tapas_ledger_store_t *s, uint64_t table_id)
 {
 	uint32_t	t;
 
 	for (t = 0; t < s->ntables; t++)
-		if (TABLES(s)[t].relid == relid)
+		if (TABLES(s)[t].table_id == table_id)
 			return (int) t;
 	return -1;
 }
 
-uint32_t
-tapas_ledger_store_table_relid(const tapas_ledger_store_t *s, int slot)
+uint64_t
+tapas_ledger_store_table_id(const tapas_ledger_store_t *s, int slot)
 {
-	return TABLES(s)[slot].relid;
+	return TABLES(s)[slot].table_id;
 }
 
 uint64_t
-tapas_ledger_store_table_n(const tapas_ledger_store_t *s, uint32_t relid)
+tapas_ledger_store_table_n(const tapas_ledger_store_t *s, uint64_t table_id)
 {
-	int			t = tapas_ledger_store_table_slot(s, relid);
+	int			t = tapas_ledger_store_table_slot(s, table_id);
 
 	return t < 0 ? 0 : TABLES(s)[t].n;
 }
 
-/* hash slot holding (relid, key), or the empty slot where it would go */
+/* hash slot holding (table_id, key), or the empty slot where it would go */
 uint32_t
-tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
+tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	h = (uint32_t) ledger_store_hash(relid, key) & s->hash_mask;
+	uint32_t	h = (uint32_t) ledger_store_hash(table_id, key) & s->hash_mask;
 
 	for (;;)
 	{
@@ -137,39 +140,50 @@ tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint32_t relid, int64_t 
 		if (pos == 0)
 			return h;
 		r = &RECORDS(s)[pos - 1];
-		if (r->key == key && TABLES(s)[r->table].relid == relid)
+		if (r->key == key && TABLES(s)[r->table].table_id == table_id)
 			return h;
 		h = (h + 1) & s->hash_mask;
 	}
 }
 
 void
-tapas_ledger_store_prefetch_slot(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
+tapas_ledger_store_prefetch_slot(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
 {
-	__builtin_prefetch(&HASH(s)[(uint32_t) ledger_store_hash(relid, key) & s->hash_mask]);
+	__builtin_prefetch(&HASH(s)[(uint32_t) ledger_store_hash(table_id, key) & s->hash_mask]);
 }
 
 void
-tapas_ledger_store_prefetch_record(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
+tapas_ledger_store_prefetch_record(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
 {
-	uint32_t	pos = HASH(s)[(uint32_t) ledger_store_hash(relid, key) & s->hash_mask];
+	uint32_t	pos = HASH(s)[(uint32_t) ledger_store_hash(table_id, key) & s->hash_mask];
 
 	if (pos != 0)
 		__builtin_prefetch(&RECORDS(s)[pos - 1]);
 }
 
-int64_t
-tapas_ledger_store_lookup(const tapas_ledger_store_t *s, uint32_t relid, int64_t key)
+void
+tapas_ledger_store_record(const tapas_ledger_store_t *s, uint64_t i, int64_t *key, uint32_t *slot,
+					uint32_t *idx)
 {
-	uint32_t	pos = HASH(s)[tapas_ledger_store_probe(s, relid, key)];
+	const ledger_store_record_t *r = &RECORDS(s)[i];
+
+	*key = r->key;
+	*slot = r->table;
+	*idx = r->idx;
+}
+
+int64_t
+tapas_ledger_store_lookup(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key)
+{
+	uint32_t	pos = HASH(s)[tapas_ledger_store_probe(s, table_id, key)];
 
 	return pos == 0 ? -1 : (int64_t) RECORDS(s)[pos - 1].idx;
 }
 
 void
-tapas_ledger_store_table_keys(const tapas_ledger_store_t *s, uint32_t relid, int64_t *keys)
+tapas_ledger_store_table_keys(const tapas_ledger_store_t *s, uint64_t table_id, int64_t *keys)
 {
-	int			t = tapas_ledger_store_table_slot(s, relid);
+	int			t = tapas_ledger_store_table_slot(s, table_id);
 	uint64_t	i;
 
 	if (t < 0)
@@ -180,7 +194,7 @@ tapas_ledger_store_table_keys(const tapas_ledger_store_t *s, uint32_t relid, int
 }
 
 uint64_t
-tapas_ledger_store_find_stat(const tapas_ledger_store_t *s, uint32_t relid,
+tapas_ledger_store_find_stat(const tapas_ledger_store_t *s, uint64_t table_id,
 					   const char *stat, uint32_t len)
 {
 	uint64_t	off;
@@ -189,12 +203,70 @@ tapas_ledger_store_find_stat(const tapas_ledger_store_t *s, uint32_t relid,
 	{
 		const ledger_store_stat_t *st = (const ledger_store_stat_t *) (ARENA(s) + off);
 
-		if (st->relid == relid && st->len == len &&
+		if (st->table_id == table_id && st->len == len &&
 			memcmp(st + 1, stat, len) == 0)
 			return off;
 		off = st->next;
 	}
 	return 0;
+}
+
+ledger_store_role_t *
+tapas_ledger_store_role_entry(const tapas_ledger_store_t *s, uint32_t role)
+{
+	uint32_t	i;
+
+	for (i = 0; i < s->nroles; i++)
+		if (ROLES(s)[i].role == role)
+			return &ROLES(s)[i];
+	return NULL;
+}
+
+tapas_ledger_store_usage_t
+tapas_ledger_store_role_usage(const tapas_ledger_store_t *s, uint32_t role)
+{
+	const ledger_store_role_t *r = tapas_ledger_store_role_entry(s, role);
+	tapas_ledger_store_usage_t u = {0, 0};
+
+	if (r != NULL)
+	{
+		u.cells = r->cells;
+		u.bytes = r->bytes;
+	}
+	return u;
+}
+
+tapas_ledger_store_usage_t
+tapas_ledger_store_cell_usage(const tapas_ledger_store_t *s, uint64_t i, tapas_ledger_store_usage_t *seen)
+{
+	const tapas_ledger_store_cell_t *c = &CELLS(s)[i];
+	tapas_ledger_store_usage_t u = {1, 0};
+
+	if (c->cover_off > seen->cells)
+	{
+		u.bytes += ALIGN8(c->cover_len);
+		seen->cells = c->cover_off;
+	}
+	if (c->query_off > seen->bytes)
+	{
+		u.bytes += ALIGN8(strlen((const char *) ARENA(s) + c->query_off) + 1);
+		seen->bytes = c->query_off;
+	}
+	return u;
+}
+
+tapas_ledger_store_usage_t
+tapas_ledger_batch_usage(const tapas_ledger_batch_t *b)
+{
+	tapas_ledger_store_usage_t u = {(uint64_t) b->ncells, 0};
+	int			i;
+
+	if (b->query != NULL)
+		u.bytes += ALIGN8((uint64_t) b->query_len + 1);
+	for (i = 0; i < b->ncells; i++)
+		if (b->cells[i].shared_from == 0)
+			u.bytes += ALIGN8(b->cells[i].cover_len);
+	return u;
 }
 
 const tapas_ledger_store_cell_t *
@@ -228,14 +300,29 @@ tapas_ledger_store_cover(const tapas_ledger_store_t *s, const tapas_ledger_store
 
 /* ---- Primitive mutations (callers have checked capacity) ---- */
 
-uint32_t
-tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint32_t relid)
+void
+tapas_ledger_store_put_role_usage(tapas_ledger_store_t *s, uint32_t role, tapas_ledger_store_usage_t usage)
 {
-	int			t = tapas_ledger_store_table_slot(s, relid);
+	ledger_store_role_t *r = tapas_ledger_store_role_entry(s, role);
+
+	if (r == NULL)
+	{
+		r = &ROLES(s)[s->nroles++];
+		memset(r, 0, sizeof(*r));
+		r->role = role;
+	}
+	r->cells += usage.cells;
+	r->bytes += usage.bytes;
+}
+
+uint32_t
+tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint64_t table_id)
+{
+	int			t = tapas_ledger_store_table_slot(s, table_id);
 
 	if (t >= 0)
 		return (uint32_t) t;
-	TABLES(s)[s->ntables].relid = relid;
+	TABLES(s)[s->ntables].table_id = table_id;
 	TABLES(s)[s->ntables].n = 0;
 	return s->ntables++;
 }
@@ -243,7 +330,7 @@ tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint32_t relid)
 void
 tapas_ledger_store_put_record(tapas_ledger_store_t *s, uint32_t slot, int64_t key)
 {
-	uint32_t	h = tapas_ledger_store_probe(s, TABLES(s)[slot].relid, key);
+	uint32_t	h = tapas_ledger_store_probe(s, TABLES(s)[slot].table_id, key);
 	ledger_store_record_t *r = &RECORDS(s)[s->nrecords];
 
 	r->key = key;
@@ -266,9 +353,9 @@ tapas_ledger_store_put_bytes(tapas_ledger_store_t *s, const void *data, uint64_t
 }
 
 uint64_t
-tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint32_t relid, const char *stat, uint32_t len)
+tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t table_id, const char *stat, uint32_t len)
 {
-	uint64_t	off = tapas_ledger_store_find_stat(s, relid, stat, len);
+	uint64_t	off = tapas_ledger_store_find_stat(s, table_id, stat, len);
 	ledger_store_stat_t hdr;
 	uint8_t    *p;
 
@@ -276,7 +363,7 @@ tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint32_t relid, const char 
 		return off;
 	off = s->arena_used;
 	hdr.next = s->stats_head;
-	hdr.relid = relid;
+	hdr.table_id = table_id;
 	hdr.len = len;
 	p = ARENA(s) + off;
 	memcpy(p, &hdr, sizeof(hdr));
@@ -286,68 +373,4 @@ tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint32_t relid, const char 
 	s->stats_head = off;
 	s->nstats++;
 	return off;
-}
-
-/* ---- Reset of one table ---- */
-
-tapas_status
-tapas_ledger_store_reset_table(tapas_ledger_store_t *s, uint32_t relid, uint64_t *ncells_removed)
-{
-	tapas_ledger_store_t *src = tapas_malloc(s->region_size);
-	tapas_ledger_store_limits_t lim = s->lim;
-	uint64_t	i,
-				removed = 0,
-				last_q_src = 0,
-				last_q_dst = 0;
-
-	if (src == NULL)
-		return TAPAS_ENOMEM;
-	memcpy(src, s, s->region_size);
-	tapas_ledger_store_init(s, src->region_size, &lim);
-	s->next_log_id = src->next_log_id;
-
-	/* every other table, also those whose cells cover no record */
-	for (i = 0; i < src->ntables; i++)
-		if (TABLES(src)[i].relid != relid)
-			tapas_ledger_store_put_table(s, TABLES(src)[i].relid);
-	/* records in their original order, so every other table keeps its indices */
-	for (i = 0; i < src->nrecords; i++)
-	{
-		const ledger_store_record_t *r = &RECORDS(src)[i];
-		uint32_t	rel = TABLES(src)[r->table].relid;
-
-		if (rel != relid)
-			tapas_ledger_store_put_record(s, tapas_ledger_store_put_table(s, rel), r->key);
-	}
-	for (i = 0; i < src->ncells; i++)
-	{
-		const tapas_ledger_store_cell_t *c = &CELLS(src)[i];
-		tapas_ledger_store_cell_t *d = &CELLS(s)[s->ncells];
-		uint32_t	len;
-		const char *stat;
-
-		if (c->relid == relid)
-		{
-			removed++;
-			continue;
-		}
-		*d = *c;
-		stat = tapas_ledger_store_stat_text(src, c, &len);
-		d->stat_off = tapas_ledger_store_put_stat(s, c->relid, stat, len);
-		if (c->query_off != 0 && c->query_off != last_q_src)
-		{
-			const char *q = tapas_ledger_store_query_text(src, c);
-
-			last_q_src = c->query_off;
-			last_q_dst = tapas_ledger_store_put_bytes(s, q, strlen(q), 1);
-		}
-		d->query_off = c->query_off == 0 ? 0 : last_q_dst;
-		d->cover_off = tapas_ledger_store_put_bytes(s, tapas_ledger_store_cover(src, c), c->cover_len, 0);
-		d->table = (uint32_t) tapas_ledger_store_table_slot(s, c->relid);
-		s->ncells++;
-	}
-	tapas_free(src);
-	if (ncells_removed)
-		*ncells_removed = removed;
-	return TAPAS_OK;
 }

@@ -23,7 +23,7 @@
 
 typedef struct ledger_store_table
 {
-	uint32_t	relid;
+	uint64_t	table_id;
 	uint32_t	n;				/* records of this table = next dense index */
 } ledger_store_table_t;
 
@@ -34,11 +34,19 @@ typedef struct ledger_store_record
 	uint32_t	idx;			/* dense index within the table */
 } ledger_store_record_t;
 
+typedef struct ledger_store_role
+{
+	uint32_t	role;
+	uint32_t	pad;
+	uint64_t	cells;
+	uint64_t	bytes;
+} ledger_store_role_t;
+
 /* an interned statistic in the arena, followed by len bytes and a NUL */
 typedef struct ledger_store_stat
 {
 	uint64_t	next;			/* arena offset of the previous statistic, 0 = end */
-	uint32_t	relid;
+	uint64_t	table_id;
 	uint32_t	len;
 } ledger_store_stat_t;
 
@@ -46,6 +54,7 @@ typedef struct ledger_store_stat
 
 #define REGION(s)		((uint8_t *) (s))
 #define TABLES(s)		((ledger_store_table_t *) (REGION(s) + (s)->off_tables))
+#define ROLES(s)		((ledger_store_role_t *) (REGION(s) + (s)->off_roles))
 #define RECORDS(s)		((ledger_store_record_t *) (REGION(s) + (s)->off_records))
 #define HASH(s)			((uint32_t *) (REGION(s) + (s)->off_hash))
 #define CELLS(s)		((tapas_ledger_store_cell_t *) (REGION(s) + (s)->off_cells))
@@ -54,16 +63,30 @@ typedef struct ledger_store_stat
 /* arena bytes a statistic costs when interned */
 #define STAT_BYTES(len)		ALIGN8(sizeof(ledger_store_stat_t) + (uint64_t) (len) + 1)
 
-/* hash slot holding (relid, key), or the empty slot where it would go */
-extern uint32_t tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint32_t relid, int64_t key);
-/* slot of relid, added if missing (capacity checked by the caller) */
-extern uint32_t tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint32_t relid);
+/* hash slot holding (table_id, key), or the empty slot where it would go */
+extern uint32_t tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key);
+/* adds usage to role's entry, made if missing (capacity checked by the caller) */
+extern void tapas_ledger_store_put_role_usage(tapas_ledger_store_t *s, uint32_t role,
+										tapas_ledger_store_usage_t usage);
+/*
+ * What cell i adds to its role's usage, as apply counted it: the cell, its
+ * cover and query text unless an earlier cell holds them (offsets grow with
+ * every new cover or text, so a first use is an offset above every earlier
+ * one).  *seen carries, over calls for i = 0, 1, ..., the largest cover
+ * offset (cells) and query offset (bytes) so far; start it at {0, 0}.
+ */
+extern tapas_ledger_store_usage_t tapas_ledger_store_cell_usage(const tapas_ledger_store_t *s, uint64_t i,
+													tapas_ledger_store_usage_t *seen);
+/* the entry of role, or NULL */
+extern ledger_store_role_t *tapas_ledger_store_role_entry(const tapas_ledger_store_t *s, uint32_t role);
+/* slot of table_id, added if missing (capacity checked by the caller) */
+extern uint32_t tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint64_t table_id);
 /* appends key to the table of slot with the next dense index */
 extern void tapas_ledger_store_put_record(tapas_ledger_store_t *s, uint32_t slot, int64_t key);
 /* copies len bytes (plus a NUL if nul) into the arena; returns the offset */
 extern uint64_t tapas_ledger_store_put_bytes(tapas_ledger_store_t *s, const void *data, uint64_t len, int nul);
-/* arena offset of the interned (relid, stat), interned now if new */
-extern uint64_t tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint32_t relid, const char *stat, uint32_t len);
+/* arena offset of the interned (table_id, stat), interned now if new */
+extern uint64_t tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t table_id, const char *stat, uint32_t len);
 /* max member of a serialised cover, -1 if empty, -2 if it does not decode */
 extern int64_t tapas_ledger_store_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card);
 

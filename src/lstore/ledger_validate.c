@@ -17,6 +17,9 @@
  */
 #include "lstore/ledger_store_int.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define FAIL(msg)	do { if (reason) *reason = (msg); return TAPAS_EINCONSISTENT; } while (0)
 
 static tapas_status
@@ -30,10 +33,10 @@ ledger_store_validate_records(const tapas_ledger_store_t *s, const char **reason
 
 	for (t = 0; t < s->ntables; t++)
 	{
-		if (TABLES(s)[t].relid == 0)
-			FAIL("table slot with relid 0");
+		if (TABLES(s)[t].table_id == 0)
+			FAIL("table slot with table_id 0");
 		for (u = 0; u < t; u++)
-			if (TABLES(s)[u].relid == TABLES(s)[t].relid)
+			if (TABLES(s)[u].table_id == TABLES(s)[t].table_id)
 				FAIL("two slots for one table");
 	}
 	for (i = 0; i < s->nrecords; i++)
@@ -44,7 +47,7 @@ ledger_store_validate_records(const tapas_ledger_store_t *s, const char **reason
 			FAIL("record of an unknown table slot");
 		if (r->idx != next[r->table]++)
 			FAIL("dense indices of a table are not 0, 1, ... in record order");
-		if (HASH(s)[tapas_ledger_store_probe(s, TABLES(s)[r->table].relid, r->key)] != i + 1)
+		if (HASH(s)[tapas_ledger_store_probe(s, TABLES(s)[r->table].table_id, r->key)] != i + 1)
 			FAIL("record not reachable through the hash (or a duplicate key)");
 	}
 	for (t = 0; t < s->ntables; t++)
@@ -55,6 +58,48 @@ ledger_store_validate_records(const tapas_ledger_store_t *s, const char **reason
 			FAIL("hash slot beyond the records");
 	if (used != s->nrecords)
 		FAIL("hash holds a different number of entries than records");
+	return TAPAS_OK;
+}
+
+/* the role entries hold exactly what the cells of each role hold */
+static tapas_status
+ledger_store_validate_roles(const tapas_ledger_store_t *s, const char **reason)
+{
+	uint64_t	i;
+	uint32_t	r,
+				q;
+	tapas_ledger_store_usage_t seen = {0, 0},
+			   *sum;
+	int			ok = 1;
+
+	if (s->nroles > TAPAS_LEDGER_STORE_MAX_ROLES)
+		FAIL("more roles than the roles part holds");
+	for (r = 0; r < s->nroles; r++)
+		for (q = 0; q < r; q++)
+			if (ROLES(s)[q].role == ROLES(s)[r].role)
+				FAIL("two entries for one role");
+	sum = calloc(s->nroles + 1, sizeof(tapas_ledger_store_usage_t));
+	if (sum == NULL)
+		FAIL("out of memory");
+	for (i = 0; i < s->ncells && ok; i++)
+	{
+		tapas_ledger_store_usage_t u = tapas_ledger_store_cell_usage(s, i, &seen);
+		const ledger_store_role_t *e = tapas_ledger_store_role_entry(s, CELLS(s)[i].role);
+
+		if (e == NULL)
+			ok = 0;
+		else
+		{
+			sum[e - ROLES(s)].cells += u.cells;
+			sum[e - ROLES(s)].bytes += u.bytes;
+		}
+	}
+	for (r = 0; r < s->nroles && ok; r++)
+		if (sum[r].cells != ROLES(s)[r].cells || sum[r].bytes != ROLES(s)[r].bytes)
+			ok = 0;
+	free(sum);
+	if (!ok)
+		FAIL("role usage differs from what its cells hold");
 	return TAPAS_OK;
 }
 
@@ -73,6 +118,8 @@ ledger_store_validate_cells(const tapas_ledger_store_t *s, const char **reason)
 	}
 	if (nstats != s->nstats)
 		FAIL("statistic list length differs from nstats");
+	if (ledger_store_validate_roles(s, reason) != TAPAS_OK)
+		return TAPAS_EINCONSISTENT;
 	for (i = 0; i < s->ncells; i++)
 	{
 		const tapas_ledger_store_cell_t *c = &CELLS(s)[i];
@@ -81,10 +128,10 @@ ledger_store_validate_cells(const tapas_ledger_store_t *s, const char **reason)
 
 		if (c->log_id >= s->next_log_id || (i > 0 && c->log_id <= CELLS(s)[i - 1].log_id))
 			FAIL("log_ids not increasing below next_log_id");
-		if (c->table >= s->ntables || TABLES(s)[c->table].relid != c->relid)
-			FAIL("cell table slot does not match its relid");
+		if (c->table >= s->ntables || TABLES(s)[c->table].table_id != c->table_id)
+			FAIL("cell table slot does not match its table_id");
 		if (c->stat_off < 8 || c->stat_off >= s->arena_used ||
-			((const ledger_store_stat_t *) (ARENA(s) + c->stat_off))->relid != c->relid)
+			((const ledger_store_stat_t *) (ARENA(s) + c->stat_off))->table_id != c->table_id)
 			FAIL("cell statistic outside the arena or of another table");
 		if (c->query_off >= s->arena_used || c->cover_off < 8 ||
 			c->cover_off + c->cover_len > s->arena_used)

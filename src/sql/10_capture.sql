@@ -83,28 +83,51 @@ COMMENT ON EVENT TRIGGER tapas_drop_protection IS
 -- aggregate: tapas._cover(key, value, capture) returns the covered keys and
 -- the cell's answer (sum of non-null values), packed in a bytea; capture is a
 -- constant that tells the planner hook which table and statistic it logs.
--- One for int8 keys and one for int2/int4 keys (no cast per row).  No combine
--- function, so the planner never splits it across workers.
+-- One for int8 keys and one for int2/int4 keys (no cast per row).  Parallel
+-- safe, with combine, serial and deserial functions, so the planner keeps
+-- parallel and partition-wise partial aggregation; the gate sits above the
+-- Finalize Agg (src/capture/plan.c).
 CREATE FUNCTION tapas._cover_trans(internal, int8, float8, int4)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans'
-LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION tapas._cover_trans(internal, int8, float8, int4) IS
 	'Transition function of tapas._cover for int8 keys (internal)';
 
 CREATE FUNCTION tapas._cover_trans(internal, int4, float8, int4)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans4'
-LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION tapas._cover_trans(internal, int4, float8, int4) IS
 	'Transition function of tapas._cover for int2 and int4 keys (internal)';
 
 CREATE FUNCTION tapas._cover_final(internal)
 RETURNS bytea
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_final'
-LANGUAGE C CALLED ON NULL INPUT PARALLEL RESTRICTED;
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION tapas._cover_final(internal) IS
 	'Final function of tapas._cover (internal)';
+
+CREATE FUNCTION tapas._cover_combine(internal, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_combine'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION tapas._cover_combine(internal, internal) IS
+	'Combine function of tapas._cover: union of the covered keys, sum of the answers (internal)';
+
+CREATE FUNCTION tapas._cover_serial(internal)
+RETURNS bytea
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_serial'
+LANGUAGE C STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION tapas._cover_serial(internal) IS
+	'Serialisation function of tapas._cover: a partial state as bytea (internal)';
+
+CREATE FUNCTION tapas._cover_deserial(bytea, internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_deserial'
+LANGUAGE C STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION tapas._cover_deserial(bytea, internal) IS
+	'Deserialisation function of tapas._cover (internal)';
 
 CREATE AGGREGATE tapas._cover(int8, float8, int4) (
 	SFUNC = tapas._cover_trans,
@@ -112,7 +135,10 @@ CREATE AGGREGATE tapas._cover(int8, float8, int4) (
 	SSPACE = 4096,
 	FINALFUNC = tapas._cover_final,
 	FINALFUNC_MODIFY = READ_WRITE,
-	PARALLEL = RESTRICTED
+	COMBINEFUNC = tapas._cover_combine,
+	SERIALFUNC = tapas._cover_serial,
+	DESERIALFUNC = tapas._cover_deserial,
+	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE tapas._cover(int8, float8, int4) IS
 	'Capture aggregate added by tapas to audited queries on tables with an int8 key (internal; not for direct use)';
@@ -123,7 +149,10 @@ CREATE AGGREGATE tapas._cover(int4, float8, int4) (
 	SSPACE = 4096,
 	FINALFUNC = tapas._cover_final,
 	FINALFUNC_MODIFY = READ_WRITE,
-	PARALLEL = RESTRICTED
+	COMBINEFUNC = tapas._cover_combine,
+	SERIALFUNC = tapas._cover_serial,
+	DESERIALFUNC = tapas._cover_deserial,
+	PARALLEL = SAFE
 );
 COMMENT ON AGGREGATE tapas._cover(int4, float8, int4) IS
 	'Capture aggregate added by tapas to audited queries on tables with an int2 or int4 key (internal; not for direct use)';

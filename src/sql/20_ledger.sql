@@ -14,14 +14,16 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_query_log'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas.query_log_raw() IS
-	'Every logged cell of the tapas ledger (admin only); use the view tapas.query_log';
+	'Every logged cell of the current database in the tapas ledger (admin only); use the view tapas.query_log';
 
 CREATE VIEW tapas.query_log AS
-	SELECT log_id, logged_at, pg_catalog.pg_get_userbyid(roleid) AS role, pid,
-		   session_start, tbl, statistic, answer, covered, query
-	  FROM tapas.query_log_raw();
+	SELECT q.log_id, q.logged_at,
+		   coalesce(r.rolname, ('dropped role (OID ' || q.roleid || ')')::name) AS role, q.pid,
+		   q.session_start, q.tbl, q.statistic, q.answer, q.covered, q.query
+	  FROM tapas.query_log_raw() q
+	  LEFT JOIN pg_catalog.pg_roles r ON r.oid = q.roleid;
 COMMENT ON VIEW tapas.query_log IS
-	'Logged answers: one row per answered cell (log_id, time, session user, pid and backend start = session, table, statistic, answer, number of covered rows, query text); admin only';
+	'Logged answers of the current database: one row per answered cell (log_id, time, session user, pid and backend start = session, table, statistic, answer, number of covered rows, query text); admin only';
 
 CREATE FUNCTION tapas.query_matrix(tbl regclass, statistic text DEFAULT NULL,
 	role regrole DEFAULT NULL, after_log_id bigint DEFAULT 0,
@@ -37,7 +39,7 @@ RETURNS bigint
 AS 'MODULE_PATHNAME', 'tapas_sql_reset'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION tapas.reset(regclass) IS
-	'Removes every logged cell and key index of a table from the ledger, in memory and on disk; returns the number of cells removed; not transactional; admin only';
+	'Removes every logged cell and key index of a table of the current database from the ledger, in memory and on disk; returns the number of cells removed; not transactional; admin only';
 
 CREATE FUNCTION tapas.ledger_record(tbl regclass, statistic text, answer double precision,
 	keys bigint[], query text DEFAULT NULL)

@@ -9,26 +9,40 @@
 CREATE FUNCTION tapas.alerts_raw(
 	OUT alert_id bigint, OUT raised_at timestamptz, OUT roleid oid, OUT pid integer,
 	OUT tbl regclass, OUT statistic text, OUT record_key bigint, OUT kind text,
-	OUT method text, OUT action text, OUT log_ids bigint[], OUT detail text)
+	OUT method text, OUT action text, OUT log_ids bigint[], OUT detail text,
+	OUT dbid oid, OUT record_keys bigint[], OUT nrecords integer)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_alerts'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas.alerts_raw() IS
-	'Alerts kept in shared memory, oldest first (admin only); use the view tapas.alerts';
+	'Alerts kept in shared memory, oldest first, of every database (admin only); use the view tapas.alerts';
 
+-- Alerts of every database: "table" is the table of the current database
+-- (NULL for another database's alert, whose OID means nothing here),
+-- table_name names it in either case.
 CREATE VIEW tapas.alerts AS
-	SELECT alert_id, raised_at,
-		   -- a dropped role says so, instead of pg_get_userbyid's "unknown (OID=n)"
-		   coalesce((SELECT r.rolname FROM pg_catalog.pg_roles r WHERE r.oid = a.roleid),
-					('dropped role ' || a.roleid)::name) AS role, pid,
-		   tbl AS "table", statistic, record_key, kind, method, action, log_ids, detail,
-		   -- the table's name here; an OID that names no table of this database
-		   -- is a dropped table or one of another database (same ledger)
-		   coalesce((SELECT c.oid::regclass::text FROM pg_catalog.pg_class c WHERE c.oid = a.tbl),
-					'table ' || a.tbl::oid || ' (dropped, or of another database)') AS table_name
-	  FROM tapas.alerts_raw() a;
+	SELECT a.alert_id, a.raised_at,
+		   coalesce(r.rolname, ('dropped role (OID ' || a.roleid || ')')::name) AS role, a.pid,
+		   CASE WHEN a.dbid = d0.oid THEN a.tbl END AS "table",
+		   a.statistic, a.record_key, a.kind, a.method, a.action, a.log_ids, a.detail,
+		   coalesce(d.datname, ('dropped database (OID ' || a.dbid || ')')::name) AS database,
+		   CASE WHEN a.dbid = d0.oid THEN a.tbl::text
+				ELSE 'table OID ' || a.tbl::oid || ' of database ' ||
+					 coalesce(pg_catalog.quote_ident(d.datname), 'OID ' || a.dbid) END AS table_name,
+		   a.record_keys, a.nrecords
+	  FROM tapas.alerts_raw() a
+	  JOIN pg_catalog.pg_database d0 ON d0.datname = pg_catalog.current_database()
+	  LEFT JOIN pg_catalog.pg_roles r ON r.oid = a.roleid
+	  LEFT JOIN pg_catalog.pg_database d ON d.oid = a.dbid;
 COMMENT ON VIEW tapas.alerts IS
-	'Alerts of the auditor: one row per isolated record and query (alert id, time, session user (or "dropped role N"), pid, table, statistic, key of the record, kind determined or reconstructed, method, action logged/warned/denied, log_ids of the queries involved, detail, and the table''s name, or what its OID is when it names no table of this database); survives ROLLBACK and restart; admin only';
+	'Alerts of the auditor, of every database: one row per statement, table and kind of isolation (alert id, time, session user, pid, table of the current database, statistics, key of its first record, kind determined, reconstructed or incomplete (a check that could not complete; record_key 0), methods, action logged/warned/denied, log_ids of the queries involved, detail, database, table name, keys of the isolated records (the first 32, ascending) and their number); survives ROLLBACK and restart; admin only';
+
+CREATE VIEW tapas.alert_records AS
+	SELECT a.alert_id, a.raised_at, a.role, a.pid, a."table", a.statistic, r.record_key,
+		   a.kind, a.method, a.action, a.log_ids, a.detail, a.database, a.table_name
+	  FROM tapas.alerts a CROSS JOIN LATERAL pg_catalog.unnest(a.record_keys) AS r(record_key);
+COMMENT ON VIEW tapas.alert_records IS
+	'The records listed in the alerts: one row per alert and listed record key (the first 32 of each alert), with the alert''s columns; admin only';
 
 CREATE FUNCTION tapas.audit(tbl regclass,
 	OUT role text, OUT statistic text, OUT record_key bigint, OUT kind text,
@@ -37,11 +51,13 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_audit'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION tapas.audit(regclass) IS
-	'Re-runs the full audit of a table on the whole ledger (every statistic and role, no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
+	'Re-runs the full audit of a table on the whole ledger (per basis-value class and audit scope: every role under tapas.audit_scope = all, shown as (all), else per role; no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
 
 REVOKE ALL ON FUNCTION tapas.alerts_raw() FROM PUBLIC;
 REVOKE ALL ON tapas.alerts FROM PUBLIC;
+REVOKE ALL ON tapas.alert_records FROM PUBLIC;
 REVOKE ALL ON FUNCTION tapas.audit(regclass) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION tapas.alerts_raw() TO tapas_admin;
 GRANT SELECT ON tapas.alerts TO tapas_admin;
+GRANT SELECT ON tapas.alert_records TO tapas_admin;
 GRANT EXECUTE ON FUNCTION tapas.audit(regclass) TO tapas_admin;

@@ -39,8 +39,12 @@ grep -q "notification \"tapas_alert\" with payload \"$id\"" "$dir/listen.out" ||
 	{ cat "$dir/listen.out"; fail "no NOTIFY with payload $id"; }
 echo "ok: NOTIFY tapas_alert '$id' after a refused query"
 [ "$got" = "$id:51:determined:denied" ] || fail "alert is '$got'"
-grep -q "tapas alert $id: record 51" "$dir/server.log" || fail "no server-log line"
+grep -q "tapas alert $id: 1 record of table \"sys_t\" in database \"$db\" .*: keys 51\$" "$dir/server.log" ||
+	fail "no server-log line"
 echo "ok: one server-log line"
+[ "$(q "SELECT record_keys::text || ' ' || nrecords || ' ' || database FROM tapas.alerts WHERE alert_id = $id")" = "{51} 1 $db" ] ||
+	fail "the alert lists its records: $(q "SELECT record_keys, nrecords, database FROM tapas.alerts WHERE alert_id = $id")"
+echo "ok: the alert lists its record and names its database"
 
 # clean restart
 instance_restart "$dir" || fail "restart"

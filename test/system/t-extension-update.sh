@@ -17,7 +17,8 @@ SELECT pg_describe_object(d.classid, d.objid, 0) || ' | ' ||
        coalesce(obj_description(d.objid, d.classid::regclass::name), '-') || ' | ' ||
        coalesce((SELECT p.provolatile::text || ' ' || p.proparallel::text || ' ' || coalesce(p.proacl::text, '-')
                    FROM pg_proc p WHERE d.classid = 'pg_proc'::regclass AND p.oid = d.objid), '') || ' | ' ||
-       coalesce((SELECT a.aggfinalmodify::text || ' ' || a.aggtransspace::text
+       coalesce((SELECT a.aggfinalmodify::text || ' ' || a.aggtransspace::text || ' ' || a.aggcombinefn::text ||
+                          ' ' || a.aggserialfn::text || ' ' || a.aggdeserialfn::text
                    FROM pg_aggregate a WHERE d.classid = 'pg_proc'::regclass AND a.aggfnoid = d.objid), '') || ' | ' ||
        coalesce((SELECT coalesce(c.relacl::text, '-')
                    FROM pg_class c WHERE d.classid = 'pg_class'::regclass AND c.oid = d.objid), '')

@@ -31,7 +31,9 @@
 #define WL_TABLES	3
 #define WL_MAXCELLS	4
 
-static const uint32_t wl_relids[WL_TABLES] = {16401, 16402, 4000000000u};
+/* table ids: two share an OID in different databases ((dbid << 32) | relid) */
+static const uint64_t wl_relids[WL_TABLES] = {16401, (UINT64_C(16385) << 32) | 16401,
+(UINT64_C(4000000000) << 32) | 4000000000u};
 static const char *const wl_stats[] = {"count(*)", "sum(hiv)", "count(*) filter (where hiv)"};
 
 typedef struct wl_oracle
@@ -137,7 +139,7 @@ wl_stmt_make(tapas_rng_t *rng, wl_stmt_t *st, int id)
 		st->keys[c] = malloc((m ? m : 1) * sizeof(int64_t));
 		for (i = 0; i < m; i++)
 			st->keys[c][i] = wl_key(st->u[c][i]);
-		st->in[c].relid = wl_relids[st->table[c]];
+		st->in[c].table_id = wl_relids[st->table[c]];
 		st->in[c].statistic = wl_stats[tapas_rng_below(rng, 3)];
 		st->in[c].answer = (double) tapas_rng_below(rng, 1000) / 4;
 		st->in[c].keys = st->keys[c];

@@ -118,7 +118,7 @@ test_lcache_puts(void)
 
 /* a random cell over dense keys of relid: subset, shuffled or sorted, repeats */
 static void
-make_cell(tapas_rng_t *rng, tapas_ledger_cell_in_t *in, int64_t *keys, uint32_t relid, int64_t base)
+make_cell(tapas_rng_t *rng, tapas_ledger_cell_in_t *in, int64_t *keys, uint64_t relid, int64_t base)
 {
 	uint64_t	lo = tapas_rng_u64(rng) % 1500,
 				len = 1 + tapas_rng_u64(rng) % 1500,
@@ -143,7 +143,7 @@ make_cell(tapas_rng_t *rng, tapas_ledger_cell_in_t *in, int64_t *keys, uint32_t 
 		keys[m] = keys[m / 2];
 		m++;
 	}
-	in->relid = relid;
+	in->table_id = relid;
 	in->statistic = "count(*)";
 	in->answer = (double) m;
 	in->keys = keys;
@@ -165,7 +165,7 @@ check_covers_by_lookup(const tapas_ledger_store_t *s, const tapas_ledger_batch_t
 		uint64_t	k;
 
 		for (k = 0; k < in[c].nkeys; k++)
-			roaring_bitmap_add(want, (uint32_t) tapas_ledger_store_lookup(s, in[c].relid, in[c].keys[k]));
+			roaring_bitmap_add(want, (uint32_t) tapas_ledger_store_lookup(s, in[c].table_id, in[c].keys[k]));
 		TAPAS_CHECK(r != NULL && roaring_bitmap_equals(r, want));
 		TAPAS_CHECK(b->cells[c].ncovered == roaring_bitmap_get_cardinality(want));
 		roaring_bitmap_free(r);
@@ -181,7 +181,7 @@ test_lcache_prepare_matches_uncached(void)
 	tapas_ledger_cache_t *cache = tapas_ledger_cache_create();
 	static int64_t keys[WL_MAXCELLS][4000];
 	tapas_ledger_cell_in_t in[WL_MAXCELLS];
-	const uint32_t relids[2] = {11, 12};
+	const uint64_t relids[2] = {11, (UINT64_C(7) << 32) | 11};
 	const int64_t bases[2] = {1, -700};
 	uint64_t	gen = 0;
 	int			used = 0;

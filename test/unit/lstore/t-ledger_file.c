@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "lstore/ledger_file.h"
+#include "lstore/ledger_store_int.h"
+#include "util/crc32c.h"
 #include "util/memory.h"
 #include "lstore/ledger_workload.h"
 #include "tapas_test.h"
@@ -58,7 +60,7 @@ stores_equal(const tapas_ledger_store_t *a, const tapas_ledger_store_t *b)
 		return 0;
 	for (t = 0; t < (int) a->ntables; t++)
 	{
-		uint32_t	relid = tapas_ledger_store_table_relid(a, t);
+		uint64_t	relid = tapas_ledger_store_table_id(a, t);
 		uint64_t	n = tapas_ledger_store_table_n(a, relid);
 		int64_t    *ka = malloc(8 * (n + 1)),
 				   *kb = malloc(8 * (n + 1));
@@ -83,7 +85,7 @@ stores_equal(const tapas_ledger_store_t *a, const tapas_ledger_store_t *b)
 		const char *qx = tapas_ledger_store_query_text(a, x),
 				   *qy = tapas_ledger_store_query_text(b, y);
 
-		if (x->log_id != y->log_id || x->answer != y->answer || x->relid != y->relid ||
+		if (x->log_id != y->log_id || x->answer != y->answer || x->table_id != y->table_id ||
 			x->role != y->role || x->pid != y->pid || x->logged_at != y->logged_at ||
 			x->session_start != y->session_start || x->ncovered != y->ncovered ||
 			lx != ly || memcmp(sx, sy, lx) != 0 || (qx == NULL) != (qy == NULL) ||
@@ -223,14 +225,21 @@ test_lfile_dump_after_reset(void)
 	uint64_t	nframes,
 				removed;
 	int			k;
+	image_t		without;
 
+	/* the dump that leaves the table out equals the dump after the reset */
+	memset(&without, 0, sizeof(without));
+	without.fail_after = -1;
+	TAPAS_CHECK(tapas_ledger_file_dump_without(s, wl_relids[0], image_write, &without) == TAPAS_OK);
 	TAPAS_CHECK(tapas_ledger_store_reset_table(s, wl_relids[0], &removed) == TAPAS_OK);
 	TAPAS_CHECK(removed > 0);
 	memset(&dump, 0, sizeof(dump));
 	dump.fail_after = -1;
 	TAPAS_CHECK(tapas_ledger_file_dump(s, image_write, &dump) == TAPAS_OK);
+	TAPAS_CHECK(without.len == dump.len && memcmp(without.buf, dump.buf, dump.len) == 0);
+	free(without.buf);
 	r = replay(dump.buf, dump.len, &rc, &good, &nframes);
-	TAPAS_CHECK(rc == TAPAS_OK && good == dump.len);
+	TAPAS_CHECK_MSG(rc == TAPAS_OK && good == dump.len, "rc %d good %zu len %zu", (int) rc, good, dump.len);
 	TAPAS_CHECK(stores_equal(s, r));
 	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
 	free(r);
@@ -316,6 +325,226 @@ test_lfile_decode_malformed(void)
 	free(s);
 }
 
+/* ---- Version 1 files (tapas 0.2), written here by an independent encoder ---- */
+
+static void
+v1_put(image_t *im, const void *p, size_t len)
+{
+	image_write(im, p, len);
+}
+
+/* appends one frame around payload[0..len) */
+static void
+v1_frame(image_t *im, const uint8_t *payload, uint32_t len)
+{
+	uint32_t	crc = tapas_crc32c(payload, len);
+
+	v1_put(im, &len, 4);
+	v1_put(im, &crc, 4);
+	v1_put(im, payload, len);
+}
+
+/*
+ * A 0.2 STMT payload: one cell of relid over the new keys 100..100+m-1
+ * (indices 0..m-1, a run), logged as log_id first.
+ */
+static size_t
+v1_stmt(uint8_t *p, uint32_t relid, int64_t first, uint64_t m)
+{
+	roaring_bitmap_t *r = roaring_bitmap_create();
+	uint8_t    *q = p;
+	uint32_t	u;
+	uint64_t	v,
+				k;
+	int64_t		i;
+	double		answer = 42;
+	const char *stat = "count(*)";
+
+	roaring_bitmap_add_range(r, 0, m);
+	memset(q, 0, 4);
+	q[0] = TAPAS_LEDGER_FILE_STMT;
+	q += 4;
+	u = 1;
+	memcpy(q, &u, 4), q += 4;	/* ncells */
+	memcpy(q, &first, 8), q += 8;
+	i = 777;
+	memcpy(q, &i, 8), q += 8;	/* logged_at */
+	memcpy(q, &i, 8), q += 8;	/* session_start */
+	u = 10;
+	memcpy(q, &u, 4), q += 4;	/* role */
+	memcpy(q, &u, 4), q += 4;	/* pid */
+	u = UINT32_MAX;
+	memcpy(q, &u, 4), q += 4;	/* no query */
+	memcpy(q, &relid, 4), q += 4;
+	u = (uint32_t) strlen(stat);
+	memcpy(q, &u, 4), q += 4;
+	memcpy(q, stat, u), q += u;
+	memcpy(q, &answer, 8), q += 8;
+	memcpy(q, &m, 8), q += 8;	/* ncovered */
+	memcpy(q, &m, 8), q += 8;	/* nnew */
+	for (k = 0; k < m; k++)
+	{
+		i = 100 + (int64_t) k;
+		memcpy(q, &i, 8), q += 8;
+	}
+	v = roaring_bitmap_portable_size_in_bytes(r);
+	memcpy(q, &v, 8), q += 8;
+	roaring_bitmap_portable_serialize(r, (char *) q);
+	q += v;
+	roaring_bitmap_free(r);
+	return (size_t) (q - p);
+}
+
+/*
+ * A 0.2 file replays: its tables get the OID as table id (database 0),
+ * and version 2 frames appended after it (what the server does once it
+ * has put the new magic on it) continue the same store.
+ */
+static void
+test_lfile_replay_v1(void)
+{
+	image_t		im;
+	uint8_t		payload[4096];
+	uint8_t		keys[32] = {TAPAS_LEDGER_FILE_KEYS};
+	int64_t		key = 555;
+	uint32_t	relid = 16401;
+	uint64_t	one = 1;
+	size_t		good;
+	uint64_t	nframes;
+	tapas_status rc;
+	tapas_ledger_store_t *r;
+	tapas_ledger_batch_t *b;
+	tapas_ledger_cell_in_t in;
+	int64_t		k2[2] = {100, 900};
+	uint8_t    *frame;
+	size_t		flen;
+
+	memset(&im, 0, sizeof(im));
+	im.fail_after = -1;
+	v1_put(&im, TAPAS_LEDGER_FILE_MAGIC_V1, TAPAS_LEDGER_FILE_HEADER_LEN);
+	TAPAS_CHECK(tapas_ledger_file_is_v1(im.buf, im.len));
+	v1_frame(&im, payload, (uint32_t) v1_stmt(payload, relid, 1, 5));
+	memcpy(keys + 4, &relid, 4);
+	memcpy(keys + 8, &one, 8);
+	memcpy(keys + 16, &key, 8);
+	v1_frame(&im, keys, 24);
+	r = replay(im.buf, im.len, &rc, &good, &nframes);
+	TAPAS_CHECK(rc == TAPAS_OK && good == im.len && nframes == 2);
+	TAPAS_CHECK(r->ncells == 1 && tapas_ledger_store_cell(r, 0)->table_id == relid);
+	TAPAS_CHECK(tapas_ledger_store_table_n(r, relid) == 6);
+	TAPAS_CHECK(tapas_ledger_store_lookup(r, relid, 104) == 4 && tapas_ledger_store_lookup(r, relid, 555) == 5);
+	TAPAS_CHECK(tapas_ledger_store_cell(r, 0)->ncovered == 5 && tapas_ledger_store_cell(r, 0)->answer == 42);
+	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
+
+	/* a version 2 frame of the same OID in database 7 is another table */
+	in.table_id = (UINT64_C(7) << 32) | relid;
+	in.statistic = "count(*)";
+	in.answer = 2;
+	in.keys = k2;
+	in.nkeys = 2;
+	TAPAS_CHECK(tapas_ledger_store_prepare(r, &in, 1, NULL, &b) == TAPAS_OK);
+	b->first_log_id = r->next_log_id;
+	TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &flen) == TAPAS_OK);
+	TAPAS_CHECK(frame[TAPAS_LEDGER_FILE_FRAME_HDR] == TAPAS_LEDGER_FILE_STMT2);
+	image_write(&im, frame, flen);
+	tapas_free(frame);
+	tapas_ledger_batch_free(b);
+	free(r);
+	r = replay(im.buf, im.len, &rc, &good, &nframes);
+	TAPAS_CHECK(rc == TAPAS_OK && good == im.len && nframes == 3 && r->ncells == 2);
+	TAPAS_CHECK(tapas_ledger_store_table_n(r, relid) == 6);
+	TAPAS_CHECK(tapas_ledger_store_table_n(r, in.table_id) == 2);
+	TAPAS_CHECK(tapas_ledger_store_lookup(r, in.table_id, 100) == 0 &&
+				tapas_ledger_store_lookup(r, in.table_id, 555) == -1);
+	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
+	free(r);
+	free(im.buf);
+}
+
+/*
+ * Cells of one statement with identical covers (every statistic of one
+ * group) keep the bytes once, in the store and in the file, and replay and
+ * dump agree on it.
+ */
+static void
+test_lfile_shared_covers(void)
+{
+	tapas_ledger_store_t *s = wl_store_create(1000, 100, 1 << 20, 8),
+			   *r;
+	int64_t		k1[50],
+				k2[50];
+	tapas_ledger_cell_in_t in[5];
+	tapas_ledger_batch_t *b;
+	uint8_t    *frame;
+	size_t		flen,
+				good;
+	uint64_t	arena,
+				nframes,
+				i;
+	image_t		im,
+				dump;
+	const char *reason = "";
+
+	for (i = 0; i < 50; i++)
+	{
+		k1[i] = (int64_t) (7 * i + 1);
+		k2[i] = (int64_t) (7 * i + 2);
+	}
+	/* count and sum of two groups, then a cell of another table over k1 */
+	in[0] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k1, 50};
+	in[1] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k2, 50};
+	in[2] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 7, k1, 50};
+	in[3] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 8, k2, 50};
+	in[4] = (tapas_ledger_cell_in_t) {16402, "sum(x)", 9, k1, 50};
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, in, 5, "SELECT", &b) == TAPAS_OK);
+	TAPAS_CHECK(b->cells[0].shared_from == 0 && b->cells[1].shared_from == 0);
+	TAPAS_CHECK(b->cells[2].shared_from == 1 && b->cells[3].shared_from == 2);
+	TAPAS_CHECK(b->cells[4].shared_from == 0);	/* another table: its own indices */
+	b->first_log_id = s->next_log_id;
+	TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &flen) == TAPAS_OK);
+	arena = s->arena_used;
+	b->first_log_id = 0;
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+	/* text, then three covers, not five */
+	TAPAS_CHECK(s->arena_used - arena ==
+				8 + ALIGN8(b->cells[0].cover_len) + ALIGN8(b->cells[1].cover_len) +
+				ALIGN8(b->cells[4].cover_len) + STAT_BYTES(8) + STAT_BYTES(6) + STAT_BYTES(6));
+	TAPAS_CHECK(tapas_ledger_store_cell(s, 2)->cover_off == tapas_ledger_store_cell(s, 0)->cover_off);
+	TAPAS_CHECK(tapas_ledger_store_cell(s, 3)->cover_off == tapas_ledger_store_cell(s, 1)->cover_off);
+	TAPAS_CHECK(tapas_ledger_store_role_usage(s, 0).bytes ==
+				8 + ALIGN8(b->cells[0].cover_len) + ALIGN8(b->cells[1].cover_len) +
+				ALIGN8(b->cells[4].cover_len));
+	TAPAS_CHECK_MSG(tapas_ledger_store_validate(s, &reason) == TAPAS_OK, "%s", reason);
+	tapas_ledger_batch_free(b);
+
+	/* the frame replays to the same store, sharing included */
+	memset(&im, 0, sizeof(im));
+	im.fail_after = -1;
+	image_write(&im, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN);
+	image_write(&im, frame, flen);
+	tapas_free(frame);
+	r = wl_store_create(1000, 100, 1 << 20, 8);
+	TAPAS_CHECK(tapas_ledger_file_replay(r, im.buf, im.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(good == im.len && stores_equal(s, r) && r->arena_used == s->arena_used);
+	TAPAS_CHECK(tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
+	free(r);
+	/* and so does the dump */
+	memset(&dump, 0, sizeof(dump));
+	dump.fail_after = -1;
+	TAPAS_CHECK(tapas_ledger_file_dump(s, image_write, &dump) == TAPAS_OK);
+	r = wl_store_create(1000, 100, 1 << 20, 8);
+	TAPAS_CHECK(tapas_ledger_file_replay(r, dump.buf, dump.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(stores_equal(s, r) && r->arena_used == s->arena_used);
+	/* a reset of the other table keeps the shared covers shared */
+	TAPAS_CHECK(tapas_ledger_store_reset_table(r, 16402, &i) == TAPAS_OK && i == 1);
+	TAPAS_CHECK(tapas_ledger_store_cell(r, 2)->cover_off == tapas_ledger_store_cell(r, 0)->cover_off);
+	TAPAS_CHECK_MSG(tapas_ledger_store_validate(r, &reason) == TAPAS_OK, "%s", reason);
+	free(r);
+	free(dump.buf);
+	free(im.buf);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -324,5 +553,7 @@ main(void)
 	TAPAS_TEST_RUN(test_lfile_dump_after_reset);
 	TAPAS_TEST_RUN(test_lfile_limits_on_replay);
 	TAPAS_TEST_RUN(test_lfile_decode_malformed);
+	TAPAS_TEST_RUN(test_lfile_replay_v1);
+	TAPAS_TEST_RUN(test_lfile_shared_covers);
 	TAPAS_TEST_DONE();
 }

@@ -47,7 +47,7 @@ check_last_stmt(const tapas_ledger_store_t *s, const wl_oracle_t *o, const wl_st
 		const char *stat = tapas_ledger_store_stat_text(s, cell, &len);
 
 		TAPAS_CHECK(cell->log_id == first + c);
-		TAPAS_CHECK(cell->relid == st->in[c].relid);
+		TAPAS_CHECK(cell->table_id == st->in[c].table_id);
 		TAPAS_CHECK(cell->answer == st->in[c].answer);
 		TAPAS_CHECK(len == strlen(st->in[c].statistic) &&
 					memcmp(stat, st->in[c].statistic, len) == 0);
@@ -147,9 +147,9 @@ test_lstore_prepare_errors(void)
 	char		longstat[70000];
 
 	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 0, NULL, &b) == TAPAS_EINVAL && b == NULL);
-	in.relid = 0;
+	in.table_id = 0;
 	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
-	in.relid = 7;
+	in.table_id = 7;
 	in.statistic = "";
 	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_EINVAL);
 	in.statistic = NULL;
@@ -214,13 +214,13 @@ test_lstore_capacity(void)
 	/* two tables at most */
 	st.in[0].keys = keys;
 	st.in[0].nkeys = 0;
-	st.in[0].relid = 2;
+	st.in[0].table_id = 2;
 	TAPAS_CHECK(append(s, &st, NULL, NULL) == TAPAS_OK);
-	st.in[0].relid = 3;
+	st.in[0].table_id = 3;
 	check_refused(s, size, &st, TAPAS_LEDGER_STORE_FULL_TABLES);
 	/* four cells at most; a two-cell statement is refused whole */
 	st.ncells = 2;
-	st.in[0].relid = 1;
+	st.in[0].table_id = 1;
 	st.in[1] = st.in[0];
 	check_refused(s, size, &st, TAPAS_LEDGER_STORE_FULL_CELLS);
 	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
@@ -290,7 +290,7 @@ test_lstore_reset_table(void)
 	o.n[1] = 0;
 	check_index(s, &o);			/* other tables keep every index */
 	for (c = 0; c < (int) s->ncells; c++)
-		TAPAS_CHECK(tapas_ledger_store_cell(s, c)->relid != wl_relids[1]);
+		TAPAS_CHECK(tapas_ledger_store_cell(s, c)->table_id != wl_relids[1]);
 	/* new appends continue the log_ids */
 	{
 		static wl_stmt_t st;
@@ -369,6 +369,219 @@ test_lstore_prepare_nomem(void)
 	free(s);
 }
 
+/* ---- In-place reset and role usage ---- */
+
+/* what a cell holds, copied out of the store (for comparison after a reset) */
+typedef struct cell_copy
+{
+	tapas_ledger_store_cell_t c;
+	char	   *stat;
+	char	   *query;
+	uint8_t    *cover;
+} cell_copy_t;
+
+static cell_copy_t *
+copy_cells(const tapas_ledger_store_t *s)
+{
+	cell_copy_t *cc = calloc(s->ncells + 1, sizeof(cell_copy_t));
+	uint64_t	i;
+
+	for (i = 0; i < s->ncells; i++)
+	{
+		const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(s, i);
+		uint32_t	len;
+		const char *st = tapas_ledger_store_stat_text(s, c, &len);
+		const char *q = tapas_ledger_store_query_text(s, c);
+
+		cc[i].c = *c;
+		cc[i].stat = strndup(st, len);
+		cc[i].query = q ? strdup(q) : NULL;
+		cc[i].cover = malloc(c->cover_len + 1);
+		memcpy(cc[i].cover, tapas_ledger_store_cover(s, c), c->cover_len);
+	}
+	return cc;
+}
+
+static void
+free_cells(cell_copy_t *cc, uint64_t n)
+{
+	uint64_t	i;
+
+	for (i = 0; i < n; i++)
+	{
+		free(cc[i].stat);
+		free(cc[i].query);
+		free(cc[i].cover);
+	}
+	free(cc);
+}
+
+/* s holds exactly the cells of before[0..n) not of table_id, unchanged */
+static int
+cells_survive(const tapas_ledger_store_t *s, const cell_copy_t *before, uint64_t n,
+			  uint64_t table_id)
+{
+	uint64_t	i,
+				k = 0;
+
+	for (i = 0; i < n; i++)
+	{
+		const cell_copy_t *b = &before[i];
+		const tapas_ledger_store_cell_t *c;
+		uint32_t	len;
+		const char *st,
+				   *q;
+
+		if (b->c.table_id == table_id)
+			continue;
+		if ((c = tapas_ledger_store_cell(s, k++)) == NULL)
+			return 0;
+		st = tapas_ledger_store_stat_text(s, c, &len);
+		q = tapas_ledger_store_query_text(s, c);
+		if (c->log_id != b->c.log_id || c->table_id != b->c.table_id ||
+			c->answer != b->c.answer || c->role != b->c.role ||
+			c->ncovered != b->c.ncovered || c->cover_len != b->c.cover_len ||
+			len != strlen(b->stat) || memcmp(st, b->stat, len) != 0 ||
+			(q == NULL) != (b->query == NULL) || (q && strcmp(q, b->query) != 0) ||
+			memcmp(tapas_ledger_store_cover(s, c), b->cover, c->cover_len) != 0 ||
+			tapas_ledger_store_find_stat(s, c->table_id, b->stat, len) != c->stat_off)
+			return 0;
+	}
+	return k == s->ncells;
+}
+
+/*
+ * role usage recomputed from the cells, the independent way: each distinct
+ * cover and query text (by offset) is charged to the first cell using it
+ */
+static tapas_ledger_store_usage_t
+usage_oracle(const cell_copy_t *cc, uint64_t n, uint32_t role, uint64_t skip_table)
+{
+	tapas_ledger_store_usage_t u = {0, 0};
+	uint64_t	i,
+				j;
+
+	for (i = 0; i < n; i++)
+	{
+		int			cover_new = 1,
+					query_new = cc[i].query != NULL;
+
+		if (cc[i].c.table_id == skip_table)
+			continue;
+		for (j = 0; j < i; j++)
+		{
+			if (cc[j].c.table_id == skip_table)
+				continue;
+			if (cc[j].c.cover_off == cc[i].c.cover_off)
+				cover_new = 0;
+			if (cc[j].c.query_off == cc[i].c.query_off)
+				query_new = 0;
+		}
+		if (cc[i].c.role != role)
+			continue;
+		u.cells++;
+		if (cover_new)
+			u.bytes += (cc[i].c.cover_len + 7) / 8 * 8;
+		if (query_new)
+			u.bytes += (strlen(cc[i].query) + 1 + 7) / 8 * 8;
+	}
+	return u;
+}
+
+static void
+test_lstore_reset_in_place(void)
+{
+	tapas_rng_t rng;
+	tapas_ledger_store_t *s = wl_store_create(WL_TABLES * WL_U, 10000, 16 << 20, 8);
+	const char *reason = "";
+	int			it,
+				round,
+				t;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 11);
+	for (round = 0; round < 3; round++)
+	{
+		for (it = 0; it < 50; it++)
+		{
+			static wl_stmt_t st;
+			tapas_ledger_batch_t *b;
+
+			wl_stmt_make(&rng, &st, 100 * round + it);
+			TAPAS_CHECK(tapas_ledger_store_prepare(s, st.in, st.ncells,
+											 it % 5 == 2 ? NULL : st.query, &b) == TAPAS_OK);
+			b->role = 10 + (uint32_t) tapas_rng_below(&rng, 4);
+			TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+			tapas_ledger_batch_free(b);
+			wl_stmt_free(&st);
+		}
+		TAPAS_CHECK_MSG(tapas_ledger_store_validate(s, &reason) == TAPAS_OK, "%s", reason);
+		for (t = 0; t < WL_TABLES; t++)
+		{
+			uint64_t	table_id = wl_relids[(round + t) % WL_TABLES],
+						n = s->ncells,
+						removed;
+			cell_copy_t *before = copy_cells(s);
+			uint32_t	role;
+			uint64_t	arena = s->arena_used;
+
+			TAPAS_CHECK(tapas_ledger_store_reset_table(s, table_id, &removed) == TAPAS_OK);
+			TAPAS_CHECK_MSG(tapas_ledger_store_validate(s, &reason) == TAPAS_OK,
+							"round %d table %d: %s", round, t, reason);
+			TAPAS_CHECK(cells_survive(s, before, n, table_id));
+			TAPAS_CHECK(removed == 0 || s->arena_used < arena);
+			for (role = 10; role < 14; role++)
+			{
+				tapas_ledger_store_usage_t got = tapas_ledger_store_role_usage(s, role),
+							want = usage_oracle(before, n, role, table_id);
+
+				TAPAS_CHECK(got.cells == want.cells && got.bytes == want.bytes);
+			}
+			free_cells(before, n);
+			/* keep one table of three between rounds */
+			if (t == 1)
+				break;
+		}
+	}
+	free(s);
+}
+
+/* usage per role follows appends; a role beyond the roles part is refused */
+static void
+test_lstore_role_usage(void)
+{
+	tapas_ledger_store_t *s = wl_store_create(1000, 2 * TAPAS_LEDGER_STORE_MAX_ROLES + 8, 16 << 20, 8);
+	int64_t		keys[3] = {1, 2, 3};
+	tapas_ledger_cell_in_t in = {16401, "count(*)", 0, keys, 3};
+	tapas_ledger_batch_t *b;
+	tapas_ledger_store_full_t full;
+	tapas_ledger_store_usage_t u;
+	uint32_t	r;
+
+	for (r = 1; r <= TAPAS_LEDGER_STORE_MAX_ROLES; r++)
+	{
+		TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, r == 1 ? "SELECT 1" : NULL, &b) == TAPAS_OK);
+		b->role = r;
+		TAPAS_CHECK(tapas_ledger_store_apply(s, b, &full) == TAPAS_OK);
+		if (r == 1)
+			TAPAS_CHECK(tapas_ledger_batch_usage(b).bytes == 16 + ((b->cells[0].cover_len + 7) & ~7u));	/* "SELECT 1" and its NUL: 16 */
+		tapas_ledger_batch_free(b);
+	}
+	u = tapas_ledger_store_role_usage(s, 1);
+	TAPAS_CHECK(u.cells == 1 && u.bytes > 8);
+	u = tapas_ledger_store_role_usage(s, TAPAS_LEDGER_STORE_MAX_ROLES + 1);
+	TAPAS_CHECK(u.cells == 0 && u.bytes == 0);
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, &in, 1, NULL, &b) == TAPAS_OK);
+	b->role = TAPAS_LEDGER_STORE_MAX_ROLES + 1;
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, &full) == TAPAS_ELIMIT && full == TAPAS_LEDGER_STORE_FULL_ROLES);
+	/* a known role still logs */
+	b->role = 7;
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, &full) == TAPAS_OK);
+	TAPAS_CHECK(tapas_ledger_store_role_usage(s, 7).cells == 2);
+	tapas_ledger_batch_free(b);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -379,5 +592,7 @@ main(void)
 	TAPAS_TEST_RUN(test_lstore_reset_table);
 	TAPAS_TEST_RUN(test_lstore_add_keys);
 	TAPAS_TEST_RUN(test_lstore_prepare_nomem);
+	TAPAS_TEST_RUN(test_lstore_reset_in_place);
+	TAPAS_TEST_RUN(test_lstore_role_usage);
 	TAPAS_TEST_DONE();
 }

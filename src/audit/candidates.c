@@ -1,0 +1,241 @@
+/*-------------------------------------------------------------------------
+ *
+ * candidates.c
+ *	  Simulatable narrowing test with an anonymity floor: could the new
+ *	  cells leave the attacker fewer than tapas.min_candidates candidates
+ *	  for the positive record of a 0/1 statistic?
+ *
+ * Prior (the attacker of the single-positive and BCH s = 1 attacks): the
+ * class's values are 0/1 and a row answered 1 holds exactly one positive,
+ * the same one (rows answered 2 or more are outside this prior and
+ * ignored).  Then the positive is in
+ *
+ *	C = (intersection of the rows answered 1) minus (union of the rows
+ *		answered 0),
+ *
+ * over every record the ledger knows (all of them when no row answered 1;
+ * then the attacker does not know that a positive exists, and only a new
+ * cell answered 1 can single one out).
+ * An empty C refutes the prior (e.g. two disjoint rows answered 1): the
+ * test does not apply.  A C with fewer than tapas.min_candidates records
+ * isolates the positive (DESIGN.md section 2, "narrowed").
+ *
+ * Deny mode is simulatable (Kenthapadi, Mishra, Nissim, "Simulatable
+ * auditing", PODS 2005): the decision uses only the logged answers and the
+ * new cells, never their answers.  Every answer consistent with the prior
+ * is tried: each cell answered 1 (C becomes C and Q, possible when that
+ * is not empty) and every cell answered 0 (C minus the union of the
+ * cells, possible when not empty); the statement is refused when one of
+ * them leaves 1 .. min_candidates - 1 candidates while C had at least
+ * min_candidates.  So a refusal tells the attacker nothing it could not
+ * compute itself: the refusal-oracle attack ("count(*) WHERE rare AND (id
+ * = c OR <known negatives>)" for each candidate c) is refused for every c
+ * alike.  Log and warn modes alert what the true answers do (the answer is
+ * released), so they raise no alert for an answer that was not given.
+ *
+ * The alert names the candidates that are truly positive (the auditor knows
+ * the truth), else the smallest candidate; the decision never looks at it.
+ *
+ * Cost: O(rows logged since the last statement) CRoaring operations
+ * (the folded zero union and one intersection are kept in the entry) plus
+ * O(cells) per statement, on every statement of a 0/1 class.
+ *
+ * IDENTIFICATION
+ *	  src/audit/candidates.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "audit/audit_int.h"
+
+/* forgets the folded rows (their state is rebuilt from the entry's rows) */
+void
+tapas_audit_candidates_reset(TapasAuditEntry *e)
+{
+	if (e->cand_zero)
+		roaring_bitmap_free(e->cand_zero);
+	if (e->cand_one)
+		roaring_bitmap_free(e->cand_one);
+	e->cand_zero = NULL;
+	e->cand_one = NULL;
+	e->cand_rows = 0;
+}
+
+/*
+ * C over the logged rows; *known: some row answered 1, so the attacker
+ * knows that one positive exists.  The union of the zero rows and the
+ * intersection of the one rows are kept in the entry and extended by the
+ * rows logged since, so a statement costs O(new rows), not O(m).
+ */
+static roaring_bitmap_t *
+logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
+{
+	roaring_bitmap_t *c;
+
+	if (e->cand_zero == NULL || e->cand_rows > e->nrows)
+	{
+		tapas_audit_candidates_reset(e);
+		e->cand_zero = roaring_bitmap_create();
+	}
+	for (; e->cand_rows < e->nrows; e->cand_rows++)
+	{
+		int			i = e->cand_rows;
+
+		if (e->answers[i] == 1.0)
+		{
+			if (e->cand_one == NULL)
+				e->cand_one = roaring_bitmap_copy(e->rows[i]);
+			else
+				roaring_bitmap_and_inplace(e->cand_one, e->rows[i]);
+		}
+		else if (e->answers[i] == 0.0)
+			roaring_bitmap_or_inplace(e->cand_zero, e->rows[i]);
+	}
+	*known = e->cand_one != NULL;
+	if (e->cand_one != NULL)
+		c = roaring_bitmap_andnot(e->cand_one, e->cand_zero);
+	else
+	{
+		/* no row answered 1: a positive may be any record not excluded */
+		c = roaring_bitmap_create();
+		if (n_total > 0)
+			roaring_bitmap_add_range(c, 0, n_total);
+		roaring_bitmap_andnot_inplace(c, e->cand_zero);
+	}
+	return c;
+}
+
+/*
+ * A finding for the candidate set cand (palloc'd into *found).  Without
+ * simulate (log, warn: the answers were given), only when a true positive
+ * is among the candidates: an attacker whose prior is wrong (two positives
+ * answering 1 in different rows) narrows nobody down.
+ */
+static int
+narrowed_finding(TapasAuditBatch *batch, const roaring_bitmap_t *cand,
+				 bool simulate, TapasFinding **found)
+{
+	bool		named = false;
+	TapasAuditEntry *e = batch->entry;
+	TapasFinding *f = palloc0(sizeof(TapasFinding));
+	uint64		size = roaring_bitmap_get_cardinality(cand);
+	uint32		pick = roaring_bitmap_minimum(cand);
+
+	/* name a true positive among the candidates if there is one */
+	if (tapas_audit_ensure_truth(e))
+	{
+		roaring_uint32_iterator_t *it = roaring_create_iterator(cand);
+
+		for (; it->has_value; roaring_advance_uint32_iterator(it))
+		{
+			int64		key = batch->keys[it->current_value];
+			bool		pos = false;
+			int64		lo = 0,
+						hi = e->nnz - 1;
+
+			while (lo <= hi)
+			{
+				int64		mid = (lo + hi) / 2;
+
+				if (e->nz_keys[mid] == key)
+				{
+					pos = true;
+					break;
+				}
+				if (e->nz_keys[mid] < key)
+					lo = mid + 1;
+				else
+					hi = mid - 1;
+			}
+			if (pos)
+			{
+				pick = it->current_value;
+				named = true;
+				break;
+			}
+		}
+		roaring_free_uint32_iterator(it);
+	}
+	if (!simulate && !named)
+	{
+		pfree(f);
+		return 0;
+	}
+	f->index = pick;
+	f->key = batch->keys[pick];
+	f->kind = TAPAS_ALERT_RECONSTRUCTED;
+	f->method = "candidates";
+	snprintf(f->detail, sizeof(f->detail),
+			 "a possible answer leaves %llu candidate(s) for the one positive (tapas.min_candidates = %d)",
+			 (unsigned long long) size, tapas_min_candidates);
+	*found = f;
+	return 1;
+}
+
+/*
+ * Returns 1 (one finding in *found) when the batch's cells could narrow
+ * the positive's candidates below the floor (deny mode: any consistent
+ * answer; other modes: the true answers), else 0.
+ */
+int
+tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simulate)
+{
+	TapasAuditEntry *e = batch->entry;
+	uint64		floor = (uint64) tapas_min_candidates;
+	roaring_bitmap_t *c;
+	roaring_bitmap_t *all0;
+	roaring_bitmap_t *hit = NULL;
+	uint64		csize;
+	bool		known;
+	int			n;
+
+	*found = NULL;
+	if (batch->ncells == 0)
+		return 0;
+	c = logged_candidates(e, (uint64) batch->n_total, &known);
+	csize = roaring_bitmap_get_cardinality(c);
+	if (csize < floor)
+	{
+		/* refuted (empty) or narrowed before: nothing new to decide */
+		roaring_bitmap_free(c);
+		return 0;
+	}
+	all0 = roaring_bitmap_copy(c);
+	for (int t = 0; t < batch->ncells && hit == NULL; t++)
+	{
+		roaring_bitmap_t *q = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
+													batch->ids + batch->offsets[t]);
+		double		a = batch->answers[t];
+		uint64		in = roaring_bitmap_and_cardinality(c, q);
+
+		if ((simulate || a == 1.0) && in >= 1 && in < floor)
+			hit = roaring_bitmap_and(c, q);
+		if (!simulate && a == 0.0)
+			roaring_bitmap_andnot_inplace(c, q);
+		roaring_bitmap_andnot_inplace(all0, q);
+		roaring_bitmap_free(q);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (hit == NULL && known)
+	{
+		/*
+		 * Every cell answered 0 (simulated), or the true zeros: only once a
+		 * row answered 1 says that the one positive exists.
+		 */
+		roaring_bitmap_t *z = simulate ? all0 : c;
+		uint64		left = roaring_bitmap_get_cardinality(z);
+
+		if (left >= 1 && left < floor)
+			hit = roaring_bitmap_copy(z);
+	}
+	roaring_bitmap_free(c);
+	roaring_bitmap_free(all0);
+	if (hit == NULL)
+		return 0;
+	n = narrowed_finding(batch, hit, simulate, found);
+	roaring_bitmap_free(hit);
+	return n;
+}
