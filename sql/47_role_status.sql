@@ -1,7 +1,6 @@
 -- tapas.role_status: per session user, what was logged, refused and
--- alerted (admin only); the alerts view says "dropped role N" for a role
--- that no longer exists and names a table's OID that is no table of this
--- database.  A role and a table of this file only, so that earlier suites'
+-- alerted (admin only); a dropped role shows as "dropped role (OID N)",
+-- as in tapas.alerts.  A role and a table of this file only, so that earlier suites'
 -- ledger rows do not show.
 \set VERBOSITY terse
 CREATE ROLE regress_tapas_status LOGIN;
@@ -26,9 +25,8 @@ SELECT role, table_name, record_key, kind, action FROM tapas.alerts WHERE "table
 -- the table dropped, then the role: the alert stays, and says what it can
 DROP TABLE st;
 DROP ROLE regress_tapas_status;
-SELECT role = 'dropped role ' || :'role_oid' AS dropped_role_shown,
-	   table_name = 'table ' || :'st_oid' || ' (dropped, or of another database)' AS table_shown,
+SELECT role = 'dropped role (OID ' || :'role_oid' || ')' AS dropped_role_shown,
 	   record_key, action
   FROM tapas.alerts WHERE "table"::oid = :'st_oid';
-SELECT count(*) AS status_rows FROM tapas.role_status WHERE role = 'dropped role ' || :'role_oid';
+SELECT count(*) AS status_rows FROM tapas.role_status WHERE role = 'dropped role (OID ' || :'role_oid' || ')';
 SELECT tapas.reset(:'st_oid'::oid::regclass) AS cells_removed;

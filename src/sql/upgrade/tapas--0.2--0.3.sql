@@ -145,7 +145,7 @@ CREATE VIEW tapas.role_status AS
 			   l.first_logged, l.last_logged, a.alerts, a.refusals, a.records_alerted, a.last_alert
 		  FROM logged l FULL JOIN alerted a ON a.roleid = l.roleid)
 	SELECT coalesce((SELECT r.rolname FROM pg_catalog.pg_roles r WHERE r.oid = s.roleid),
-					('dropped role ' || s.roleid)::name) AS role,
+					('dropped role (OID ' || s.roleid || ')')::name) AS role,
 		   coalesce(s.tables, 0) AS tables,
 		   coalesce(s.cells_logged, 0) AS cells_logged,
 		   coalesce(s.rows_covered, 0) AS rows_covered,
