@@ -156,7 +156,7 @@ CREATE VIEW tapas.role_status AS
 		   s.first_logged, s.last_logged, s.last_alert
 	  FROM roles s CROSS JOIN tapas.ledger_usage() u;
 COMMENT ON VIEW tapas.role_status IS
-	'Per session user: tables and cells logged, rows covered, refusals (deny-mode alerts, one per refused record and query), alerts, distinct records alerted, the share of tapas.ledger_max_cells its cells take (percent), first and last logged answer, last alert; admin only';
+	'Per session user: tables and cells logged, rows covered, refusals (deny-mode alerts: one per refused statement, table and kind), alerts, records named by the alerts, the share of tapas.ledger_max_cells its cells take (percent), first and last logged answer, last alert; admin only';
 REVOKE ALL ON tapas.role_status FROM PUBLIC;
 GRANT SELECT ON tapas.role_status TO tapas_admin;
 
