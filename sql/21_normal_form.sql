@@ -104,6 +104,8 @@ SELECT count(*) FILTER (WHERE rare), count(*) FILTER (WHERE rare = true),
   FROM nf;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM nfcap;
+-- one basis, one identifier
+SELECT count(DISTINCT basis_id) AS ids, count(DISTINCT statistic) AS texts FROM tapas.last_capture();
 -- IS NOT FALSE equals them only on a NOT NULL column
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT count(*) FILTER (WHERE flag), count(*) FILTER (WHERE flag IS NOT FALSE),
@@ -211,4 +213,16 @@ SELECT count(*) FILTER (WHERE rare IS TRUE AND zip = 1) FROM nf;
 RESET SESSION AUTHORIZATION;
 SELECT statistic, answer, covered FROM nfcap;
 SET tapas.mode = off;
+
+-- 7. absent values of a sensitive GROUP BY over the column's whole domain:
+-- zip 1 has one diagnosis only, the other values present in the table are
+-- logged as 0-cells over the same covered set
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT diagnosis, count(id) FROM nf WHERE zip = 1 GROUP BY diagnosis;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT rare, count(id) FROM nf WHERE id BETWEEN 1 AND 3 GROUP BY rare ORDER BY rare;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
 SELECT tapas.reset('nf') >= 0 AS reset;

@@ -605,6 +605,16 @@ deparse_condition(Node *cond, Oid relid)
 	return buf.data;
 }
 
+/*
+ * The stable identifier of a basis value: a 64-bit hash of its canonical
+ * text (hash_bytes_extended, seed 0; the same on every server).
+ */
+int64
+tapas_basis_id(const char *text)
+{
+	return (int64) hash_bytes_extended((const unsigned char *) text, strlen(text), 0);
+}
+
 /* a text of any length made to fit the ledger: prefix and 64-bit hash */
 static char *
 fit_text(char *text)

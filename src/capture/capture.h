@@ -186,6 +186,7 @@ typedef struct TapasBasis
 
 extern TapasBasis *tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive);
 extern bool tapas_atom_not_null(Node *atom, Oid relid);
+extern int64 tapas_basis_id(const char *text);
 extern Node *tapas_simplify(Node *expr);
 extern bool tapas_is_zero(Node *node);
 

@@ -20,8 +20,13 @@
  *	   analyst learns that its statistic is 0); a value for which the
  *	   basis vanishes (GROUP BY rare with FILTER (WHERE NOT rare), value
  *	   true) is a known 0 and no cell.
- * Values never seen in the execution are not cells (their answer, 0, is
- * not derivable from the output beyond what the domain reveals).  At most
+ * The values are those of the execution and, when the one sensitive
+ * grouping key is a column of the table, every other value the column
+ * holds now (tapas's own heap scan, at most TAPAS_MAX_DOMAIN): a value that
+ * no group produced is an answer too (0), so GROUP BY rare over a group
+ * of one value logs the 0-cell of the other (issue 10, class 5).  XXX: a
+ * domain declared in tapas.protect, and computed sensitive keys, are not
+ * done yet: their absent values outside the execution are not logged.  At most
  * TAPAS_MAX_GROUPED_CELLS cells per capture and execution, else an error.
  *
  * Classification sorts row pointers by a hash of the key values
@@ -36,15 +41,20 @@
  */
 #include "postgres.h"
 
+#include "access/table.h"
+#include "access/tableam.h"
 #include "common/hashfn.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "capture/capture.h"
 
 #define TAPAS_MAX_GROUPED_CELLS 100000
+#define TAPAS_MAX_DOMAIN		1000	/* values of a sensitive grouping column */
 
 typedef struct GroupRow
 {
@@ -67,6 +77,9 @@ struct TapasGroupedCover
 	bool	   *sens;			/* [ngroups] key touches a sensitive column */
 	int16	   *typlen;			/* [ngroups] */
 	bool	   *typbyval;		/* [ngroups] */
+	int			dom_group;		/* index of the one sensitive key that is a
+								 * column of the table, or -1 */
+	AttrNumber	dom_attno;		/* that column */
 	GroupRow  **rows;			/* this execution's output groups */
 	int			nrows;
 	int			maxrows;
@@ -83,6 +96,8 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 	TapasGroupedCover *gc;
 	ListCell   *lc;
 	int			i = 0;
+	int			nsens_var = 0;
+	int			nsens_other = 0;
 
 	if (spec == NULL || spec->groups == NIL)
 		return NULL;
@@ -124,7 +139,83 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 		gc->typbyval[i] = TupleDescAttr(desc, gc->att[i] - 1)->attbyval;
 		i++;
 	}
+	gc->dom_group = -1;
+	i = 0;
+	foreach(lc, spec->groups)
+	{
+		Node	   *e = lthird((List *) lfirst(lc));
+
+		if (gc->sens[i] && e != NULL && IsA(e, Var) && ((Var *) e)->varattno > 0)
+		{
+			nsens_var++;
+			gc->dom_group = i;
+			gc->dom_attno = ((Var *) e)->varattno;
+		}
+		else if (gc->sens[i])
+			nsens_other++;
+		i++;
+	}
+	if (nsens_var != 1 || nsens_other != 0)
+		gc->dom_group = -1;		/* XXX: no domain for several or computed keys */
 	return gc;
+}
+
+/*
+ * The values of the domain column present in the table now (tapas's own
+ * heap scan under the statement's snapshot) that no row of this execution
+ * has: absent groups whose 0 the analyst learns (issue 10, class 5).
+ * Appends one value row each (no keys) to *extra.
+ */
+static int
+domain_values(TapasGroupedCover *gc, GroupRow ***extra)
+{
+	Relation	rel = table_open(gc->relid, AccessShareLock);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	int			g = gc->dom_group;
+	int			n = 0;
+	int			max = 16;
+	uint64		rows = 0;
+
+	*extra = palloc(sizeof(GroupRow *) * max);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		bool		isnull;
+		Datum		d = slot_getattr(slot, gc->dom_attno, &isnull);
+		bool		seen = false;
+
+		if ((++rows & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < gc->nrows && !seen; i++)
+			seen = gc->rows[i]->nulls[g] == isnull &&
+				(isnull || datum_image_eq(gc->rows[i]->vals[g], d, gc->typbyval[g], gc->typlen[g]));
+		for (int i = 0; i < n && !seen; i++)
+			seen = (*extra)[i]->nulls[g] == isnull &&
+				(isnull || datum_image_eq((*extra)[i]->vals[g], d, gc->typbyval[g], gc->typlen[g]));
+		if (seen)
+			continue;
+		if (n == TAPAS_MAX_DOMAIN)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("grouping by a sensitive column with more than %d values is not supported",
+							TAPAS_MAX_DOMAIN),
+					 errhint("Group by a coarser expression of the column.")));
+		if (n == max)
+		{
+			max *= 2;
+			*extra = repalloc(*extra, sizeof(GroupRow *) * max);
+		}
+		(*extra)[n] = palloc0(sizeof(GroupRow));
+		(*extra)[n]->vals = palloc0(sizeof(Datum) * gc->ngroups);
+		(*extra)[n]->nulls = palloc0(sizeof(bool) * gc->ngroups);
+		(*extra)[n]->nulls[g] = isnull;
+		(*extra)[n]->vals[g] = isnull ? (Datum) 0 : datumCopy(d, gc->typbyval[g], gc->typlen[g]);
+		n++;
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	table_close(rel, AccessShareLock);
+	return n;
 }
 
 /* Forgets the rows of the previous execution (their memory was reset). */
@@ -289,9 +380,11 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 {
 	int			nb = classify(gc, false);
 	int			nv = classify(gc, true);
-	char	  **stats = palloc(sizeof(char *) * Max(nv, 1));
-	Node	  **trees = palloc0(sizeof(Node *) * Max(nv, 1));
-	int		   *row_of = palloc(sizeof(int) * Max(nv, 1));
+	GroupRow  **extra = NULL;
+	int			nextra = gc->dom_group >= 0 && gc->nrows > 0 ? domain_values(gc, &extra) : 0;
+	char	  **stats = palloc(sizeof(char *) * Max(nv + nextra, 1));
+	Node	  **trees = palloc0(sizeof(Node *) * Max(nv + nextra, 1));
+	int		   *row_of = palloc(sizeof(int) * Max(nv + nextra, 1));
 	TapasCell  *cells;
 	int			n = 0;
 
@@ -308,6 +401,10 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 			stats[gc->rows[i]->value] = value_statistic(gc, gc->rows[i], params,
 														&trees[gc->rows[i]->value]);
 	}
+	/* values of the table's domain that no output group has: 0-cells */
+	for (int x = 0; x < nextra; x++)
+		stats[nv + x] = value_statistic(gc, extra[x], params, &trees[nv + x]);
+	nv += nextra;
 	cells = palloc(sizeof(TapasCell) * Max((int64) nb * nv, 1));
 	for (int b = 0; b < nb; b++)
 	{

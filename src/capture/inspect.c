@@ -85,7 +85,8 @@ tapas_capture_record(const TapasCell *cells, int ncells)
 
 /*
  * tapas.last_capture(OUT relid regclass, OUT statistic text, OUT answer
- * float8, OUT covered bigint, OUT keys bigint[]) returns setof record
+ * float8, OUT covered bigint, OUT keys bigint[], OUT basis_id bigint)
+ * returns setof record; basis_id is tapas_basis_id(statistic).
  */
 Datum
 tapas_sql_last_capture(PG_FUNCTION_ARGS)
@@ -98,8 +99,8 @@ tapas_sql_last_capture(PG_FUNCTION_ARGS)
 	foreach(lc, captured)
 	{
 		CapturedCell *c = lfirst(lc);
-		Datum		values[5];
-		bool		nulls[5] = {false, false, false, false, false};
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
 		Datum	   *elems = palloc(sizeof(Datum) * Max(c->nkeys, 1));
 
 		if (!c->sorted)
@@ -114,6 +115,7 @@ tapas_sql_last_capture(PG_FUNCTION_ARGS)
 		values[4] = PointerGetDatum(construct_array(elems, (int) c->nkeys, INT8OID,
 													sizeof(int64), FLOAT8PASSBYVAL,
 													TYPALIGN_DOUBLE));
+		values[5] = Int64GetDatum(tapas_basis_id(c->statistic));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
