@@ -29,6 +29,8 @@ SELECT count(*) FROM f_rows();
 CREATE TEMP TABLE leak AS SELECT * FROM pat;
 SELECT zip FROM pat FOR UPDATE;
 SELECT count(*) FROM pat, generate_series(1, 2);
+-- one answer per value of a series: a correlated sub-query is audited
+SELECT array_agg((SELECT count(*) FROM pat WHERE id <> q) ORDER BY q) FROM generate_series(1, 2) q;
 
 -- writes that return rows or row counts
 UPDATE pat SET age = age WHERE hiv;

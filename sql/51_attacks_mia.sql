@@ -178,6 +178,14 @@ SELECT * FROM tapas.mia_scores('closest_distance_mia', 'synth', 't_empty');
 \echo :LAST_ERROR_SQLSTATE
 SELECT * FROM tapas.mia_scores('closest_distance_mia', NULL, 'targets');
 \echo :LAST_ERROR_SQLSTATE
+-- a NULL params is an error like any NULL argument (not the defaults, '{}')
+SELECT * FROM tapas.mia_scores('closest_distance_mia', 'synth', 'targets', NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM tapas.aia_scores('closest_distance_aia', 'synth', 'targets', 'z', NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT * FROM tapas.describe('synth', NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM tapas.describe('synth', '{}');
 -- an encoding above the size limit (6,000 rows of 6,000 one-hot cells)
 CREATE TABLE wide AS SELECT 'v' || i AS name FROM generate_series(1, 6000) i;
 CREATE TABLE wide_t(id int PRIMARY KEY, name text);

@@ -21,6 +21,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "policy/progress_pg.h"
 #include "audit/audit.h"
 #include "capture/capture.h"
 #include "ledger/ledger.h"
@@ -67,6 +68,7 @@ _PG_init(void)
 	tapas_policy_define_gucs();
 	tapas_ledger_define_gucs();
 	tapas_audit_define_gucs();
+	tapas_progress_define_gucs();
 	MarkGUCPrefixReserved("tapas");
 	tapas_ledger_shmem_install();
 	tapas_ledger_flusher_register();

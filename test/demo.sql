@@ -6,7 +6,9 @@
 \set svg /tmp/tapas-disclosure.svg
 \endif
 SET client_min_messages = warning;
+SET tapas.allow_drop_with_protections = on;	-- a rerun: the last run left tables protected
 DROP EXTENSION IF EXISTS tapas CASCADE;
+RESET tapas.allow_drop_with_protections;
 CREATE EXTENSION tapas;
 DO $$
 BEGIN
@@ -25,10 +27,9 @@ SHOW tapas.mode;
 
 \echo
 \echo '== The hospital: 100,000 patients, one with a rare disease; answers must cover k = 50,000'
-\o /dev/null
-\i test/data/hospital.sql
-\o
-SELECT tapas.protect('patients', 'id', ARRAY['rare_disease'], 50000);
+-- the tables of README.md's examples, among them the hospital (test/data/hospital.sql)
+\i test/fixtures/readme.sql
+SELECT tapas.protect('patients', 'id', ARRAY['rare_disease'], 50000) \gset
 GRANT SELECT ON patients TO demo_analyst, demo_analyst2;
 SELECT count(*) AS patients, min(birth_year) AS born_from, max(birth_year) AS born_to,
 	   count(DISTINCT zip) AS zips, count(DISTINCT ward) AS wards FROM patients;
@@ -40,7 +41,7 @@ GRANT ALL ON demo_answers TO PUBLIC;
 
 -- the attack, in plain SQL: one COUNT per BCH design query, the design in
 -- the WHERE clause; a refused query is noted and the attack goes on
-CREATE OR REPLACE FUNCTION demo_bch_attack() RETURNS void LANGUAGE plpgsql AS $$
+CREATE OR REPLACE PROCEDURE demo_bch_attack() LANGUAGE plpgsql AS $$
 DECLARE a numeric;
 BEGIN
 	FOR q IN 1..tapas.design_size('bch', 100000, 1, 50000) LOOP
@@ -67,9 +68,10 @@ LANGUAGE sql AS $$
 \echo '== 1. The BCH attack, tapas.mode = log: 18 COUNT queries, each covering >= 50,000 patients'
 SET tapas.mode = log;
 SET SESSION AUTHORIZATION demo_analyst;
-\timing on
-SELECT demo_bch_attack();
-\timing off
+SELECT clock_timestamp() AS t0 \gset
+CALL demo_bch_attack();
+SELECT format('-- the 18 audited queries took %s s', round(extract(epoch FROM clock_timestamp() - :'t0')::numeric, 2)) AS took \gset
+\echo :took
 \echo '-- the attacker decodes the 18 answers:'
 SELECT record AS recovered_patient FROM tapas.reconstruct('bch', 100000,
 	(SELECT array_agg(answer ORDER BY q) FROM demo_answers WHERE attacker = 'demo_analyst'), 1, 50000);
@@ -93,7 +95,7 @@ SELECT id AS the_patient FROM patients WHERE rare_disease;
 SET tapas.mode = deny;
 SET tapas.audit_scope = role;
 SET SESSION AUTHORIZATION demo_analyst2;
-SELECT demo_bch_attack();
+CALL demo_bch_attack();
 \echo '-- refused queries (SQLSTATE TP001, no record or value named):'
 SELECT array_agg(q ORDER BY q) AS refused FROM demo_answers WHERE attacker = 'demo_analyst2' AND refused;
 \echo '-- the attacker decodes with a guess for each refused answer: two guesses, two different patients'
@@ -156,7 +158,7 @@ SET tapas.mode = deny;
 SET SESSION AUTHORIZATION demo_analyst2;
 SELECT sum(salary) AS everyone_but_research FROM payroll WHERE dept <> 'research';
 SELECT sum(salary) AS plus_employee_6 FROM payroll WHERE dept <> 'research' OR id = 6;
-\echo :LAST_ERROR_SQLSTATE
+\echo '-- refused with SQLSTATE' :LAST_ERROR_SQLSTATE
 RESET SESSION AUTHORIZATION;
 
 \echo
@@ -166,37 +168,23 @@ SELECT "table", role, kind, method, action, count(*) AS alerts, count(DISTINCT r
   FROM tapas.alerts WHERE "table" IN ('patients'::regclass, 'payroll'::regclass)
  GROUP BY 1, 2, 3, 4, 5 ORDER BY first_alert;
 
--- the picture: records isolated (cumulative) against queries answered
+-- the picture: records isolated (cumulative) after each of the BCH attack's
+-- 18 queries, in log mode (demo_analyst) and deny mode (demo_analyst2)
 \pset format unaligned
 \pset tuples_only on
 \o :svg
-WITH series AS (
-	SELECT 'BCH, 100,000 patients (log mode)' AS name, 0 AS panel, t AS x, 18 AS xmax, 1 AS ymax,
-		   (SELECT count(DISTINCT record_key) FROM demo_alerts('patients') d
-			 WHERE d.role = 'demo_analyst' AND d.at_query <= t) AS y
-	  FROM generate_series(0, 18) t
-	UNION ALL
-	SELECT 'Hadamard, 64 salaries (log mode)', 1, t, 64, 64,
-		   (SELECT count(DISTINCT record_key) FROM demo_alerts('payroll') d
-			 WHERE d.action = 'logged' AND d.at_query <= t)
-	  FROM generate_series(0, 64) t),
-panels AS (
-	SELECT panel, name, xmax, ymax,
-		   string_agg(format('%s,%s', round(60 + panel * 380 + 300.0 * x / xmax, 1),
-							 round(250 - 180.0 * y / ymax, 1)), ' ' ORDER BY x) AS pts
-	  FROM series GROUP BY panel, name, xmax, ymax)
-SELECT '<svg xmlns="http://www.w3.org/2000/svg" width="780" height="320" font-family="sans-serif" font-size="12">'
-	|| '<text x="20" y="24" font-size="15">tapas: records isolated vs. queries answered</text>'
-	|| string_agg(format(
-		'<g><rect x="%s" y="70" width="300" height="180" fill="none" stroke="#999"/>'
-		|| '<text x="%s" y="60">%s</text>'
-		|| '<polyline points="%s" fill="none" stroke="#c0392b" stroke-width="2"/>'
-		|| '<text x="%s" y="275">queries answered (0..%s)</text>'
-		|| '<text x="%s" y="80" text-anchor="end">%s</text><text x="%s" y="250" text-anchor="end">0</text></g>',
-		60 + panel * 380, 60 + panel * 380, name, pts, 60 + panel * 380 + 80, xmax,
-		55 + panel * 380, ymax, 55 + panel * 380), '' ORDER BY panel)
-	|| '<text x="20" y="305">y: records tapas flags as isolated (determined or reconstructed) after each answer</text></svg>'
-  FROM panels;
+SELECT tapas.step_svg(array_agg(name ORDER BY ord, t), array_agg(t::float8 ORDER BY ord, t),
+					  array_agg(y::float8 ORDER BY ord, t), array_agg(refused ORDER BY ord, t),
+					  'BCH attack on 100,000 patients (k = 50,000)', 'COUNT queries asked',
+					  'patients isolated')
+  FROM (SELECT r.ord, r.name, t,
+			   (SELECT count(DISTINCT record_key) FROM demo_alerts('patients') d
+				 WHERE d.role = r.role AND d.action <> 'denied' AND d.at_query <= t) AS y,
+			   coalesce((SELECT a.refused FROM demo_answers a WHERE a.attacker = r.role AND a.q = t),
+						false) AS refused
+		  FROM (VALUES (1, 'demo_analyst', 'log mode'),
+					   (2, 'demo_analyst2', 'deny mode')) r(ord, role, name),
+			   generate_series(0, 18) t) p;
 \o
 \pset format aligned
 \pset tuples_only off

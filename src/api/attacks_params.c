@@ -40,6 +40,17 @@ valid_list(const char *const *valid)
 	return buf.data;
 }
 
+Jsonb *
+tapas_attack_params_arg(FunctionCallInfo fcinfo, int argno, const char *what)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("argument \"params\" of %s must not be NULL", what),
+				 errhint("Pass '{}' for the default parameters.")));
+	return PG_GETARG_JSONB_P(argno);
+}
+
 void
 tapas_attack_params_check(Jsonb *params, const char *const *valid,
 						  const char *what)

@@ -25,6 +25,7 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
 #include "utils/jsonb.h"
 
 #include "attacks/dataset.h"
@@ -38,6 +39,14 @@
  * attack in the message.
  */
 extern void tapas_attack_params_check(Jsonb *params, const char *const *valid,
+									  const char *what);
+
+/*
+ * The params argument argno of a SQL function (CALLED ON NULL INPUT): a
+ * NULL params is an error (22004), as every NULL argument is; '{}' gives
+ * the defaults.  `what` names the function.
+ */
+extern Jsonb *tapas_attack_params_arg(FunctionCallInfo fcinfo, int argno,
 									  const char *what);
 
 /* The value of key in an object container, or false if absent or null. */

@@ -497,7 +497,8 @@ init_job(ScoreJob *job, FunctionCallInfo fcinfo, bool aia)
 					 errmsg("argument \"%s\" must not be NULL", argnames[i])));
 	memset(job, 0, sizeof(ScoreJob));
 	job->attack = find_attack(text_to_cstring(PG_GETARG_TEXT_PP(0)), aia);
-	job->params = PG_ARGISNULL(nargs) ? NULL : PG_GETARG_JSONB_P(nargs);
+	job->params = tapas_attack_params_arg(fcinfo, nargs,
+										  aia ? "tapas.aia_scores" : "tapas.mia_scores");
 	tapas_attack_params_check(job->params, job->attack->keys,
 							  psprintf("attack \"%s\"", job->attack->name));
 }

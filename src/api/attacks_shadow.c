@@ -46,12 +46,12 @@
 #include "api/attacks_pg.h"
 #include "api/attacks_shadow.h"
 #include "api/attacks_shadow_request.h"
+#include "policy/progress_pg.h"
 #include "policy/policy.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_evaluate);
 PG_FUNCTION_INFO_V1(tapas_sql_evaluate_scores);
 
-#define PROGRESS_NOTICE_SECONDS 5.0
 
 /* what one evaluation returns */
 typedef struct EvalResult
@@ -74,13 +74,6 @@ typedef struct EvalData
 	size_t		n_pool;
 	size_t		c;
 } EvalData;
-
-/* kernel progress callback: cancel when a cancel or termination is pending */
-static int
-evaluate_progress(void *arg, double fraction)
-{
-	return tapas_cancel_requested() ? 1 : 0;
-}
 
 /* raises the error for a kernel status (reason may be NULL) */
 static void
@@ -250,23 +243,6 @@ generate_one(EvalRequest *req, tapas_shadow_eval_t *ev, ShadowUserGen *gen, size
 									ev->syn, req->sp.num_synthetic_records);
 }
 
-static void
-maybe_notice(instr_time start, double *last, size_t k, size_t total)
-{
-	instr_time	now;
-	double		t;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	t = INSTR_TIME_GET_DOUBLE(now);
-	if (t - *last >= PROGRESS_NOTICE_SECONDS)
-	{
-		ereport(NOTICE,
-				(errmsg("tapas.evaluate: %zu of %zu datasets done (%.0f s)%s", k, total, t,
-						k == total ? ", training the classifier" : "")));
-		*last = t;
-	}
-}
 
 /*
  * Runs every dataset and the attack; fills scores of the test datasets
@@ -275,20 +251,21 @@ maybe_notice(instr_time start, double *last, size_t k, size_t total)
  */
 static void
 run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
-			 ShadowUserGen *gen, double *all_scores, double *tau, instr_time start)
+			 ShadowUserGen *gen, double *all_scores, double *tau,
+			 TapasProgressNotice *pn)
 {
-	tapas_progress_t progress = {evaluate_progress, NULL};
+	tapas_progress_t progress = {tapas_progress_notice_cb, pn};
 	size_t		total = ev->tm->n_datasets,
 				k;
-	double		last = 0;
 	tapas_status st;
 
+	pn->step = "generating and featurising the datasets";
 	for (k = 0; k < total; k++)
 	{
 		size_t		n_syn;
 
 		CHECK_FOR_INTERRUPTS();
-		maybe_notice(start, &last, k, total);
+		tapas_progress_notice(pn, (double) k / total);
 		n_syn = generate_one(req, ev, gen, k);
 		if (req->attack == ATTACK_SCORE)
 		{
@@ -302,12 +279,8 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 			raise_status(st, "the attack rejected its parameters for this table");
 	}
 	CHECK_FOR_INTERRUPTS();
-	if (req->attack != ATTACK_SCORE)
-	{
-		/* the fit itself cannot report; say that it starts on long runs */
-		last = 0;				/* i.e. only when the run is already long */
-		maybe_notice(start, &last, total, total);
-	}
+	/* the fit reports through the kernel's progress polls (between trees) */
+	pn->step = "training the classifier";
 	if (req->attack == ATTACK_SCORE)
 	{
 		size_t		n_train = req->sp.tm.n_train;
@@ -340,6 +313,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	ShadowUserGen gen;
 	instr_time	start,
 				end;
+	TapasProgressNotice pn;
 	double	   *all_scores;
 	double		tau = 0;
 	const char *reason = NULL;
@@ -348,6 +322,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	tapas_status st;
 
 	INSTR_TIME_SET_CURRENT(start);
+	tapas_progress_notice_init(&pn, "tapas.evaluate", "reading the auxiliary table");
 	tapas_shadow_request_parse(fcinfo, &req);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -369,7 +344,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 		st = tapas_shadow_eval_create(&ev, cs, d.pool, d.n_pool, d.target, &req.sp, &reason);
 		if (st != TAPAS_OK)
 			raise_status(st, reason);
-		run_datasets(&req, &d, ev, &gen, all_scores, &tau, start);
+		run_datasets(&req, &d, ev, &gen, all_scores, &tau, &pn);
 		res->n_train = n_train;
 		res->n_test = req.sp.tm.n_test;
 		res->n_features = ev->dim;

@@ -195,7 +195,7 @@ tapas_sql_describe(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("table must not be NULL")));
 	relid = PG_GETARG_OID(0);
-	params = PG_ARGISNULL(1) ? NULL : PG_GETARG_JSONB_P(1);
+	params = tapas_attack_params_arg(fcinfo, 1, "tapas.describe");
 	tapas_attack_params_check(params, describe_keys, "tapas.describe");
 
 	SPI_connect();

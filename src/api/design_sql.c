@@ -39,6 +39,7 @@
 
 #include "util/status.h"
 #include "recon/design.h"
+#include "policy/progress_pg.h"
 #include "policy/policy.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_design_size);
@@ -131,6 +132,18 @@ design_get(int method, int64 n, int32 s, int64 k, int64 seed, bool coverage)
 	return d;
 }
 
+/* queries 1..queries of a Bernoulli design available, or an error */
+static void
+design_extend(tapas_design_t *d, int queries)
+{
+	const char *reason = NULL;
+	tapas_status st = tapas_design_extend(d, queries, &design_progress_cb, &reason);
+
+	if (st == TAPAS_ELIMIT)
+		reason = "counting the coverage of these queries takes too long";
+	tapas_raise_status(st, "cannot extend the query design", reason);
+}
+
 /*
  * tapas.design_size(method text, n bigint, s integer, k bigint) -> integer
  */
@@ -157,11 +170,16 @@ tapas_sql_design_member(PG_FUNCTION_ARGS)
 	tapas_design_t *d = design_get(method, PG_GETARG_INT64(1), PG_GETARG_INT32(2),
 								   PG_GETARG_INT64(5), PG_GETARG_INT64(6), false);
 
-	if (query_no < 1 || query_no > d->m)
+	if (query_no < 1 || (query_no > d->m && method != TAPAS_DESIGN_BERNOULLI))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("query number %d is out of range for this design", query_no),
-				 errdetail("The design has %d queries, numbered from 1.", d->m)));
+				 errdetail("The design has %d queries, numbered from 1.", d->m),
+				 method == TAPAS_DESIGN_BERNOULLI ? 0 :
+				 errhint("Only the bernoulli design takes any query number >= 1.")));
+	/* a random design is endless: rows beyond design_size on demand */
+	if (query_no > tapas_design_queries(d))
+		design_extend(d, query_no);
 	PG_RETURN_BOOL(tapas_design_member(d, query_no - 1, PG_GETARG_INT64(4)));
 }
 
@@ -193,7 +211,7 @@ tapas_sql_design_info(PG_FUNCTION_ARGS)
  * integers when exact (checked on the numeric values themselves).
  */
 static double *
-design_answers(ArrayType *arr, int m, bool exact)
+design_answers(ArrayType *arr, int m, bool exact, int *count_out)
 {
 	Datum	   *elems;
 	bool	   *nulls;
@@ -207,6 +225,13 @@ design_answers(ArrayType *arr, int m, bool exact)
 				 errmsg("answers must be a one-dimensional array")));
 	deconstruct_array(arr, NUMERICOID, -1, false, TYPALIGN_INT,
 					  &elems, &nulls, &count);
+	if (m < 0 && count == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("expected at least one answer")));
+	if (m < 0)
+		m = count;
+	*count_out = count;
 	if (count != m)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -250,6 +275,9 @@ tapas_sql_reconstruct(PG_FUNCTION_ARGS)
 	int64	   *records,
 				count = 0,
 				i;
+	int			na;
+	TapasProgressNotice pn;
+	tapas_progress_t progress = {tapas_progress_notice_cb, &pn};
 	tapas_status st;
 	const char *reason = NULL;
 
@@ -261,13 +289,19 @@ tapas_sql_reconstruct(PG_FUNCTION_ARGS)
 	noise = PG_GETARG_FLOAT8(6);
 	d = design_get(design_parse_method(PG_GETARG_TEXT_PP(0)), PG_GETARG_INT64(1),
 				   PG_GETARG_INT32(3), PG_GETARG_INT64(4), PG_GETARG_INT64(5), false);
-	answers = design_answers(PG_GETARG_ARRAYTYPE_P(2), d->m, noise == 0);
+	/* bernoulli: any number of answers, to queries 1..na of the endless design */
+	answers = design_answers(PG_GETARG_ARRAYTYPE_P(2),
+							 d->method == TAPAS_DESIGN_BERNOULLI ? -1 : d->m,
+							 noise == 0, &na);
+	if (na > tapas_design_queries(d))
+		design_extend(d, na);
 	records = palloc(sizeof(int64) * d->n);
 	values = palloc(sizeof(double) * d->n);
 
 	/* the kernel raises nothing; it only allocates through tapas_malloc */
-	st = tapas_design_decode(d, answers, noise, records, values, &count,
-							 &design_progress_cb, &reason);
+	tapas_progress_notice_init(&pn, "tapas.reconstruct", "decoding");
+	st = tapas_design_decode_n(d, answers, na, noise, records, values, &count,
+							   &progress, &reason);
 	CHECK_FOR_INTERRUPTS();
 	tapas_raise_status(st, st == TAPAS_EINVAL ? "invalid answers" :
 					   "could not reconstruct the records from the answers", reason);

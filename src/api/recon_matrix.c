@@ -14,8 +14,9 @@
  *
  * As every wrapper of a kernel does, every input is converted and checked
  * first (palloc'd), the kernel runs with nothing that can raise in between
- * (its progress callback only reads the pending cancel), its memory is freed,
- * and only then CHECK_FOR_INTERRUPTS() and the status is mapped to ereport.
+ * (its progress callback, policy/progress_pg.h, reads interrupt flags and
+ * reports NOTICEs, which never jump), its memory is freed, and only then
+ * CHECK_FOR_INTERRUPTS() and the status is mapped to ereport.
  *
  * IDENTIFICATION
  *	  src/api/recon_matrix.c
@@ -42,6 +43,7 @@
 #include "recon/sparse_search.h"
 #include "policy/policy.h"
 #include "util/compare.h"
+#include "policy/progress_pg.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_reconstruct_matrix);
 PG_FUNCTION_INFO_V1(tapas_sql_reconstruct_matrix_query);
@@ -70,13 +72,6 @@ typedef struct recon_args
 	double	   *b;				/* answers as doubles */
 	int64	   *bi;				/* answers as integers (sparse, exact) */
 } recon_args;
-
-/* the kernel's cancellation callback: only reads the pending cancel */
-static int
-recon_interrupt(void *arg, double fraction)
-{
-	return tapas_cancel_requested() ? 1 : 0;
-}
 
 static recon_method
 parse_method(text *t)
@@ -199,8 +194,11 @@ prepare_out(recon_out *o, size_t n)
 static void
 run_kernel(tapas_binmat_t *A, const recon_args *a, recon_out *o)
 {
-	tapas_progress_t progress = {recon_interrupt, NULL};
+	TapasProgressNotice pn;
+	tapas_progress_t progress = {tapas_progress_notice_cb, &pn};
 	size_t		j;
+
+	tapas_progress_notice_init(&pn, "tapas.reconstruct_matrix", "decoding");
 
 	if (a->method == RM_SPARSE)
 	{

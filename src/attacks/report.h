@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * report.h
- *	  Human-readable reports of attack results: the ROC curve as SVG, and
- *	  several attacks compared on one ROC plot with an epsilon-DP bound.
+ *	  Human-readable reports of attack results as SVG: the ROC curve,
+ *	  several attacks compared on one ROC plot with an epsilon-DP bound, and
+ *	  step plots of counts (records isolated against queries answered).
  *
  * IDENTIFICATION
  *	  src/attacks/report.h
@@ -50,5 +51,28 @@ typedef struct tapas_roc_curve
 extern tapas_status tapas_roc_compare_svg(const tapas_roc_curve_t *curves,
 										  size_t ncurves, double epsilon,
 										  const char *title, char **svg);
+
+/* one curve of a step plot: n points, x ascending; marked may be NULL */
+typedef struct tapas_step_series
+{
+	const char *name;			/* legend text */
+	const double *x;			/* n values >= 0, ascending */
+	const double *y;			/* n values >= 0 */
+	const unsigned char *marked;	/* nonzero: a cross here, not a step */
+	size_t		n;
+} tapas_step_series_t;
+
+/*
+ * A standalone SVG 1.1 document of ns step curves ("step after": y[k]
+ * holds from x[k] to the next point, and the last value to the right
+ * edge): opaque white background, axes from 0 with ticks and tick labels,
+ * axis labels, a legend, marked points as crosses (legend "refused
+ * query").  Strings may be NULL; all text is XML-escaped.  *svg is
+ * tapas_malloc'd.  TAPAS_EINVAL when ns == 0 or for a non-finite or
+ * negative value or a decreasing x; TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_step_svg(const tapas_step_series_t *series, size_t ns,
+								   const char *title, const char *xlabel,
+								   const char *ylabel, char **svg);
 
 #endif							/* TAPAS_REPORT_H */

@@ -24,95 +24,20 @@
 #include <string.h>
 
 #include "attacks/report.h"
+#include "attacks/svg_buf.h"
 #include "util/memory.h"
 
 #define LEFT 70.0
 #define TOP 50.0
 #define SIZE 360.0
 
-typedef struct svgbuf
-{
-	char	   *data;
-	size_t		len;
-	size_t		cap;
-	int			failed;
-} svgbuf_t;
-
-static void put(svgbuf_t *b, const char *fmt,...)
-			__attribute__((format(printf, 2, 3)));
-
-/* appends printf-formatted text, growing the buffer */
-static void
-put(svgbuf_t *b, const char *fmt,...)
-{
-	va_list		ap;
-	int			need;
-
-	if (b->failed)
-		return;
-	for (;;)
-	{
-		va_start(ap, fmt);
-		need = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (need < 0)
-		{
-			b->failed = 1;
-			return;
-		}
-		if ((size_t) need < b->cap - b->len)
-		{
-			b->len += (size_t) need;
-			return;
-		}
-		{
-			size_t		cap = 2 * b->cap + (size_t) need;
-			char	   *p = tapas_realloc(b->data, cap);
-
-			if (p == NULL)
-			{
-				b->failed = 1;
-				return;
-			}
-			b->data = p;
-			b->cap = cap;
-		}
-	}
-}
-
-/* appends s with &, <, >, " escaped */
-static void
-put_escaped(svgbuf_t *b, const char *s)
-{
-	for (; *s; s++)
-	{
-		switch (*s)
-		{
-			case '&':
-				put(b, "&amp;");
-				break;
-			case '<':
-				put(b, "&lt;");
-				break;
-			case '>':
-				put(b, "&gt;");
-				break;
-			case '"':
-				put(b, "&quot;");
-				break;
-			default:
-				put(b, "%c", *s);
-		}
-	}
-}
-
 /* axes, ticks, labels and the diagonal */
 static void
-put_frame(svgbuf_t *b)
+put_frame(tapas_svgbuf_t *b)
 {
 	int			k;
 
-	put(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n",
+	tapas_svg_put(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"black\"/>\n",
 		LEFT, TOP, SIZE, SIZE);
 	for (k = 0; k <= 5; k++)
 	{
@@ -120,20 +45,20 @@ put_frame(svgbuf_t *b)
 					x = LEFT + SIZE * t,
 					y = TOP + SIZE * (1 - t);
 
-		put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		tapas_svg_put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
 			x, TOP + SIZE, x, TOP + SIZE + 5);
-		put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">%.1f</text>\n",
+		tapas_svg_put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">%.1f</text>\n",
 			x, TOP + SIZE + 20, t);
-		put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
+		tapas_svg_put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"black\"/>\n",
 			LEFT - 5, y, LEFT, y);
-		put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">%.1f</text>\n",
+		tapas_svg_put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">%.1f</text>\n",
 			LEFT - 8, y + 4, t);
 	}
-	put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\">False positive rate</text>\n",
+	tapas_svg_put(b, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\">False positive rate</text>\n",
 		LEFT + SIZE / 2, TOP + SIZE + 42);
-	put(b, "<text x=\"20\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\" transform=\"rotate(-90 20 %.1f)\">True positive rate</text>\n",
+	tapas_svg_put(b, "<text x=\"20\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"14\" transform=\"rotate(-90 20 %.1f)\">True positive rate</text>\n",
 		TOP + SIZE / 2, TOP + SIZE / 2);
-	put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"gray\" stroke-dasharray=\"4 4\"/>\n",
+	tapas_svg_put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"gray\" stroke-dasharray=\"4 4\"/>\n",
 		LEFT, TOP + SIZE, LEFT + SIZE, TOP);
 }
 
@@ -141,33 +66,32 @@ tapas_status
 tapas_roc_svg(const double *fpr, const double *tpr, size_t np, double auc,
 			  const char *title, char **svg)
 {
-	svgbuf_t	b = {NULL, 0, 0, 0};
+	tapas_svgbuf_t b;
 	size_t		k;
 
 	if (np == 0)
 		return TAPAS_EINVAL;
-	b.cap = 4096 + 32 * np;
-	b.data = tapas_malloc(b.cap);
-	if (b.data == NULL)
+	tapas_svg_init(&b, 4096 + 32 * np);
+	if (b.failed)
 		return TAPAS_ENOMEM;
-	put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	tapas_svg_put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"480\" height=\"480\" viewBox=\"0 0 480 480\">\n"
 		"<rect width=\"480\" height=\"480\" fill=\"white\"/>\n");
-	put(&b, "<text x=\"%.1f\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">",
+	tapas_svg_put(&b, "<text x=\"%.1f\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">",
 		LEFT + SIZE / 2);
-	put_escaped(&b, title != NULL ? title : "ROC curve");
-	put(&b, "</text>\n");
+	tapas_svg_put_escaped(&b, title != NULL ? title : "ROC curve");
+	tapas_svg_put(&b, "</text>\n");
 	put_frame(&b);
-	put(&b, "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"");
+	tapas_svg_put(&b, "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"");
 	for (k = 0; k < np; k++)
-		put(&b, "%s%.2f,%.2f", k ? " " : "", LEFT + SIZE * fpr[k],
+		tapas_svg_put(&b, "%s%.2f,%.2f", k ? " " : "", LEFT + SIZE * fpr[k],
 			TOP + SIZE * (1 - tpr[k]));
-	put(&b, "\"/>\n");
-	put(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\" stroke-width=\"2\"/>\n",
+	tapas_svg_put(&b, "\"/>\n");
+	tapas_svg_put(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\" stroke-width=\"2\"/>\n",
 		LEFT + SIZE - 150, TOP + SIZE - 20, LEFT + SIZE - 125, TOP + SIZE - 20);
-	put(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\">AUC = %.4f</text>\n",
+	tapas_svg_put(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"13\">AUC = %.4f</text>\n",
 		LEFT + SIZE - 118, TOP + SIZE - 16, auc);
-	put(&b, "</svg>\n");
+	tapas_svg_put(&b, "</svg>\n");
 	if (b.failed)
 	{
 		tapas_free(b.data);
@@ -190,17 +114,17 @@ static const char *const palette[10] = {
 
 /* the eps-DP bound through (1/(e^eps+1), e^eps/(e^eps+1)) */
 static void
-put_epsilon(svgbuf_t *b, double epsilon, double legend_y)
+put_epsilon(tapas_svgbuf_t *b, double epsilon, double legend_y)
 {
 	double		e = exp(epsilon),
 				x = 1 / (e + 1),
 				y = e / (e + 1);
 
-	put(b, "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\" points=\"%.2f,%.2f %.2f,%.2f %.2f,%.2f\"/>\n",
+	tapas_svg_put(b, "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" stroke-dasharray=\"6 3\" points=\"%.2f,%.2f %.2f,%.2f %.2f,%.2f\"/>\n",
 		LEFT, TOP + SIZE, LEFT + SIZE * x, TOP + SIZE * (1 - y), LEFT + SIZE, TOP);
-	put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-dasharray=\"6 3\"/>\n",
+	tapas_svg_put(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-dasharray=\"6 3\"/>\n",
 		LEFT + SIZE - 210, legend_y - 4, LEFT + SIZE - 185, legend_y - 4);
-	put(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">epsilon = %.3g bound</text>\n",
+	tapas_svg_put(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">epsilon = %.3g bound</text>\n",
 		LEFT + SIZE - 178, legend_y, epsilon);
 }
 
@@ -208,7 +132,7 @@ tapas_status
 tapas_roc_compare_svg(const tapas_roc_curve_t *curves, size_t ncurves,
 					  double epsilon, const char *title, char **svg)
 {
-	svgbuf_t	b = {NULL, 0, 0, 0};
+	tapas_svgbuf_t b;
 	size_t		c,
 				k,
 				total = 0;
@@ -223,17 +147,16 @@ tapas_roc_compare_svg(const tapas_roc_curve_t *curves, size_t ncurves,
 			return TAPAS_EINVAL;
 		total += curves[c].np;
 	}
-	b.cap = 4096 + 32 * total + 256 * ncurves;
-	b.data = tapas_malloc(b.cap);
-	if (b.data == NULL)
+	tapas_svg_init(&b, 4096 + 32 * total + 256 * ncurves);
+	if (b.failed)
 		return TAPAS_ENOMEM;
-	put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	tapas_svg_put(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"480\" height=\"480\" viewBox=\"0 0 480 480\">\n"
 		"<rect width=\"480\" height=\"480\" fill=\"white\"/>\n");
-	put(&b, "<text x=\"%.1f\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">",
+	tapas_svg_put(&b, "<text x=\"%.1f\" y=\"30\" text-anchor=\"middle\" font-size=\"16\">",
 		LEFT + SIZE / 2);
-	put_escaped(&b, title != NULL ? title : "ROC curves");
-	put(&b, "</text>\n");
+	tapas_svg_put_escaped(&b, title != NULL ? title : "ROC curves");
+	tapas_svg_put(&b, "</text>\n");
 	put_frame(&b);
 	/* legend lines stack upwards from the bottom right corner */
 	legend_y = TOP + SIZE - 12 - 16.0 * (double) (ncurves - 1) - (bound ? 16 : 0);
@@ -245,21 +168,21 @@ tapas_roc_compare_svg(const tapas_roc_curve_t *curves, size_t ncurves,
 		const char *colour = palette[c % 10];
 		double		ly = legend_y + 16.0 * (double) c;
 
-		put(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
+		tapas_svg_put(&b, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
 		for (k = 0; k < cv->np; k++)
-			put(&b, "%s%.2f,%.2f", k ? " " : "", LEFT + SIZE * cv->fpr[k],
+			tapas_svg_put(&b, "%s%.2f,%.2f", k ? " " : "", LEFT + SIZE * cv->fpr[k],
 				TOP + SIZE * (1 - cv->tpr[k]));
-		put(&b, "\"/>\n");
-		put(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+		tapas_svg_put(&b, "\"/>\n");
+		tapas_svg_put(&b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
 			LEFT + SIZE - 210, ly - 4, LEFT + SIZE - 185, ly - 4, colour);
-		put(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">", LEFT + SIZE - 178, ly);
+		tapas_svg_put(&b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">", LEFT + SIZE - 178, ly);
 		if (cv->label != NULL)
-			put_escaped(&b, cv->label);
+			tapas_svg_put_escaped(&b, cv->label);
 		else
-			put(&b, "attack %zu", c + 1);
-		put(&b, " (AUC = %.4f)</text>\n", cv->auc);
+			tapas_svg_put(&b, "attack %zu", c + 1);
+		tapas_svg_put(&b, " (AUC = %.4f)</text>\n", cv->auc);
 	}
-	put(&b, "</svg>\n");
+	tapas_svg_put(&b, "</svg>\n");
 	if (b.failed)
 	{
 		tapas_free(b.data);

@@ -31,6 +31,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
+#include "policy/progress_pg.h"
 #include "audit/audit_int.h"
 #include "policy/policy.h"
 
@@ -160,6 +161,7 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 	TapasLedgerFilter filter;
 	TapasLedgerSnapshot *snap;
 	List	   *done = NIL;
+	TapasProgressNotice pn;
 
 	tapas_require_admin("run the tapas audit");
 	if (PG_ARGISNULL(0))
@@ -176,6 +178,7 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 	filter.relid = relid;
 	snap = tapas_ledger_snapshot(&filter);
 	tapas_audit_classes_check(relid);
+	tapas_progress_notice_init(&pn, "tapas.audit", "auditing the logged rows");
 	for (int i = 0; i < snap->nrows; i++)
 	{
 		TapasClass *cls = tapas_audit_class(relid, snap->statistics[i]);
@@ -184,6 +187,9 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 		ListCell   *lc;
 		bool		seen = false;
 
+		/* one (class, scope) can take long: report and honour cancels between them */
+		CHECK_FOR_INTERRUPTS();
+		tapas_progress_notice(&pn, (double) i / snap->nrows);
 		if (cls == NULL)
 			continue;			/* not sensitive */
 		key = psprintf("%u/%d", roleid, cls->id);

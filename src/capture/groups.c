@@ -47,6 +47,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/datum.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
@@ -119,9 +120,20 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 			if (intVal(linitial(lfirst(c))) == intVal(linitial(g)))
 				gc->att[i] = intVal(lsecond(lfirst(c)));
 		}
+		/*
+		 * The planner leaves a grouping column out of the Agg's output when
+		 * the sub-query's rows are aggregated again (SELECT count(*) FROM
+		 * (SELECT hiv FROM t GROUP BY hiv) s); the gate then cannot tell
+		 * which value a group has, so it refuses (fail closed), saying what
+		 * the analyst can write instead.
+		 */
 		if (gc->att[i] == 0)
-			elog(ERROR, "tapas: grouping column %d is not in the gate's input",
-				 intVal(linitial(g)));
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("grouping by a sensitive column of protected table \"%s\" cannot be audited in a sub-query whose rows are aggregated again",
+							get_rel_name(gc->relid)),
+					 errdetail("The sub-query's output lacks the grouping column, so the groups cannot be told apart."),
+					 errhint("Aggregate in one level (count(*) FILTER (WHERE col = value) per value), or return the sub-query's groups as they are (SELECT col, c FROM (SELECT col, count(*) c ... GROUP BY col) s).")));
 		gc->sens[i] = intVal(lsecond(g)) != 0;
 		gc->typlen[i] = TupleDescAttr(desc, gc->att[i] - 1)->attlen;
 		gc->typbyval[i] = TupleDescAttr(desc, gc->att[i] - 1)->attbyval;

@@ -12,7 +12,8 @@
  *							on writes of protected tables; refuse EXPLAIN with row
  *							estimates and EXPLAIN ANALYZE on them
  *	ProcessUtility_hook		COPY protected TO/FROM, TRUNCATE protected,
- *							LISTEN tapas_alert; remembers EXPLAIN options
+ *							LISTEN tapas_alert; remembers EXPLAIN options;
+ *							DROP EXTENSION tapas guard (policy/guard.c)
  *	ExecutorCheckPerms_hook	pg_statistic / pg_statistic_ext_data (pg_stats)
  *
  * Every hook calls the previous hook or the standard function on every
@@ -222,6 +223,8 @@ tapas_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	Node	   *parsetree = pstmt->utilityStmt;
 	bool		saved_costs = explain_costs;
 
+	/* DROP EXTENSION tapas while tables are protected (policy/guard.c) */
+	tapas_guard_utility(parsetree);
 	if (IsA(parsetree, CopyStmt))
 		check_copy((CopyStmt *) parsetree);
 	if (IsA(parsetree, TruncateStmt))

@@ -222,6 +222,35 @@ joined_on_unique(Query *q, int r, List *quals)
 }
 
 /*
+ * What a FROM item other than a lookup table is, for the refusal of a join
+ * with it: the analyst wrote a function or a sub-query, not "a protected
+ * table", and the message should say so.
+ */
+static const char *
+join_partner_kind(const RangeTblEntry *rte)
+{
+	switch (rte->rtekind)
+	{
+		case RTE_RELATION:
+			if (rte->relkind == RELKIND_VIEW)
+				return psprintf("view \"%s\"", get_rel_name(rte->relid));
+			return psprintf("protected table \"%s\"", get_rel_name(rte->relid));
+		case RTE_FUNCTION:
+			return "a function in FROM";
+		case RTE_SUBQUERY:
+			return "a sub-query";
+		case RTE_VALUES:
+			return "a VALUES list";
+		case RTE_CTE:
+			return "a WITH query";
+		case RTE_TABLEFUNC:
+			return "a table function";
+		default:
+			return "this FROM item";
+	}
+}
+
+/*
  * Joins at a protected level: audited exactly only when no protected row is
  * repeated or NULL-extended.  Other FROM items must be plain unprotected
  * tables, each matched on a column with a unique index (lookup tables);
@@ -254,8 +283,10 @@ verify_joins(Query *q, int varno, const TapasProtection *prot)
 			tapas_protection_lookup(rte->relid) != NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("protected table \"%s\" can only be joined with unprotected tables", name),
-					 errhint("Aggregate the protected table in a sub-query, then join the result.")));
+					 errmsg("protected table \"%s\" cannot be joined with %s", name,
+							join_partner_kind(rte)),
+					 errdetail("A protected table can only be joined with plain unprotected tables matched on a unique column."),
+					 errhint("Aggregate the protected table in a sub-query, then join the result; for one answer per value of a series, use a correlated sub-query such as SELECT q, (SELECT count(*) FROM t WHERE ... q ...) FROM generate_series(1, 10) q.")));
 		if (!joined_on_unique(q, r, js.quals))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

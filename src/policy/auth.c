@@ -37,6 +37,7 @@ tapas_policy_define_gucs(void)
 							   PGC_POSTMASTER,
 							   0,
 							   NULL, NULL, NULL);
+	tapas_guard_define_gucs();
 }
 
 /* true when roleid is a superuser or has the privileges of the admin role */

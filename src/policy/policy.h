@@ -66,6 +66,11 @@ typedef struct TapasProtection
 	bool		broken;			/* key column vanished: refuse every read */
 } TapasProtection;
 
+/* guard.c: DROP EXTENSION tapas (and what drops it) while tables are protected */
+extern bool tapas_allow_drop_with_protections;
+extern void tapas_guard_define_gucs(void);
+extern void tapas_guard_utility(Node *parsetree);
+
 /* protect.c */
 extern const TapasProtection *tapas_protection_lookup(Oid relid);
 extern bool tapas_protection_any(void);

@@ -94,16 +94,32 @@ tapas_design_base_member(const tapas_design_t *d, int r, int64_t j)
 }
 
 int
+tapas_design_query_base_member(const tapas_design_t *d, int q, int64_t j)
+{
+	if (q < d->m)
+		return design_base_member(d, q, j);
+	return (int) (design_mix(d->extra_key[q - d->m] ^ (uint64_t) j) & 1);
+}
+
+int
+tapas_design_query_complemented(const tapas_design_t *d, int q)
+{
+	if (q < d->m)
+		return d->complemented != NULL && d->complemented[q];
+	return d->extra_comp != NULL && d->extra_comp[q - d->m];
+}
+
+int
 tapas_design_member(const tapas_design_t *d, int query, int64_t record)
 {
 	int			in;
 
-	if (query < 0 || query >= d->m || record < 1 || record > d->n)
+	if (query < 0 || query >= tapas_design_queries(d) || record < 1 || record > d->n)
 		return 0;
 	if (query == d->total_query)
 		return 1;
-	in = design_base_member(d, query, record);
-	if (d->complemented != NULL && d->complemented[query])
+	in = tapas_design_query_base_member(d, query, record);
+	if (tapas_design_query_complemented(d, query))
 		in = !in;
 	return in;
 }
@@ -308,5 +324,88 @@ tapas_design_free(tapas_design_t *d)
 	tapas_free(d->complemented);
 	tapas_free(d->coverage);
 	tapas_free(d->row_key);
+	tapas_free(d->extra_key);
+	tapas_free(d->extra_comp);
 	tapas_free(d);
+}
+
+/* ----------------------------------------------------------------
+ *		the endless Bernoulli design
+ * ----------------------------------------------------------------
+ */
+
+/* room for want extra rows (geometric growth; new flags zeroed) */
+static tapas_status
+design_extra_reserve(tapas_design_t *d, int want)
+{
+	int			cap = d->extra_cap > 0 ? d->extra_cap : 64;
+	uint64_t   *key;
+	uint8_t    *comp;
+
+	if (want <= d->extra_cap)
+		return TAPAS_OK;
+	while (cap < want)
+		cap = cap > TAPAS_DESIGN_MAX_EXTRA / 2 ? TAPAS_DESIGN_MAX_EXTRA : cap * 2;
+	key = tapas_realloc(d->extra_key, (size_t) cap * sizeof(uint64_t));
+	if (key == NULL)
+		return TAPAS_ENOMEM;
+	d->extra_key = key;
+	comp = tapas_realloc(d->extra_comp, (size_t) cap);
+	if (comp == NULL)
+		return TAPAS_ENOMEM;
+	memset(comp + d->extra_cap, 0, (size_t) (cap - d->extra_cap));
+	d->extra_comp = comp;
+	d->extra_cap = cap;
+	return TAPAS_OK;
+}
+
+tapas_status
+tapas_design_extend(tapas_design_t *d, int queries,
+					const tapas_progress_t *progress, const char **reason)
+{
+	const char *dummy;
+	int			want = queries - d->m;
+	tapas_status st;
+
+	if (reason == NULL)
+		reason = &dummy;
+	if (want <= d->extra)
+		return TAPAS_OK;
+	if (d->method != TAPAS_DESIGN_BERNOULLI)
+	{
+		*reason = "only the bernoulli design has queries beyond its size";
+		return TAPAS_EINVAL;
+	}
+	if (want > TAPAS_DESIGN_MAX_EXTRA)
+	{
+		*reason = "a bernoulli design has at most 2^20 queries beyond its recommended size";
+		return TAPAS_EINVAL;
+	}
+	if (d->k > 0 && (int64_t) want * d->n > TAPAS_DESIGN_MAX_WORK)
+		return TAPAS_ELIMIT;
+	st = design_extra_reserve(d, want);
+	if (st != TAPAS_OK)
+		return st;
+	for (; d->extra < want; d->extra++)
+	{
+		uint64_t	key = design_mix(d->seed ^ design_mix((uint64_t) d->base_rows + 1 + d->extra));
+		int64_t		cover = 0,
+					j;
+
+		d->extra_key[d->extra] = key;
+		if (d->k == 0)
+			continue;
+		/* the k rewrite of design_apply_k, for this row alone */
+		if (tapas_progress_poll(progress, (double) d->extra / want))
+			return TAPAS_ECANCELED;
+		for (j = 1; j <= d->n; j++)
+			cover += design_mix(key ^ (uint64_t) j) & 1;
+		if (cover < d->k && d->n - cover < d->k)
+		{
+			*reason = "a query and its complement both cover fewer than k records";
+			return TAPAS_EINVAL;
+		}
+		d->extra_comp[d->extra] = cover < d->k;
+	}
+	return TAPAS_OK;
 }

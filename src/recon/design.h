@@ -13,7 +13,9 @@
  *	bernoulli	ceil(2 s log2(n / s)) rows (at least s + 1, at most n),
  *				record j in row i (i = 1..rows) iff the low bit of
  *				tapas_design_bernoulli_bits(seed, i, j) is 1; decoded by
- *				compressed sensing (cs.h).
+ *				compressed sensing (cs.h).  The row count is only the
+ *				recommendation: a random design is endless, and
+ *				tapas_design_extend adds rows beyond it (below).
  *
  * Respecting k: a query must cover at least k records.  A base row
  * covering fewer than k is replaced by its complement, and one total query
@@ -45,6 +47,8 @@
 #define TAPAS_DESIGN_MAX_N		((int64_t) 1 << 24)
 /* most hash evaluations a Bernoulli coverage count may take (rows x n) */
 #define TAPAS_DESIGN_MAX_WORK	((int64_t) 1 << 33)
+/* most Bernoulli queries beyond the recommended design */
+#define TAPAS_DESIGN_MAX_EXTRA	(1 << 20)
 
 typedef enum tapas_design_method
 {
@@ -69,6 +73,11 @@ typedef struct tapas_design
 	double		mean_coverage;	/* mean coverage (-1 if not computed) */
 	tapas_bch_t *bch;			/* BCH tables and decoder scratch */
 	uint64_t   *row_key;		/* Bernoulli per-row hash keys */
+	/* Bernoulli queries m .. m + extra - 1, beyond the recommendation */
+	int			extra;			/* built so far */
+	int			extra_cap;		/* allocated entries of the arrays below */
+	uint64_t   *extra_key;		/* their row keys (hash rows base_rows + 1 ...) */
+	uint8_t    *extra_comp;		/* complemented for k (NULL while none) */
 } tapas_design_t;
 
 /* "hadamard", "bch", "bernoulli" -> method; -1 for any other name */
@@ -105,8 +114,31 @@ extern tapas_design_t *tapas_design_create(int method, int64_t n, int s,
 extern void tapas_design_free(tapas_design_t *d);
 
 /*
- * Whether query (0..m-1) covers record (1..n).  Never fails: any query or
- * record outside its range gives 0.
+ * Bernoulli designs are endless.  Query m + e (e >= 0, 0-based) is hash
+ * row base_rows + 1 + e (tapas_design_bernoulli_bits), so that, numbered
+ * from 1, query q beyond the recommendation is hash row q, or q - 1 when
+ * the recommended design has a total query.  With k > 0 it is complemented
+ * when it covers fewer than k records; decoding its answer then needs the
+ * total query.  tapas_design_extend makes queries 0..queries-1 available
+ * (a no-op when they are): TAPAS_EINVAL (*reason set) for another method,
+ * more than m + TAPAS_DESIGN_MAX_EXTRA queries or a row that neither it
+ * nor its complement lets cover k records; TAPAS_ELIMIT when the coverage
+ * counts would exceed TAPAS_DESIGN_MAX_WORK; TAPAS_ENOMEM; TAPAS_ECANCELED.
+ */
+extern tapas_status tapas_design_extend(tapas_design_t *d, int queries,
+										const tapas_progress_t *progress,
+										const char **reason);
+
+/* queries available: m plus the extension */
+static inline int
+tapas_design_queries(const tapas_design_t *d)
+{
+	return d->m + d->extra;
+}
+
+/*
+ * Whether query (0..tapas_design_queries()-1) covers record (1..n).  Never
+ * fails: any query or record outside its range gives 0.
  */
 extern int	tapas_design_member(const tapas_design_t *d, int query,
 								int64_t record);
@@ -135,5 +167,27 @@ extern tapas_status tapas_design_decode(tapas_design_t *d, const double *answers
 										double *values, int64_t *count,
 										const tapas_progress_t *progress,
 										const char **reason);
+
+/*
+ * The same for the answers to queries 0..nanswers-1.  Hadamard and BCH
+ * need nanswers = m.  Bernoulli takes any nanswers from 1 to
+ * tapas_design_queries(d) (extend first): the decoder works on every
+ * answered row but the total query; an answered complemented row needs
+ * the total query answered too (TAPAS_EINVAL otherwise).
+ */
+extern tapas_status tapas_design_decode_n(tapas_design_t *d,
+										  const double *answers, int nanswers,
+										  double noise, int64_t *records,
+										  double *values, int64_t *count,
+										  const tapas_progress_t *progress,
+										  const char **reason);
+
+/*
+ * Query q (0..tapas_design_queries()-1, not the total query): whether it
+ * covers record j before its complement, and whether it is complemented.
+ */
+extern int	tapas_design_query_base_member(const tapas_design_t *d, int q,
+										   int64_t j);
+extern int	tapas_design_query_complemented(const tapas_design_t *d, int q);
 
 #endif							/* TAPAS_DESIGN_H */

@@ -13,7 +13,9 @@
  *	bch			exact counts only.  The total count, when asked, must be
  *				<= s; parities -> syndromes -> tapas_bch_decode; then
  *				the support must reproduce every integer answer.
- *	bernoulli	compressed sensing on the base rows (cs.h).
+ *	bernoulli	compressed sensing on the answered rows (cs.h): any number
+ *				of answers, the recommended rows and those of the endless
+ *				extension alike (design.h).
  *
  * IDENTIFICATION
  *	  src/recon/design_decode.c
@@ -31,7 +33,7 @@
 
 /* checks the answers against what the method accepts */
 static tapas_status
-decode_check_answers(const tapas_design_t *d, const double *answers,
+decode_check_answers(const tapas_design_t *d, const double *answers, int na,
 					 double noise, const char **reason)
 {
 	int			i;
@@ -46,7 +48,7 @@ decode_check_answers(const tapas_design_t *d, const double *answers,
 		*reason = "bch decoding needs exact answers (noise 0)";
 		return TAPAS_EINVAL;
 	}
-	for (i = 0; i < d->m; i++)
+	for (i = 0; i < na; i++)
 	{
 		double		a = answers[i];
 
@@ -192,26 +194,48 @@ decode_bch(tapas_design_t *d, const double *answers, const double *b,
  * about s (cs.h, AUTO: OMP, then LP when OMP's result is inconsistent).
  */
 static tapas_status
-decode_bernoulli(tapas_design_t *d, const double *b, double noise,
+decode_bernoulli(tapas_design_t *d, const double *answers, int na, double noise,
 				 int64_t *records, double *values, int64_t *count,
 				 const tapas_progress_t *progress, const char **reason)
 {
-	tapas_binmat_t *A = tapas_binmat_create(d->base_rows, d->n);
+	int			rows = na - (d->total_query >= 0 && d->total_query < na);
+	tapas_binmat_t *A = tapas_binmat_create(rows, d->n);
 	double	   *x = tapas_malloc(d->n * sizeof(double));
+	double	   *b = tapas_malloc(rows * sizeof(double));
+	double		T = d->total_query >= 0 && d->total_query < na ? answers[d->total_query] : 0;
 	tapas_cs_report report;
 	tapas_status st = TAPAS_ENOMEM;
 	int64_t		j,
 				c = 0;
-	int			r;
+	int			q,
+				r = 0;
 
-	if (A != NULL && x != NULL)
+	if (A != NULL && x != NULL && b != NULL)
 	{
-		for (r = 0; r < d->base_rows; r++)
+		st = TAPAS_OK;
+		/* the base rows answered, complements undone: b_r = T - b'_r */
+		for (q = 0; q < na && st == TAPAS_OK; q++)
+		{
+			if (q == d->total_query)
+				continue;
+			if (tapas_design_query_complemented(d, q) &&
+				(d->total_query < 0 || d->total_query >= na))
+			{
+				*reason = "a complemented query is answered without the total query";
+				st = TAPAS_EINVAL;
+				break;
+			}
+			if (tapas_progress_poll(progress, 0.5 * q / na))
+				st = TAPAS_ECANCELED;
+			b[r] = tapas_design_query_complemented(d, q) ? T - answers[q] : answers[q];
 			for (j = 1; j <= d->n; j++)
-				if (tapas_design_base_member(d, r, j))
+				if (tapas_design_query_base_member(d, q, j))
 					tapas_binmat_set(A, r, j - 1, 1);
-		st = tapas_cs_recover(A, b, d->s, noise, TAPAS_CS_AUTO, 1, x,
-							  &report, progress);
+			r++;
+		}
+		if (st == TAPAS_OK)
+			st = tapas_cs_recover(A, b, d->s, noise, TAPAS_CS_AUTO, 1, x,
+								  &report, progress);
 	}
 	if (st == TAPAS_OK && !report.consistent)
 	{
@@ -229,6 +253,7 @@ decode_bernoulli(tapas_design_t *d, const double *b, double noise,
 	*count = c;
 	tapas_binmat_free(A);
 	tapas_free(x);
+	tapas_free(b);
 	return st;
 }
 
@@ -236,6 +261,16 @@ tapas_status
 tapas_design_decode(tapas_design_t *d, const double *answers, double noise,
 					int64_t *records, double *values, int64_t *count,
 					const tapas_progress_t *progress, const char **reason)
+{
+	return tapas_design_decode_n(d, answers, d->m, noise, records, values,
+								 count, progress, reason);
+}
+
+tapas_status
+tapas_design_decode_n(tapas_design_t *d, const double *answers, int na,
+					  double noise, int64_t *records, double *values,
+					  int64_t *count, const tapas_progress_t *progress,
+					  const char **reason)
 {
 	const char *dummy;
 	double	   *b;
@@ -245,9 +280,19 @@ tapas_design_decode(tapas_design_t *d, const double *answers, double noise,
 		reason = &dummy;
 	*reason = NULL;
 	*count = 0;
-	st = decode_check_answers(d, answers, noise, reason);
+	if (d->method == TAPAS_DESIGN_BERNOULLI ? na < 1 || na > tapas_design_queries(d) : na != d->m)
+	{
+		*reason = d->method == TAPAS_DESIGN_BERNOULLI ?
+			"answers must cover queries 1 to at most the extended design's size" :
+			"this design needs one answer per query";
+		return TAPAS_EINVAL;
+	}
+	st = decode_check_answers(d, answers, na, noise, reason);
 	if (st != TAPAS_OK)
 		return st;
+	if (d->method == TAPAS_DESIGN_BERNOULLI)
+		return decode_bernoulli(d, answers, na, noise, records, values, count,
+								progress, reason);
 	b = tapas_malloc(d->base_rows * sizeof(double));
 	if (b == NULL)
 		return TAPAS_ENOMEM;
@@ -262,9 +307,7 @@ tapas_design_decode(tapas_design_t *d, const double *answers, double noise,
 			st = decode_bch(d, answers, b, records, values, count, reason);
 			break;
 		case TAPAS_DESIGN_BERNOULLI:
-			st = decode_bernoulli(d, b, noise, records, values, count,
-								  progress, reason);
-			break;
+			break;				/* above */
 	}
 	tapas_free(b);
 	return st;

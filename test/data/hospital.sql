@@ -11,7 +11,8 @@ CREATE TABLE patients (
 	blood_type		text NOT NULL,
 	admitted		date NOT NULL,
 	ward			text NOT NULL,
-	rare_disease	boolean NOT NULL
+	rare_disease	boolean NOT NULL,
+	income			integer NOT NULL	-- yearly, in euros; derived from id (no random() draw)
 );
 INSERT INTO patients
 SELECT g,
@@ -21,7 +22,8 @@ SELECT g,
 	   (ARRAY['O+','O+','O+','A+','A+','A+','B+','AB+','O-','A-','B-','AB-'])[1 + floor(random() * 12)::int],
 	   date '2024-01-01' + floor(random() * 730)::int,
 	   (ARRAY['cardiology','oncology','maternity','surgery','emergency','neurology','paediatrics'])[1 + floor(random() * 7)::int],
-	   false
+	   false,
+	   18000 + (g * 7919) % 61000
   FROM generate_series(1, 100000) g;
 -- the one rare-disease patient
 UPDATE patients SET rare_disease = true WHERE id = 73013;

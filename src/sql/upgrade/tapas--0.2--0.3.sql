@@ -122,6 +122,53 @@ UPDATE pg_catalog.pg_proc SET provolatile = 'v'
 COMMENT ON FUNCTION tapas.audit(regclass) IS
 	'Re-runs the full audit of a table on the whole ledger (per basis-value class and audit scope: every role under tapas.audit_scope = all, shown as (all), else per role; no time budget) and returns every isolated record: determined by the logged rows or reconstructed from the logged answers; raises no alert; admin only';
 
+-- ---------------------------------------------------------------------------
+-- Per-role status (in the spirit of pg_stat_statements): what each audited
+-- role has been answered, refused and alerted for, from the ledger and the
+-- alerts.  Admin only, like the views it reads.
+-- ---------------------------------------------------------------------------
+
+CREATE VIEW tapas.role_status AS
+	WITH logged AS (
+		SELECT roleid, count(*) AS cells_logged, count(DISTINCT tbl) AS tables,
+			   sum(covered) AS rows_covered, min(logged_at) AS first_logged,
+			   max(logged_at) AS last_logged
+		  FROM tapas.query_log_raw() GROUP BY roleid),
+	alerted AS (
+		SELECT roleid, count(*) AS alerts,
+			   count(*) FILTER (WHERE action = 'denied') AS refusals,
+			   sum(nrecords) AS records_alerted,
+			   max(raised_at) AS last_alert
+		  FROM tapas.alerts_raw() GROUP BY roleid),
+	roles AS (
+		SELECT coalesce(l.roleid, a.roleid) AS roleid, l.tables, l.cells_logged, l.rows_covered,
+			   l.first_logged, l.last_logged, a.alerts, a.refusals, a.records_alerted, a.last_alert
+		  FROM logged l FULL JOIN alerted a ON a.roleid = l.roleid)
+	SELECT coalesce((SELECT r.rolname FROM pg_catalog.pg_roles r WHERE r.oid = s.roleid),
+					('dropped role (OID ' || s.roleid || ')')::name) AS role,
+		   coalesce(s.tables, 0) AS tables,
+		   coalesce(s.cells_logged, 0) AS cells_logged,
+		   coalesce(s.rows_covered, 0) AS rows_covered,
+		   coalesce(s.refusals, 0) AS refusals,
+		   coalesce(s.alerts, 0) AS alerts,
+		   coalesce(s.records_alerted, 0) AS records_alerted,
+		   round(100.0 * coalesce(s.cells_logged, 0) / u.max_cells, 2) AS ledger_cells_pct,
+		   s.first_logged, s.last_logged, s.last_alert
+	  FROM roles s CROSS JOIN tapas.ledger_usage() u;
+COMMENT ON VIEW tapas.role_status IS
+	'Per session user: tables and cells logged, rows covered, refusals (deny-mode alerts: one per refused statement, table and kind), alerts, records named by the alerts, the share of tapas.ledger_max_cells its cells take (percent), first and last logged answer, last alert; admin only';
+REVOKE ALL ON tapas.role_status FROM PUBLIC;
+GRANT SELECT ON tapas.role_status TO tapas_admin;
+
+-- step plots (the demo's disclosure picture)
+CREATE FUNCTION tapas.step_svg(series text[], x float8[], y float8[], marked boolean[] DEFAULT NULL,
+	title text DEFAULT NULL, x_label text DEFAULT NULL, y_label text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'tapas_sql_step_svg'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.step_svg(text[], float8[], float8[], boolean[], text, text, text) IS
+'Step curves as a standalone SVG document (opaque background, ticks and labels, legend): point i, (x[i], y[i]), belongs to the curve series[i]; y holds until the next x of its curve; marked points are drawn as crosses ("refused query"). For records isolated against queries answered.';
+
 -- tapas.last_capture() gains basis_id (issue 10: the normal form of a cell)
 DROP FUNCTION tapas.last_capture();
 CREATE FUNCTION tapas.last_capture(OUT relid regclass, OUT statistic text,

@@ -7,7 +7,10 @@
  * a known x for the decoders, which must return x; an independent copy of
  * the documented splitmix64 formula for the Bernoulli bits.  Failure
  * cases: overweight supports (TAPAS_EDECODE), inconsistent and malformed
- * answers, impossible k, bad arguments.
+ * answers, impossible k, bad arguments.  The endless Bernoulli design:
+ * rows beyond the recommendation against the same hash formula (hash row
+ * q, or q - 1 after a total query), k kept by complements, and decoding
+ * any number of answers, exact and with Laplace noise.
  */
 #include <math.h>
 #include <string.h>
@@ -120,6 +123,182 @@ test_design_bernoulli_hash(void)
 	TAPAS_CHECK(ok);
 	TAPAS_CHECK(tapas_design_bernoulli_bits(12345, 1, 1) ==
 				ref_mix(ref_mix(12345 ^ ref_mix(1)) ^ 1));
+	tapas_design_free(d);
+}
+
+/*
+ * Queries beyond design_size: the documented hash of row q (1-based), or of
+ * q - 1 once a total query took number base_rows + 1; k kept by complements.
+ */
+static void
+test_design_endless(void)
+{
+	tapas_status st;
+	const char *why = NULL;
+	tapas_design_t *d = tapas_design_create(TAPAS_DESIGN_BERNOULLI, 500, 2, 0,
+											99, 0, NULL, &st, NULL);
+	tapas_design_t *dk;
+	int			i,
+				ok = 1,
+				sawcomp = 0;
+	int64_t		j;
+
+	TAPAS_CHECK(d != NULL);
+	if (d == NULL)
+		return;
+	TAPAS_CHECK(tapas_design_extend(d, d->m + 300, NULL, &why) == TAPAS_OK &&
+				tapas_design_queries(d) == d->m + 300 && d->total_query < 0);
+	for (i = 0; i < d->m + 300; i++)
+		for (j = 1; j <= d->n; j++)
+			ok &= tapas_design_member(d, i, j) ==
+				(int) (ref_mix(ref_mix(99 ^ ref_mix((uint64_t) i + 1)) ^ (uint64_t) j) & 1);
+	TAPAS_CHECK(ok);
+	TAPAS_CHECK(!tapas_design_member(d, d->m + 300, 1));
+	tapas_design_free(d);
+
+	/* k = 240: a fifth of the rows complemented, the total is query base_rows */
+	dk = tapas_design_create(TAPAS_DESIGN_BERNOULLI, 500, 2, 240, 99, 0, NULL, &st, NULL);
+	TAPAS_CHECK(dk != NULL && dk->total_query == dk->base_rows);
+	if (dk == NULL)
+		return;
+	TAPAS_CHECK(tapas_design_extend(dk, dk->m + 200, NULL, &why) == TAPAS_OK);
+	ok = 1;
+	for (i = dk->m; i < dk->m + 200; i++)
+	{
+		int64_t		cnt = 0;
+
+		for (j = 1; j <= dk->n; j++)
+		{
+			int			base = (int) (ref_mix(ref_mix(99 ^ ref_mix((uint64_t) i)) ^ (uint64_t) j) & 1);
+
+			ok &= tapas_design_query_base_member(dk, i, j) == base;
+			cnt += tapas_design_member(dk, i, j);
+		}
+		ok &= cnt >= 240;
+		sawcomp |= tapas_design_query_complemented(dk, i);
+	}
+	TAPAS_CHECK(ok && sawcomp);
+	/* only bernoulli is endless; the cap holds */
+	TAPAS_CHECK(tapas_design_extend(dk, dk->m + TAPAS_DESIGN_MAX_EXTRA + 1, NULL, &why) ==
+				TAPAS_EINVAL);
+	tapas_design_free(dk);
+	d = tapas_design_create(TAPAS_DESIGN_HADAMARD, 64, 1, 0, 0, 0, NULL, &st, NULL);
+	TAPAS_CHECK(d != NULL && tapas_design_extend(d, d->m + 1, NULL, &why) == TAPAS_EINVAL);
+	TAPAS_CHECK(d != NULL && tapas_design_extend(d, d->m, NULL, &why) == TAPAS_OK);
+	tapas_design_free(d);
+}
+
+/*
+ * Decoding m answers of the endless design, m chosen by the attacker:
+ * m = 150 exact at n = 10,000, s = 5 (above the recommended 110), m = 400
+ * with Laplace(1) noise on every answer, and m = 60, fewer than the
+ * recommendation, at n = 2,000, s = 2; x must come back exactly.
+ */
+static void
+test_design_endless_decode(void)
+{
+	static const struct
+	{
+		int64_t		n;
+		int			s,
+					m;
+		double		noise;
+	}			cases[] = {{10000, 5, 150, 0}, {10000, 5, 400, 1.0}, {2000, 2, 60, 0}};
+	int			c;
+
+	for (c = 0; c < 3; c++)
+	{
+		tapas_status st;
+		const char *why = NULL;
+		tapas_design_t *d = tapas_design_create(TAPAS_DESIGN_BERNOULLI, cases[c].n,
+												cases[c].s, 0, 5 + c, 0, NULL, &st, NULL);
+		double	   *x = tapas_calloc(cases[c].n, sizeof(double));
+		double	   *a = tapas_malloc(cases[c].m * sizeof(double));
+		double	   *val = tapas_malloc(cases[c].n * sizeof(double));
+		int64_t    *rec = tapas_malloc(cases[c].n * sizeof(int64_t));
+		int64_t		cnt = 0,
+					j;
+		tapas_rng_t rng;
+		int			i,
+					ok;
+
+		tapas_rng_seed(&rng, tapas_test_seed() + c);
+		for (i = 0; i < cases[c].s; i++)
+			x[(int64_t) (tapas_rng_u64(&rng) % cases[c].n)] = 1;
+		TAPAS_CHECK(d != NULL && tapas_design_extend(d, cases[c].m, NULL, &why) == TAPAS_OK);
+		if (d == NULL)
+			continue;
+		for (i = 0; i < cases[c].m; i++)
+		{
+			a[i] = cases[c].noise > 0 ? tapas_rng_laplace(&rng, cases[c].noise) : 0;
+			for (j = 1; j <= d->n; j++)
+				if (tapas_design_member(d, i, j))
+					a[i] += x[j - 1];
+		}
+		st = tapas_design_decode_n(d, a, cases[c].m, cases[c].noise, rec, val, &cnt,
+								   NULL, &why);
+		ok = st == TAPAS_OK;
+		for (j = 0; ok && j < cnt; j++)
+			ok = x[rec[j] - 1] == 1 && val[j] == 1;
+		for (j = 0, i = 0; j < d->n; j++)
+			i += x[j] == 1;
+		TAPAS_CHECK_MSG(ok && cnt == i, "case %d: status %d, %lld records, %s", c, (int) st,
+						(long long) cnt, why ? why : "");
+		/* no answers, or more than the design was extended to */
+		TAPAS_CHECK(tapas_design_decode_n(d, a, 0, 0, rec, val, &cnt, NULL, &why) == TAPAS_EINVAL);
+		TAPAS_CHECK(tapas_design_decode_n(d, a, tapas_design_queries(d) + 1, 0, rec, val, &cnt,
+										  NULL, &why) == TAPAS_EINVAL);
+		tapas_design_free(d);
+		tapas_free(x);
+		tapas_free(a);
+		tapas_free(val);
+		tapas_free(rec);
+	}
+}
+
+/*
+ * With k: the extension's complemented rows decode through the total query
+ * (answered at number base_rows + 1), and answers that stop before the
+ * total while including a complemented row are refused, not misread.
+ */
+static void
+test_design_endless_k(void)
+{
+	tapas_status st;
+	const char *why = NULL;
+	tapas_design_t *d = tapas_design_create(TAPAS_DESIGN_BERNOULLI, 2000, 2, 1000, 3, 0,
+											NULL, &st, NULL);
+	double		x[2000] = {0};
+	double		a[200];
+	double		val[2000];
+	int64_t		rec[2000],
+				cnt = 0,
+				j;
+	int			i,
+				m,
+				first_comp = -1;
+
+	TAPAS_CHECK(d != NULL && d->total_query == d->base_rows);
+	if (d == NULL)
+		return;
+	m = d->m + 60;
+	TAPAS_CHECK(m <= 200 && tapas_design_extend(d, m, NULL, &why) == TAPAS_OK);
+	x[41] = x[1500] = 1;
+	for (i = 0; i < m; i++)
+	{
+		a[i] = 0;
+		for (j = 1; j <= d->n; j++)
+			a[i] += tapas_design_member(d, i, j) ? x[j - 1] : 0;
+		if (first_comp < 0 && i != d->total_query && tapas_design_query_complemented(d, i))
+			first_comp = i;
+	}
+	st = tapas_design_decode_n(d, a, m, 0, rec, val, &cnt, NULL, &why);
+	TAPAS_CHECK_MSG(st == TAPAS_OK && cnt == 2 && rec[0] == 42 && rec[1] == 1501,
+					"status %d, %lld records, %s", (int) st, (long long) cnt, why ? why : "");
+	/* stopping before the total with a complemented row answered */
+	TAPAS_CHECK(first_comp >= 0 && first_comp < d->total_query);
+	TAPAS_CHECK(tapas_design_decode_n(d, a, d->total_query, 0, rec, val, &cnt, NULL, &why) ==
+				TAPAS_EINVAL);
 	tapas_design_free(d);
 }
 
@@ -335,6 +514,9 @@ main(void)
 {
 	TAPAS_TEST_RUN(test_design_coverage_and_k);
 	TAPAS_TEST_RUN(test_design_bernoulli_hash);
+	TAPAS_TEST_RUN(test_design_endless);
+	TAPAS_TEST_RUN(test_design_endless_decode);
+	TAPAS_TEST_RUN(test_design_endless_k);
 	TAPAS_TEST_RUN(test_design_decode);
 	TAPAS_TEST_RUN(test_design_errors);
 	TAPAS_TEST_RUN(test_design_alloc_failures);

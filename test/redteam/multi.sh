@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# multi.sh: multi-query attacks of issue 11 (deny mode): prints whether the final query was answered
+set -u
+cd "$(dirname "$0")"
+q() { psql -X -qAt -d rt -U "${2:-rt_analyst}" -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "$1" 2>&1; }
+reset() { psql -X -qAt -d rt -c "SELECT tapas.reset('pt')" >/dev/null 2>&1; }
+attack() {	# attack NAME Q1 Q2 [ROLE2]: Q1 then Q2; Q2 answered = leak (the difference isolates id 77)
+	reset
+	a=$(q "$2"); b=$(q "$3" "${4:-rt_analyst}")
+	if echo "$b" | grep -q ERROR; then v="refused $(echo "$b" | grep -oE 'ERROR:  [0-9A-Z]{5}' | cut -c9-)"; else v="answered  <== LEAK ($a - $b)"; fi
+	printf '%-28s %s\n' "$1" "$v"
+}
+attack "difference same text" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack "difference 2 spellings" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT sum(CASE WHEN rare THEN 1 ELSE 0 END) FROM pt WHERE age <> 91"
+attack "difference sum(rare::int)" "SELECT sum(rare::int) FROM pt" "SELECT count(*) FROM pt WHERE rare AND age <> 91"
+attack "difference IS TRUE" "SELECT count(*) FROM pt WHERE rare IS TRUE" "SELECT count(*) FILTER (WHERE rare = true) FROM pt WHERE age <> 91"
+attack "difference income sum" "SELECT sum(income) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
+attack "difference income spell" "SELECT sum(income) FROM pt" "SELECT sum(coalesce(income, 0)) FROM pt WHERE age <> 91"
+attack "difference avg" "SELECT avg(income), count(income) FROM pt" "SELECT sum(income) FROM pt WHERE age < 91"
+attack "collusion 2 roles" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" rt_analyst2
+attack "complement filters" "SELECT count(*) FILTER (WHERE rare AND income > 3000) + 0 FROM pt" "SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM pt WHERE age <> 91"
+reset
