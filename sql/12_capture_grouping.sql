@@ -111,18 +111,6 @@ SELECT statistic, count(*) AS cells, sum(covered) AS covered, sum(answer) AS ans
          AS exact_keys
   FROM tapas.last_capture() c GROUP BY statistic ORDER BY statistic;
 
--- a sub-query grouping by a sensitive column whose rows are aggregated
--- again: a clear refusal, not an internal error (issue 13)
-SET SESSION AUTHORIZATION regress_tapas_analyst;
-SELECT count(*) FROM (SELECT hiv FROM pat GROUP BY hiv) s;
-SELECT sum(c) FROM (SELECT count(*) c FROM pat GROUP BY zip, hiv) s;
-SELECT sum(c) FROM (SELECT zip, hiv, count(*) c FROM pat GROUP BY zip, hiv) s;
-SELECT count(hiv) FROM (SELECT hiv FROM pat GROUP BY hiv) s;
--- returning the groups works
-SELECT hiv, c FROM (SELECT hiv, count(*) c FROM pat GROUP BY hiv) s ORDER BY hiv;
-SELECT c FROM (SELECT zip, hiv, count(*) c FROM pat GROUP BY zip, hiv) s ORDER BY c;
-RESET SESSION AUTHORIZATION;
-
 SELECT tapas.unprotect('spill');
 DROP TABLE spill;
 

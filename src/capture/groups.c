@@ -121,19 +121,18 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 				gc->att[i] = intVal(lsecond(lfirst(c)));
 		}
 		/*
-		 * The planner leaves a grouping column out of the Agg's output when
-		 * the sub-query's rows are aggregated again (SELECT count(*) FROM
-		 * (SELECT hiv FROM t GROUP BY hiv) s); the gate then cannot tell
-		 * which value a group has, so it refuses (fail closed), saying what
-		 * the analyst can write instead.
+		 * plan.c finds every grouping column the Agg outputs, also when
+		 * setrefs dropped its label (a sub-query over the groups, issue
+		 * 13); a plan that does not pass the group's value to the gate
+		 * cannot be audited, so it is refused (fail closed).
 		 */
 		if (gc->att[i] == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("grouping by a sensitive column of protected table \"%s\" cannot be audited in a sub-query whose rows are aggregated again",
+					 errmsg("grouping by a sensitive column of protected table \"%s\" cannot be audited in this query",
 							get_rel_name(gc->relid)),
-					 errdetail("The sub-query's output lacks the grouping column, so the groups cannot be told apart."),
-					 errhint("Aggregate in one level (count(*) FILTER (WHERE col = value) per value), or return the sub-query's groups as they are (SELECT col, c FROM (SELECT col, count(*) c ... GROUP BY col) s).")));
+					 errdetail("The plan does not pass the grouping column's value to the audit, so the groups cannot be told apart."),
+					 errhint("Aggregate in one level (count(*) FILTER (WHERE col = value) per value), or return the groups as they are (SELECT col, count(*) ... GROUP BY col).")));
 		gc->sens[i] = intVal(lsecond(g)) != 0;
 		gc->typlen[i] = TupleDescAttr(desc, gc->att[i] - 1)->attlen;
 		gc->typbyval[i] = TupleDescAttr(desc, gc->att[i] - 1)->attbyval;

@@ -159,20 +159,78 @@ to_index_var(Node *node, List *flat)
 	return expression_tree_mutator(node, to_index_var, flat);
 }
 
-/* flat index of the expression of the Agg tlist entry with sortgroupref ref */
+/*
+ * 0-based position in flat of the reference to input column attno, or -1
+ * (compared by hand: setrefs keeps varnosyn/varattnosyn, so equal() would
+ * miss it)
+ */
+static int
+outer_var_index(List *flat, AttrNumber attno)
+{
+	ListCell   *lc;
+
+	foreach(lc, flat)
+	{
+		Var		   *v = lfirst(lc);
+
+		if (IsA(v, Var) && v->varno == OUTER_VAR && v->varattno == attno &&
+			v->varlevelsup == 0)
+			return foreach_current_index(lc);
+	}
+	return -1;
+}
+
+/* whether cols (a group_columns list) has sortgroupref ref */
+static bool
+has_group_ref(List *cols, Index ref)
+{
+	ListCell   *lc;
+
+	foreach(lc, cols)
+	{
+		if (intVal(linitial(lfirst(lc))) == (int) ref)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * (sortgroupref, flat index) of each grouping column the Agg outputs.  The
+ * Agg's own tlist labels name them, unless setrefs replaced those labels:
+ * a trivial SubqueryScan above the Agg is removed and its labels, which
+ * carry no sortgroupref, are copied onto the Agg's tlist
+ * (clean_up_removed_plan_level), as in SELECT count(*) FROM (SELECT hiv
+ * FROM t GROUP BY hiv) s.  The Agg's input keeps its labels
+ * (create_agg_plan asks for CP_LABEL_TLIST), and setrefs made each grouping
+ * expression of the Agg's tlist an OUTER_VAR reference to that input, so
+ * the input's labels find the columns the Agg's lost.
+ */
 static List *
-group_columns(List *agg_tlist, List *flat)
+group_columns(Agg *agg, List *flat)
 {
 	List	   *cols = NIL;
 	ListCell   *lc;
 
-	foreach(lc, agg_tlist)
+	foreach(lc, agg->plan.targetlist)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
 		int			idx = list_index_equal(flat, (Node *) tle->expr);
 
 		if (tle->ressortgroupref != 0 && idx >= 0)
 			cols = lappend(cols, list_make2(makeInteger(tle->ressortgroupref),
+											makeInteger(idx + 1)));
+	}
+	if (agg->plan.lefttree == NULL)
+		return cols;
+	foreach(lc, agg->plan.lefttree->targetlist)
+	{
+		TargetEntry *in = lfirst_node(TargetEntry, lc);
+		int			idx;
+
+		if (in->ressortgroupref == 0 || has_group_ref(cols, in->ressortgroupref))
+			continue;
+		if ((idx = outer_var_index(flat, in->resno)) >= 0)
+			cols = lappend(cols, list_make2(makeInteger(in->ressortgroupref),
 											makeInteger(idx + 1)));
 	}
 	return cols;
@@ -318,7 +376,7 @@ make_gate(Agg *agg, PlaceContext *ctx)
 		tlist = lappend(tlist, tle);
 	}
 	qual = (List *) to_index_var((Node *) agg->plan.qual, flat);
-	cells = cover_cells(agg, flat, group_columns(agg->plan.targetlist, flat), ctx->info);
+	cells = cover_cells(agg, flat, group_columns(agg, flat), ctx->info);
 
 	/* the Agg now computes only the flat list; HAVING runs in the gate */
 	agg->plan.targetlist = agg_tlist;
