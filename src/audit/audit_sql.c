@@ -107,7 +107,8 @@ audit_row(ReturnSetInfo *rsinfo, TapasAuditEntry *e, const TapasFinding *f)
 
 /* the full audit of one (class, scope role), from scratch */
 static void
-audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid)
+audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid, TapasProgressNotice *pn,
+		  const char *step_rowspace, const char *step_decoders)
 {
 	TapasAuditEntry *e = tapas_audit_entry(cls, roleid);
 	TapasAuditBatch batch;
@@ -120,6 +121,7 @@ audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid)
 
 	tapas_audit_entry_drop(e);
 	e = tapas_audit_entry(cls, roleid);
+	pn->step = step_rowspace;
 	(void) tapas_audit_sync(e, DT_NOEND);
 	roaring_bitmap_clear(e->sync_new);
 	if (e->rs != NULL && !e->rs_broken)
@@ -137,6 +139,9 @@ audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid)
 		audit_row(rsinfo, e, &f);
 	}
 	/* the decoders, on the logged rows alone, every record eligible */
+	CHECK_FOR_INTERRUPTS();
+	pn->step = step_decoders;
+	tapas_progress_notice(pn, -1.0);
 	memset(&batch, 0, sizeof(batch));
 	batch.entry = e;
 	batch.offsets = palloc0(sizeof(size_t));
@@ -153,6 +158,56 @@ audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid)
 		roaring_bitmap_add(e->reported, (uint32) fr[i].index);
 }
 
+/* one (class, scope role) of the ledger's rows of a table */
+typedef struct AuditJob
+{
+	TapasClass *cls;
+	Oid			roleid;
+	const char *statistic;
+} AuditJob;
+
+/* the distinct (class, scope role) pairs of the snapshot, in log order */
+static List *
+audit_jobs(Oid relid, TapasLedgerSnapshot *snap)
+{
+	List	   *jobs = NIL;
+
+	for (int i = 0; i < snap->nrows; i++)
+	{
+		TapasClass *cls = tapas_audit_class(relid, snap->statistics[i]);
+		Oid			roleid = tapas_audit_scope == TAPAS_SCOPE_ROLE ? snap->roles[i] : InvalidOid;
+		ListCell   *lc;
+		bool		seen = false;
+		AuditJob   *j;
+
+		if ((i & 255) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (cls == NULL)
+			continue;			/* not sensitive */
+		foreach(lc, jobs)
+		{
+			AuditJob   *o = lfirst(lc);
+
+			seen |= o->cls == cls && o->roleid == roleid;
+		}
+		if (seen)
+			continue;
+		j = palloc(sizeof(AuditJob));
+		j->cls = cls;
+		j->roleid = roleid;
+		j->statistic = pstrdup(snap->statistics[i]);
+		jobs = lappend(jobs, j);
+	}
+	return jobs;
+}
+
+/*
+ * tapas.audit(tbl): every (class, scope role) in turn.  Progress: a
+ * NOTICE at most every tapas.progress_interval, also from inside one
+ * class (the row-space sync between its chunks of rows, the decoders
+ * from their kernels' callbacks, through the active reporter), and the
+ * same callbacks stop the kernels on a cancel or statement_timeout.
+ */
 Datum
 tapas_sql_audit(PG_FUNCTION_ARGS)
 {
@@ -160,7 +215,7 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 	Oid			relid;
 	TapasLedgerFilter filter;
 	TapasLedgerSnapshot *snap;
-	List	   *done = NIL;
+	List	   *jobs;
 	TapasProgressNotice pn;
 
 	tapas_require_admin("run the tapas audit");
@@ -174,33 +229,35 @@ tapas_sql_audit(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
 	InitMaterializedSRF(fcinfo, 0);
+	tapas_progress_notice_init(&pn, "tapas.audit", "reading the ledger");
 	memset(&filter, 0, sizeof(filter));
 	filter.relid = relid;
 	snap = tapas_ledger_snapshot(&filter);
 	tapas_audit_classes_check(relid);
-	tapas_progress_notice_init(&pn, "tapas.audit", "auditing the logged rows");
-	for (int i = 0; i < snap->nrows; i++)
-	{
-		TapasClass *cls = tapas_audit_class(relid, snap->statistics[i]);
-		Oid			roleid = tapas_audit_scope == TAPAS_SCOPE_ROLE ? snap->roles[i] : InvalidOid;
-		char	   *key;
-		ListCell   *lc;
-		bool		seen = false;
-
-		/* one (class, scope) can take long: report and honour cancels between them */
-		CHECK_FOR_INTERRUPTS();
-		tapas_progress_notice(&pn, (double) i / snap->nrows);
-		if (cls == NULL)
-			continue;			/* not sensitive */
-		key = psprintf("%u/%d", roleid, cls->id);
-		foreach(lc, done)
-			if (strcmp(lfirst(lc), key) == 0)
-				seen = true;
-		if (seen)
-			continue;
-		done = lappend(done, key);
-		audit_one(rsinfo, cls, roleid);
-	}
+	jobs = audit_jobs(relid, snap);
 	tapas_ledger_snapshot_free(snap);
+	PG_TRY();
+	{
+		ListCell   *lc;
+
+		tapas_progress_activate(&pn);
+		foreach(lc, jobs)
+		{
+			AuditJob   *j = lfirst(lc);
+			int			k = foreach_current_index(lc) + 1;
+			int			n = list_length(jobs);
+
+			CHECK_FOR_INTERRUPTS();
+			/* looked up again: a class pointer is not kept across audits */
+			audit_one(rsinfo, tapas_audit_class(relid, j->statistic), j->roleid, &pn,
+					  psprintf("statistic %d of %d (%s), row space", k, n, j->statistic),
+					  psprintf("statistic %d of %d (%s), decoders", k, n, j->statistic));
+		}
+	}
+	PG_FINALLY();
+	{
+		tapas_progress_activate(NULL);
+	}
+	PG_END_TRY();
 	return (Datum) 0;
 }

@@ -55,6 +55,7 @@
 #include "util/rng.h"
 #include "recon/binmat.h"
 #include "policy/policy.h"
+#include "policy/progress_pg.h"
 #include "policy/status_error.h"
 
 static MemoryContext audit_cxt = NULL;
@@ -204,6 +205,7 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 		int			to = Min(e->nrows, e->rs_rows + SYNC_CHUNK_ROWS);
 
 		CHECK_FOR_INTERRUPTS();
+		tapas_progress_active_notice((double) e->rs_rows / e->nrows);	/* in tapas.audit */
 		if (deadline != DT_NOEND && GetCurrentTimestamp() > deadline)
 			return false;
 		rows_as_ids(e, e->rs_rows, to, &ids, &offsets);

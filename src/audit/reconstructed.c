@@ -67,6 +67,7 @@
 #include "recon/cs.h"
 #include "recon/sparse_search.h"
 #include "policy/policy.h"
+#include "policy/progress_pg.h"
 #include "util/compare.h"
 
 #define CS_MAX_WEIGHT		32
@@ -243,6 +244,7 @@ deadline_progress(void *arg, double fraction)
 
 	if (tapas_cancel_requested())
 		return 1;
+	tapas_progress_active_notice(fraction);	/* in tapas.audit */
 	if (GetCurrentTimestamp() > d->deadline)
 	{
 		d->expired = true;

@@ -19,6 +19,9 @@
 
 int			tapas_progress_interval_ms = 5000;
 
+/* the reporter of the running tapas.audit, or NULL */
+static TapasProgressNotice *active = NULL;
+
 void
 tapas_progress_define_gucs(void)
 {
@@ -74,4 +77,17 @@ tapas_progress_notice_cb(void *arg, double fraction)
 	if (arg != NULL)
 		tapas_progress_notice((TapasProgressNotice *) arg, fraction);
 	return 0;
+}
+
+void
+tapas_progress_activate(TapasProgressNotice *p)
+{
+	active = p;
+}
+
+void
+tapas_progress_active_notice(double fraction)
+{
+	if (active != NULL)
+		tapas_progress_notice(active, fraction);
 }

@@ -6,9 +6,14 @@
  *	  NOTICE at most every tapas.progress_interval (5 s by default).
  *
  * Long SQL functions (tapas.evaluate, tapas.reconstruct,
- * tapas.reconstruct_matrix; tapas.audit between its statistics) pass tapas_progress_notice_cb with a
+ * tapas.reconstruct_matrix) pass tapas_progress_notice_cb with a
  * TapasProgressNotice to their kernels, and call tapas_progress_notice()
- * between their own steps.  Before, tapas.evaluate only reported between
+ * between their own steps.  tapas.audit runs the checks of the gate
+ * (audit/determined.c, reconstructed.c), whose kernel callbacks have no
+ * room for a reporter of their own: it makes its reporter the active one
+ * for the time of the call, and those callbacks report through
+ * tapas_progress_active_notice(), which does nothing outside tapas.audit
+ * (a gate's audit never reports to the analyst).  Before, tapas.evaluate only reported between
  * datasets, so a run whose time went into the classifier's fit (the
  * random forest over 1,000 feature vectors) stayed silent for 30 s.
  *
@@ -53,5 +58,14 @@ extern void tapas_progress_notice(TapasProgressNotice *p, double fraction);
 
 /* kernel callback (tapas_progress_t.fn, arg a TapasProgressNotice *) */
 extern int	tapas_progress_notice_cb(void *arg, double fraction);
+
+/*
+ * The active reporter: set it (tapas_progress_activate) inside PG_TRY and
+ * clear it (NULL) in PG_FINALLY, so that no error leaves a pointer to a
+ * dead stack frame behind.  tapas_progress_active_notice() reports through
+ * it, if any.
+ */
+extern void tapas_progress_activate(TapasProgressNotice *p);
+extern void tapas_progress_active_notice(double fraction);
 
 #endif							/* TAPAS_PROGRESS_PG_H */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Long functions report progress and honour cancellation: tapas.evaluate
-# (through the datasets and through the classifier's fit) and
-# tapas.reconstruct and tapas.reconstruct_matrix print a NOTICE every
-# tapas.progress_interval and stop at statement_timeout (57014).  Usage: t-progress.sh INSTANCE_DIR
-# (a running instance from test/lib.sh).
+# (through the datasets and through the classifier's fit, Groundhog and
+# shadow modelling), tapas.reconstruct, tapas.reconstruct_matrix and
+# tapas.audit (inside one statistic: its row-space sync and its decoders)
+# print a NOTICE every tapas.progress_interval and stop at
+# statement_timeout (57014) within a second.  Usage: t-progress.sh
+# INSTANCE_DIR (a running instance from test/lib.sh).
 set -uo pipefail
 dir=$1
 cd "$(dirname "$0")/../.."
@@ -24,16 +26,20 @@ CREATE TABLE census (
 ALTER TABLE census ADD COLUMN id serial PRIMARY KEY;
 SQL
 
-# run SQL with a 100 ms progress interval and a timeout; stderr to $out
+# run SQL with a 100 ms progress interval and a timeout (ms); output to
+# $dir/progress.out; fails when the statement outlives the timeout by 1 s
 run() {
-	local timeout=$1 sql=$2
+	local timeout=$1 sql=$2 t0 took
+	t0=$(date +%s%N)
 	psql -X -q -d "$db" -c "SET tapas.progress_interval = '100ms'" \
-		-c "SET statement_timeout = '$timeout'" -c "$sql" >"$dir/progress.out" 2>&1
-	true
+		-c "SET statement_timeout = $timeout" -c "$sql" >"$dir/progress.out" 2>&1
+	took=$((($(date +%s%N) - t0) / 1000000))
+	[ "$took" -le $((timeout + 1000)) ] ||
+		{ cat "$dir/progress.out"; fail "took $took ms under a $timeout ms statement_timeout"; }
 }
 
 # 1. the datasets loop: 20,000 datasets take far longer than 1.5 s
-run 1500ms "SELECT accuracy FROM tapas.evaluate('targeted_mia', 'groundhog', 'census', '1',
+run 1500 "SELECT accuracy FROM tapas.evaluate('targeted_mia', 'groundhog', 'census', '1',
 	'{\"num_training_records\": 100, \"num_training_datasets\": 20000, \"num_test_datasets\": 100}')"
 grep -q 'NOTICE:  tapas.evaluate: generating and featurising the datasets, [0-9]*% (' "$dir/progress.out" ||
 	{ cat "$dir/progress.out"; fail "no progress NOTICE from the datasets loop"; }
@@ -43,7 +49,7 @@ echo "evaluate, datasets: $(grep -c NOTICE "$dir/progress.out") NOTICEs, cancell
 
 # 2. the fit: a big forest on 4,000 datasets; the timeout falls inside the
 # fit, which reports between trees
-run 8s "SELECT accuracy FROM tapas.evaluate('targeted_mia', 'groundhog', 'census', '1',
+run 8000 "SELECT accuracy FROM tapas.evaluate('targeted_mia', 'groundhog', 'census', '1',
 	'{\"num_training_records\": 100, \"num_training_datasets\": 4000, \"num_test_datasets\": 10,
 	  \"n_estimators\": 5000}')"
 grep -q 'NOTICE:  tapas.evaluate: training the classifier' "$dir/progress.out" ||
@@ -51,6 +57,16 @@ grep -q 'NOTICE:  tapas.evaluate: training the classifier' "$dir/progress.out" |
 grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
 	{ cat "$dir/progress.out"; fail "the fit was not cancelled"; }
 echo "evaluate, fit: $(grep -c 'training the classifier' "$dir/progress.out") NOTICEs, cancelled"
+
+# 2b. shadow modelling (targeted queries, random forest): the same loops
+run 1500 "SELECT accuracy FROM tapas.evaluate('targeted_mia', 'shadow_modelling', 'census', '1',
+	'{\"num_training_records\": 100, \"num_training_datasets\": 20000, \"num_test_datasets\": 10,
+	  \"features\": [\"queries\"], \"order\": [1, 2, 3], \"number\": [20, 100, 100]}')"
+grep -q 'NOTICE:  tapas.evaluate: generating and featurising the datasets, [0-9]*% (' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "no progress NOTICE from shadow modelling"; }
+grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "shadow modelling not cancelled"; }
+echo "evaluate, shadow modelling: $(grep -c NOTICE "$dir/progress.out") NOTICEs, cancelled"
 
 # 3. the default interval is 5 s: a 1.5 s run prints nothing
 psql -X -q -d "$db" -c "SET statement_timeout = '1500ms'" \
@@ -70,14 +86,14 @@ psql -X -q -d "$db" -c "SET tapas.progress_interval = '1ms'" \
 grep -q 'NOTICE:  tapas.reconstruct: decoding, [0-9]*% (' "$dir/progress.out" ||
 	{ cat "$dir/progress.out"; fail "no progress NOTICE from tapas.reconstruct"; }
 grep -q '^     0$' "$dir/progress.out" || { cat "$dir/progress.out"; fail "reconstruct result"; }
-run 50ms "SELECT count(*) FROM tapas.reconstruct('bernoulli', 100000, $zeros, 5)"
+run 50 "SELECT count(*) FROM tapas.reconstruct('bernoulli', 100000, $zeros, 5)"
 grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
 	{ cat "$dir/progress.out"; fail "reconstruct not cancelled"; }
 echo "reconstruct: NOTICEs, cancelled"
 
 # 6. reconstruct_matrix: cancelled by the timeout (in the SPI read of the
 # matrix or in the LP, which polls every 2,000 simplex iterations)
-run 1500ms "SELECT count(*) FROM tapas.reconstruct_matrix(
+run 1500 "SELECT count(*) FROM tapas.reconstruct_matrix(
 	'SELECT q, id FROM generate_series(1, 400) q, generate_series(1, 20000) id
 	  WHERE (hashint8(q * 1000003 + id) & 1) = 1',
 	(SELECT array_agg(0::numeric) FROM generate_series(1, 400)), 'lp', 5)"
@@ -85,5 +101,50 @@ grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
 	{ cat "$dir/progress.out"; fail "reconstruct_matrix not cancelled"; }
 echo "reconstruct_matrix: cancelled"
 
+# 7. tapas.audit inside one statistic: 2,000 logged cells of one class
+# (100 statements of 20 groups, logged with tapas.mode = off) over 20,000
+# records take seconds to audit; the NOTICEs come from inside the
+# statistic (the row-space sync between its chunks of rows, the decoders
+# from their kernel callbacks) and the timeout stops it within a second
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL' || fail "audit table"
+SET client_min_messages = warning;
+CREATE TABLE big (id int PRIMARY KEY, grp int NOT NULL, s bool NOT NULL);
+INSERT INTO big SELECT g, g % 20, g % 997 = 0 FROM generate_series(1, 20000) g;
+SELECT tapas.protect('big', 'id', ARRAY['s'], 100);
+DO $$ BEGIN CREATE ROLE tapas_progress_analyst LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
+GRANT SELECT ON big TO tapas_progress_analyst;
+SET tapas.mode = off;
+SET SESSION AUTHORIZATION tapas_progress_analyst;
+DO $d$
+BEGIN
+	FOR q IN 1..100 LOOP
+		PERFORM grp, count(*) FILTER (WHERE s) FROM big
+		  WHERE tapas.design_member('bernoulli', 20000, 5, q, id) GROUP BY grp;
+	END LOOP;
+END $d$;
+SQL
+[ "$(q "SELECT count(*) FROM tapas.query_log WHERE tbl = 'big'::regclass")" = 2000 ] || fail "audit: logged cells"
+run 1500 "SELECT count(*) FROM tapas.audit('big')"
+grep -q 'NOTICE:  tapas.audit: statistic 1 of 1 (count(\*) filter (where s)), row space, [0-9]*% (' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "no progress NOTICE from inside the audited statistic"; }
+grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "tapas.audit not cancelled"; }
+echo "audit: $(grep -c NOTICE "$dir/progress.out") NOTICEs inside one statistic, cancelled"
+# the cancel left nothing behind: a later audit of a small table runs
+# silently at the default interval and finds what it should
+q "SET client_min_messages = warning;
+   CREATE TABLE small (id int PRIMARY KEY, s bool NOT NULL);
+   INSERT INTO small SELECT g, g = 3 FROM generate_series(1, 40) g;
+   SELECT tapas.protect('small', 'id', ARRAY['s'], 5);
+   GRANT SELECT ON small TO tapas_progress_analyst" >/dev/null || fail "small table"
+psql -X -q -d "$db" -c "SET tapas.mode = off" -c "SET SESSION AUTHORIZATION tapas_progress_analyst" \
+	-c "SELECT count(*) FILTER (WHERE s) FROM small" -c "SELECT count(*) FILTER (WHERE s) FROM small WHERE id <> 3" \
+	>/dev/null 2>&1
+psql -X -qAt -d "$db" -c "SELECT record_key, kind FROM tapas.audit('small')" >"$dir/progress.out" 2>&1
+grep -qx '3|determined' "$dir/progress.out" && ! grep -q NOTICE "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "audit after a cancelled audit"; }
+echo "audit after the cancel: record 3 determined, no NOTICE"
+
 psql -X -q -d postgres -c "DROP DATABASE $db"
+psql -X -q -d postgres -c "DROP ROLE IF EXISTS tapas_progress_analyst"
 echo "progress ok"
