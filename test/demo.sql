@@ -55,13 +55,14 @@ BEGIN
 	END LOOP;
 END $$;
 -- alerts of a table with the number of the attacker's query that raised them
+-- (one alert per statement; nrecords: how many records it isolates)
 CREATE OR REPLACE FUNCTION demo_alerts(tbl regclass) RETURNS TABLE (role text, at_query bigint,
-	record_key bigint, kind text, method text, action text)
+	record_key bigint, nrecords int, kind text, method text, action text)
 LANGUAGE sql AS $$
 	SELECT a.role, (SELECT count(*) FROM tapas.query_log l WHERE l.tbl = a."table" AND l.role = a.role
 					  AND l.log_id <= a.log_ids[array_upper(a.log_ids, 1)])
 					 + CASE WHEN a.action = 'denied' THEN 1 ELSE 0 END,
-		   a.record_key, a.kind, a.method, a.action
+		   a.record_key, a.nrecords, a.kind, a.method, a.action
 	  FROM tapas.alerts a WHERE a."table" = tbl ORDER BY a.alert_id $$;
 
 \echo
@@ -77,7 +78,7 @@ SELECT record AS recovered_patient FROM tapas.reconstruct('bch', 100000,
 	(SELECT array_agg(answer ORDER BY q) FROM demo_answers WHERE attacker = 'demo_analyst'), 1, 50000);
 RESET SESSION AUTHORIZATION;
 \echo '-- after each answer: how many patients could still be the one (consistent with the answers so far)'
-\echo '-- and what tapas did; it alerts exactly when one candidate is left:'
+\echo '-- and what tapas did: it alerts as soon as fewer than tapas.min_candidates = 10 are left'
 CREATE TEMP TABLE sig AS
 SELECT id, string_agg(CASE WHEN tapas.design_member('bch', 100000, 1, q, id, 50000) THEN '1' ELSE '0' END, '' ORDER BY q) AS s
   FROM patients, generate_series(1, 18) q GROUP BY id;
@@ -149,24 +150,26 @@ RESET SESSION AUTHORIZATION;
 SELECT count(*) AS salaries_the_attacker_recovers
   FROM tapas.reconstruct('hadamard', 64, (SELECT array_agg(answer ORDER BY q) FROM demo_answers WHERE attacker = 'hadamard'), 1, 32) r
   JOIN payroll p ON p.id = r.record AND p.salary = r.value;
-SELECT at_query, count(*) AS records_isolated, min(kind) AS kind, min(method) AS method
+SELECT at_query, sum(nrecords) AS records_isolated, min(kind) AS kind, min(method) AS method
   FROM demo_alerts('payroll') GROUP BY 1 ORDER BY 1;
 
 \echo
-\echo '== 4. A difference attack by the other analyst: two sums that differ in one employee, tapas.mode = deny'
+\echo '== 4. A difference attack by the other analyst: two sums that differ in one employee, tapas.mode = deny,'
+\echo '   audited on its own (under the default scope all, the Hadamard answers of section 3 have disclosed every salary)'
 SET tapas.mode = deny;
+SET tapas.audit_scope = role;
 SET SESSION AUTHORIZATION demo_analyst2;
 SELECT sum(salary) AS everyone_but_research FROM payroll WHERE dept <> 'research';
 SELECT sum(salary) AS plus_employee_6 FROM payroll WHERE dept <> 'research' OR id = 6;
 \echo '-- refused with SQLSTATE' :LAST_ERROR_SQLSTATE
 RESET SESSION AUTHORIZATION;
+RESET tapas.audit_scope;
 
 \echo
 \echo '== Report: what the DBA sees (tapas.alerts, admin only; LISTEN tapas_alert gets the ids)'
-SELECT "table", role, kind, method, action, count(*) AS alerts, count(DISTINCT record_key) AS records,
-	   min(alert_id) AS first_alert
+SELECT "table", role, kind, method, action, count(*) AS alerts, sum(nrecords) AS records_named
   FROM tapas.alerts WHERE "table" IN ('patients'::regclass, 'payroll'::regclass)
- GROUP BY 1, 2, 3, 4, 5 ORDER BY first_alert;
+ GROUP BY 1, 2, 3, 4, 5 ORDER BY min(alert_id);
 
 -- the picture: records isolated (cumulative) after each of the BCH attack's
 -- 18 queries, in log mode (demo_analyst) and deny mode (demo_analyst2)

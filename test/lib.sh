@@ -68,6 +68,15 @@ instance_destroy() {
 	rm -rf "$1"
 }
 
+# demo_transcript SVG: run test/demo.sql (from the repository root) against
+# $PGHOST/$PGPORT, database $PGDATABASE, writing its picture to SVG, and
+# print what test/demo shows: psql's "psql:test/demo.sql:N: " prefix of
+# notices and errors is noise in a transcript
+demo_transcript() {
+	psql -X -q -v ON_ERROR_STOP=0 -v svg="$1" -f test/demo.sql 2>&1 |
+		sed -E 's/^psql:test\/demo\.sql:[0-9]+: //'
+}
+
 # ---- helpers of the system tests (test/system/t-*.sh set $dir and $db) ----
 
 # fail MESSAGE: report, show the end of the server log, and stop the test
