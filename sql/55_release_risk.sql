@@ -91,6 +91,11 @@ SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_rows', '{"lin
 SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_rows', '{"confidence": 1}');
 SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_rows', '{"targets": 0}');
 SELECT * FROM tapas.release_risk('real_rows', 'syn_half', NULL);
+-- a NULL params is an error like any NULL argument (22004), not the defaults
+SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_rows', NULL);
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) FROM tapas.release_risk_records('real_rows', 'syn_half', 'holdout_rows', NULL);
+\echo :LAST_ERROR_SQLSTATE
 CREATE TABLE holdout_bad (id int PRIMARY KEY, a int, b int);
 SELECT * FROM tapas.release_risk('real_rows', 'syn_half', 'holdout_bad');
 CREATE TABLE holdout_nokey AS SELECT a, b, c, d, e, s FROM holdout_rows;

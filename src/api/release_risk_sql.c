@@ -165,14 +165,14 @@ parse_params(ReleaseJob *job, Jsonb *params)
 	parse_columns(job, params);
 }
 
-/* reads the three tables and the parameters */
+/* reads the three tables and the parameters of function "what" */
 static void
-prepare(ReleaseJob *job, FunctionCallInfo fcinfo)
+prepare(ReleaseJob *job, FunctionCallInfo fcinfo, const char *what)
 {
 	static const char *const argnames[3] = {"training", "synthetic", "holdout"};
 	static const char *const roles[3] = {"real", "synthetic", "holdout"};
 	MemoryContext cxt = CurrentMemoryContext;
-	Jsonb	   *params = PG_ARGISNULL(3) ? NULL : PG_GETARG_JSONB_P(3);
+	Jsonb	   *params;
 	int			i;
 
 	for (i = 0; i < 3; i++)
@@ -180,6 +180,8 @@ prepare(ReleaseJob *job, FunctionCallInfo fcinfo)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("argument \"%s\" must not be NULL", argnames[i])));
+	/* a NULL params is an error like any NULL argument (22004), not '{}' */
+	params = tapas_attack_params_arg(fcinfo, 3, what);
 	tapas_attack_params_check(params, release_keys, "the release audit");
 	memset(job, 0, sizeof(ReleaseJob));
 	SPI_connect();
@@ -290,7 +292,7 @@ tapas_sql_release_risk(PG_FUNCTION_ARGS)
 	size_t		nrec;
 	int			k;
 
-	prepare(&job, fcinfo);
+	prepare(&job, fcinfo, "tapas.release_risk");
 	run(&job, out, &rec, &nrec);
 	InitMaterializedSRF(fcinfo, 0);
 	for (k = 0; k < TAPAS_RISK_COUNT; k++)
@@ -325,7 +327,7 @@ tapas_sql_release_risk_records(PG_FUNCTION_ARGS)
 	size_t		nrec,
 				r;
 
-	prepare(&job, fcinfo);
+	prepare(&job, fcinfo, "tapas.release_risk_records");
 	run(&job, out, &rec, &nrec);
 	InitMaterializedSRF(fcinfo, 0);
 	for (r = 0; r < nrec; r++)
