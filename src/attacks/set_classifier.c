@@ -7,6 +7,15 @@
  * with bias >= 0 it appends a constant feature itself.  A model with one
  * class only (all labels equal) predicts that class with probability 1.
  *
+ * Progress and cancellation of the logistic fit: liblinear's train() has
+ * no callback; it only prints, once per trust-region Newton iteration
+ * (Lin, Weng and Keerthi 2008), through the print function.  That print
+ * calls the progress callback, so the fit reports between iterations; a
+ * stop the callback asks for takes effect when train() returns (the model
+ * is then discarded, TAPAS_ECANCELED): liblinear cannot be left early
+ * without leaking its memory or corrupting its state (making the problem
+ * trivial mid-fit does not make its trust region converge).
+ *
  * IDENTIFICATION
  *	  src/attacks/set_classifier.c
  *
@@ -30,10 +39,24 @@ tapas_clf_params_default(tapas_clf_params_t *p)
 	p->C = 1.0;
 }
 
-static void
-liblinear_quiet(const char *s)
+/* the logistic fit in progress, for liblinear_print (train() is not reentrant either) */
+typedef struct LrFit
 {
+	const tapas_progress_t *progress;
+	int			cancelled;		/* the callback asked to stop */
+} LrFit;
+
+static LrFit *lr_fit = NULL;
+
+/* liblinear's output, once per Newton iteration (and per CG boundary hit): the fit's poll */
+static void
+liblinear_print(const char *s)
+{
+	LrFit	   *f = lr_fit;
+
 	(void) s;
+	if (f != NULL && !f->cancelled && tapas_progress_poll(f->progress, -1.0))
+		f->cancelled = 1;
 }
 
 /* standardised sparse row of x into nodes (index -1 terminated) */
@@ -58,8 +81,9 @@ lr_row(const tapas_clf_t *clf, const double *x, struct feature_node *nodes)
 
 static tapas_status
 fit_logistic(tapas_clf_t *clf, const double *X, const int *y, size_t n,
-			 size_t d, double C)
+			 size_t d, double C, const tapas_progress_t *progress)
 {
+	LrFit		fit;
 	struct problem prob;
 	struct parameter param;
 	struct feature_node *all = NULL;
@@ -106,14 +130,25 @@ fit_logistic(tapas_clf_t *clf, const double *X, const int *y, size_t n,
 	param.solver_type = L2R_LR;
 	param.C = C;
 	param.eps = 1e-4;
-	set_print_string_function(liblinear_quiet);
+	set_print_string_function(liblinear_print);
 	if (check_parameter(&prob, &param) != NULL)
 	{
 		st = TAPAS_EINVAL;
 		goto done;
 	}
+	if (tapas_progress_poll(progress, 0.0))
+	{
+		st = TAPAS_ECANCELED;
+		goto done;
+	}
+	fit.progress = progress;
+	fit.cancelled = 0;
+	lr_fit = &fit;
 	clf->lr = train(&prob, &param);
+	lr_fit = NULL;
 	st = clf->lr ? TAPAS_OK : TAPAS_ENOMEM;
+	if (st == TAPAS_OK && (fit.cancelled || tapas_progress_poll(progress, 1.0)))
+		st = TAPAS_ECANCELED;	/* the caller frees the model */
 done:
 	/* the model keeps no pointer into the problem */
 	tapas_free(all);
@@ -149,7 +184,7 @@ tapas_clf_fit(tapas_clf_t **out, const double *X, const int *y, size_t n,
 		st = tapas_rf_fit(&clf->rf, X, y, n, d, &p->rf, &rng, progress);
 	}
 	else if (p->type == TAPAS_CLF_LOGISTIC && p->C > 0)
-		st = fit_logistic(clf, X, y, n, d, p->C);
+		st = fit_logistic(clf, X, y, n, d, p->C, progress);
 	else
 		st = TAPAS_EINVAL;
 	if (st != TAPAS_OK)

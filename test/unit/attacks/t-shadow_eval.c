@@ -228,6 +228,89 @@ test_clf_logistic(void)
 	TAPAS_CHECK(tapas_clf_fit(&clf, X, y, 40, 1, &p, NULL) == TAPAS_EINVAL);
 }
 
+/* a progress callback that counts its calls and cancels from call stop_at on */
+typedef struct CountingStop
+{
+	int			calls;
+	int			stop_at;		/* 0: never */
+} CountingStop;
+
+static int
+counting_stop(void *arg, double fraction)
+{
+	CountingStop *c = arg;
+
+	(void) fraction;
+	c->calls++;
+	return c->stop_at > 0 && c->calls >= c->stop_at;
+}
+
+/*
+ * The logistic fit polls once per Newton iteration: a callback that never
+ * stops leaves the model exactly as without one (same probabilities, bit
+ * for bit); one that stops at its second call (inside train(), after the
+ * first iteration) gets TAPAS_ECANCELED when train() returns, no model, no
+ * leak, and is not called again; one that stops at once gets
+ * TAPAS_ECANCELED before the fit.
+ */
+static void
+test_clf_logistic_cancel(void)
+{
+	enum
+	{
+		N = 600, D = 40
+	};
+	double	   *X = malloc(sizeof(double) * N * D);
+	int			y[N];
+	tapas_clf_params_t p;
+	tapas_clf_t *plain,
+			   *polled;
+	tapas_rng_t rng;
+	CountingStop never = {0, 0},
+				second = {0, 2},
+				first = {0, 1};
+	tapas_progress_t pr;
+	size_t		i,
+				j;
+	int			same = 1;
+	long		live = tapas_memory_live();
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (i = 0; i < N; i++)
+	{
+		double		s = 0;
+
+		for (j = 0; j < D; j++)
+		{
+			X[i * D + j] = tapas_rng_uniform(&rng) - 0.5;
+			s += X[i * D + j] * (j % 3 == 0 ? 1.0 : -0.5);
+		}
+		y[i] = s + 0.3 * (tapas_rng_uniform(&rng) - 0.5) > 0;
+	}
+	tapas_clf_params_default(&p);
+	p.type = TAPAS_CLF_LOGISTIC;
+	TAPAS_CHECK(tapas_clf_fit(&plain, X, y, N, D, &p, NULL) == TAPAS_OK);
+	pr.fn = counting_stop;
+	pr.arg = &never;
+	TAPAS_CHECK(tapas_clf_fit(&polled, X, y, N, D, &p, &pr) == TAPAS_OK);
+	TAPAS_CHECK_MSG(never.calls >= 3, "polled %d times", never.calls);
+	for (i = 0; i < N; i++)
+		same &= tapas_clf_predict_proba(plain, X + i * D) == tapas_clf_predict_proba(polled, X + i * D);
+	TAPAS_CHECK(same);
+	tapas_clf_free(polled);
+	tapas_clf_free(plain);
+
+	pr.arg = &second;
+	TAPAS_CHECK(tapas_clf_fit(&polled, X, y, N, D, &p, &pr) == TAPAS_ECANCELED);
+	TAPAS_CHECK(polled == NULL);
+	TAPAS_CHECK_MSG(second.calls == 2, "polled %d times after the stop", second.calls);
+	pr.arg = &first;
+	TAPAS_CHECK(tapas_clf_fit(&polled, X, y, N, D, &p, &pr) == TAPAS_ECANCELED);
+	TAPAS_CHECK(first.calls == 1 && polled == NULL);
+	TAPAS_CHECK(tapas_memory_live() == live);
+	free(X);
+}
+
 /* score attacks through score_eval: closest distance 0 iff the target is in */
 static void
 test_score_eval(void)
@@ -274,6 +357,7 @@ main(void)
 	TAPAS_TEST_RUN(test_shadow_deterministic_and_external);
 	TAPAS_TEST_RUN(test_shadow_errors_and_cancel);
 	TAPAS_TEST_RUN(test_clf_logistic);
+	TAPAS_TEST_RUN(test_clf_logistic_cancel);
 	TAPAS_TEST_RUN(test_score_eval);
 	tapas_coded_schema_free(schema);
 	TAPAS_TEST_DONE();
