@@ -25,5 +25,8 @@ if ! diff -u --label test/demo.expected --label transcript test/demo.expected "$
 fi
 grep -qE '^-- the 18 audited queries took [0-9]+\.[0-9]+ s$' "$dir/demo.out" || fail "timing line"
 grep -q '<svg' "$svg" && grep -q 'log mode' "$svg" && grep -q 'deny mode' "$svg" || fail "the picture"
+if command -v rsvg-convert >/dev/null; then
+	rsvg-convert -o "$dir/demo.png" "$svg" || fail "rsvg-convert could not render the demo's picture"
+fi
 psql -X -q -d postgres -c "DROP DATABASE $db"
 echo "demo transcript ok ($(wc -l <"$dir/demo.out") lines)"
