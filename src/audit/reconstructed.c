@@ -69,7 +69,7 @@
 #include "policy/policy.h"
 #include "util/compare.h"
 
-#define CS_MAX_WEIGHT		32
+#define CS_OMP_MAX_WEIGHT	32	/* OMP's s steps beyond: too slow */
 
 /* ----------------------------------------------------------------
  *		Decoders
@@ -83,8 +83,8 @@
  * columns are zero and change no decoder's answer).  The returned matrix
  * has m = logged + batch rows until tapas_audit_matrix_done.
  */
-static tapas_binmat_t *
-build_matrix(TapasAuditBatch *batch, double **b)
+tapas_binmat_t *
+tapas_audit_matrix(TapasAuditBatch *batch, double **b)
 {
 	TapasAuditEntry *e = batch->entry;
 	size_t		m = e->nrows + batch->ncells;
@@ -135,8 +135,8 @@ build_matrix(TapasAuditBatch *batch, double **b)
 }
 
 /* the cached matrix back to its capacity (batch rows are rewritten next time) */
-static void
-matrix_done(TapasAuditEntry *e)
+void
+tapas_audit_matrix_done(TapasAuditEntry *e)
 {
 	if (e->A != NULL)
 		e->A->m = e->A_cap;
@@ -230,16 +230,10 @@ add_findings(TapasAuditBatch *batch, const int64 *supp, int w, const char *metho
 }
 
 /* kernel progress callback: stop at the deadline or on an interrupt */
-typedef struct DeadlineArg
+int
+tapas_audit_deadline_progress(void *arg, double fraction)
 {
-	TimestampTz deadline;
-	bool		expired;
-} DeadlineArg;
-
-static int
-deadline_progress(void *arg, double fraction)
-{
-	DeadlineArg *d = (DeadlineArg *) arg;
+	TapasAuditDeadline *d = (TapasAuditDeadline *) arg;
 
 	if (tapas_cancel_requested())
 		return 1;
@@ -283,37 +277,62 @@ run_sparse_search(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 	return add_findings(batch, supp, w, "sparse_search", detail, found);
 }
 
-static int
-run_omp(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
-		const int64 *supp, int w, const tapas_progress_t *progress,
-		TapasFinding **found)
+/* whether x (n entries) is exactly the truth's support supp[0..w-1] */
+static bool
+is_truth(const double *x, size_t n, const int64 *supp, int w)
 {
-	double	   *x = MemoryContextAllocHuge(CurrentMemoryContext,
-										   sizeof(double) * A->n);
-	tapas_cs_report rep;
-	tapas_status st;
 	int			k = 0;
-	bool		hit;
-	char		detail[TAPAS_ALERT_DETAIL_LEN];
 
-	st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_OMP, 1, x, &rep, progress);
-	hit = (st == TAPAS_OK && rep.consistent);
-	for (size_t j = 0; hit && j < A->n; j++)
+	for (size_t j = 0; j < n; j++)
 	{
 		bool		in = (k < w && supp[k] == (int64) j);
 
 		if (in)
 			k++;
 		if (x[j] != (in ? 1.0 : 0.0))
-			hit = false;
+			return false;
+	}
+	return k == w;
+}
+
+/*
+ * The greedy decoders on the true answers: OMP up to CS_OMP_MAX_WEIGHT
+ * positives, binary hard-thresholding pursuit (recon/cs_bhtp.c) beyond or
+ * when OMP misses.  A record is reconstructed when the result is
+ * consistent with every answer and exactly the truth.
+ */
+static int
+run_greedy(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
+		   const int64 *supp, int w, const tapas_progress_t *progress,
+		   TapasFinding **found)
+{
+	double	   *x = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(double) * A->n);
+	tapas_cs_report rep;
+	tapas_status st = TAPAS_EINVAL;
+	bool		hit = false;
+	const char *method = "omp";
+	char		detail[TAPAS_ALERT_DETAIL_LEN];
+
+	if (w <= CS_OMP_MAX_WEIGHT)
+	{
+		st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_OMP, 1, x, &rep, progress);
+		hit = st == TAPAS_OK && rep.consistent && is_truth(x, A->n, supp, w);
+	}
+	if (!hit && st != TAPAS_ECANCELED)
+	{
+		method = "bhtp";
+		st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_BHTP, 1, x, &rep, progress);
+		hit = st == TAPAS_OK && rep.consistent && is_truth(x, A->n, supp, w);
 	}
 	pfree(x);
-	if (!hit || k != w)
+	if (!hit)
 		return 0;
 	snprintf(detail, sizeof(detail),
-			 "orthogonal matching pursuit (sparsity %d) on the %zu answers returns exactly the true values",
-			 w, A->m);
-	return add_findings(batch, supp, w, "omp", detail, found);
+			 "%s (sparsity %d) on the %zu answers returns exactly the true values",
+			 strcmp(method, "omp") == 0 ? "orthogonal matching pursuit"
+			 : "binary hard-thresholding pursuit", w, A->m);
+	return add_findings(batch, supp, w, method, detail, found);
 }
 
 /*
@@ -393,10 +412,13 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	tapas_binmat_t *A;
 	double	   *b;
 	int			nf = 0;
-	DeadlineArg darg;
+	TapasAuditDeadline darg;
 	tapas_progress_t progress;
 
 	*found = NULL;
+	/* deny: a decision that reads no answer (simulated.c) */
+	if (tapas_mode == TAPAS_MODE_DENY)
+		return tapas_audit_simulated(batch, found, deadline, why);
 	if (!tapas_audit_ensure_truth(e))
 	{
 		*why = "the truth of the statistic cannot be evaluated";
@@ -435,7 +457,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		m >= w * log2(n / w);
 	if (!sparse_trigger && !omp_trigger)
 		return tapas_audit_designs(batch, supp, w, found);
-	if (w > CS_MAX_WEIGHT)
+	if (w > TAPAS_SIM_MAX_S)
 	{
 		/* enough rows to decode w positives, and no decoder for that many */
 		nf = tapas_audit_designs(batch, supp, w, found);
@@ -452,14 +474,14 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	}
 	darg.deadline = deadline;
 	darg.expired = false;
-	progress.fn = deadline_progress;
+	progress.fn = tapas_audit_deadline_progress;
 	progress.arg = &darg;
-	A = build_matrix(batch, &b);
+	A = tapas_audit_matrix(batch, &b);
 	if (sparse_trigger)
 		nf = run_sparse_search(batch, A, b, supp, w, &progress, found);
 	else
-		nf = run_omp(batch, A, b, supp, w, &progress, found);
-	matrix_done(e);
+		nf = run_greedy(batch, A, b, supp, w, &progress, found);
+	tapas_audit_matrix_done(e);
 	pfree(b);
 	CHECK_FOR_INTERRUPTS();
 	if (nf == 0)
