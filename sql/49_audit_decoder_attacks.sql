@@ -161,3 +161,48 @@ SELECT m AS method, answered_decodes('b64', 64, 'tapas.design_member(''bernoulli
 	   AS decodes_from_answered
   FROM unnest(ARRAY['omp', 'lp', 'bhtp']) m;
 RESET tapas.mode;
+
+-- 3. No false refusal: a benign workload in deny mode (GROUP BY queries
+-- over quasi-identifiers, every cell respecting k, as in
+-- sql/45_audit_benign), with a common flag and a rare one: nothing is
+-- refused but groups below k (TP002), nothing is incomplete.
+SET client_min_messages = warning;
+SELECT setseed(0.49);
+CREATE TABLE folks (id int PRIMARY KEY, sex text NOT NULL, region int NOT NULL, edu int NOT NULL,
+					band int NOT NULL, sick boolean NOT NULL, rare boolean NOT NULL);
+INSERT INTO folks
+SELECT g, CASE WHEN random() < 0.5 THEN 'F' ELSE 'M' END, 1 + floor(random() * 8)::int,
+	   1 + floor(random() * 4)::int, floor(random() * 6)::int, random() < 0.1, random() < 0.005
+  FROM generate_series(1, 1000) g;
+SELECT tapas.protect('folks', 'id', ARRAY['sick', 'rare'], 10);
+GRANT SELECT ON folks TO regress_tapas_analyst2;
+CREATE TABLE folks_workload (n int PRIMARY KEY, sql text NOT NULL);
+INSERT INTO folks_workload
+SELECT n, format('SELECT %s, count(*) FILTER (WHERE sick), count(*) FILTER (WHERE rare) FROM folks WHERE band BETWEEN %s AND %s GROUP BY %s',
+				 g, lo, lo + span, g)
+  FROM (SELECT n, (ARRAY['sex', 'region', 'edu', 'band', 'sex, edu', 'region, sex', 'edu, band'])[1 + floor(random() * 7)::int] AS g,
+			   floor(random() * 4)::int AS lo, 1 + floor(random() * 3)::int AS span
+		  FROM generate_series(1, 200) n) w;
+GRANT SELECT ON folks_workload TO regress_tapas_analyst2;
+CREATE TABLE folks_done (n int, outcome text);
+GRANT ALL ON folks_done TO regress_tapas_analyst2;
+RESET client_min_messages;
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION regress_tapas_analyst2;
+DO $$
+DECLARE r record;
+BEGIN
+	FOR r IN SELECT * FROM folks_workload ORDER BY n LOOP
+		BEGIN
+			EXECUTE r.sql;
+			INSERT INTO folks_done VALUES (r.n, 'answered');
+		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP002' OR SQLSTATE 'TP004' THEN
+			INSERT INTO folks_done VALUES (r.n, SQLSTATE);
+		END;
+	END LOOP;
+END $$;
+RESET SESSION AUTHORIZATION;
+SELECT outcome, count(*) >= 1 AS some FROM folks_done GROUP BY 1 ORDER BY 1;
+SELECT count(*) AS answered_at_least_150 FROM folks_done WHERE outcome = 'answered' HAVING count(*) >= 150;
+SELECT count(*) AS alerts FROM tapas.alerts WHERE "table" = 'folks'::regclass;
+RESET tapas.mode;

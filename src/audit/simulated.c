@@ -12,12 +12,12 @@
  * secret away (issue 11, "refusals as an oracle").  So this test never
  * reads the truth nor the cells' answers.  It asks of the design alone:
  *
- *	s = max(logged answers of the class) (for a 0/1 class), a lower bound on the number of
- *	  positives that every binary vector consistent with the logged
- *	  answers has (a row answered a covers a positives);
  *	N = the records in singleton atoms after the statement (records
  *	  covered by exactly the same rows as another record cannot be told
  *	  from it by any decoder: only singletons can be reconstructed);
+ *	s = a lower bound on the positives among them that every 0/1 vector
+ *	  consistent with the logged answers has (logged_lower_bound: the
+ *	  largest logged answer when every record is a singleton);
  *	trigger: m >= log2 C(N, s) / log2(s + 1), the fewest rows whose
  *	  answers (integers 0..s) can single out s of N records; below it no
  *	  decoder can, and the statement passes;
@@ -105,16 +105,34 @@ singletons(TapasAuditBatch *batch, uint32 **out)
 	return k;
 }
 
-/* the lower bound s: the largest logged answer (0 if none is a count) */
+/*
+ * The lower bound s on the positives among the singleton records that
+ * every 0/1 vector consistent with the logged answers has: a row answered
+ * b covering c records outside singleton atoms has at least b - c
+ * positives among its singletons.  (For the attack designs every record
+ * is a singleton and s is the largest answer; for GROUP BY workloads,
+ * whose groups are unions of large atoms, s <= 0.)  Capped at
+ * TAPAS_SIM_MAX_S + 1.
+ */
 static int
-logged_lower_bound(const TapasAuditEntry *e)
+logged_lower_bound(const TapasAuditEntry *e, const roaring_bitmap_t *sing)
 {
-	double		s = 0;
+	double		best = 0;
 
 	for (int i = 0; i < e->nrows; i++)
-		if (e->answers[i] > s)
-			s = e->answers[i];
-	return s > TAPAS_SIM_MAX_S + 1 ? TAPAS_SIM_MAX_S + 1 : (int) floor(s);
+	{
+		double		b = e->answers[i];
+		uint64		card,
+					in;
+
+		if (b <= best)
+			continue;
+		card = roaring_bitmap_get_cardinality(e->rows[i]);
+		in = roaring_bitmap_and_cardinality(e->rows[i], sing);
+		if (b - (double) (card - in) > best)
+			best = b - (double) (card - in);
+	}
+	return best > TAPAS_SIM_MAX_S + 1 ? TAPAS_SIM_MAX_S + 1 : (int) floor(best);
 }
 
 /*
@@ -305,7 +323,8 @@ tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 					  TimestampTz deadline, const char **why)
 {
 	TapasAuditEntry *e = batch->entry;
-	int			s = logged_lower_bound(e);
+	int			s;
+	roaring_bitmap_t *singmap;
 	/* 0/1 values: by the truth when it was read, else by the form (a count) */
 	bool		binary = e->cls->usable ? e->cls->binary
 		: strncmp(e->cls->rep, "count(", 6) == 0;
@@ -323,12 +342,18 @@ tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 	*found = NULL;
 	if (e->rs == NULL || e->rs_broken || batch->ncells == 0)
 		return 0;
+	/* no singleton atom: no decoder can tell any record from another */
+	ns = singletons(batch, &sing);
+	if (ns == 0)
+		return 0;
+	singmap = roaring_bitmap_of_ptr((size_t) ns, sing);
+	s = logged_lower_bound(e, singmap);
+	roaring_bitmap_free(singmap);
 	/* the design's own decoders: complete designs decode any answers */
 	if ((design = tapas_audit_designs_complete(batch, Max(s, 1), binary, detail)) != NULL)
-		return sim_finding(batch, 0, design, detail, found);
+		return sim_finding(batch, sing[0], design, detail, found);
 	if (!binary || s < 2)
 		return 0;				/* the candidates test decides s <= 1 */
-	ns = singletons(batch, &sing);
 	if (ns < s || m < floor(log2_binom((double) ns, s) / log2(s + 1.0)))
 		return 0;
 	if (s > TAPAS_SIM_MAX_S)
