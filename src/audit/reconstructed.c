@@ -24,12 +24,20 @@
  *	  This catches the BCH attack at its last parity query (the attacker
  *	  may map records to code positions in any order, so the test does
  *	  not rely on the design's structure), and difference attacks.
- *	OMP (4 <= w <= 32; recon/cs.h): orthogonal matching pursuit with
- *	  sparsity w, rounded to 0/1; if it returns exactly the truth and is
+ *	greedy (4 <= w <= 256): OMP (recon/cs.h) with sparsity w up to 32,
+ *	  binary hard-thresholding pursuit (recon/cs_bhtp.c) beyond or when
+ *	  OMP misses, rounded to 0/1; if it returns exactly the truth and is
  *	  consistent with every answer, its support is reconstructed (method
- *	  "omp").  Trigger: m >= w log2(n / w), below which no decoder can
- *	  single out w of n records (OMP typically needs about twice that on
- *	  Bernoulli designs; it runs on every answer from the trigger on).
+ *	  "omp" or "bhtp").  Trigger: m >= w log2(n / w), below which no
+ *	  decoder can single out w of n records (the greedy decoders need
+ *	  about twice that on Bernoulli designs; they run on every answer
+ *	  from the trigger on).
+ *
+ * Deny mode does not come here: a deny decision must not read the new
+ * answer (the refusal would be an oracle), so tapas_audit_reconstructed
+ * hands it to the simulatable test of simulated.c, which asks the same
+ * decoders about random supports instead of the truth.  What follows is
+ * for log and warn modes, which alert what the released answers do.
  *
  * Both run only when their trigger fires, when every positive is alone in
  * its atom (records covered by exactly the same rows cannot be told apart
@@ -46,7 +54,7 @@
  * tapas_audit_ensure_truth).  Fail closed: when a decoder's trigger fires
  * but the decoder cannot run (no decoder for that many positives, the
  * deadline), or the truth cannot be read, the check is incomplete and the
- * caller refuses (deny) or alerts 'incomplete'.
+ * caller alerts 'incomplete'.
  *
  * IDENTIFICATION
  *	  src/audit/reconstructed.c
@@ -444,11 +452,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		return tapas_audit_designs(batch, supp, w, found);
 	if (w == 1)
 	{
-		/*
-		 * Deny mode: the simulatable candidates test (candidates.c) decides
-		 * the single-positive case; this test reads the true answer.
-		 */
-		nf = tapas_mode == TAPAS_MODE_DENY ? 0 : run_single_positive(batch, supp, found);
+		nf = run_single_positive(batch, supp, found);
 		return nf > 0 ? nf : tapas_audit_designs(batch, supp, w, found);
 	}
 	sparse_trigger = w <= TAPAS_SPARSE_MAX_WEIGHT &&
