@@ -57,6 +57,7 @@ typedef enum recon_method
 	RM_OMP,
 	RM_NNLS,
 	RM_LP,
+	RM_BHTP,
 	RM_SPARSE,
 	RM_EXACT
 } recon_method;
@@ -84,6 +85,8 @@ parse_method(text *t)
 		return RM_NNLS;
 	if (strcmp(name, "lp") == 0)
 		return RM_LP;
+	if (strcmp(name, "bhtp") == 0)
+		return RM_BHTP;
 	if (strcmp(name, "sparse") == 0)
 		return RM_SPARSE;
 	if (strcmp(name, "exact") == 0)
@@ -91,7 +94,7 @@ parse_method(text *t)
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unrecognized reconstruction method \"%s\"", name),
-			 errhint("Valid methods are \"omp\", \"nnls\", \"lp\", \"sparse\" and \"exact\".")));
+			 errhint("Valid methods are \"omp\", \"nnls\", \"lp\", \"bhtp\", \"sparse\" and \"exact\".")));
 	return RM_OMP;				/* keep compiler quiet */
 }
 
@@ -228,7 +231,8 @@ run_kernel(tapas_binmat_t *A, const recon_args *a, recon_out *o)
 	else
 	{
 		tapas_cs_method cm = a->method == RM_OMP ? TAPAS_CS_OMP :
-			a->method == RM_NNLS ? TAPAS_CS_NNLS : TAPAS_CS_LP;
+			a->method == RM_NNLS ? TAPAS_CS_NNLS :
+			a->method == RM_BHTP ? TAPAS_CS_BHTP : TAPAS_CS_LP;
 
 		o->st = tapas_cs_recover(A, a->b, a->s, a->noise, cm, a->binary, o->x,
 								 &o->cs, &progress);

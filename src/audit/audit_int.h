@@ -163,6 +163,22 @@ extern void tapas_audit_drop_relation(Oid relid);
 /* reconstructed.c */
 extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 									  TimestampTz deadline, const char **why);
+/* A (logged rows, then the batch's) for the decoders, and b; cached in e */
+extern struct tapas_binmat *tapas_audit_matrix(TapasAuditBatch *batch, double **b);
+extern void tapas_audit_matrix_done(TapasAuditEntry *e);
+
+/* a kernel progress callback's argument: stop at the deadline */
+typedef struct TapasAuditDeadline
+{
+	TimestampTz deadline;
+	bool		expired;
+} TapasAuditDeadline;
+extern int	tapas_audit_deadline_progress(void *arg, double fraction);
+
+/* simulated.c: the most positives the decoder portfolio covers */
+#define TAPAS_SIM_MAX_S		256
+extern int	tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
+								  TimestampTz deadline, const char **why);
 
 /* candidates.c */
 extern void tapas_audit_candidates_reset(TapasAuditEntry *e);
@@ -172,5 +188,7 @@ extern int	tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found,
 /* designs.c */
 extern int	tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,
 								TapasFinding **found);
+extern const char *tapas_audit_designs_complete(TapasAuditBatch *batch, int s,
+												bool binary, char *detail);
 
 #endif							/* TAPAS_AUDIT_INT_H */

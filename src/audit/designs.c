@@ -35,11 +35,14 @@
  * decoded x reproduces every logged and candidate answer of the statistic,
  * design row or not.  The rank order of keys is not tried.
  *
- * The caller (reconstructed.c) runs this after the truth and atom gates,
- * so GROUP BY workloads never reach it, and only when the generic decoders
- * found nothing: a record is alerted once, by the first method that finds
- * it.  It is cheap (each row classified once, decoding in microseconds),
- * so, like the single-positive test, it runs on every answer.
+ * The decoding against the truth is designs_decode.c (log and warn modes:
+ * reconstructed.c runs it after the truth and atom gates, so GROUP BY
+ * workloads never reach it, and only when the generic decoders found
+ * nothing; a record is alerted once, by the first method that finds it).
+ * Deny mode asks designs_complete.c instead, which decides from the tags
+ * alone whether the statement completes a design (simulatable).  Both are
+ * cheap (each row classified once, decoding in microseconds) and run on
+ * every answer.  This file recognises the rows.
  *
  * IDENTIFICATION
  *	  src/audit/designs.c
@@ -52,43 +55,18 @@
 
 #include "miscadmin.h"
 
-#include "audit/audit_int.h"
-#include "recon/bch.h"
+#include "audit/designs_int.h"
 #include "recon/hadamard.h"
 
-#define DESIGN_SIG_KEYS			64	/* keys 1..64 form the signature */
 #define DESIGN_MIN_SIG_BITS		16	/* fewer known signature keys: no recognition */
 #define DESIGN_BCH_MAX_S		64	/* BCH blocks t = 0..63 are recognised */
-#define DESIGN_HADAMARD_KEYS	24	/* keys 2^i + 1, i < 24, spell a Hadamard row */
 #define DESIGN_BCH_MAX_N		(((int64) 1 << 22) - 1) /* field tables <= 32 MB */
 
 /* the recognition design of the last n (per backend) */
-static tapas_bch_t *rec_bch = NULL;
+tapas_bch_t *tapas_design_rec_bch = NULL;
 static int64 rec_n = 0;
-static int	rec_s = 0;
-static uint64 *rec_sig = NULL;	/* [rec_bch->m] signature of each base row */
-
-/* one call's view of the records */
-typedef struct DesignView
-{
-	TapasAuditBatch *batch;
-	int64		n;				/* design size: the largest key */
-	int64		sig_idx[DESIGN_SIG_KEYS];	/* dense index of key j + 1, or -1 */
-	int64		had_idx[DESIGN_HADAMARD_KEYS];	/* dense index of key 2^i + 1, or -1 */
-	uint64		mask;			/* signature bits whose key exists */
-	roaring_bitmap_t *universe; /* dense indices with key 1..n (lazy) */
-	uint64		nuniverse;
-	bool		bch_ok;			/* rec_bch is for n */
-} DesignView;
-
-/* one row: its bitmap, answer and tags */
-typedef struct DesignRow
-{
-	const roaring_bitmap_t *r;
-	double		answer;
-	int32		bch;
-	int32		had;
-} DesignRow;
+int			tapas_design_rec_s = 0;
+static uint64 *rec_sig = NULL;	/* [tapas_design_rec_bch->m] signature of each base row */
 
 /* dense indices of keys (-1 if unknown), including the batch's new keys */
 static void
@@ -115,10 +93,10 @@ ensure_rec_bch(int64 n)
 	int			s;
 	tapas_status st;
 
-	if (rec_bch != NULL && rec_n == n)
+	if (tapas_design_rec_bch != NULL && rec_n == n)
 		return true;
-	tapas_bch_free(rec_bch);
-	rec_bch = NULL;
+	tapas_bch_free(tapas_design_rec_bch);
+	tapas_design_rec_bch = NULL;
 	if (rec_sig)
 		pfree(rec_sig);
 	rec_sig = NULL;
@@ -129,15 +107,15 @@ ensure_rec_bch(int64 n)
 	s = (int) Min((int64) DESIGN_BCH_MAX_S, ((((int64) 1) << q) - 1) / 2);
 	if (s < 1)
 		return false;
-	rec_bch = tapas_bch_create(n, s, &st);
-	if (rec_bch == NULL)
+	tapas_design_rec_bch = tapas_bch_create(n, s, &st);
+	if (tapas_design_rec_bch == NULL)
 		return false;
-	rec_s = s;
+	tapas_design_rec_s = s;
 	rec_n = n;
-	rec_sig = MemoryContextAllocZero(tapas_audit_cxt(), sizeof(uint64) * rec_bch->m);
-	for (int r = 0; r < rec_bch->m; r++)
+	rec_sig = MemoryContextAllocZero(tapas_audit_cxt(), sizeof(uint64) * tapas_design_rec_bch->m);
+	for (int r = 0; r < tapas_design_rec_bch->m; r++)
 		for (int64 j = 1; j <= Min(n, DESIGN_SIG_KEYS); j++)
-			if (tapas_bch_member(rec_bch, r, j))
+			if (tapas_bch_member(tapas_design_rec_bch, r, j))
 				rec_sig[r] |= UINT64CONST(1) << (j - 1);
 	return true;
 }
@@ -189,7 +167,7 @@ row_equals_design(DesignView *c, const roaring_bitmap_t *r, bool bch, int64 row,
 
 		if (key < 1 || key > c->n)
 			continue;
-		in = bch ? tapas_bch_member(rec_bch, (int) row, key)
+		in = bch ? tapas_bch_member(tapas_design_rec_bch, (int) row, key)
 			: tapas_hadamard_member(c->n, row, key);
 		if (in != (int) comp)
 			roaring_bitmap_add(d, (uint32) j);
@@ -244,7 +222,7 @@ classify_bch(DesignView *c, const roaring_bitmap_t *r, uint64 sig)
 {
 	if (!c->bch_ok)
 		return TAPAS_DESIGN_TAG_NONE;
-	for (int row = 0; row < rec_bch->m; row++)
+	for (int row = 0; row < tapas_design_rec_bch->m; row++)
 	{
 		for (int comp = 0; comp <= 1; comp++)
 		{
@@ -339,262 +317,19 @@ tag_rows(DesignView *c, int *nrows, roaring_bitmap_t ***brows)
 	return rows;
 }
 
-/*
- * Base answers val[0..nbase-1] of a design from its tagged rows (tag
- * chosen by is_bch); got[r] says which are known.  False when two rows
- * give one base answer differently.
- */
-static bool
-base_answers(DesignRow *rows, int m, bool is_bch, int64 nbase, double *val, bool *got)
+
+DesignRow *
+tapas_design_rows(DesignView *c, TapasAuditBatch *batch, int *m)
 {
-	double	   *cval = palloc(sizeof(double) * nbase);
-	bool	   *cgot = palloc0(sizeof(bool) * nbase);
-	bool		have_total = false;
-	double		total = 0;
-
-	memset(got, 0, sizeof(bool) * nbase);
-	for (int i = 0; i < m; i++)
-	{
-		int32		tag = is_bch ? rows[i].bch : rows[i].had;
-		int64		r = tag >> 1;
-
-		if (tag == TAPAS_DESIGN_TAG_TOTAL)
-		{
-			if (have_total && total != rows[i].answer)
-				return false;
-			have_total = true;
-			total = rows[i].answer;
-		}
-		if (tag < 0 || r >= nbase)
-			continue;
-		if (tag & 1)
-		{
-			cval[r] = rows[i].answer;
-			cgot[r] = true;
-		}
-		else
-		{
-			if (got[r] && val[r] != rows[i].answer)
-				return false;
-			val[r] = rows[i].answer;
-			got[r] = true;
-		}
-	}
-	if (!is_bch && have_total && nbase > 0)
-	{
-		val[0] = total;			/* Hadamard row 0 is the total */
-		got[0] = true;
-	}
-	for (int64 r = 0; r < nbase; r++)
-		if (cgot[r] && have_total)
-		{
-			if (got[r] && val[r] != total - cval[r])
-				return false;
-			val[r] = total - cval[r];
-			got[r] = true;
-		}
-	pfree(cval);
-	pfree(cgot);
-	return true;
+	ctx_init(c, batch);
+	return tag_rows(c, m, &c->brows);
 }
 
-/* whether x (values xv at dense indices xi) reproduces every row's answer */
-static bool
-consistent(DesignRow *rows, int m, const int64 *xi, const double *xv, int nx)
+void
+tapas_design_view_done(DesignView *c)
 {
-	for (int i = 0; i < m; i++)
-	{
-		double		sum = 0;
-
-		for (int k = 0; k < nx; k++)
-			if (roaring_bitmap_contains(rows[i].r, (uint32) xi[k]))
-				sum += xv[k];
-		if (fabs(sum - rows[i].answer) > 1e-6 * Max(1.0, fabs(rows[i].answer)))
-			return false;
-	}
-	return true;
-}
-
-/* BCH: the decoded support, if decodable, equals the truth's keys */
-static bool
-decode_bch(DesignView *c, DesignRow *rows, int m, const int64 *supp, int w, int *s_used)
-{
-	int			q = rec_bch->q;
-	int64		nbase = rec_bch->m;
-	double	   *val = palloc(sizeof(double) * nbase);
-	bool	   *got = palloc(sizeof(bool) * nbase);
-	int			s = 0;
-	uint8	   *parity;
-	uint32	   *syn;
-	int64	   *dec;
-	int			weight = 0;
-	tapas_bch_t *bch;
-	tapas_status st;
-	bool		ok;
-
-	if (!base_answers(rows, m, true, nbase, val, got))
-		return false;
-	while (s < rec_s)
-	{
-		bool		all = true;
-
-		for (int b = 0; b < q; b++)
-			all = all && got[s * q + b];
-		if (!all)
-			break;
-		s++;
-	}
-	if (s < 1 || s < w)
-		return false;			/* weight w needs at least w blocks */
-	parity = palloc(s * q);
-	for (int r = 0; r < s * q; r++)
-	{
-		if (val[r] < 0 || val[r] != floor(val[r]))
-			return false;
-		parity[r] = (uint8) (((int64) val[r]) & 1);
-	}
-	bch = tapas_bch_create(c->n, s, &st);
-	if (bch == NULL)
-		return false;
-	syn = palloc(sizeof(uint32) * s);
-	dec = palloc(sizeof(int64) * s);
-	tapas_bch_pack_syndromes(bch, parity, syn);
-	st = tapas_bch_decode(bch, syn, dec, &weight);
-	tapas_bch_free(bch);
-	ok = (st == TAPAS_OK && weight == w);
-	/* supp is sorted by dense index: compare as key sets */
-	for (int i = 0; ok && i < w; i++)
-	{
-		bool		found = false;
-
-		for (int k = 0; k < w; k++)
-			if (c->batch->keys[supp[k]] == dec[i])
-				found = true;
-		ok = found;
-	}
-	*s_used = s;
-	return ok;
-}
-
-/* Hadamard: the decoded column equals the truth on every record 1..n */
-static bool
-decode_hadamard(DesignView *c, DesignRow *rows, int m)
-{
-	TapasAuditEntry *e = c->batch->entry;
-	int64		N = tapas_hadamard_order(c->n);
-	int			nhad = 0;
-	double	   *val;
-	bool	   *got;
-	int64	   *ans;
-	int64	   *x;
-	int64	   *truth;
-	bool		ok = true;
-
-	for (int i = 0; i < m; i++)
-		nhad += rows[i].had != TAPAS_DESIGN_TAG_NONE;
-	if (N < 1 || nhad < N)
-		return false;			/* cheap: too few rows for the N queries */
-	val = palloc(sizeof(double) * N);
-	got = palloc(sizeof(bool) * N);
-	if (!base_answers(rows, m, false, N, val, got))
-		return false;
-	ans = palloc(sizeof(int64) * N);
-	for (int64 r = 0; r < N; r++)
-	{
-		if (!got[r] || val[r] != floor(val[r]) || fabs(val[r]) > 1e15)
-			return false;
-		ans[r] = (int64) val[r];
-	}
-	x = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * c->n);
-	truth = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * c->n);
-	memset(truth, 0, sizeof(int64) * c->n);
-	for (int i = 0; i < e->nnz; i++)
-	{
-		if (e->nz_vals[i] != floor(e->nz_vals[i]))
-			return false;
-		if (e->nz_keys[i] >= 1 && e->nz_keys[i] <= c->n)
-			truth[e->nz_keys[i] - 1] = (int64) e->nz_vals[i];
-	}
-	if (tapas_hadamard_decode_int64(c->n, ans, x, NULL) != TAPAS_OK)
-		return false;
-	for (int64 j = 0; ok && j < c->n; j++)
-		ok = (x[j] == truth[j]);
-	pfree(x);
-	pfree(truth);
-	return ok;
-}
-
-/*
- * Records of the truth's support supp[0..w-1] (dense indices) that the
- * BCH or Hadamard decoder recovers from the recognised rows; the findings
- * skip records reported before.  Returns their number.
- */
-int
-tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,
-					TapasFinding **found)
-{
-	TapasAuditEntry *e = batch->entry;
-	DesignView		c;
-	DesignRow	   *rows;
-	roaring_bitmap_t **brows;
-	int			m;
-	const char *method = NULL;
-	char		detail[TAPAS_ALERT_DETAIL_LEN];
-	int			nf = 0;
-	int			s_used = 0;
-
-	*found = NULL;
-	ctx_init(&c, batch);
-	rows = tag_rows(&c, &m, &brows);
-	if (e->truth_binary && c.bch_ok && decode_bch(&c, rows, m, supp, w, &s_used))
-	{
-		method = "bch";
-		snprintf(detail, sizeof(detail),
-				 "%d of the answers are the BCH design (n = %lld, s = %d, record = key); its decoder returns the true support",
-				 s_used * rec_bch->q, (long long) c.n, s_used);
-	}
-	else if (decode_hadamard(&c, rows, m))
-	{
-		method = "hadamard";
-		snprintf(detail, sizeof(detail),
-				 "the answers include the whole Hadamard design (n = %lld, record = key); its decoder returns the true values",
-				 (long long) c.n);
-	}
-	if (method != NULL)
-	{
-		double	   *xv = palloc(sizeof(double) * Max(w, 1));
-		int64	   *xk = palloc(sizeof(int64) * Max(w, 1));
-
-		for (int i = 0; i < w; i++)
-		{
-			/* the decoded x: the truth on 1..n (checked above), 0 elsewhere */
-			xk[i] = batch->keys[supp[i]];
-			xv[i] = 0;
-			for (int k = 0; k < e->nnz && xk[i] >= 1 && xk[i] <= c.n; k++)
-				if (e->nz_keys[k] == xk[i])
-					xv[i] = e->nz_vals[k];
-		}
-		if (!consistent(rows, m, supp, xv, w))
-			method = NULL;
-		*found = palloc0(sizeof(TapasFinding) * Max(w, 1));
-		for (int i = 0; method != NULL && i < w; i++)
-		{
-			TapasFinding *f = &(*found)[nf];
-
-			if (xk[i] < 1 || xk[i] > c.n ||
-				roaring_bitmap_contains(e->reported, (uint32) supp[i]))
-				continue;
-			f->index = supp[i];
-			f->key = xk[i];
-			f->kind = TAPAS_ALERT_RECONSTRUCTED;
-			f->method = method;
-			strlcpy(f->detail, detail, sizeof(f->detail));
-			nf++;
-		}
-	}
-	for (int i = 0; i < batch->ncells; i++)
-		roaring_bitmap_free(brows[i]);
-	if (c.universe)
-		roaring_bitmap_free(c.universe);
-	return nf;
+	for (int i = 0; i < c->batch->ncells; i++)
+		roaring_bitmap_free(c->brows[i]);
+	if (c->universe)
+		roaring_bitmap_free(c->universe);
 }

@@ -24,12 +24,20 @@
  *	  This catches the BCH attack at its last parity query (the attacker
  *	  may map records to code positions in any order, so the test does
  *	  not rely on the design's structure), and difference attacks.
- *	OMP (4 <= w <= 32; recon/cs.h): orthogonal matching pursuit with
- *	  sparsity w, rounded to 0/1; if it returns exactly the truth and is
+ *	greedy (4 <= w <= 256): OMP (recon/cs.h) with sparsity w up to 32,
+ *	  binary hard-thresholding pursuit (recon/cs_bhtp.c) beyond or when
+ *	  OMP misses, rounded to 0/1; if it returns exactly the truth and is
  *	  consistent with every answer, its support is reconstructed (method
- *	  "omp").  Trigger: m >= w log2(n / w), below which no decoder can
- *	  single out w of n records (OMP typically needs about twice that on
- *	  Bernoulli designs; it runs on every answer from the trigger on).
+ *	  "omp" or "bhtp").  Trigger: m >= w log2(n / w), below which no
+ *	  decoder can single out w of n records (the greedy decoders need
+ *	  about twice that on Bernoulli designs; they run on every answer
+ *	  from the trigger on).
+ *
+ * Deny mode does not come here: a deny decision must not read the new
+ * answer (the refusal would be an oracle), so tapas_audit_reconstructed
+ * hands it to the simulatable test of simulated.c, which asks the same
+ * decoders about random supports instead of the truth.  What follows is
+ * for log and warn modes, which alert what the released answers do.
  *
  * Both run only when their trigger fires, when every positive is alone in
  * its atom (records covered by exactly the same rows cannot be told apart
@@ -46,7 +54,7 @@
  * tapas_audit_ensure_truth).  Fail closed: when a decoder's trigger fires
  * but the decoder cannot run (no decoder for that many positives, the
  * deadline), or the truth cannot be read, the check is incomplete and the
- * caller refuses (deny) or alerts 'incomplete'.
+ * caller alerts 'incomplete'.
  *
  * IDENTIFICATION
  *	  src/audit/reconstructed.c
@@ -70,7 +78,7 @@
 #include "policy/progress_pg.h"
 #include "util/compare.h"
 
-#define CS_MAX_WEIGHT		32
+#define CS_OMP_MAX_WEIGHT	32	/* OMP's s steps beyond: too slow */
 
 /* ----------------------------------------------------------------
  *		Decoders
@@ -84,8 +92,8 @@
  * columns are zero and change no decoder's answer).  The returned matrix
  * has m = logged + batch rows until tapas_audit_matrix_done.
  */
-static tapas_binmat_t *
-build_matrix(TapasAuditBatch *batch, double **b)
+tapas_binmat_t *
+tapas_audit_matrix(TapasAuditBatch *batch, double **b)
 {
 	TapasAuditEntry *e = batch->entry;
 	size_t		m = e->nrows + batch->ncells;
@@ -136,8 +144,8 @@ build_matrix(TapasAuditBatch *batch, double **b)
 }
 
 /* the cached matrix back to its capacity (batch rows are rewritten next time) */
-static void
-matrix_done(TapasAuditEntry *e)
+void
+tapas_audit_matrix_done(TapasAuditEntry *e)
 {
 	if (e->A != NULL)
 		e->A->m = e->A_cap;
@@ -231,16 +239,10 @@ add_findings(TapasAuditBatch *batch, const int64 *supp, int w, const char *metho
 }
 
 /* kernel progress callback: stop at the deadline or on an interrupt */
-typedef struct DeadlineArg
+int
+tapas_audit_deadline_progress(void *arg, double fraction)
 {
-	TimestampTz deadline;
-	bool		expired;
-} DeadlineArg;
-
-static int
-deadline_progress(void *arg, double fraction)
-{
-	DeadlineArg *d = (DeadlineArg *) arg;
+	TapasAuditDeadline *d = (TapasAuditDeadline *) arg;
 
 	if (tapas_cancel_requested())
 		return 1;
@@ -285,37 +287,62 @@ run_sparse_search(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 	return add_findings(batch, supp, w, "sparse_search", detail, found);
 }
 
-static int
-run_omp(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
-		const int64 *supp, int w, const tapas_progress_t *progress,
-		TapasFinding **found)
+/* whether x (n entries) is exactly the truth's support supp[0..w-1] */
+static bool
+is_truth(const double *x, size_t n, const int64 *supp, int w)
 {
-	double	   *x = MemoryContextAllocHuge(CurrentMemoryContext,
-										   sizeof(double) * A->n);
-	tapas_cs_report rep;
-	tapas_status st;
 	int			k = 0;
-	bool		hit;
-	char		detail[TAPAS_ALERT_DETAIL_LEN];
 
-	st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_OMP, 1, x, &rep, progress);
-	hit = (st == TAPAS_OK && rep.consistent);
-	for (size_t j = 0; hit && j < A->n; j++)
+	for (size_t j = 0; j < n; j++)
 	{
 		bool		in = (k < w && supp[k] == (int64) j);
 
 		if (in)
 			k++;
 		if (x[j] != (in ? 1.0 : 0.0))
-			hit = false;
+			return false;
+	}
+	return k == w;
+}
+
+/*
+ * The greedy decoders on the true answers: OMP up to CS_OMP_MAX_WEIGHT
+ * positives, binary hard-thresholding pursuit (recon/cs_bhtp.c) beyond or
+ * when OMP misses.  A record is reconstructed when the result is
+ * consistent with every answer and exactly the truth.
+ */
+static int
+run_greedy(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
+		   const int64 *supp, int w, const tapas_progress_t *progress,
+		   TapasFinding **found)
+{
+	double	   *x = MemoryContextAllocHuge(CurrentMemoryContext,
+										   sizeof(double) * A->n);
+	tapas_cs_report rep;
+	tapas_status st = TAPAS_EINVAL;
+	bool		hit = false;
+	const char *method = "omp";
+	char		detail[TAPAS_ALERT_DETAIL_LEN];
+
+	if (w <= CS_OMP_MAX_WEIGHT)
+	{
+		st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_OMP, 1, x, &rep, progress);
+		hit = st == TAPAS_OK && rep.consistent && is_truth(x, A->n, supp, w);
+	}
+	if (!hit && st != TAPAS_ECANCELED)
+	{
+		method = "bhtp";
+		st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_BHTP, 1, x, &rep, progress);
+		hit = st == TAPAS_OK && rep.consistent && is_truth(x, A->n, supp, w);
 	}
 	pfree(x);
-	if (!hit || k != w)
+	if (!hit)
 		return 0;
 	snprintf(detail, sizeof(detail),
-			 "orthogonal matching pursuit (sparsity %d) on the %zu answers returns exactly the true values",
-			 w, A->m);
-	return add_findings(batch, supp, w, "omp", detail, found);
+			 "%s (sparsity %d) on the %zu answers returns exactly the true values",
+			 strcmp(method, "omp") == 0 ? "orthogonal matching pursuit"
+			 : "binary hard-thresholding pursuit", w, A->m);
+	return add_findings(batch, supp, w, method, detail, found);
 }
 
 /*
@@ -395,10 +422,13 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	tapas_binmat_t *A;
 	double	   *b;
 	int			nf = 0;
-	DeadlineArg darg;
+	TapasAuditDeadline darg;
 	tapas_progress_t progress;
 
 	*found = NULL;
+	/* deny: a decision that reads no answer (simulated.c) */
+	if (tapas_mode == TAPAS_MODE_DENY)
+		return tapas_audit_simulated(batch, found, deadline, why);
 	if (!tapas_audit_ensure_truth(e))
 	{
 		*why = "the truth of the statistic cannot be evaluated";
@@ -424,11 +454,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		return tapas_audit_designs(batch, supp, w, found);
 	if (w == 1)
 	{
-		/*
-		 * Deny mode: the simulatable candidates test (candidates.c) decides
-		 * the single-positive case; this test reads the true answer.
-		 */
-		nf = tapas_mode == TAPAS_MODE_DENY ? 0 : run_single_positive(batch, supp, found);
+		nf = run_single_positive(batch, supp, found);
 		return nf > 0 ? nf : tapas_audit_designs(batch, supp, w, found);
 	}
 	sparse_trigger = w <= TAPAS_SPARSE_MAX_WEIGHT &&
@@ -437,7 +463,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		m >= w * log2(n / w);
 	if (!sparse_trigger && !omp_trigger)
 		return tapas_audit_designs(batch, supp, w, found);
-	if (w > CS_MAX_WEIGHT)
+	if (w > TAPAS_SIM_MAX_S)
 	{
 		/* enough rows to decode w positives, and no decoder for that many */
 		nf = tapas_audit_designs(batch, supp, w, found);
@@ -454,14 +480,14 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 	}
 	darg.deadline = deadline;
 	darg.expired = false;
-	progress.fn = deadline_progress;
+	progress.fn = tapas_audit_deadline_progress;
 	progress.arg = &darg;
-	A = build_matrix(batch, &b);
+	A = tapas_audit_matrix(batch, &b);
 	if (sparse_trigger)
 		nf = run_sparse_search(batch, A, b, supp, w, &progress, found);
 	else
-		nf = run_omp(batch, A, b, supp, w, &progress, found);
-	matrix_done(e);
+		nf = run_greedy(batch, A, b, supp, w, &progress, found);
+	tapas_audit_matrix_done(e);
 	pfree(b);
 	CHECK_FOR_INTERRUPTS();
 	if (nf == 0)

@@ -37,6 +37,8 @@ tapas_cs_method_from_name(const char *name)
 		return TAPAS_CS_NNLS;
 	if (strcmp(name, "lp") == 0)
 		return TAPAS_CS_LP;
+	if (strcmp(name, "bhtp") == 0)
+		return TAPAS_CS_BHTP;
 	return -1;
 }
 
@@ -107,6 +109,9 @@ cs_run(const tapas_binmat_t *A, const double *b, int s, double lambda,
 		case TAPAS_CS_LP:
 			st = tapas_cs_lp(A, b, lambda, binary, x_out, &its, progress);
 			break;
+		case TAPAS_CS_BHTP:
+			st = tapas_cs_bhtp(A, b, s, x_out, &its, progress);
+			break;
 		default:
 			return TAPAS_EINVAL;
 	}
@@ -162,7 +167,7 @@ tapas_cs_recover(const tapas_binmat_t *A, const double *b, int s,
 		memset(x_out, 0, A->n * sizeof(double));
 	if (A->m == 0 || A->n == 0 || s < 1 || !isfinite(noise_scale) ||
 		noise_scale < 0.0 || (int) method < TAPAS_CS_AUTO ||
-		(int) method > TAPAS_CS_LP)
+		(int) method > TAPAS_CS_BHTP)
 		return TAPAS_EINVAL;
 	for (i = 0; i < A->m; i++)
 		if (!isfinite(b[i]))

@@ -34,6 +34,11 @@
  *			tie-break; sqrt(m ln n) for noisy ones, see cs_lp.c); robust to Laplace noise and to a
  *			fraction of arbitrarily wrong answers; needs fewer queries than
  *			OMP for sparse binary x.
+ *	BHTP	binary hard-thresholding pursuit (cs_bhtp.c): iterative hard
+ *			thresholding onto s-sparse 0/1 vectors, one product A^T r per
+ *			step whatever s, for exact answers and binary x; the decoder
+ *			for hundreds of positives among 10^5 records, where OMP's s
+ *			steps are too slow.  Not part of AUTO.
  *	AUTO	OMP, then the LP if OMP's result is inconsistent with b and the
  *			problem is small enough for the simplex (m * n <=
  *			TAPAS_CS_LP_AUTO_LIMIT); the LP's result replaces OMP's only if
@@ -71,7 +76,8 @@ typedef enum tapas_cs_method
 	TAPAS_CS_AUTO = 0,
 	TAPAS_CS_OMP,
 	TAPAS_CS_NNLS,
-	TAPAS_CS_LP
+	TAPAS_CS_LP,
+	TAPAS_CS_BHTP
 } tapas_cs_method;
 
 typedef struct tapas_cs_report
@@ -134,6 +140,21 @@ extern tapas_status tapas_cs_lp(const tapas_binmat_t *A, const double *b,
 								const tapas_progress_t *progress);
 
 /*
+ * Binary hard-thresholding pursuit (cs_bhtp.c) for exact answers: x_out
+ * is a 0/1 vector of weight s (at most s when fewer columns are usable);
+ * look at tapas_cs_check for consistency.  The _patterns form takes A's
+ * column patterns, so that several right-hand sides share them (P's
+ * scratch tables are used: not thread-safe on one P).
+ */
+extern tapas_status tapas_cs_bhtp(const tapas_binmat_t *A, const double *b,
+								  int s, double *x_out, int *iterations,
+								  const tapas_progress_t *progress);
+extern tapas_status tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P,
+										   const double *b, int s,
+										   double *x_out, int *iterations,
+										   const tapas_progress_t *progress);
+
+/*
  * Fills report for a candidate x (rounding it first when binary) against
  * b with noise scale lambda: support, residuals and consistency as
  * defined above.  Returns TAPAS_ENOMEM or TAPAS_OK.
@@ -142,7 +163,7 @@ extern tapas_status tapas_cs_check(const tapas_binmat_t *A, const double *b,
 								   double noise_scale, int binary, double *x,
 								   tapas_cs_report *report);
 
-/* "omp", "nnls", "lp", "auto" -> method; returns -1 for other names. */
+/* "omp", "nnls", "lp", "bhtp", "auto" -> method; returns -1 for other names. */
 extern int	tapas_cs_method_from_name(const char *name);
 
 #endif							/* TAPAS_CS_H */

@@ -7,7 +7,7 @@ CREATE FUNCTION tapas.reconstruct_matrix(rows bigint[][], answers numeric[], met
 	LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION tapas.reconstruct_matrix(bigint[][], numeric[], text, integer, float8, boolean) IS
-'Recovers x from answers = rows * x for an m x n 0/1 matrix rows (one inner array per query); records are 1..n. Methods: omp, nnls, lp (s = sparsity bound, noise = Laplace scale of the answer noise, binary = round to 0/1; returns the non-zero values, error if inconsistent with the answers), sparse (every 0/1 x of weight <= s <= 3; error unless exactly one), exact (the records the answers determine, with their values).';
+'Recovers x from answers = rows * x for an m x n 0/1 matrix rows (one inner array per query); records are 1..n. Methods: omp, nnls, lp, bhtp (binary hard-thresholding pursuit for hundreds of positives, exact answers; s = sparsity bound, noise = Laplace scale of the answer noise, binary = round to 0/1; returns the non-zero values, error if inconsistent with the answers), sparse (every 0/1 x of weight <= s <= 3; error unless exactly one), exact (the records the answers determine, with their values).';
 
 CREATE FUNCTION tapas.reconstruct_matrix(query text, answers numeric[], method text,
 		s integer DEFAULT 1, noise float8 DEFAULT 0, "binary" boolean DEFAULT true)

@@ -219,3 +219,7 @@ AS 'MODULE_PATHNAME', 'tapas_sql_roc_compare_svg'
 LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION tapas.roc_compare_svg(float8[], boolean[], text[], text, float8) IS
 'Several attacks on one ROC plot as a standalone SVG document: the samples are grouped by attack[i] (one curve and legend line with its AUC per attack, in order of first appearance); with epsilon, the epsilon-DP bound (0,0) -> (1/(e^eps+1), e^eps/(e^eps+1)) -> (1,1) that no attack on an epsilon-DP generator can exceed.';
+
+-- the bhtp decoder (recon/cs_bhtp.c) in tapas.reconstruct_matrix
+COMMENT ON FUNCTION tapas.reconstruct_matrix(bigint[][], numeric[], text, integer, float8, boolean) IS
+'Recovers x from answers = rows * x for an m x n 0/1 matrix rows (one inner array per query); records are 1..n. Methods: omp, nnls, lp, bhtp (binary hard-thresholding pursuit for hundreds of positives, exact answers; s = sparsity bound, noise = Laplace scale of the answer noise, binary = round to 0/1; returns the non-zero values, error if inconsistent with the answers), sparse (every 0/1 x of weight <= s <= 3; error unless exactly one), exact (the records the answers determine, with their values).';
