@@ -197,6 +197,7 @@ resolve_distance_columns(EvalRequest *req, EvalData *d)
 		tapas_attack_distance_columns(d->schema, req->distance_columns,
 									  &req->score.distance);
 	tapas_attack_distance_weights(d->schema, req->params, &req->score.distance);
+	tapas_attack_distance_resolve_terms(d->schema, req->params, &req->score.distance);
 }
 
 /* the sizes must fit the two parts of the auxiliary table */

@@ -457,7 +457,8 @@ parse_score_attack(EvalRequest *req, const AttackName *a)
 	est = tapas_attack_param_text(p, "estimator",
 								  a->score == TAPAS_SCORE_SYNTHETIC_PREDICTOR ?
 								  "logistic_regression" : "kde");
-	s->kde = strcmp(est, "kde") == 0;
+	s->estimator = strcmp(est, "kde") == 0 ? TAPAS_DENSITY_KDE :
+		strcmp(est, "histogram") == 0 ? TAPAS_DENSITY_HISTOGRAM : TAPAS_DENSITY_INDEPENDENT;
 	if (a->score == TAPAS_SCORE_SYNTHETIC_PREDICTOR)
 	{
 		if (strcmp(est, "logistic_regression") != 0)
@@ -466,11 +467,11 @@ parse_score_attack(EvalRequest *req, const AttackName *a)
 					 errmsg("estimator \"%s\" does not exist", est),
 					 errhint("Valid estimators: logistic_regression.")));
 	}
-	else if (!s->kde && strcmp(est, "independent") != 0)
+	else if (s->estimator == TAPAS_DENSITY_INDEPENDENT && strcmp(est, "independent") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("estimator \"%s\" does not exist", est),
-				 errhint("Valid estimators: kde, independent.")));
+				 errhint("Valid estimators: kde, independent, histogram.")));
 	bw = tapas_attack_param_text(p, "bandwidth", "scott");
 	s->bw_rule = strcmp(bw, "scott") == 0 ? TAPAS_BANDWIDTH_SCOTT :
 		strcmp(bw, "silverman") == 0 ? TAPAS_BANDWIDTH_SILVERMAN : TAPAS_BANDWIDTH_FIXED;

@@ -607,6 +607,7 @@ check_params(const tapas_dataset_t *real, const tapas_dataset_t *syn,
 		real->n == 0 || syn->n == 0 || hold->n == 0 ||
 		p->n_targets == 0 || p->n_predicates == 0 ||
 		!(p->tolerance >= 0) || !(p->confidence > 0 && p->confidence < 1) ||
+		p->distance.kind == TAPAS_DISTANCE_SUM ||
 		p->distance.columns != NULL || p->distance.weights != NULL ||
 		(p->distance.scale != 0 && p->distance.scale != 1) ||
 		tapas_distance_check(&p->distance, syn) != TAPAS_OK)

@@ -32,11 +32,11 @@ needs_encoding(const tapas_score_attack_t *a)
 	switch (a->kind)
 	{
 		case TAPAS_SCORE_PROBABILITY_ESTIMATION:
-			return a->kde;
+			return a->estimator == TAPAS_DENSITY_KDE;
 		case TAPAS_SCORE_SYNTHETIC_PREDICTOR:
 			return 1;
 		default:
-			return a->distance.kind == TAPAS_DISTANCE_LP;
+			return tapas_distance_needs_encoding(&a->distance);
 	}
 }
 
@@ -55,7 +55,10 @@ score_mia(const tapas_score_attack_t *a, const tapas_dataset_t *ds,
 			return tapas_local_neighbourhood_mia(&a->distance, ds, x, xenc,
 												 a->radius, score);
 		case TAPAS_SCORE_PROBABILITY_ESTIMATION:
-			model = a->kde ? tapas_density_fit_kde(ds, a->bw_rule, a->bandwidth) :
+			model = a->estimator == TAPAS_DENSITY_KDE ?
+				tapas_density_fit_kde(ds, a->bw_rule, a->bandwidth) :
+				a->estimator == TAPAS_DENSITY_HISTOGRAM ?
+				tapas_density_fit_histogram(ds, a->bins, a->alpha) :
 				tapas_density_fit_independent(ds, a->bins, a->alpha);
 			if (model == NULL)
 				return TAPAS_EINVAL;
@@ -124,7 +127,7 @@ tapas_score_attack_run(const tapas_score_attack_t *a,
 	tapas_dataset_encode_record(ds, target, xenc);
 	if (needs_encoding(a) && tapas_dataset_encode(ds) != TAPAS_OK)
 		goto done;
-	if (!aia && a->distance.kind == TAPAS_DISTANCE_LP && ds->encoded == NULL)
+	if (!aia && tapas_distance_needs_encoding(&a->distance) && ds->encoded == NULL)
 		goto done;
 	if (a->kind != TAPAS_SCORE_PROBABILITY_ESTIMATION &&
 		a->kind != TAPAS_SCORE_SYNTHETIC_PREDICTOR &&

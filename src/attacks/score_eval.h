@@ -42,11 +42,11 @@ typedef struct tapas_score_attack
 	tapas_score_attack_kind kind;
 	tapas_distance_t distance;	/* closest distance, local neighbourhood */
 	double		radius;			/* local neighbourhood, >= 0 */
-	int			kde;			/* probability estimation: 1 KDE, 0 independent */
+	tapas_density_kind estimator;	/* probability estimation */
 	tapas_bandwidth_rule bw_rule;	/* KDE */
 	double		bandwidth;		/* KDE with a fixed rule */
-	size_t		bins;			/* independent model */
-	double		alpha;			/* independent model smoothing */
+	size_t		bins;			/* independent model, histogram */
+	double		alpha;			/* their smoothing */
 	double		C;				/* synthetic predictor */
 	size_t		sensitive;		/* AIA column (categorical or ordinal) */
 	size_t		v0,

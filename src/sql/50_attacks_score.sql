@@ -21,7 +21,7 @@ RETURNS TABLE(target_key text, score float8)
 AS 'MODULE_PATHNAME', 'tapas_sql_mia_scores'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION tapas.mia_scores(text, regclass, regclass, jsonb) IS
-'No-box membership inference scores (larger = more likely a member) of every row of targets against the synthetic table. Attacks: closest_distance_mia (distance), local_neighbourhood_mia (distance, radius), probability_estimation_mia (estimator kde|independent, bandwidth, bins, alpha). Targets are keyed by their primary key or params key.';
+'No-box membership inference scores (larger = more likely a member) of every row of targets against the synthetic table. Attacks: closest_distance_mia (distance), local_neighbourhood_mia (distance, radius), probability_estimation_mia (estimator kde|independent|histogram, bandwidth, bins, alpha). A distance is a name, an object (type, p, columns, weights, scale) or an array of them (their sum). Targets are keyed by their primary key or params key.';
 
 CREATE FUNCTION tapas.aia_scores(attack text, synthetic regclass, targets regclass,
 	sensitive name, params jsonb DEFAULT '{}')
@@ -29,7 +29,7 @@ RETURNS TABLE(target_key text, value text, score float8)
 AS 'MODULE_PATHNAME', 'tapas_sql_aia_scores'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION tapas.aia_scores(text, regclass, regclass, name, jsonb) IS
-'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale.';
+'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale, or be an array of distances (their sum).';
 
 CREATE FUNCTION tapas.train_threshold(scores float8[], labels boolean[],
 	criterion text, value float8 DEFAULT NULL)
