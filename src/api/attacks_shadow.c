@@ -57,6 +57,7 @@ PG_FUNCTION_INFO_V1(tapas_sql_evaluate_scores);
 typedef struct EvalResult
 {
 	tapas_metrics_t m;
+	tapas_metrics_ci_t ci;		/* bootstrap intervals (n_boot 0: none) */
 	size_t		n_train;
 	size_t		n_test;
 	size_t		n_features;
@@ -303,6 +304,36 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 	*tau = nextafter(0.5, 1.0);
 }
 
+/* progress callback of the bootstrap: stop on a pending cancel */
+static int
+cancel_pending(void *arg, double fraction)
+{
+	return tapas_cancel_requested() ? 1 : 0;
+}
+
+/*
+ * Percentile intervals of the test metrics (metrics.h), seeded apart from
+ * every other draw of the evaluation.
+ */
+static void
+bootstrap_metrics(EvalRequest *req, EvalResult *res, double tau)
+{
+	tapas_progress_t progress = {cancel_pending, NULL};
+	tapas_status st;
+
+	memset(&res->ci, 0, sizeof(res->ci));
+	if (req->n_boot == 0)
+		return;
+	st = tapas_metrics_bootstrap(res->scores, res->labels, res->n_test, tau,
+								 req->n_boot, req->confidence,
+								 req->sp.tm.seed ^ UINT64CONST(0x6a09e667f3bcc909),
+								 &progress, &res->ci);
+	if (st == TAPAS_ECANCELED)
+		CHECK_FOR_INTERRUPTS();
+	if (st != TAPAS_OK)
+		raise_status(st, "bootstrap");
+}
+
 static void
 evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 {
@@ -371,6 +402,7 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 							   req.confidence, &res->m);
 	if (st != TAPAS_OK)
 		raise_status(st, "metrics");
+	bootstrap_metrics(&req, res, tau);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	res->seconds = INSTR_TIME_GET_DOUBLE(end);
@@ -390,8 +422,10 @@ tapas_sql_evaluate(PG_FUNCTION_ARGS)
 {
 	EvalResult	res;
 	TupleDesc	desc;
-	Datum		values[16];
-	bool		nulls[16] = {false};
+	Datum		values[24];
+	bool		nulls[24] = {false};
+	const tapas_interval_t *iv[4];
+	int			k;
 
 	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -413,6 +447,17 @@ tapas_sql_evaluate(PG_FUNCTION_ARGS)
 	values[13] = Int32GetDatum((int32) res.m.n_neg);
 	values[14] = Int32GetDatum((int32) res.n_features);
 	values[15] = Float8GetDatum(res.seconds);
+	/* the bootstrap intervals, NULL without resamples */
+	iv[0] = &res.ci.accuracy;
+	iv[1] = &res.ci.auc;
+	iv[2] = &res.ci.tpr_at_fpr_01;
+	iv[3] = &res.ci.tpr_at_fpr_001;
+	for (k = 0; k < 4; k++)
+	{
+		values[16 + 2 * k] = Float8GetDatum(iv[k]->low);
+		values[17 + 2 * k] = Float8GetDatum(iv[k]->high);
+		nulls[16 + 2 * k] = nulls[17 + 2 * k] = res.ci.n_boot == 0;
+	}
 	desc = BlessTupleDesc(desc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
 }

@@ -12,7 +12,8 @@
  * hist(10 bins over [0, 1]) + corr with a 100-tree random forest, criterion
  * "accuracy".  Seeds: the threat model uses seed, the generator seed + 1
  * (mixed with the dataset number), the classifier seed + 2 and the query
- * subsets seed + 3 + i.
+ * subsets seed + 3 + i, the bootstrap of the metrics seed mixed with a
+ * constant of its own (it runs after every other draw).
  *
  * IDENTIFICATION
  *	  src/api/attacks_shadow_request.c
@@ -36,7 +37,7 @@ static const char *const common_keys[] = {
 	"seed", "num_training_records", "num_synthetic_records",
 	"num_training_datasets", "num_test_datasets", "auxiliary_split",
 	"generator", "replace_target", "generate_pairs", "confidence",
-	"key", "columns", "exclude", "schema", "max_categories", NULL
+	"bootstrap", "key", "columns", "exclude", "schema", "max_categories", NULL
 };
 static const char *const aia_keys[] = {"sensitive", "values", NULL};
 static const char *const classifier_keys[] = {
@@ -222,6 +223,7 @@ parse_threat_model(EvalRequest *req)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("parameter \"confidence\" must be between 0 and 1 (exclusive)")));
+	req->n_boot = (size_t) param_int(p, "bootstrap", 1000, 0, 1000000);
 	gen = tapas_attack_param_text(p, "generator", "raw");
 	req->user_gen = NULL;
 	if (strcmp(gen, "raw") == 0)

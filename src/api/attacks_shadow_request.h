@@ -47,7 +47,9 @@ typedef struct EvalRequest
 	char	   *user_gen;		/* a SQL generator function, or NULL */
 	char	   *sensitive;		/* AIA column */
 	char	   *values[2];		/* AIA candidate labels, or NULLs */
-	double		confidence;		/* level of the epsilon lower bound */
+	double		confidence;		/* level of the epsilon lower bound and of
+								 * the bootstrap intervals */
+	size_t		n_boot;			/* bootstrap resamples of the metrics, 0 none */
 } EvalRequest;
 
 /* attacks_shadow_request.c: reads and checks every argument and param. */

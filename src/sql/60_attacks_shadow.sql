@@ -22,7 +22,15 @@ CREATE FUNCTION tapas.evaluate(
 	OUT n_pos integer,
 	OUT n_neg integer,
 	OUT n_features integer,
-	OUT seconds float8)
+	OUT seconds float8,
+	OUT accuracy_low float8,
+	OUT accuracy_high float8,
+	OUT auc_low float8,
+	OUT auc_high float8,
+	OUT tpr_at_fpr_01_low float8,
+	OUT tpr_at_fpr_01_high float8,
+	OUT tpr_at_fpr_001_low float8,
+	OUT tpr_at_fpr_001_high float8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'tapas_sql_evaluate'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
@@ -35,8 +43,10 @@ COMMENT ON FUNCTION tapas.evaluate(text, text, regclass, text, jsonb) IS
 'generator (params generator: raw, marginals or a function (regclass, integer, bigint) returning '
 'a set of rows), attacked (groundhog, shadow_modelling, closest_distance_mia, '
 'local_neighbourhood_mia, probability_estimation, closest_distance_aia, local_neighbourhood_aia, '
-'synthetic_predictor) and scored; returns the metrics on the test datasets. Every random step is '
-'seeded by params seed.';
+'synthetic_predictor) and scored; returns the metrics on the test datasets, with stratified '
+'percentile bootstrap intervals (params bootstrap resamples, default 1000, 0 for none: NULL '
+'bounds) at params confidence for accuracy, AUC and TPR at FPR 0.1 and 0.01. Every random step '
+'is seeded by params seed.';
 
 CREATE FUNCTION tapas.evaluate_scores(
 	threat_model text,

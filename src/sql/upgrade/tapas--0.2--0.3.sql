@@ -223,3 +223,53 @@ COMMENT ON FUNCTION tapas.roc_compare_svg(float8[], boolean[], text[], text, flo
 -- a second density estimator (the joint histogram) and sums of distances
 COMMENT ON FUNCTION tapas.mia_scores(text, regclass, regclass, jsonb) IS
 'No-box membership inference scores (larger = more likely a member) of every row of targets against the synthetic table. Attacks: closest_distance_mia (distance), local_neighbourhood_mia (distance, radius), probability_estimation_mia (estimator kde|independent|histogram, bandwidth, bins, alpha). A distance is a name, an object (type, p, columns, weights, scale) or an array of them (their sum). Targets are keyed by their primary key or params key.';
+
+-- bootstrap confidence intervals of the evaluation metrics
+DROP FUNCTION tapas.evaluate(text, text, regclass, text, jsonb);
+CREATE FUNCTION tapas.evaluate(
+	threat_model text,
+	attack text,
+	auxiliary regclass,
+	target_key text,
+	params jsonb DEFAULT '{}',
+	OUT accuracy float8,
+	OUT tpr float8,
+	OUT fpr float8,
+	OUT advantage float8,
+	OUT auc float8,
+	OUT tpr_at_fpr_01 float8,
+	OUT tpr_at_fpr_001 float8,
+	OUT effective_epsilon float8,
+	OUT epsilon_lower float8,
+	OUT threshold float8,
+	OUT n_train integer,
+	OUT n_test integer,
+	OUT n_pos integer,
+	OUT n_neg integer,
+	OUT n_features integer,
+	OUT seconds float8,
+	OUT accuracy_low float8,
+	OUT accuracy_high float8,
+	OUT auc_low float8,
+	OUT auc_high float8,
+	OUT tpr_at_fpr_01_low float8,
+	OUT tpr_at_fpr_01_high float8,
+	OUT tpr_at_fpr_001_low float8,
+	OUT tpr_at_fpr_001_high float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tapas_sql_evaluate'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION tapas.evaluate(text, text, regclass, text, jsonb) IS
+'Evaluates an attack on the record of auxiliary whose key is target_key, under threat_model '
+'targeted_mia or targeted_aia: training and test datasets are sampled from the two halves of '
+'auxiliary (without the target; the target is added to positive MIA datasets, and to every AIA '
+'dataset with its sensitive value drawn uniformly between params values), passed through the '
+'generator (params generator: raw, marginals or a function (regclass, integer, bigint) returning '
+'a set of rows), attacked (groundhog, shadow_modelling, closest_distance_mia, '
+'local_neighbourhood_mia, probability_estimation, closest_distance_aia, local_neighbourhood_aia, '
+'synthetic_predictor) and scored; returns the metrics on the test datasets, with stratified '
+'percentile bootstrap intervals (params bootstrap resamples, default 1000, 0 for none: NULL '
+'bounds) at params confidence for accuracy, AUC and TPR at FPR 0.1 and 0.01. Every random step '
+'is seeded by params seed.';
+
