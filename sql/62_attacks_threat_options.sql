@@ -9,9 +9,14 @@ SELECT i AS id,
        (ARRAY['a','b','c'])[1 + abs(hashint4(i * 3 + 1)) % 3] AS c1,
        (ARRAY['x','y'])[1 + abs(hashint4(i * 5 + 2)) % 2] AS c2,
        (ARRAY['p','q','r','s'])[1 + abs(hashint4(i * 7 + 3)) % 4] AS c3,
-       (ARRAY['u','v','w'])[1 + abs(hashint4(i * 13 + 5)) % 3] AS c5
+       (ARRAY['u','v','w'])[1 + abs(hashint4(i * 13 + 5)) % 3] AS c5,
+       'k' || (abs(hashint4(i * 17 + 6)) % 50) AS c6
   FROM generate_series(1, 400) i;
 ALTER TABLE aux ADD PRIMARY KEY (id);
+-- record 31 is unique, even without c3
+SELECT count(*) FILTER (WHERE (a.c1, a.c2, a.c3, a.c5, a.c6) = (t.c1, t.c2, t.c3, t.c5, t.c6)) AS copies,
+       count(*) FILTER (WHERE (a.c1, a.c2, a.c5, a.c6) = (t.c1, t.c2, t.c5, t.c6)) AS without_c3
+  FROM aux a, aux t WHERE t.id = 31;
 \set p '{"num_training_records": 50, "num_training_datasets": 100, "num_test_datasets": 100, "seed": 4}'
 
 -- Bootstrap intervals (1000 stratified resamples by default, at params
@@ -48,6 +53,92 @@ SELECT * FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31'
        :'p'::jsonb || '{"bootstrap": -1}');
 SELECT * FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
        :'p'::jsonb || '{"bootstrap": 2.5}');
+
+-- Exact data knowledge (the reference's ExactDataKnowledge): every dataset
+-- is built from one base dataset D, by default the whole table without the
+-- target (399 records here, more than half of it).  With the raw generator
+-- (a permutation of its input) every dataset without the target is D
+-- itself, so the closest-distance score of every negative is the same:
+-- minus the target's distance to its nearest other record.
+SELECT n_train, n_test, n_pos, n_neg, accuracy, auc
+  FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
+       '{"knowledge": "exact", "num_training_datasets": 20, "num_test_datasets": 20, "seed": 4}');
+SELECT count(DISTINCT score) FILTER (WHERE NOT label) AS negative_scores,
+       count(DISTINCT score) FILTER (WHERE label) AS positive_scores,
+       min(score) FILTER (WHERE label) AS positive_score,
+       max(score) FILTER (WHERE NOT label) AS negative_score
+  FROM tapas.evaluate_scores('targeted_mia', 'closest_distance_mia', 'aux', '31',
+       '{"knowledge": "exact", "num_training_datasets": 20, "num_test_datasets": 20, "seed": 4}');
+-- the same distance in SQL: the target's Hamming distance to the nearest other record
+SELECT -min((a.c1 <> t.c1)::int + (a.c2 <> t.c2)::int + (a.c3 <> t.c3)::int + (a.c5 <> t.c5)::int
+            + (a.c6 <> t.c6)::int) AS negative_score
+  FROM aux a, aux t WHERE t.id = 31 AND a.id <> 31;
+-- 300 records fit the exact knowledge of the table, not a half of it
+SELECT n_test FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
+       '{"knowledge": "exact", "num_training_records": 300, "num_training_datasets": 4, "num_test_datasets": 4}');
+SELECT n_test FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
+       '{"num_training_records": 300, "num_training_datasets": 4, "num_test_datasets": 4}');
+SELECT n_test FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
+       '{"knowledge": "exact", "num_training_records": 400}');
+SELECT n_test FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
+       '{"knowledge": "everything"}');
+
+-- The AIA value distribution: the target's c2 is "y" with weight 3 in 4
+SELECT count(*) AS datasets, count(*) FILTER (WHERE label) BETWEEN 60 AND 90 AS about_three_quarters
+  FROM tapas.evaluate_scores('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c2", "values": ["x", "y"], "distribution": [1, 3]}');
+SELECT count(*) FILTER (WHERE label) AS second_value
+  FROM tapas.evaluate_scores('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c2", "values": ["x", "y"], "distribution": [0, 1],
+                        "criterion": "threshold", "criterion_value": 0}');
+
+-- AIA over more than two values: c6 (50 values) makes the target unique
+-- on the other columns, so the nearest record to the target with
+-- c3 := v is at distance 0 exactly for its true value: accuracy 1 over the
+-- four values of c3 (every value of the column by default)
+SELECT accuracy, accuracy_low, accuracy_high, advantage, auc IS NULL AS no_auc,
+       n_pos IS NULL AS no_classes, n_train, n_test
+  FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3"}');
+-- an attack that sees only c3 itself cannot tell the values apart: every
+-- candidate ties, the guess is uniform, accuracy about 1/4, and the
+-- advantage is measured against the prior's most likely value
+SELECT accuracy BETWEEN 0.1 AND 0.45 AS about_a_quarter,
+       accuracy_low <= accuracy AND accuracy <= accuracy_high AS covered,
+       round(advantage::numeric, 6) = round((accuracy - 0.25)::numeric, 6) AS against_uniform
+  FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3", "distance": {"type": "hamming", "columns": ["c3"]}}');
+SELECT round(advantage::numeric, 6) = round((accuracy - 5.0 / 8)::numeric, 6) AS against_prior
+  FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3", "values": ["p", "q", "r", "s"], "distribution": [1, 1, 1, 5],
+                        "distance": {"type": "hamming", "columns": ["c3"]}}');
+-- three chosen values, local neighbourhood and the synthetic predictor
+SELECT accuracy > 0.5 AS informed
+  FROM tapas.evaluate('targeted_aia', 'local_neighbourhood_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3", "values": ["p", "q", "s"], "radius": 0}');
+SELECT n_test, accuracy BETWEEN 0 AND 1 AS valid
+  FROM tapas.evaluate('targeted_aia', 'synthetic_predictor_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3", "values": ["p", "q", "s"]}');
+-- errors: shadow modelling classifies two values; evaluate_scores is binary;
+-- weights and values must match
+SELECT * FROM tapas.evaluate('targeted_aia', 'groundhog', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3"}');
+SELECT * FROM tapas.evaluate_scores('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3"}');
+SELECT * FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3", "distribution": [1, 2]}');
+SELECT * FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c2", "distribution": [1, -2]}');
+SELECT * FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c2", "distribution": [0, 0]}');
+SELECT * FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c2", "distribution": "uniform"}');
+SELECT * FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3", "values": ["p", "p", "q"]}');
+SELECT * FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31',
+       :'p'::jsonb || '{"sensitive": "c3", "values": ["p"]}');
+SELECT * FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
+       :'p'::jsonb || '{"distribution": [1, 1]}');
 
 SET client_min_messages = warning;
 DROP SCHEMA tmo CASCADE;

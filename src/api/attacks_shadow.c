@@ -43,6 +43,7 @@
 #include "attacks/metrics.h"
 #include "attacks/score_eval.h"
 #include "attacks/shadow_eval.h"
+#include "util/rng.h"
 #include "api/attacks_pg.h"
 #include "api/attacks_shadow.h"
 #include "api/attacks_shadow_request.h"
@@ -64,6 +65,9 @@ typedef struct EvalResult
 	double		seconds;
 	double	   *scores;			/* n_test, palloc'd */
 	unsigned char *labels;		/* n_test, palloc'd */
+	bool		multivalue;		/* AIA over more than two values: scores are
+								 * 1/0 correct guesses, labels all 1 */
+	double		baseline;		/* multivalue: the prior's most likely value */
 } EvalResult;
 
 /* the auxiliary table, read once */
@@ -147,12 +151,18 @@ read_auxiliary(EvalRequest *req, EvalData *d, MemoryContext cxt)
 			(n - at - 1) * d->c * sizeof(double));
 }
 
-/* AIA: the sensitive column and its two candidate codes */
+/*
+ * AIA: the sensitive column, the codes of its candidate values (params
+ * values, or every value of the column) and their weights (params
+ * distribution, or uniform).
+ */
 static void
 resolve_sensitive(EvalRequest *req, EvalData *d)
 {
 	int			s = tapas_attack_schema_column(d->schema, req->sensitive);
 	TapasAttackColumn *col;
+	int			k,
+				i;
 
 	if (s < 0)
 		ereport(ERROR,
@@ -167,27 +177,62 @@ resolve_sensitive(EvalRequest *req, EvalData *d)
 				 errhint("Declare it categorical with params \"schema\".")));
 	req->sp.sensitive = s;
 	req->score.sensitive = s;
-	if (req->values[0] != NULL)
-	{
-		req->sp.values[0] = label_code(d->schema, s, req->values[0], "value");
-		req->sp.values[1] = label_code(d->schema, s, req->values[1], "value");
-	}
-	else if (col->ncat == 2)
-	{
-		req->sp.values[0] = 0;
-		req->sp.values[1] = 1;
-	}
-	else
+	if (req->n_values == 0 && col->ncat > TAPAS_THREAT_MODEL_MAX_VALUES)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("sensitive column \"%s\" has %d values", req->sensitive, col->ncat),
-				 errhint("Pass the two candidate values as params \"values\": [\"a\", \"b\"].")));
-	if (req->sp.values[0] == req->sp.values[1])
+				 errhint("Pass 2 to %d candidate values as params \"values\".",
+						 TAPAS_THREAT_MODEL_MAX_VALUES)));
+	k = req->n_values > 0 ? req->n_values : col->ncat;
+	if (k < 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("the two candidate values must differ")));
+				 errmsg("sensitive column \"%s\" has only one value", req->sensitive)));
+	for (i = 0; i < k; i++)
+		req->sp.values[i] = req->n_values > 0 ?
+			label_code(d->schema, s, req->values[i], "value") : (double) i;
+	for (i = 0; i < k; i++)
+	{
+		int			j;
+
+		for (j = 0; j < i; j++)
+			if (req->sp.values[i] == req->sp.values[j])
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("the candidate values must differ")));
+	}
+	if (req->attack != ATTACK_SCORE && k != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attack \"%s\" infers one of two values, not %d", req->attack_name, k),
+				 errhint("Pass two candidate values as params \"values\", or use a score-based attack (closest_distance_aia, local_neighbourhood_aia, synthetic_predictor_aia).")));
+	if (req->n_distribution > 0 && req->n_distribution != k)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"distribution\" has %d weights for %d values",
+						req->n_distribution, k)));
+	req->sp.tm.n_values = k;
+	req->sp.tm.value_weights = req->n_distribution > 0 ? req->distribution : NULL;
 	req->score.v0 = (size_t) req->sp.values[0];
 	req->score.v1 = (size_t) req->sp.values[1];
+}
+
+/* the prior probability of the most likely value: the multi-value baseline */
+static double
+aia_prior_baseline(const EvalRequest *req)
+{
+	double		total = 0,
+				best = 0;
+	int			v;
+
+	if (req->n_distribution == 0)
+		return 1.0 / req->sp.tm.n_values;
+	for (v = 0; v < req->n_distribution; v++)
+	{
+		total += req->distribution[v];
+		best = Max(best, req->distribution[v]);
+	}
+	return total > 0 ? best / total : 0;
 }
 
 /* the distance's column subset, by name (none = all columns) */
@@ -201,12 +246,31 @@ resolve_distance_columns(EvalRequest *req, EvalData *d)
 	tapas_attack_distance_resolve_terms(d->schema, req->params, &req->score.distance);
 }
 
-/* the sizes must fit the two parts of the auxiliary table */
+/*
+ * The sizes must fit the two parts of the auxiliary table, or the table
+ * for exact knowledge (whose default dataset is the whole table).
+ */
 static void
 check_sizes(EvalRequest *req, EvalData *d)
 {
 	size_t		n_aux = (size_t) (req->sp.tm.auxiliary_split * (double) d->n_pool);
-	size_t		n_rec = req->sp.tm.num_training_records;
+	size_t		n_rec;
+
+	if (req->default_records)
+		req->sp.tm.num_training_records = d->n_pool;
+	if (req->default_synthetic)
+		req->sp.num_synthetic_records = req->sp.tm.num_training_records;
+	n_rec = req->sp.tm.num_training_records;
+	if (req->sp.tm.exact_knowledge)
+	{
+		if (n_rec > d->n_pool)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("num_training_records %zu is larger than the auxiliary table", n_rec),
+					 errdetail("Without the target, \"%s\" has %zu records.",
+							   get_rel_name(req->auxiliary), d->n_pool)));
+		return;
+	}
 
 	if (n_rec > n_aux || n_rec > d->n_pool - n_aux)
 		ereport(ERROR,
@@ -246,6 +310,63 @@ generate_one(EvalRequest *req, tapas_shadow_eval_t *ev, ShadowUserGen *gen, size
 }
 
 
+/* AIA over more than two candidate values (score-based attacks only) */
+static bool
+is_multivalue(const EvalRequest *req)
+{
+	return req->goal == TAPAS_THREAT_MODEL_AIA && req->sp.tm.n_values > 2;
+}
+
+/*
+ * More than two values: the guess is the candidate with the largest score
+ * (ties broken at random, so an attack that knows nothing guesses
+ * uniformly); nothing is trained, so only the test datasets are generated.
+ * all_scores[k] gets 1 for a right guess, 0 otherwise.
+ */
+static void
+run_multivalue(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
+			   ShadowUserGen *gen, double *all_scores, TapasProgressNotice *pn)
+{
+	size_t		k,
+				v,
+				nv = (size_t) req->sp.tm.n_values,
+				codes[TAPAS_THREAT_MODEL_MAX_VALUES];
+	double		sc[TAPAS_THREAT_MODEL_MAX_VALUES];
+	tapas_rng_t rng;
+
+	for (v = 0; v < nv; v++)
+		codes[v] = (size_t) req->sp.values[v];
+	tapas_rng_seed(&rng, req->sp.tm.seed ^ UINT64CONST(0xbb67ae8584caa73b));
+	pn->step = "generating and attacking the test datasets";
+	for (k = req->sp.tm.n_train; k < ev->tm->n_datasets; k++)
+	{
+		size_t		n_syn,
+					best = 0,
+					ties = 1;
+		tapas_status st;
+
+		CHECK_FOR_INTERRUPTS();
+		tapas_progress_notice(pn, (double) k / ev->tm->n_datasets);
+		n_syn = generate_one(req, ev, gen, k);
+		st = tapas_score_attack_run_values(&req->score, d->schema->specs, d->c, ev->syn,
+										   n_syn, ev->target, codes, nv, sc);
+		if (st != TAPAS_OK)
+			raise_status(st, "the attack rejected its parameters for this table");
+		/* argmax, a uniformly random one among ties (reservoir of size 1) */
+		for (v = 1; v < nv; v++)
+		{
+			if (sc[v] > sc[best])
+			{
+				best = v;
+				ties = 1;
+			}
+			else if (sc[v] == sc[best] && tapas_rng_below(&rng, ++ties) == 0)
+				best = v;
+		}
+		all_scores[k] = (int) best == ev->tm->ds[k].label ? 1.0 : 0.0;
+	}
+}
+
 /*
  * Runs every dataset and the attack; fills scores of the test datasets
  * and the decision threshold.  Kernel objects live in *evp so the caller
@@ -261,6 +382,12 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 				k;
 	tapas_status st;
 
+	if (is_multivalue(req))
+	{
+		run_multivalue(req, d, ev, gen, all_scores, pn);
+		*tau = 0.5;
+		return;
+	}
 	pn->step = "generating and featurising the datasets";
 	for (k = 0; k < total; k++)
 	{
@@ -382,10 +509,16 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 		res->n_features = ev->dim;
 		res->scores = MemoryContextAlloc(cxt, res->n_test * sizeof(double));
 		res->labels = MemoryContextAlloc(cxt, res->n_test);
+		res->multivalue = is_multivalue(&req);
 		for (i = 0; i < res->n_test; i++)
 		{
 			res->scores[i] = all_scores[n_train + i];
-			res->labels[i] = ev->y[n_train + i] == 1;
+			res->labels[i] = res->multivalue || ev->y[n_train + i] == 1;
+		}
+		if (res->multivalue)
+		{
+			res->n_train = 0;
+			res->baseline = aia_prior_baseline(&req);
 		}
 	}
 	PG_FINALLY();
@@ -456,7 +589,21 @@ tapas_sql_evaluate(PG_FUNCTION_ARGS)
 	{
 		values[16 + 2 * k] = Float8GetDatum(iv[k]->low);
 		values[17 + 2 * k] = Float8GetDatum(iv[k]->high);
-		nulls[16 + 2 * k] = nulls[17 + 2 * k] = res.ci.n_boot == 0;
+		nulls[16 + 2 * k] = nulls[17 + 2 * k] = res.ci.n_boot == 0 ||
+			(res.multivalue && k > 0);
+	}
+	/*
+	 * More than two values: accuracy (with its interval) and the advantage
+	 * over guessing the prior's most likely value; the binary metrics do
+	 * not apply.
+	 */
+	if (res.multivalue)
+	{
+		int			binary_only[] = {1, 2, 4, 5, 6, 7, 8, 9, 12, 13};
+
+		values[3] = Float8GetDatum(res.m.accuracy - res.baseline);
+		for (k = 0; k < (int) lengthof(binary_only); k++)
+			nulls[binary_only[k]] = true;
 	}
 	desc = BlessTupleDesc(desc);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
@@ -476,6 +623,11 @@ tapas_sql_evaluate_scores(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	memset(&res, 0, sizeof(res));
 	evaluate_internal(fcinfo, &res);
+	if (res.multivalue)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("tapas.evaluate_scores returns binary labels; this evaluation has more than two values"),
+				 errhint("Use tapas.evaluate, or pass two candidate values as params \"values\".")));
 	for (i = 0; i < res.n_test; i++)
 	{
 		Datum		values[3];

@@ -37,9 +37,10 @@ static const char *const common_keys[] = {
 	"seed", "num_training_records", "num_synthetic_records",
 	"num_training_datasets", "num_test_datasets", "auxiliary_split",
 	"generator", "replace_target", "generate_pairs", "confidence",
-	"bootstrap", "key", "columns", "exclude", "schema", "max_categories", NULL
+	"bootstrap", "knowledge", "key", "columns", "exclude", "schema",
+	"max_categories", NULL
 };
-static const char *const aia_keys[] = {"sensitive", "values", NULL};
+static const char *const aia_keys[] = {"sensitive", "values", "distribution", NULL};
 static const char *const classifier_keys[] = {
 	"classifier", "n_estimators", "max_depth", "min_samples_split",
 	"min_samples_leaf", "max_features", "C", NULL
@@ -193,18 +194,82 @@ valid_keys(int goal, const AttackName *a)
  *		Sections of the request
  * ----------------------------------------------------------------
  */
+
+/*
+ * AIA: the sensitive column, its candidate values (resolved to codes once
+ * the table is read) and their distribution.
+ */
+static void
+parse_aia(EvalRequest *req)
+{
+	Jsonb	   *p = req->params;
+	List	   *vals = tapas_attack_param_name_list(p, "values");
+	ListCell   *lc;
+	JsonbValue	jv;
+	double		total = 0;
+	int			i;
+
+	req->sensitive = tapas_attack_param_text(p, "sensitive", NULL);
+	if (req->sensitive == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("targeted_aia needs the sensitive column"),
+				 errhint("Pass params \"sensitive\": \"column\".")));
+	if (vals != NIL &&
+		(list_length(vals) < 2 || list_length(vals) > TAPAS_THREAT_MODEL_MAX_VALUES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"values\" must list 2 to %d values",
+						TAPAS_THREAT_MODEL_MAX_VALUES)));
+	req->n_values = 0;
+	foreach(lc, vals)
+		req->values[req->n_values++] = lfirst(lc);
+	req->n_distribution = param_numbers(p, "distribution", req->distribution,
+										TAPAS_THREAT_MODEL_MAX_VALUES);
+	if (tapas_attack_param_find(&p->root, "distribution", &jv) &&
+		req->n_distribution < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"distribution\" must be an array of one weight per value")));
+	for (i = 0; i < req->n_distribution; i++)
+	{
+		if (!(req->distribution[i] >= 0) || isinf(req->distribution[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the weights of parameter \"distribution\" must be non-negative numbers")));
+		total += req->distribution[i];
+	}
+	if (req->n_distribution > 0 && !(total > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the weights of parameter \"distribution\" must not all be 0")));
+}
 static void
 parse_threat_model(EvalRequest *req)
 {
 	Jsonb	   *p = req->params;
 	tapas_threat_model_params_t *tm = &req->sp.tm;
-	char	   *gen;
+	char	   *gen,
+			   *knowledge;
+	JsonbValue	jv;
 	int64		seed = param_int(p, "seed", 0, 0, INT64CONST(9007199254740992));
 
 	tapas_threat_model_params_default(tm);
 	tm->goal = req->goal;
 	tm->seed = (uint64) seed;
+	knowledge = tapas_attack_param_text(p, "knowledge", "auxiliary");
+	if (strcmp(knowledge, "exact") == 0)
+		tm->exact_knowledge = 1;
+	else if (strcmp(knowledge, "auxiliary") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attacker knowledge \"%s\" does not exist", knowledge),
+				 errhint("Valid knowledge: auxiliary (datasets drawn from a part of the auxiliary table), exact (the attacker knows the training dataset but the target).")));
 	tm->num_training_records = param_int(p, "num_training_records", 1000, 1, 100000000);
+	/* exact knowledge of the whole table unless told otherwise */
+	req->default_records = tm->exact_knowledge &&
+		!tapas_attack_param_find(&p->root, "num_training_records", &jv);
+	req->default_synthetic = !tapas_attack_param_find(&p->root, "num_synthetic_records", &jv);
 	tm->n_train = param_int(p, "num_training_datasets", 100, 2, 10000000);
 	tm->n_test = param_int(p, "num_test_datasets", 100, 2, 10000000);
 	tm->auxiliary_split = tapas_attack_param_float(p, "auxiliary_split", 0.5);
@@ -236,22 +301,7 @@ parse_threat_model(EvalRequest *req)
 		req->user_gen = gen;
 	}
 	if (req->goal == TAPAS_THREAT_MODEL_AIA)
-	{
-		List	   *vals = tapas_attack_param_name_list(p, "values");
-
-		req->sensitive = tapas_attack_param_text(p, "sensitive", NULL);
-		if (req->sensitive == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("targeted_aia needs the sensitive column"),
-					 errhint("Pass params \"sensitive\": \"column\".")));
-		if (vals != NIL && list_length(vals) != 2)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("parameter \"values\" must list exactly two values")));
-		req->values[0] = vals ? (char *) linitial(vals) : NULL;
-		req->values[1] = vals ? (char *) lsecond(vals) : NULL;
-	}
+		parse_aia(req);
 }
 
 static void

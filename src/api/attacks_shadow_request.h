@@ -46,7 +46,13 @@ typedef struct EvalRequest
 	double		criterion_value;
 	char	   *user_gen;		/* a SQL generator function, or NULL */
 	char	   *sensitive;		/* AIA column */
-	char	   *values[2];		/* AIA candidate labels, or NULLs */
+	char	   *values[TAPAS_THREAT_MODEL_MAX_VALUES];	/* AIA candidate labels */
+	int			n_values;		/* 0: every value of the column */
+	double		distribution[TAPAS_THREAT_MODEL_MAX_VALUES];	/* AIA value weights */
+	int			n_distribution; /* 0: uniform */
+	bool		default_records;	/* exact knowledge, no num_training_records:
+									 * the whole auxiliary table */
+	bool		default_synthetic;	/* num_synthetic_records not given */
 	double		confidence;		/* level of the epsilon lower bound and of
 								 * the bootstrap intervals */
 	size_t		n_boot;			/* bootstrap resamples of the metrics, 0 none */

@@ -35,8 +35,10 @@ check_params(const tapas_coded_schema_t *schema, const tapas_shadow_params_t *p,
 		*reason = "unrecognized generator";
 	else if (p->tm.goal == TAPAS_THREAT_MODEL_AIA &&
 			 (p->sensitive < 0 || (size_t) p->sensitive >= schema->m ||
-			  p->tm.n_values != 2))
-		*reason = "attribute inference needs a sensitive column and two values";
+			  p->tm.n_values < 2 || p->tm.n_values > TAPAS_THREAT_MODEL_MAX_VALUES))
+		*reason = "attribute inference needs a sensitive column and 2 to 64 values";
+	else if (p->tm.goal == TAPAS_THREAT_MODEL_AIA && p->n_items > 0 && p->tm.n_values != 2)
+		*reason = "shadow modelling classifies two sensitive values";
 	else
 		return TAPAS_OK;
 	return TAPAS_EINVAL;

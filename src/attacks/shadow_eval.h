@@ -15,8 +15,9 @@
  * tapas_shadow_eval_featurise().
  *
  * AIA: the target's copy in dataset k has its sensitive column set to
- * values[label_k]; labels are binary (two candidate values), label 1 is
- * values[1].  The query features use the target as stored, as the
+ * values[label_k]; for the set classifier labels are binary (two candidate
+ * values), label 1 is values[1]; score-based attacks take up to
+ * TAPAS_THREAT_MODEL_MAX_VALUES candidates.  The query features use the target as stored, as the
  * reference does (its sensitive value carries no information about the
  * randomised label).
  *
@@ -56,7 +57,9 @@ typedef struct tapas_shadow_params
 	size_t		n_items;
 	tapas_clf_params_t clf;
 	int			sensitive;		/* AIA: sensitive column */
-	double		values[2];		/* AIA: the two candidate codes */
+	double		values[TAPAS_THREAT_MODEL_MAX_VALUES];	/* AIA: the tm.n_values
+														 * candidate codes (two
+														 * for shadow modelling) */
 } tapas_shadow_params_t;
 
 typedef struct tapas_shadow_eval

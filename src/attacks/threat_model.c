@@ -58,6 +58,33 @@ chunk_next(threat_model_chunker *c, tapas_rng_t *rng, size_t size, int32_t *out)
 	c->pos += size;
 }
 
+/* AIA value index: uniform, or by inversion of the weights' running sum */
+static int
+draw_value(const tapas_threat_model_params_t *p, tapas_rng_t *rng)
+{
+	double		total = 0,
+				u,
+				run = 0;
+	int			v,
+				last = 0;
+
+	if (p->value_weights == NULL)
+		return (int) tapas_rng_below(rng, (uint64_t) p->n_values);
+	for (v = 0; v < p->n_values; v++)
+		total += p->value_weights[v];
+	u = tapas_rng_uniform(rng) * total;
+	for (v = 0; v < p->n_values; v++)
+	{
+		if (p->value_weights[v] <= 0)
+			continue;
+		last = v;
+		run += p->value_weights[v];
+		if (u < run)
+			return v;
+	}
+	return last;				/* u rounded up to the total */
+}
+
 /*
  * Emits the datasets of one part starting at dataset number k0; `next`
  * points at free storage and is advanced.
@@ -82,7 +109,7 @@ sample_part(tapas_threat_model_t *tm, const tapas_threat_model_params_t *p, tapa
 		{
 			base[tapas_rng_below(rng, s)] = TAPAS_THREAT_MODEL_TARGET;
 			with->n_rows = s;
-			with->label = (int) tapas_rng_below(rng, (uint64_t) p->n_values);
+			with->label = draw_value(p, rng);
 			*next += s;
 			k++;
 			continue;
@@ -131,6 +158,24 @@ sample_part(tapas_threat_model_t *tm, const tapas_threat_model_params_t *p, tapa
 	}
 }
 
+/* weights: n_values finite non-negative numbers with a positive sum */
+static int
+weights_ok(const tapas_threat_model_params_t *p)
+{
+	double		total = 0;
+	int			v;
+
+	if (p->value_weights == NULL)
+		return 1;
+	for (v = 0; v < p->n_values; v++)
+	{
+		if (!(p->value_weights[v] >= 0) || p->value_weights[v] > 1e300)
+			return 0;
+		total += p->value_weights[v];
+	}
+	return total > 0;
+}
+
 static tapas_status
 check_params(const tapas_threat_model_params_t *p, size_t n_aux, const char **reason)
 {
@@ -142,12 +187,18 @@ check_params(const tapas_threat_model_params_t *p, size_t n_aux, const char **re
 		*reason = "num_training_records must be at least 1";
 	else if (p->n_train < 1 || p->n_test < 1)
 		*reason = "the numbers of training and test datasets must be at least 1";
-	else if (p->goal == TAPAS_THREAT_MODEL_AIA && p->n_values < 2)
-		*reason = "attribute inference needs at least two candidate values";
+	else if (p->goal == TAPAS_THREAT_MODEL_AIA &&
+			 (p->n_values < 2 || p->n_values > TAPAS_THREAT_MODEL_MAX_VALUES))
+		*reason = "attribute inference needs 2 to 64 candidate values";
+	else if (p->goal == TAPAS_THREAT_MODEL_AIA && !weights_ok(p))
+		*reason = "the value weights must be non-negative with a positive sum";
 	else if (p->n_pool > INT32_MAX)
 		*reason = "the auxiliary table is too large";
-	else if (n_aux < p->num_training_records ||
-			 p->n_pool - n_aux < p->num_training_records)
+	else if (p->exact_knowledge && p->n_pool < p->num_training_records)
+		*reason = "num_training_records is larger than the auxiliary table";
+	else if (!p->exact_knowledge &&
+			 (n_aux < p->num_training_records ||
+			  p->n_pool - n_aux < p->num_training_records))
 		*reason = "num_training_records is larger than a part of the auxiliary table";
 	else
 		return TAPAS_OK;
@@ -198,6 +249,17 @@ tapas_threat_model_sample(tapas_threat_model_t **out, const tapas_threat_model_p
 	test.perm = perm + n_aux;
 	test.n = p->n_pool - n_aux;
 	test.pos = test.n;
+	if (p->exact_knowledge)
+	{
+		/*
+		 * One base dataset D (the first records of the shuffle) for both
+		 * parts: a chunk of exactly |D| rows is D itself, reshuffled.
+		 */
+		n_aux = p->num_training_records;
+		tm->n_aux = tm->n_test_part = n_aux;
+		aux.n = aux.pos = test.n = test.pos = n_aux;
+		test.perm = perm;
+	}
 
 	/* 2-3. training datasets from the auxiliary part, then test ones */
 	next = tm->storage;

@@ -23,6 +23,15 @@
  *	   AIA: each D has a random record replaced by the target, whose
  *	   sensitive value is drawn uniformly among n_values candidates
  *	   independently of everything else; the label is the value's index.
+ *	   The value is drawn from value_weights (normalised) when given: the
+ *	   reference's AIA `distribution` option.
+ * Exact data knowledge (the reference's ExactDataKnowledge, the worst case
+ * for auditing a generator: the attacker knows the training set but the
+ * target): step 1 draws one base dataset D of num_training_records pool
+ * records and every training and test dataset is built from D (the
+ * parts are not used); the datasets then differ only by the target's
+ * presence (MIA) or value (AIA), the record it replaces, and the
+ * generator's randomness.
  * A dataset is a list of pool row numbers, TAPAS_THREAT_MODEL_TARGET for the target.
  * Every draw comes from one generator seeded with `seed`, in the order
  * split, training datasets, test datasets, so a seed fixes everything.
@@ -45,6 +54,8 @@
 
 #define TAPAS_THREAT_MODEL_TARGET (-1)
 
+#define TAPAS_THREAT_MODEL_MAX_VALUES 64	/* AIA candidate values */
+
 typedef struct tapas_threat_model_params
 {
 	int			goal;			/* TAPAS_THREAT_MODEL_MIA or TAPAS_THREAT_MODEL_AIA */
@@ -55,8 +66,12 @@ typedef struct tapas_threat_model_params
 	size_t		n_test;			/* test datasets, >= 1 */
 	int			replace_target; /* MIA: 1 replace a record, 0 append */
 	int			generate_pairs; /* MIA: 1 pairs, 0 independent labels */
-	int			n_values;		/* AIA: candidate sensitive values, >= 2 */
+	int			n_values;		/* AIA: candidate sensitive values, 2 ..
+								 * TAPAS_THREAT_MODEL_MAX_VALUES */
 	uint64_t	seed;
+	const double *value_weights;	/* AIA: n_values weights >= 0 with a
+									 * positive sum, or NULL (uniform) */
+	int			exact_knowledge;	/* 1: every dataset from one base D */
 } tapas_threat_model_params_t;
 
 typedef struct tapas_threat_model_dataset

@@ -263,8 +263,11 @@ LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
 COMMENT ON FUNCTION tapas.evaluate(text, text, regclass, text, jsonb) IS
 'Evaluates an attack on the record of auxiliary whose key is target_key, under threat_model '
 'targeted_mia or targeted_aia: training and test datasets are sampled from the two halves of '
-'auxiliary (without the target; the target is added to positive MIA datasets, and to every AIA '
-'dataset with its sensitive value drawn uniformly between params values), passed through the '
+'auxiliary, or all built from one base dataset with params knowledge exact (without the target; '
+'the target is added to positive MIA datasets, and to every AIA dataset with its sensitive value '
+'drawn among params values, default every value of the column, uniformly or by params '
+'distribution weights; over more than two values the guess is the best-scoring value and only '
+'accuracy, its interval and advantage over the prior''s most likely value are returned), passed through the '
 'generator (params generator: raw, marginals or a function (regclass, integer, bigint) returning '
 'a set of rows), attacked (groundhog, shadow_modelling, closest_distance_mia, '
 'local_neighbourhood_mia, probability_estimation, closest_distance_aia, local_neighbourhood_aia, '

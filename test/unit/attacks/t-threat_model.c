@@ -8,6 +8,7 @@
  * test rows only from the test part, disjoint chunks within one shuffle,
  * determinism per seed; generators against their definitions.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,6 +165,136 @@ test_tm_aia(void)
 	tapas_threat_model_free(tm);
 }
 
+/*
+ * The AIA value distribution: k = 4 values with weights 1 : 0 : 2 : 5.
+ * Every count is Binomial(2000, w / 8) (sd at most 22); the zero weight is
+ * never drawn.  Uniform with 5 values: every label in range and each
+ * value about 1/5 of the datasets.
+ */
+static void
+test_tm_aia_distribution(void)
+{
+	tapas_threat_model_params_t p;
+	tapas_threat_model_t *tm;
+	double		w[4] = {1, 0, 2, 5};
+	size_t		count[5] = {0},
+				k;
+	int			v;
+
+	tapas_threat_model_params_default(&p);
+	p.goal = TAPAS_THREAT_MODEL_AIA;
+	p.n_pool = 400;
+	p.num_training_records = 20;
+	p.n_train = 1000;
+	p.n_test = 1000;
+	p.n_values = 4;
+	p.value_weights = w;
+	p.seed = tapas_test_seed();
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_OK);
+	for (k = 0; k < tm->n_datasets; k++)
+	{
+		TAPAS_CHECK(tm->ds[k].label >= 0 && tm->ds[k].label < 4);
+		count[tm->ds[k].label]++;
+	}
+	TAPAS_CHECK(count[1] == 0);
+	for (v = 0; v < 4; v++)
+		TAPAS_CHECK_MSG(fabs((double) count[v] - 2000 * w[v] / 8) < 100,
+						"value %d drawn %zu times, expected %g", v, count[v], 2000 * w[v] / 8);
+	tapas_threat_model_free(tm);
+
+	memset(count, 0, sizeof(count));
+	p.value_weights = NULL;
+	p.n_values = 5;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_OK);
+	for (k = 0; k < tm->n_datasets; k++)
+	{
+		TAPAS_CHECK(tm->ds[k].label >= 0 && tm->ds[k].label < 5);
+		count[tm->ds[k].label < 5 ? tm->ds[k].label : 0]++;
+	}
+	for (v = 0; v < 5; v++)
+		TAPAS_CHECK_MSG(fabs((double) count[v] - 400) < 100, "value %d: %zu", v, count[v]);
+	tapas_threat_model_free(tm);
+
+	/* invalid weights: negative, all zero; too many values */
+	w[0] = -1;
+	p.n_values = 4;
+	p.value_weights = w;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_EINVAL);
+	w[0] = w[2] = w[3] = 0;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_EINVAL);
+	p.value_weights = NULL;
+	p.n_values = TAPAS_THREAT_MODEL_MAX_VALUES + 1;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_EINVAL);
+}
+
+/*
+ * Exact data knowledge: every dataset, training or test, holds the same
+ * base set D of num_training_records pool records (plus the target, which
+ * replaces one of them when present), so the records outside the target
+ * are D or D minus one record; D may be the whole pool, larger than a
+ * half.
+ */
+static void
+test_tm_exact_knowledge(void)
+{
+	tapas_threat_model_params_t p;
+	tapas_threat_model_t *tm;
+	char	   *in_d = calloc(300, 1);
+	size_t		k,
+				i,
+				d_size = 0,
+				pos = 0;
+	int			goal;
+
+	for (goal = 0; goal < 2; goal++)
+	{
+		tapas_threat_model_params_default(&p);
+		p.goal = goal;
+		p.exact_knowledge = 1;
+		p.n_pool = 300;
+		p.num_training_records = goal ? 300 : 200;
+		p.n_train = 40;
+		p.n_test = 41;
+		p.seed = tapas_test_seed() + goal;
+		TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_OK);
+		memset(in_d, 0, 300);
+		/* D: the union of every dataset without the target (MIA) */
+		for (k = 0; k < tm->n_datasets && d_size == 0; k++)
+			if (count_target(&tm->ds[k]) == 0)
+				for (i = 0; i < tm->ds[k].n_rows; i++)
+					in_d[tm->ds[k].rows[i]] = 1;
+		d_size = 0;
+		for (i = 0; i < 300; i++)
+			d_size += in_d[i];
+		TAPAS_CHECK(goal == 1 || d_size == 200);
+		pos = 0;
+		for (k = 0; k < tm->n_datasets; k++)
+		{
+			tapas_threat_model_dataset_t *d = &tm->ds[k];
+			size_t		others = 0;
+
+			TAPAS_CHECK(d->n_rows == p.num_training_records);
+			for (i = 0; i < d->n_rows; i++)
+				if (d->rows[i] != TAPAS_THREAT_MODEL_TARGET)
+				{
+					TAPAS_CHECK(goal == 1 || in_d[d->rows[i]]);
+					others++;
+				}
+			TAPAS_CHECK(others == p.num_training_records - count_target(d));
+			pos += d->label;
+		}
+		if (goal == 0)
+			TAPAS_CHECK_MSG(pos == 40 || pos == 41, "positives %zu of 81 (20 + 20 pairs and one single)", pos);
+		TAPAS_CHECK(tapas_threat_model_validate(tm, &p, NULL));
+		tapas_threat_model_free(tm);
+		d_size = 0;
+	}
+	/* larger than the pool */
+	p.num_training_records = 301;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_EINVAL);
+	free(in_d);
+}
+
 static void
 test_tm_errors(void)
 {
@@ -257,6 +388,8 @@ main(void)
 	TAPAS_TEST_RUN(test_tm_mia_pairs);
 	TAPAS_TEST_RUN(test_tm_mia_append_and_determinism);
 	TAPAS_TEST_RUN(test_tm_aia);
+	TAPAS_TEST_RUN(test_tm_aia_distribution);
+	TAPAS_TEST_RUN(test_tm_exact_knowledge);
 	TAPAS_TEST_RUN(test_tm_errors);
 	TAPAS_TEST_RUN(test_gen_raw_and_marginals);
 	TAPAS_TEST_DONE();
