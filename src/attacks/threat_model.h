@@ -32,7 +32,15 @@
  * parts are not used); the datasets then differ only by the target's
  * presence (MIA) or value (AIA), the record it replaces, and the
  * generator's randomness.
- * A dataset is a list of pool row numbers, TAPAS_THREAT_MODEL_TARGET for the target.
+ * Several targets (the reference's multiple-label mode: one set of datasets
+ * for all of them, generation being the costly part): every draw above is
+ * made per target t in order, each target with its own label, and a
+ * target replaces a record that no earlier target replaced.  MIA pairs
+ * then hold complementary labels (each target is in exactly one dataset
+ * of the pair); an AIA dataset holds every target.  With one target the
+ * draws are exactly those of the single-target model.
+ * A dataset is a list of pool row numbers, TAPAS_THREAT_MODEL_TARGET_T(t)
+ * for target t (TAPAS_THREAT_MODEL_TARGET for target 0).
  * Every draw comes from one generator seeded with `seed`, in the order
  * split, training datasets, test datasets, so a seed fixes everything.
  *
@@ -53,6 +61,9 @@
 #define TAPAS_THREAT_MODEL_AIA	1
 
 #define TAPAS_THREAT_MODEL_TARGET (-1)
+/* row code of target t (0 .. n_targets-1); target 0 is TAPAS_THREAT_MODEL_TARGET */
+#define TAPAS_THREAT_MODEL_TARGET_T(t) (-1 - (int32_t) (t))
+#define TAPAS_THREAT_MODEL_MAX_TARGETS 1024
 
 #define TAPAS_THREAT_MODEL_MAX_VALUES 64	/* AIA candidate values */
 
@@ -72,13 +83,17 @@ typedef struct tapas_threat_model_params
 	const double *value_weights;	/* AIA: n_values weights >= 0 with a
 									 * positive sum, or NULL (uniform) */
 	int			exact_knowledge;	/* 1: every dataset from one base D */
+	size_t		n_targets;		/* 1 .. TAPAS_THREAT_MODEL_MAX_TARGETS (0 means 1),
+								 * at most num_training_records */
 } tapas_threat_model_params_t;
 
 typedef struct tapas_threat_model_dataset
 {
 	int32_t    *rows;			/* pool row numbers or TAPAS_THREAT_MODEL_TARGET */
 	size_t		n_rows;
-	int			label;			/* MIA: 1 iff the target is in; AIA: value index */
+	int			label;			/* target 0's label: labels[0] */
+	int		   *labels;			/* n_targets: MIA 1 iff target t is in; AIA:
+								 * target t's value index */
 	int			training;		/* 1 from the auxiliary part, 0 test */
 } tapas_threat_model_dataset_t;
 
@@ -89,6 +104,8 @@ typedef struct tapas_threat_model
 	size_t		n_aux;			/* size of the auxiliary part */
 	size_t		n_test_part;	/* size of the test part */
 	int32_t    *storage;		/* all rows, owned */
+	int		   *label_storage;	/* all labels, owned */
+	size_t		n_targets;
 } tapas_threat_model_t;
 
 /* Fills *p with the defaults (MIA, split 0.5, pairs, replace, seed 0). */

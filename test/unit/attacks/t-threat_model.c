@@ -295,6 +295,114 @@ test_tm_exact_knowledge(void)
 	free(in_d);
 }
 
+/* occurrences of target t's row code in d */
+static size_t
+count_target_t(const tapas_threat_model_dataset_t *d, size_t t)
+{
+	size_t		i,
+				c = 0;
+
+	for (i = 0; i < d->n_rows; i++)
+		c += d->rows[i] == TAPAS_THREAT_MODEL_TARGET_T(t);
+	return c;
+}
+
+/*
+ * Several targets share the datasets: each target is in a dataset iff its
+ * label says so (once), MIA pairs hold complementary labels, every target
+ * is balanced by the pairs, targets replace distinct records (the size
+ * stays s) or are appended (s + the targets in), AIA datasets hold every
+ * target with its own value; one target reproduces the single-target
+ * model (same seed, same datasets).
+ */
+static void
+test_tm_multi_target(void)
+{
+	tapas_threat_model_params_t p;
+	tapas_threat_model_t *tm,
+			   *one;
+	size_t		k,
+				t,
+				i,
+				pos[7] = {0};
+	int			replace;
+
+	for (replace = 0; replace < 2; replace++)
+	{
+		tapas_threat_model_params_default(&p);
+		p.n_pool = 600;
+		p.num_training_records = 40;
+		p.n_train = 60;
+		p.n_test = 40;
+		p.n_targets = 7;
+		p.replace_target = replace;
+		p.seed = tapas_test_seed() + replace;
+		TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_OK);
+		TAPAS_CHECK(tm->n_targets == 7);
+		TAPAS_CHECK(tapas_threat_model_validate(tm, &p, NULL));
+		memset(pos, 0, sizeof(pos));
+		for (k = 0; k < tm->n_datasets; k++)
+		{
+			tapas_threat_model_dataset_t *d = &tm->ds[k];
+			size_t		in = 0;
+
+			for (t = 0; t < 7; t++)
+			{
+				TAPAS_CHECK(count_target_t(d, t) == (size_t) d->labels[t]);
+				in += d->labels[t];
+				pos[t] += d->labels[t];
+				if (k % 2 == 0)
+					TAPAS_CHECK(tm->ds[k + 1].labels[t] == 1 - d->labels[t]);
+			}
+			TAPAS_CHECK(d->label == d->labels[0]);
+			TAPAS_CHECK_MSG(d->n_rows == (replace ? 40 : 40 + in), "rows %zu, in %zu", d->n_rows, in);
+			/* the pool records of a pair are the same base dataset */
+			if (k % 2 == 0 && replace == 0)
+				for (i = 0; i < 40; i++)
+					TAPAS_CHECK(d->rows[i] == tm->ds[k + 1].rows[i]);
+		}
+		for (t = 0; t < 7; t++)
+			TAPAS_CHECK_MSG(pos[t] == 50, "target %zu in %zu of 100 datasets", t, pos[t]);
+		tapas_threat_model_free(tm);
+	}
+
+	/* AIA: every target in every dataset, labels in range */
+	p.goal = TAPAS_THREAT_MODEL_AIA;
+	p.n_values = 3;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_threat_model_validate(tm, &p, NULL));
+	for (k = 0; k < tm->n_datasets; k++)
+		for (t = 0; t < 7; t++)
+			TAPAS_CHECK(count_target_t(&tm->ds[k], t) == 1 &&
+						tm->ds[k].labels[t] >= 0 && tm->ds[k].labels[t] < 3 &&
+						tm->ds[k].n_rows == 40);
+	tapas_threat_model_free(tm);
+
+	/* n_targets 1 and 0 are the single-target model */
+	p.goal = TAPAS_THREAT_MODEL_MIA;
+	p.n_targets = 1;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_OK);
+	p.n_targets = 0;
+	TAPAS_CHECK(tapas_threat_model_sample(&one, &p, NULL) == TAPAS_OK);
+	for (k = 0; k < tm->n_datasets; k++)
+	{
+		TAPAS_CHECK(tm->ds[k].label == one->ds[k].label &&
+					tm->ds[k].n_rows == one->ds[k].n_rows);
+		TAPAS_CHECK(memcmp(tm->ds[k].rows, one->ds[k].rows,
+						   tm->ds[k].n_rows * sizeof(int32_t)) == 0);
+	}
+	tapas_threat_model_free(tm);
+	tapas_threat_model_free(one);
+
+	/* more targets than records, or than the limit */
+	p.n_targets = 41;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_EINVAL);
+	p.num_training_records = 2000;
+	p.n_pool = 5000;
+	p.n_targets = TAPAS_THREAT_MODEL_MAX_TARGETS + 1;
+	TAPAS_CHECK(tapas_threat_model_sample(&tm, &p, NULL) == TAPAS_EINVAL);
+}
+
 static void
 test_tm_errors(void)
 {
@@ -390,6 +498,7 @@ main(void)
 	TAPAS_TEST_RUN(test_tm_aia);
 	TAPAS_TEST_RUN(test_tm_aia_distribution);
 	TAPAS_TEST_RUN(test_tm_exact_knowledge);
+	TAPAS_TEST_RUN(test_tm_multi_target);
 	TAPAS_TEST_RUN(test_tm_errors);
 	TAPAS_TEST_RUN(test_gen_raw_and_marginals);
 	TAPAS_TEST_DONE();
