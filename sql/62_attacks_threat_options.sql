@@ -140,6 +140,42 @@ SELECT * FROM tapas.evaluate('targeted_aia', 'closest_distance_aia', 'aux', '31'
 SELECT * FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
        :'p'::jsonb || '{"distribution": [1, 1]}');
 
+-- Several targets sharing one set of datasets (tapas.evaluate_targets):
+-- one target gives exactly tapas.evaluate's row
+SELECT (e.accuracy, e.auc, e.threshold, e.n_pos, e.accuracy_low, e.auc_high) =
+       (t.accuracy, t.auc, t.threshold, t.n_pos, t.accuracy_low, t.auc_high) AS same, t.target_key
+  FROM tapas.evaluate('targeted_mia', 'local_neighbourhood_mia', 'aux', '7',
+                      :'p'::jsonb || '{"generator": "marginals"}') e,
+       tapas.evaluate_targets('targeted_mia', 'local_neighbourhood_mia', 'aux', ARRAY['7'],
+                      :'p'::jsonb || '{"generator": "marginals"}') t;
+-- record 1000 is a twin of record 7: with exact knowledge the twin is in
+-- every dataset, so closest distance scores 0 whether 7 is in or not (AUC
+-- 1/2 exactly), while the unique record 31 is found every time; each
+-- target has its own balanced labels over the same 40 test datasets
+INSERT INTO aux SELECT 1000, c1, c2, c3, c5, c6 FROM aux WHERE id = 7;
+SELECT target_key, accuracy, auc, n_pos, n_neg, n_test
+  FROM tapas.evaluate_targets('targeted_mia', 'closest_distance_mia', 'aux', ARRAY['31', '7'],
+       '{"knowledge": "exact", "num_training_datasets": 40, "num_test_datasets": 40, "seed": 5}');
+-- with auxiliary knowledge, AIA over the four values of c3: every dataset
+-- holds every target with its own value; 31 and 52 are unique without c3,
+-- so closest distance finds their value every time
+SELECT count(*) FILTER (WHERE (a.c1, a.c2, a.c5, a.c6) = (t.c1, t.c2, t.c5, t.c6)) AS without_c3
+  FROM aux a, aux t WHERE t.id = 52;
+SELECT target_key, accuracy, n_test
+  FROM tapas.evaluate_targets('targeted_aia', 'closest_distance_aia', 'aux', ARRAY['52', '31'],
+       :'p'::jsonb || '{"sensitive": "c3"}');
+-- three targets, two values: one row each, in the keys' order
+SELECT target_key, accuracy = 1 AS found, n_pos + n_neg AS n
+  FROM tapas.evaluate_targets('targeted_aia', 'closest_distance_aia', 'aux', ARRAY['52', '31', '7'],
+       :'p'::jsonb || '{"sensitive": "c2"}');
+-- errors
+SELECT * FROM tapas.evaluate_targets('targeted_mia', 'groundhog', 'aux', ARRAY['31', '7'], :'p');
+SELECT * FROM tapas.evaluate_targets('targeted_mia', 'closest_distance_mia', 'aux', ARRAY['31', '31'], :'p');
+SELECT * FROM tapas.evaluate_targets('targeted_mia', 'closest_distance_mia', 'aux', ARRAY['31', '9999'], :'p');
+SELECT * FROM tapas.evaluate_targets('targeted_mia', 'closest_distance_mia', 'aux', ARRAY['31', NULL], :'p');
+SELECT * FROM tapas.evaluate_targets('targeted_mia', 'closest_distance_mia', 'aux', ARRAY[]::text[], :'p');
+SELECT * FROM tapas.evaluate_targets('targeted_mia', 'closest_distance_mia', 'aux', NULL, :'p');
+
 SET client_min_messages = warning;
 DROP SCHEMA tmo CASCADE;
 RESET client_min_messages;

@@ -1,12 +1,13 @@
 /*-------------------------------------------------------------------------
  *
  * attacks_shadow.c
- *	  tapas.evaluate and tapas.evaluate_scores: a threat model, an attack
- *	  and an auxiliary table in, attack success metrics out.
+ *	  The evaluation behind tapas.evaluate, evaluate_targets and
+ *	  evaluate_scores (attacks_shadow_sql.c): a threat model, an attack,
+ *	  an auxiliary table and target keys in, attack success metrics out.
  *
  * One call does the whole evaluation in C: the auxiliary table is read
  * once through SPI into a coded matrix (api/dataset_sql.c: kinds, dictionaries,
- * NULL policy), the target row (found by its key) is taken out, the threat
+ * NULL policy), the target rows (found by their keys) are taken out, the threat
  * model samples its training and test datasets as row numbers
  * (attacks/threat_model.h), each dataset goes through the generator
  * (built-ins in C; a user SQL function through attacks_shadow_gen.c), and
@@ -50,32 +51,14 @@
 #include "policy/progress_pg.h"
 #include "policy/policy.h"
 
-PG_FUNCTION_INFO_V1(tapas_sql_evaluate);
-PG_FUNCTION_INFO_V1(tapas_sql_evaluate_scores);
 
-
-/* what one evaluation returns */
-typedef struct EvalResult
-{
-	tapas_metrics_t m;
-	tapas_metrics_ci_t ci;		/* bootstrap intervals (n_boot 0: none) */
-	size_t		n_train;
-	size_t		n_test;
-	size_t		n_features;
-	double		seconds;
-	double	   *scores;			/* n_test, palloc'd */
-	unsigned char *labels;		/* n_test, palloc'd */
-	bool		multivalue;		/* AIA over more than two values: scores are
-								 * 1/0 correct guesses, labels all 1 */
-	double		baseline;		/* multivalue: the prior's most likely value */
-} EvalResult;
 
 /* the auxiliary table, read once */
 typedef struct EvalData
 {
 	TapasAttackSchema *schema;
-	double	   *pool;			/* (n - 1) x c, the target taken out */
-	double	   *target;			/* c */
+	double	   *pool;			/* (n - T) x c, the targets taken out */
+	double	   *target;			/* T x c, in the order of the keys */
 	size_t		n_pool;
 	size_t		c;
 } EvalData;
@@ -109,24 +92,17 @@ label_code(TapasAttackSchema *schema, int j, const char *label, const char *what
 	return 0;
 }
 
-static void
-read_auxiliary(EvalRequest *req, EvalData *d, MemoryContext cxt)
+/* position of the one record with key `key`, or an error */
+static size_t
+find_target(EvalRequest *req, EvalData *d, char **keys, size_t n, const char *key)
 {
-	char	  **keys;
-	double	   *values;
-	size_t		n,
-				i,
+	size_t		i,
 				found = 0,
 				at = 0;
 	char	   *relname = get_rel_name(req->auxiliary);
 
-	d->schema = tapas_attack_schema_build(req->auxiliary, req->auxiliary, req->params,
-										  NULL, true, cxt);
-	values = tapas_attack_read_table(d->schema, req->auxiliary, "auxiliary", &n,
-									 &keys, cxt);
-	d->c = d->schema->ncols;
 	for (i = 0; i < n; i++)
-		if (keys[i] != NULL && strcmp(keys[i], req->target_key) == 0)
+		if (keys[i] != NULL && strcmp(keys[i], key) == 0)
 		{
 			found++;
 			at = i;
@@ -135,20 +111,51 @@ read_auxiliary(EvalRequest *req, EvalData *d, MemoryContext cxt)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("target key \"%s\" does not occur in column \"%s\" of \"%s\"",
-						req->target_key, d->schema->key, relname)));
+						key, d->schema->key, relname)));
 	if (found > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("target key \"%s\" occurs %zu times in column \"%s\" of \"%s\"",
-						req->target_key, found, d->schema->key, relname),
+						key, found, d->schema->key, relname),
 				 errhint("The key column must identify one record; pass params \"key\".")));
-	d->n_pool = n - 1;
-	d->target = MemoryContextAlloc(cxt, d->c * sizeof(double));
-	memcpy(d->target, values + at * d->c, d->c * sizeof(double));
+	return at;
+}
+
+static void
+read_auxiliary(EvalRequest *req, EvalData *d, MemoryContext cxt)
+{
+	char	  **keys;
+	double	   *values;
+	bool	   *is_target;
+	size_t		n,
+				i,
+				kept = 0;
+	int			t;
+
+	d->schema = tapas_attack_schema_build(req->auxiliary, req->auxiliary, req->params,
+										  NULL, true, cxt);
+	values = tapas_attack_read_table(d->schema, req->auxiliary, "auxiliary", &n,
+									 &keys, cxt);
+	d->c = d->schema->ncols;
+	d->target = MemoryContextAlloc(cxt, req->n_targets * d->c * sizeof(double));
+	is_target = palloc0(sizeof(bool) * n);
+	for (t = 0; t < req->n_targets; t++)
+	{
+		size_t		at = find_target(req, d, keys, n, req->target_keys[t]);
+
+		memcpy(d->target + t * d->c, values + at * d->c, d->c * sizeof(double));
+		is_target[at] = true;
+	}
 	/* the pool: every other record, in table order */
+	for (i = 0; i < n; i++)
+		if (!is_target[i])
+		{
+			if (kept != i)
+				memmove(values + kept * d->c, values + i * d->c, d->c * sizeof(double));
+			kept++;
+		}
+	d->n_pool = kept;
 	d->pool = values;
-	memmove(values + at * d->c, values + (at + 1) * d->c,
-			(n - at - 1) * d->c * sizeof(double));
 }
 
 /*
@@ -321,7 +328,8 @@ is_multivalue(const EvalRequest *req)
  * More than two values: the guess is the candidate with the largest score
  * (ties broken at random, so an attack that knows nothing guesses
  * uniformly); nothing is trained, so only the test datasets are generated.
- * all_scores[k] gets 1 for a right guess, 0 otherwise.
+ * all_scores[t * n_datasets + k] gets 1 for target t's right guess, 0
+ * otherwise.
  */
 static void
 run_multivalue(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
@@ -329,6 +337,8 @@ run_multivalue(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 {
 	size_t		k,
 				v,
+				t,
+				total = ev->tm->n_datasets,
 				nv = (size_t) req->sp.tm.n_values,
 				codes[TAPAS_THREAT_MODEL_MAX_VALUES];
 	double		sc[TAPAS_THREAT_MODEL_MAX_VALUES];
@@ -338,38 +348,63 @@ run_multivalue(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 		codes[v] = (size_t) req->sp.values[v];
 	tapas_rng_seed(&rng, req->sp.tm.seed ^ UINT64CONST(0xbb67ae8584caa73b));
 	pn->step = "generating and attacking the test datasets";
-	for (k = req->sp.tm.n_train; k < ev->tm->n_datasets; k++)
+	for (k = req->sp.tm.n_train; k < total; k++)
 	{
-		size_t		n_syn,
-					best = 0,
-					ties = 1;
-		tapas_status st;
+		size_t		n_syn;
 
 		CHECK_FOR_INTERRUPTS();
-		tapas_progress_notice(pn, (double) k / ev->tm->n_datasets);
+		tapas_progress_notice(pn, (double) k / total);
 		n_syn = generate_one(req, ev, gen, k);
-		st = tapas_score_attack_run_values(&req->score, d->schema->specs, d->c, ev->syn,
-										   n_syn, ev->target, codes, nv, sc);
-		if (st != TAPAS_OK)
-			raise_status(st, "the attack rejected its parameters for this table");
-		/* argmax, a uniformly random one among ties (reservoir of size 1) */
-		for (v = 1; v < nv; v++)
+		for (t = 0; t < ev->tm->n_targets; t++)
 		{
-			if (sc[v] > sc[best])
+			size_t		best = 0,
+						ties = 1;
+			tapas_status st;
+
+			st = tapas_score_attack_run_values(&req->score, d->schema->specs, d->c, ev->syn,
+											   n_syn, ev->target + t * ev->m, codes, nv, sc);
+			if (st != TAPAS_OK)
+				raise_status(st, "the attack rejected its parameters for this table");
+			/* argmax, a uniformly random one among ties (reservoir of size 1) */
+			for (v = 1; v < nv; v++)
 			{
-				best = v;
-				ties = 1;
+				if (sc[v] > sc[best])
+				{
+					best = v;
+					ties = 1;
+				}
+				else if (sc[v] == sc[best] && tapas_rng_below(&rng, ++ties) == 0)
+					best = v;
 			}
-			else if (sc[v] == sc[best] && tapas_rng_below(&rng, ++ties) == 0)
-				best = v;
+			all_scores[t * total + k] = (int) best == ev->tm->ds[k].labels[t] ? 1.0 : 0.0;
 		}
-		all_scores[k] = (int) best == ev->tm->ds[k].label ? 1.0 : 0.0;
 	}
 }
 
+/* target t's threshold, trained on its scores of the training datasets */
+static double
+train_threshold(EvalRequest *req, tapas_shadow_eval_t *ev, const double *scores, size_t t)
+{
+	size_t		n_train = req->sp.tm.n_train,
+				k;
+	unsigned char *y = palloc(n_train);
+	double		tau;
+	tapas_status st;
+
+	for (k = 0; k < n_train; k++)
+		y[k] = ev->tm->ds[k].labels[t] == 1;
+	st = tapas_threshold_select(scores, y, n_train, req->criterion,
+								req->criterion_value, &tau);
+	if (st != TAPAS_OK)
+		raise_status(st, "the threshold criterion value is out of range");
+	pfree(y);
+	return tau;
+}
+
 /*
- * Runs every dataset and the attack; fills scores of the test datasets
- * and the decision threshold.  Kernel objects live in *evp so the caller
+ * Runs every dataset and the attack; fills all_scores (n_targets x
+ * n_datasets: the test datasets' scores are the attack's) and the decision
+ * threshold of every target.  Kernel objects live in *evp so the caller
  * frees them whatever happens.
  */
 static void
@@ -379,13 +414,16 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 {
 	tapas_progress_t progress = {tapas_progress_notice_cb, pn};
 	size_t		total = ev->tm->n_datasets,
-				k;
+				T = ev->tm->n_targets,
+				k,
+				t;
 	tapas_status st;
 
 	if (is_multivalue(req))
 	{
 		run_multivalue(req, d, ev, gen, all_scores, pn);
-		*tau = 0.5;
+		for (t = 0; t < T; t++)
+			tau[t] = 0.5;
 		return;
 	}
 	pn->step = "generating and featurising the datasets";
@@ -396,14 +434,17 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 		CHECK_FOR_INTERRUPTS();
 		tapas_progress_notice(pn, (double) k / total);
 		n_syn = generate_one(req, ev, gen, k);
-		if (req->attack == ATTACK_SCORE)
-		{
-			st = tapas_score_attack_run(&req->score, d->schema->specs, d->c, ev->syn,
-										n_syn, ev->target, &all_scores[k]);
-			all_scores[k] += 0.0;	/* -0 (a distance of 0, negated) -> 0 */
-		}
-		else
+		if (req->attack != ATTACK_SCORE)
 			st = tapas_shadow_eval_featurise(ev, k, n_syn);
+		else
+			for (t = 0, st = TAPAS_OK; t < T && st == TAPAS_OK; t++)
+			{
+				double	   *sc = &all_scores[t * total + k];
+
+				st = tapas_score_attack_run(&req->score, d->schema->specs, d->c, ev->syn,
+											n_syn, ev->target + t * ev->m, sc);
+				*sc += 0.0;		/* -0 (a distance of 0, negated) -> 0 */
+			}
 		if (st != TAPAS_OK)
 			raise_status(st, "the attack rejected its parameters for this table");
 	}
@@ -412,15 +453,8 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 	pn->step = "training the classifier";
 	if (req->attack == ATTACK_SCORE)
 	{
-		size_t		n_train = req->sp.tm.n_train;
-		unsigned char *y = palloc(n_train);
-
-		for (k = 0; k < n_train; k++)
-			y[k] = ev->y[k] == 1;
-		st = tapas_threshold_select(all_scores, y, n_train, req->criterion,
-									req->criterion_value, tau);
-		if (st != TAPAS_OK)
-			raise_status(st, "the threshold criterion value is out of range");
+		for (t = 0; t < T; t++)
+			tau[t] = train_threshold(req, ev, all_scores + t * total, t);
 		return;
 	}
 	st = tapas_shadow_eval_fit(ev, &progress);
@@ -428,7 +462,7 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 		raise_status(st, "the classifier rejected its parameters");
 	memcpy(all_scores + req->sp.tm.n_train, ev->scores, req->sp.tm.n_test * sizeof(double));
 	/* the classifier predicts 1 iff p > 1/2; metrics decide s >= tau */
-	*tau = nextafter(0.5, 1.0);
+	tau[0] = nextafter(0.5, 1.0);
 }
 
 /* progress callback of the bootstrap: stop on a pending cancel */
@@ -439,30 +473,68 @@ cancel_pending(void *arg, double fraction)
 }
 
 /*
- * Percentile intervals of the test metrics (metrics.h), seeded apart from
- * every other draw of the evaluation.
+ * Metrics and percentile bootstrap intervals of target t's test scores
+ * (metrics.h), the bootstrap seeded apart from every other draw of the
+ * evaluation (and per target).
  */
 static void
-bootstrap_metrics(EvalRequest *req, EvalResult *res, double tau)
+target_metrics(EvalRequest *req, EvalResult *res, size_t t, double tau)
 {
 	tapas_progress_t progress = {cancel_pending, NULL};
+	const double *s = res->scores + t * res->n_test;
+	const unsigned char *y = res->labels + t * res->n_test;
 	tapas_status st;
 
-	memset(&res->ci, 0, sizeof(res->ci));
+	st = tapas_metrics_compute(s, y, res->n_test, tau, req->confidence, &res->m[t]);
+	if (st != TAPAS_OK)
+		raise_status(st, "metrics");
+	memset(&res->ci[t], 0, sizeof(res->ci[t]));
 	if (req->n_boot == 0)
 		return;
-	st = tapas_metrics_bootstrap(res->scores, res->labels, res->n_test, tau,
-								 req->n_boot, req->confidence,
-								 req->sp.tm.seed ^ UINT64CONST(0x6a09e667f3bcc909),
-								 &progress, &res->ci);
+	st = tapas_metrics_bootstrap(s, y, res->n_test, tau, req->n_boot, req->confidence,
+								 (req->sp.tm.seed ^ UINT64CONST(0x6a09e667f3bcc909)) + t,
+								 &progress, &res->ci[t]);
 	if (st == TAPAS_ECANCELED)
 		CHECK_FOR_INTERRUPTS();
 	if (st != TAPAS_OK)
 		raise_status(st, "bootstrap");
 }
 
+/* the test scores and labels of every target into res */
 static void
-evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
+collect_results(EvalRequest *req, tapas_shadow_eval_t *ev, const double *all_scores,
+				EvalResult *res, MemoryContext cxt)
+{
+	size_t		n_train = req->sp.tm.n_train,
+				total = ev->tm->n_datasets,
+				T = ev->tm->n_targets,
+				i,
+				t;
+
+	res->n_targets = T;
+	res->target_keys = req->target_keys;
+	res->n_train = n_train;
+	res->n_test = req->sp.tm.n_test;
+	res->n_features = ev->dim;
+	res->scores = MemoryContextAlloc(cxt, T * res->n_test * sizeof(double));
+	res->labels = MemoryContextAlloc(cxt, T * res->n_test);
+	res->multivalue = is_multivalue(req);
+	for (t = 0; t < T; t++)
+		for (i = 0; i < res->n_test; i++)
+		{
+			res->scores[t * res->n_test + i] = all_scores[t * total + n_train + i];
+			res->labels[t * res->n_test + i] = res->multivalue ||
+				ev->tm->ds[n_train + i].labels[t] == 1;
+		}
+	if (res->multivalue)
+	{
+		res->n_train = 0;
+		res->baseline = aia_prior_baseline(req);
+	}
+}
+
+void
+tapas_shadow_evaluate(FunctionCallInfo fcinfo, bool many, EvalResult *res)
 {
 	EvalRequest req;
 	EvalData	d;
@@ -473,16 +545,17 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	instr_time	start,
 				end;
 	TapasProgressNotice pn;
-	double	   *all_scores;
-	double		tau = 0;
+	double	   *all_scores,
+			   *tau;
 	const char *reason = NULL;
-	size_t		i,
-				n_train;
+	size_t		t,
+				T,
+				total;
 	tapas_status st;
 
 	INSTR_TIME_SET_CURRENT(start);
 	tapas_progress_notice_init(&pn, "tapas.evaluate", "reading the auxiliary table");
-	tapas_shadow_request_parse(fcinfo, &req);
+	tapas_shadow_request_parse(fcinfo, &req, many);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	read_auxiliary(&req, &d, cxt);
@@ -492,8 +565,10 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 	check_sizes(&req, &d);
 	if (req.user_gen != NULL)
 		tapas_shadow_usergen_init(&gen, req.user_gen, d.schema, req.auxiliary);
-	n_train = req.sp.tm.n_train;
-	all_scores = MemoryContextAllocZero(cxt, (n_train + req.sp.tm.n_test) * sizeof(double));
+	T = (size_t) req.n_targets;
+	total = req.sp.tm.n_train + req.sp.tm.n_test;
+	all_scores = MemoryContextAllocZero(cxt, T * total * sizeof(double));
+	tau = MemoryContextAllocZero(cxt, T * sizeof(double));
 
 	PG_TRY();
 	{
@@ -503,23 +578,8 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 		st = tapas_shadow_eval_create(&ev, cs, d.pool, d.n_pool, d.target, &req.sp, &reason);
 		if (st != TAPAS_OK)
 			raise_status(st, reason);
-		run_datasets(&req, &d, ev, &gen, all_scores, &tau, &pn);
-		res->n_train = n_train;
-		res->n_test = req.sp.tm.n_test;
-		res->n_features = ev->dim;
-		res->scores = MemoryContextAlloc(cxt, res->n_test * sizeof(double));
-		res->labels = MemoryContextAlloc(cxt, res->n_test);
-		res->multivalue = is_multivalue(&req);
-		for (i = 0; i < res->n_test; i++)
-		{
-			res->scores[i] = all_scores[n_train + i];
-			res->labels[i] = res->multivalue || ev->y[n_train + i] == 1;
-		}
-		if (res->multivalue)
-		{
-			res->n_train = 0;
-			res->baseline = aia_prior_baseline(&req);
-		}
+		run_datasets(&req, &d, ev, &gen, all_scores, tau, &pn);
+		collect_results(&req, ev, all_scores, res, cxt);
 	}
 	PG_FINALLY();
 	{
@@ -531,112 +591,11 @@ evaluate_internal(FunctionCallInfo fcinfo, EvalResult *res)
 		tapas_shadow_usergen_finish(&gen);
 	SPI_finish();
 
-	st = tapas_metrics_compute(res->scores, res->labels, res->n_test, tau,
-							   req.confidence, &res->m);
-	if (st != TAPAS_OK)
-		raise_status(st, "metrics");
-	bootstrap_metrics(&req, res, tau);
+	res->m = MemoryContextAlloc(cxt, T * sizeof(tapas_metrics_t));
+	res->ci = MemoryContextAlloc(cxt, T * sizeof(tapas_metrics_ci_t));
+	for (t = 0; t < T; t++)
+		target_metrics(&req, res, t, tau[t]);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	res->seconds = INSTR_TIME_GET_DOUBLE(end);
-}
-
-/* ----------------------------------------------------------------
- *		SQL entry points
- * ----------------------------------------------------------------
- */
-
-/*
- * tapas.evaluate(threat_model text, attack text, auxiliary regclass,
- *				  target_key text, params jsonb) -> one row of metrics
- */
-Datum
-tapas_sql_evaluate(PG_FUNCTION_ARGS)
-{
-	EvalResult	res;
-	TupleDesc	desc;
-	Datum		values[24];
-	bool		nulls[24] = {false};
-	const tapas_interval_t *iv[4];
-	int			k;
-
-	if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-	memset(&res, 0, sizeof(res));
-	evaluate_internal(fcinfo, &res);
-	values[0] = Float8GetDatum(res.m.accuracy);
-	values[1] = Float8GetDatum(res.m.tpr);
-	values[2] = Float8GetDatum(res.m.fpr);
-	values[3] = Float8GetDatum(res.m.advantage);
-	values[4] = Float8GetDatum(res.m.auc);
-	values[5] = Float8GetDatum(res.m.tpr_at_fpr_01);
-	values[6] = Float8GetDatum(res.m.tpr_at_fpr_001);
-	values[7] = Float8GetDatum(res.m.epsilon);
-	values[8] = Float8GetDatum(res.m.epsilon_lower);
-	values[9] = Float8GetDatum(res.m.threshold);
-	values[10] = Int32GetDatum((int32) res.n_train);
-	values[11] = Int32GetDatum((int32) res.n_test);
-	values[12] = Int32GetDatum((int32) res.m.n_pos);
-	values[13] = Int32GetDatum((int32) res.m.n_neg);
-	values[14] = Int32GetDatum((int32) res.n_features);
-	values[15] = Float8GetDatum(res.seconds);
-	/* the bootstrap intervals, NULL without resamples */
-	iv[0] = &res.ci.accuracy;
-	iv[1] = &res.ci.auc;
-	iv[2] = &res.ci.tpr_at_fpr_01;
-	iv[3] = &res.ci.tpr_at_fpr_001;
-	for (k = 0; k < 4; k++)
-	{
-		values[16 + 2 * k] = Float8GetDatum(iv[k]->low);
-		values[17 + 2 * k] = Float8GetDatum(iv[k]->high);
-		nulls[16 + 2 * k] = nulls[17 + 2 * k] = res.ci.n_boot == 0 ||
-			(res.multivalue && k > 0);
-	}
-	/*
-	 * More than two values: accuracy (with its interval) and the advantage
-	 * over guessing the prior's most likely value; the binary metrics do
-	 * not apply.
-	 */
-	if (res.multivalue)
-	{
-		int			binary_only[] = {1, 2, 4, 5, 6, 7, 8, 9, 12, 13};
-
-		values[3] = Float8GetDatum(res.m.accuracy - res.baseline);
-		for (k = 0; k < (int) lengthof(binary_only); k++)
-			nulls[binary_only[k]] = true;
-	}
-	desc = BlessTupleDesc(desc);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(desc, values, nulls)));
-}
-
-/*
- * tapas.evaluate_scores(same arguments) -> TABLE(dataset_no integer,
- * label boolean, score float8), one row per test dataset
- */
-Datum
-tapas_sql_evaluate_scores(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	EvalResult	res;
-	size_t		i;
-
-	InitMaterializedSRF(fcinfo, 0);
-	memset(&res, 0, sizeof(res));
-	evaluate_internal(fcinfo, &res);
-	if (res.multivalue)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("tapas.evaluate_scores returns binary labels; this evaluation has more than two values"),
-				 errhint("Use tapas.evaluate, or pass two candidate values as params \"values\".")));
-	for (i = 0; i < res.n_test; i++)
-	{
-		Datum		values[3];
-		bool		nulls[3] = {false, false, false};
-
-		values[0] = Int32GetDatum((int32) i + 1);
-		values[1] = BoolGetDatum(res.labels[i] != 0);
-		values[2] = Float8GetDatum(res.scores[i]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
 }

@@ -24,7 +24,9 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "nodes/pg_list.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
@@ -555,8 +557,45 @@ static const char *const arg_names[] = {
 	"threat_model", "attack", "auxiliary", "target_key", "params"
 };
 
+/*
+ * The target keys of tapas.evaluate_targets: a non-empty text array
+ * without NULLs or repetitions, at most TAPAS_THREAT_MODEL_MAX_TARGETS.
+ */
+static void
+parse_target_keys(ArrayType *arr, EvalRequest *req)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i,
+				j;
+
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n < 1 || n > TAPAS_THREAT_MODEL_MAX_TARGETS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("tapas.evaluate_targets takes 1 to %d target keys",
+						TAPAS_THREAT_MODEL_MAX_TARGETS)));
+	req->target_keys = palloc(sizeof(char *) * n);
+	for (i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("target keys must not be null")));
+		req->target_keys[i] = TextDatumGetCString(elems[i]);
+		for (j = 0; j < i; j++)
+			if (strcmp(req->target_keys[i], req->target_keys[j]) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("target key \"%s\" is listed twice", req->target_keys[i])));
+	}
+	req->n_targets = n;
+	req->target_key = req->target_keys[0];
+}
+
 void
-tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
+tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req, bool many)
 {
 	char	   *tm,
 			   *atk;
@@ -568,12 +607,20 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument \"%s\" of tapas.evaluate must not be null",
-							arg_names[i])));
+					 errmsg("argument \"%s\" of %s must not be null",
+							i == 3 && many ? "target_keys" : arg_names[i],
+							many ? "tapas.evaluate_targets" : "tapas.evaluate")));
 	tm = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	atk = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	req->auxiliary = PG_GETARG_OID(2);
-	req->target_key = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	if (many)
+		parse_target_keys(PG_GETARG_ARRAYTYPE_P(3), req);
+	else
+	{
+		req->target_key = text_to_cstring(PG_GETARG_TEXT_PP(3));
+		req->target_keys = &req->target_key;
+		req->n_targets = 1;
+	}
 	req->params = PG_GETARG_JSONB_P(4);
 	if (strcmp(tm, "targeted_mia") == 0)
 		req->goal = TAPAS_THREAT_MODEL_MIA;
@@ -601,6 +648,12 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
 	tapas_attack_params_check(req->params, valid_keys(req->goal, a),
 							  psprintf("attack \"%s\"", a->name));
 	parse_threat_model(req);
+	req->sp.tm.n_targets = (size_t) req->n_targets;
+	if (req->n_targets > 1 && a->kind != ATTACK_SCORE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("attack \"%s\" evaluates one target at a time", a->name),
+				 errhint("Several targets share their datasets with the score-based attacks; call tapas.evaluate per target for shadow modelling.")));
 	if (a->kind == ATTACK_SCORE)
 		parse_score_attack(req, a);
 	else

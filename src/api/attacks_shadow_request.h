@@ -36,7 +36,9 @@ typedef struct EvalRequest
 	ShadowAttackKind attack;
 	const char *attack_name;
 	Oid			auxiliary;
-	char	   *target_key;
+	char	   *target_key;		/* the first target */
+	char	  **target_keys;	/* n_targets keys (evaluate_targets) */
+	int			n_targets;
 	Jsonb	   *params;			/* never NULL */
 	tapas_shadow_params_t sp;	/* threat model, generator, features, classifier */
 	tapas_setfeat_item_t items[SHADOW_MAX_ITEMS];
@@ -58,7 +60,12 @@ typedef struct EvalRequest
 	size_t		n_boot;			/* bootstrap resamples of the metrics, 0 none */
 } EvalRequest;
 
-/* attacks_shadow_request.c: reads and checks every argument and param. */
-extern void tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req);
+/*
+ * attacks_shadow_request.c: reads and checks every argument and param;
+ * many: argument 3 is an array of target keys (tapas.evaluate_targets),
+ * else one key.
+ */
+extern void tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req,
+									   bool many);
 
 #endif							/* TAPAS_PG_ATTACKS_SHADOW_REQUEST_H */

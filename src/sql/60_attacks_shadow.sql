@@ -51,6 +51,30 @@ COMMENT ON FUNCTION tapas.evaluate(text, text, regclass, text, jsonb) IS
 'bounds) at params confidence for accuracy, AUC and TPR at FPR 0.1 and 0.01. Every random step '
 'is seeded by params seed.';
 
+CREATE FUNCTION tapas.evaluate_targets(
+	threat_model text,
+	attack text,
+	auxiliary regclass,
+	target_keys text[],
+	params jsonb DEFAULT '{}')
+RETURNS TABLE (target_key text, accuracy float8, tpr float8, fpr float8, advantage float8,
+	auc float8, tpr_at_fpr_01 float8, tpr_at_fpr_001 float8, effective_epsilon float8,
+	epsilon_lower float8, threshold float8, n_train integer, n_test integer, n_pos integer,
+	n_neg integer, n_features integer, seconds float8, accuracy_low float8,
+	accuracy_high float8, auc_low float8, auc_high float8, tpr_at_fpr_01_low float8,
+	tpr_at_fpr_01_high float8, tpr_at_fpr_001_low float8, tpr_at_fpr_001_high float8)
+AS 'MODULE_PATHNAME', 'tapas_sql_evaluate_targets'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION tapas.evaluate_targets(text, text, regclass, text[], jsonb) IS
+'The evaluation of tapas.evaluate for several targets at once (the reference''s multiple-target '
+'mode): all of target_keys are taken out of auxiliary, one set of training and test datasets is '
+'sampled for all of them (each target with its own label per dataset: in MIA pairs each target is '
+'in exactly one dataset of the pair; in AIA every dataset holds every target with its own value), '
+'each dataset goes through the generator once, and each target is scored and thresholded on its own. '
+'Score-based attacks only. One row per target, in the order of target_keys, with the columns of '
+'tapas.evaluate.';
+
 CREATE FUNCTION tapas.evaluate_scores(
 	threat_model text,
 	attack text,
