@@ -54,6 +54,34 @@ SELECT * FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31'
 SELECT * FROM tapas.evaluate('targeted_mia', 'closest_distance_mia', 'aux', '31',
        :'p'::jsonb || '{"bootstrap": 2.5}');
 
+-- The same intervals for any scores: tapas.metrics_intervals; the
+-- estimates are tapas.attack_metrics' at the same threshold
+CREATE TABLE sc AS
+SELECT i, (i % 2 = 0) AS member, ((i * 37) % 101) / 100.0 + (i % 2 = 0)::int * 0.3 AS score
+  FROM generate_series(1, 200) i;
+WITH a AS (SELECT array_agg(score ORDER BY i) s, array_agg(member ORDER BY i) l FROM sc)
+SELECT m.metric, round(m.estimate::numeric, 4) AS estimate,
+       m.low <= m.estimate AND m.estimate <= m.high AS covered, m.high > m.low AS uncertain
+  FROM a, tapas.metrics_intervals(a.s, a.l, 0.65) m;
+WITH a AS (SELECT array_agg(score ORDER BY i) s, array_agg(member ORDER BY i) l FROM sc)
+SELECT round(m.accuracy::numeric, 4) AS accuracy, round(m.auc::numeric, 4) AS auc
+  FROM a, tapas.attack_metrics(a.s, a.l, 0.65) m;
+-- seeded; another seed moves the bounds, not the estimate
+WITH a AS (SELECT array_agg(score ORDER BY i) s, array_agg(member ORDER BY i) l FROM sc)
+SELECT (SELECT array_agg(row(low, high)) FROM tapas.metrics_intervals(a.s, a.l, 0.65, 0.9, 500, 3)) =
+       (SELECT array_agg(row(low, high)) FROM tapas.metrics_intervals(a.s, a.l, 0.65, 0.9, 500, 3)) AS reproducible,
+       (SELECT array_agg(estimate) FROM tapas.metrics_intervals(a.s, a.l, 0.65, 0.9, 500, 3)) =
+       (SELECT array_agg(estimate) FROM tapas.metrics_intervals(a.s, a.l, 0.65, 0.9, 500, 4)) AS same_estimates
+  FROM a;
+-- degenerate: separated classes (every resample separates), and no resamples
+SELECT metric, estimate, low, high
+  FROM tapas.metrics_intervals(ARRAY[0.9, 0.8, 0.2, 0.1], ARRAY[true, true, false, false]);
+SELECT metric, estimate, low, high
+  FROM tapas.metrics_intervals(ARRAY[0.9, 0.3, 0.2, 0.8], ARRAY[true, true, false, false], 0.5, 0.95, 0);
+SELECT * FROM tapas.metrics_intervals(ARRAY[0.9, 0.3], ARRAY[true, false], 0.5, 0.95, -1);
+SELECT * FROM tapas.metrics_intervals(ARRAY[0.9, 0.3], ARRAY[true, false], 0.5, 1.5);
+SELECT * FROM tapas.metrics_intervals(ARRAY[0.9, 0.3], ARRAY[true]);
+
 -- Exact data knowledge (the reference's ExactDataKnowledge): every dataset
 -- is built from one base dataset D, by default the whole table without the
 -- target (399 records here, more than half of it).  With the raw generator

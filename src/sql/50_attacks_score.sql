@@ -52,6 +52,15 @@ LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION tapas.attack_metrics(float8[], boolean[], float8, float8) IS
 'Success of an attack from its scores and true labels: accuracy, TPR, FPR, advantage (TPR - FPR), privacy gain, exact AUC, TPR at FPR <= 0.1 and 0.01, the TAPAS effective-epsilon point estimate, and a Clopper-Pearson lower bound on epsilon at the threshold. Without a threshold the accuracy-maximising one is chosen on these same samples (optimistic).';
 
+CREATE FUNCTION tapas.metrics_intervals(scores float8[], labels boolean[],
+	threshold float8 DEFAULT NULL, confidence float8 DEFAULT 0.95,
+	bootstrap integer DEFAULT 1000, seed bigint DEFAULT 0)
+RETURNS TABLE(metric text, estimate float8, low float8, high float8)
+AS 'MODULE_PATHNAME', 'tapas_sql_metrics_intervals'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.metrics_intervals(float8[], boolean[], float8, float8, integer, bigint) IS
+'Bootstrap confidence intervals of an attack''s metrics from its scores and true labels: one row each for accuracy (at threshold, or at the accuracy-maximising threshold of these same samples when NULL: optimistic), AUC, and TPR at FPR <= 0.1 and 0.01, with the point estimate and the stratified percentile bootstrap interval at confidence (bootstrap resamples, positives and negatives resampled within their class, seeded by seed; widened to contain the estimate; 0 resamples give width 0).';
+
 CREATE FUNCTION tapas.roc_curve(scores float8[], labels boolean[])
 RETURNS TABLE(fpr float8, tpr float8, threshold float8)
 AS 'MODULE_PATHNAME', 'tapas_sql_roc_curve'

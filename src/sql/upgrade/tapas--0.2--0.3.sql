@@ -301,3 +301,13 @@ COMMENT ON FUNCTION tapas.evaluate_targets(text, text, regclass, text[], jsonb) 
 'each dataset goes through the generator once, and each target is scored and thresholded on its own. '
 'Score-based attacks only. One row per target, in the order of target_keys, with the columns of '
 'tapas.evaluate.';
+
+-- bootstrap intervals of the metrics of any scores
+CREATE FUNCTION tapas.metrics_intervals(scores float8[], labels boolean[],
+	threshold float8 DEFAULT NULL, confidence float8 DEFAULT 0.95,
+	bootstrap integer DEFAULT 1000, seed bigint DEFAULT 0)
+RETURNS TABLE(metric text, estimate float8, low float8, high float8)
+AS 'MODULE_PATHNAME', 'tapas_sql_metrics_intervals'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.metrics_intervals(float8[], boolean[], float8, float8, integer, bigint) IS
+'Bootstrap confidence intervals of an attack''s metrics from its scores and true labels: one row each for accuracy (at threshold, or at the accuracy-maximising threshold of these same samples when NULL: optimistic), AUC, and TPR at FPR <= 0.1 and 0.01, with the point estimate and the stratified percentile bootstrap interval at confidence (bootstrap resamples, positives and negatives resampled within their class, seeded by seed; widened to contain the estimate; 0 resamples give width 0).';
