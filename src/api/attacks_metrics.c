@@ -21,6 +21,7 @@
 
 #include "catalog/pg_type.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 
@@ -389,4 +390,72 @@ tapas_sql_roc_compare_svg(PG_FUNCTION_ARGS)
 	result = cstring_to_text(svg);
 	tapas_free(svg);
 	PG_RETURN_TEXT_P(result);
+}
+
+/* progress callback of the bootstrap: stop on a pending cancel */
+static int
+cancel_pending(void *arg, double fraction)
+{
+	return tapas_cancel_requested() ? 1 : 0;
+}
+
+PG_FUNCTION_INFO_V1(tapas_sql_metrics_intervals);
+
+/*
+ * tapas.metrics_intervals(scores, labels, threshold, confidence, bootstrap,
+ * seed) -> TABLE(metric, estimate, low, high): the stratified percentile
+ * bootstrap intervals of metrics.h for accuracy (at the threshold, or at
+ * the accuracy-criterion threshold of these same samples when NULL), AUC
+ * and TPR at FPR 0.1 and 0.01.
+ */
+Datum
+tapas_sql_metrics_intervals(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	double	   *s;
+	unsigned char *y;
+	size_t		n = get_samples(fcinfo, &s, &y);
+	double		tau = PG_ARGISNULL(2) ? NAN : PG_GETARG_FLOAT8(2);
+	double		conf = get_confidence(fcinfo, 3);
+	int32		n_boot = PG_ARGISNULL(4) ? 1000 : PG_GETARG_INT32(4);
+	int64		seed = PG_ARGISNULL(5) ? 0 : PG_GETARG_INT64(5);
+	tapas_progress_t progress = {cancel_pending, NULL};
+	tapas_metrics_ci_t ci;
+	static const char *const names[4] = {"accuracy", "auc", "tpr_at_fpr_01", "tpr_at_fpr_001"};
+	const tapas_interval_t *iv[4];
+	tapas_status st;
+	int			k;
+
+	if (!PG_ARGISNULL(2) && isnan(tau))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("threshold must not be NaN")));
+	if (n_boot < 0 || n_boot > 1000000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bootstrap must be between 0 and 1000000 resamples")));
+	if (isnan(tau))
+		check_status(tapas_threshold_select(s, y, n, TAPAS_CRITERION_ACCURACY, 0, &tau));
+	st = tapas_metrics_bootstrap(s, y, n, tau, (size_t) n_boot, conf, (uint64) seed,
+								 &progress, &ci);
+	if (st == TAPAS_ECANCELED)
+		CHECK_FOR_INTERRUPTS();
+	check_status(st);
+	iv[0] = &ci.accuracy;
+	iv[1] = &ci.auc;
+	iv[2] = &ci.tpr_at_fpr_01;
+	iv[3] = &ci.tpr_at_fpr_001;
+	InitMaterializedSRF(fcinfo, 0);
+	for (k = 0; k < 4; k++)
+	{
+		Datum		values[4];
+		bool		nulls[4] = {0};
+
+		values[0] = CStringGetTextDatum(names[k]);
+		values[1] = Float8GetDatum(iv[k]->est);
+		values[2] = Float8GetDatum(iv[k]->low);
+		values[3] = Float8GetDatum(iv[k]->high);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -192,35 +192,32 @@ distance_by_name(tapas_distance_t *d, const char *name)
 	return true;
 }
 
-const char *
-tapas_attack_param_distance(Jsonb *params, tapas_distance_t *d,
-							List **columns, bool *has_columns)
+/*
+ * One distance from a name or an object v into d (no subset, no weights
+ * yet); returns NULL or the unrecognized name.
+ */
+static const char *
+parse_one(JsonbValue *v, tapas_distance_t *d, List **columns, bool *has_columns)
 {
-	JsonbValue	v,
-				f;
+	JsonbValue	f;
 	Jsonb	   *obj;
 	char	   *name;
 
+	memset(d, 0, sizeof(*d));
 	d->kind = TAPAS_DISTANCE_HAMMING;
 	d->p = 2;
-	d->columns = NULL;
-	d->ncolumns = 0;
-	d->weights = NULL;
-	d->scale = 0;
 	*columns = NIL;
 	*has_columns = false;
-	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v))
-		return NULL;
-	if (v.type == jbvString)
+	if (v->type == jbvString)
 	{
-		name = pnstrdup(v.val.string.val, v.val.string.len);
+		name = pnstrdup(v->val.string.val, v->val.string.len);
 		return distance_by_name(d, name) ? NULL : name;
 	}
-	if (v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+	if (v->type != jbvBinary || !JsonContainerIsObject(v->val.binary.data))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("parameter \"distance\" must be a name or an object")));
-	obj = JsonbValueToJsonb(&v);
+				 errmsg("parameter \"distance\" must be a name, an object or an array of them")));
+	obj = JsonbValueToJsonb(v);
 	tapas_attack_params_check(obj, distance_object_keys, "distance");
 	name = tapas_attack_param_text(obj, "type", "hamming");
 	if (!distance_by_name(d, name))
@@ -240,9 +237,88 @@ tapas_attack_param_distance(Jsonb *params, tapas_distance_t *d,
 	return NULL;
 }
 
-void
-tapas_attack_distance_weights(TapasAttackSchema *schema, Jsonb *params,
-							  tapas_distance_t *d)
+/* the elements of the "distance" array (NIL when it is not an array) */
+static List *
+distance_elements(Jsonb *params)
+{
+	JsonbValue	v,
+				e;
+	JsonbIterator *it;
+	JsonbIteratorToken r;
+	List	   *out = NIL;
+
+	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v) ||
+		v.type != jbvBinary || !JsonContainerIsArray(v.val.binary.data))
+		return NIL;
+	it = JsonbIteratorInit(v.val.binary.data);
+	while ((r = JsonbIteratorNext(&it, &e, true)) != WJB_DONE)
+		if (r == WJB_ELEM)
+		{
+			JsonbValue *copy = palloc(sizeof(JsonbValue));
+
+			*copy = e;
+			out = lappend(out, copy);
+		}
+	return out;
+}
+
+const char *
+tapas_attack_param_distance(Jsonb *params, tapas_distance_t *d,
+							List **columns, bool *has_columns)
+{
+	JsonbValue	v;
+	List	   *elems;
+	ListCell   *lc;
+	tapas_distance_t *terms;
+	int			k = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->kind = TAPAS_DISTANCE_HAMMING;
+	d->p = 2;
+	*columns = NIL;
+	*has_columns = false;
+	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v))
+		return NULL;
+	elems = distance_elements(params);
+	if (elems == NIL)
+	{
+		if (v.type == jbvBinary && JsonContainerIsArray(v.val.binary.data))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a sum of distances needs at least one term")));
+		return parse_one(&v, d, columns, has_columns);
+	}
+	/* an array: the sum of its terms (the reference's d1 + d2) */
+	if (list_length(elems) > TAPAS_DISTANCE_MAX_TERMS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a sum of distances has at most %d terms", TAPAS_DISTANCE_MAX_TERMS)));
+	terms = palloc0(sizeof(tapas_distance_t) * list_length(elems));
+	foreach(lc, elems)
+	{
+		JsonbValue *e = lfirst(lc);
+		List	   *names;
+		bool		has;
+		const char *bad;
+
+		if (e->type == jbvBinary && JsonContainerIsArray(e->val.binary.data))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a term of a sum of distances must be a name or an object"),
+					 errhint("Sums do not nest: list every term in one array.")));
+		bad = parse_one(e, &terms[k++], &names, &has);
+		if (bad != NULL)
+			return bad;
+	}
+	d->kind = TAPAS_DISTANCE_SUM;
+	d->terms = terms;
+	d->n_terms = (size_t) k;
+	return NULL;
+}
+
+/* d->weights from the "weights" member of the distance object obj */
+static void
+weights_from(TapasAttackSchema *schema, JsonbContainer *obj, tapas_distance_t *d)
 {
 	JsonbValue	v,
 				w;
@@ -251,9 +327,7 @@ tapas_attack_distance_weights(TapasAttackSchema *schema, Jsonb *params,
 	double	   *weights;
 	int			j;
 
-	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v) ||
-		v.type != jbvBinary ||
-		!tapas_attack_param_find(v.val.binary.data, "weights", &w))
+	if (!tapas_attack_param_find(obj, "weights", &w))
 		return;
 	if (w.type != jbvBinary || !JsonContainerIsObject(w.val.binary.data))
 		ereport(ERROR,
@@ -290,6 +364,46 @@ tapas_attack_distance_weights(TapasAttackSchema *schema, Jsonb *params,
 		weights[j] = x;
 	}
 	d->weights = weights;
+}
+
+void
+tapas_attack_distance_weights(TapasAttackSchema *schema, Jsonb *params,
+							  tapas_distance_t *d)
+{
+	JsonbValue	v;
+
+	if (params == NULL || !tapas_attack_param_find(&params->root, "distance", &v) ||
+		v.type != jbvBinary || !JsonContainerIsObject(v.val.binary.data))
+		return;
+	weights_from(schema, v.val.binary.data, d);
+}
+
+void
+tapas_attack_distance_resolve_terms(TapasAttackSchema *schema, Jsonb *params,
+									tapas_distance_t *d)
+{
+	List	   *elems;
+	ListCell   *lc;
+	size_t		k = 0;
+
+	if (d->kind != TAPAS_DISTANCE_SUM)
+		return;
+	elems = distance_elements(params);
+	foreach(lc, elems)
+	{
+		JsonbValue *e = lfirst(lc);
+		tapas_distance_t *t = (tapas_distance_t *) &d->terms[k++];
+		Jsonb	   *obj;
+		JsonbValue	f;
+
+		if (e->type != jbvBinary)
+			continue;
+		obj = JsonbValueToJsonb(e);
+		if (tapas_attack_param_find(&obj->root, "columns", &f))
+			tapas_attack_distance_columns(schema,
+										  tapas_attack_param_name_list(obj, "columns"), t);
+		weights_from(schema, &obj->root, t);
+	}
 }
 
 void

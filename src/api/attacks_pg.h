@@ -147,7 +147,9 @@ extern int	tapas_attack_schema_column(TapasAttackSchema *schema,
 
 /*
  * Reads params "distance": "hamming" (default) | "l1" | "l2" | {"type":
- * "lp", "p": 3, "columns": [names]} into d's kind and p (d->columns is
+ * "lp", "p": 3, "columns": [names], "scale": 2} | an array of those (the
+ * sum of the terms, kind TAPAS_DISTANCE_SUM: resolve its terms with
+ * tapas_attack_distance_resolve_terms) into d's kind and p (d->columns is
  * reset to NULL = all columns).  *columns gets the column names (NIL if
  * none) and *has_columns whether "columns" was given at all; resolve them
  * with tapas_attack_distance_columns once the schema is known.  Returns
@@ -166,6 +168,16 @@ extern const char *tapas_attack_param_distance(Jsonb *params,
  */
 extern void tapas_attack_distance_weights(TapasAttackSchema *schema,
 										  Jsonb *params, tapas_distance_t *d);
+
+/*
+ * A sum of distances (params "distance" an array of names and objects,
+ * read by tapas_attack_param_distance into d->terms): resolves each
+ * object term's "columns" and "weights" against the schema.  Nothing for
+ * any other distance.
+ */
+extern void tapas_attack_distance_resolve_terms(TapasAttackSchema *schema,
+												Jsonb *params,
+												tapas_distance_t *d);
 
 /*
  * Sets d->columns (palloc'd) and d->ncolumns to the dataset columns named

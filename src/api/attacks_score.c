@@ -152,6 +152,7 @@ parse_distance(ScoreJob *job)
 	if (has_columns)
 		tapas_attack_distance_columns(job->schema, names, d);
 	tapas_attack_distance_weights(job->schema, job->params, d);
+	tapas_attack_distance_resolve_terms(job->schema, job->params, d);
 }
 
 /* reads both tables and the attack's parameters into job */
@@ -184,7 +185,7 @@ prepare_job(ScoreJob *job, Oid synthetic, Oid targets, const char *sensitive)
 											  &job->m, &job->keys, cxt);
 	SPI_finish();
 	parse_distance(job);
-	job->need_encoding = job->distance.kind == TAPAS_DISTANCE_LP ||
+	job->need_encoding = tapas_distance_needs_encoding(&job->distance) ||
 		job->attack->id == ATTACK_PE_MIA || job->attack->id == ATTACK_SP_AIA;
 }
 
@@ -250,7 +251,7 @@ fit_density(Jsonb *params, const tapas_dataset_t *syn)
 					 errhint("Use a positive number, \"scott\" or \"silverman\".")));
 		model = tapas_density_fit_kde(syn, rule, h);
 	}
-	else if (strcmp(est, "independent") == 0)
+	else if (strcmp(est, "independent") == 0 || strcmp(est, "histogram") == 0)
 	{
 		double		bins = tapas_attack_param_float(params, "bins", 10);
 		double		alpha = param_nonneg(params, "alpha", 1.0);
@@ -259,13 +260,15 @@ fit_density(Jsonb *params, const tapas_dataset_t *syn)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("parameter \"bins\" must be an integer between 1 and 1000000")));
-		model = tapas_density_fit_independent(syn, (size_t) bins, alpha);
+		model = est[0] == 'h' ?
+			tapas_density_fit_histogram(syn, (size_t) bins, alpha) :
+			tapas_density_fit_independent(syn, (size_t) bins, alpha);
 	}
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized estimator \"%s\"", est),
-				 errhint("Valid estimators are: kde, independent.")));
+				 errhint("Valid estimators are: kde, independent, histogram.")));
 	if (model == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),

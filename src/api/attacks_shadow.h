@@ -20,7 +20,39 @@
 
 #include "postgres.h"
 
+#include "fmgr.h"
+
+#include "attacks/metrics.h"
 #include "api/attacks_pg.h"
+
+/*
+ * What one evaluation returns (attacks_shadow.c), per target t: metrics
+ * m[t], bootstrap intervals ci[t] (n_boot 0: none), and the test datasets'
+ * scores[t * n_test + i] and labels[t * n_test + i].
+ */
+typedef struct EvalResult
+{
+	size_t		n_targets;
+	char	  **target_keys;	/* n_targets */
+	tapas_metrics_t *m;
+	tapas_metrics_ci_t *ci;
+	size_t		n_train;
+	size_t		n_test;
+	size_t		n_features;
+	double		seconds;
+	double	   *scores;			/* palloc'd */
+	unsigned char *labels;		/* palloc'd */
+	bool		multivalue;		/* AIA over more than two values: scores are
+								 * 1/0 correct guesses, labels all 1 */
+	double		baseline;		/* multivalue: the prior's most likely value */
+} EvalResult;
+
+/*
+ * attacks_shadow.c: the whole evaluation of tapas.evaluate (many false:
+ * argument 3 is one key) or tapas.evaluate_targets (many: an array of keys
+ * sharing one set of datasets).
+ */
+extern void tapas_shadow_evaluate(FunctionCallInfo fcinfo, bool many, EvalResult *res);
 
 /* A user generator: fn(training regclass, num_rows integer, seed bigint). */
 typedef struct ShadowUserGen

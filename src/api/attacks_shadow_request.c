@@ -12,7 +12,8 @@
  * hist(10 bins over [0, 1]) + corr with a 100-tree random forest, criterion
  * "accuracy".  Seeds: the threat model uses seed, the generator seed + 1
  * (mixed with the dataset number), the classifier seed + 2 and the query
- * subsets seed + 3 + i.
+ * subsets seed + 3 + i, the bootstrap of the metrics seed mixed with a
+ * constant of its own (it runs after every other draw).
  *
  * IDENTIFICATION
  *	  src/api/attacks_shadow_request.c
@@ -23,7 +24,9 @@
 
 #include <math.h>
 
+#include "catalog/pg_type.h"
 #include "nodes/pg_list.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/numeric.h"
@@ -36,9 +39,10 @@ static const char *const common_keys[] = {
 	"seed", "num_training_records", "num_synthetic_records",
 	"num_training_datasets", "num_test_datasets", "auxiliary_split",
 	"generator", "replace_target", "generate_pairs", "confidence",
-	"key", "columns", "exclude", "schema", "max_categories", NULL
+	"bootstrap", "knowledge", "key", "columns", "exclude", "schema",
+	"max_categories", NULL
 };
-static const char *const aia_keys[] = {"sensitive", "values", NULL};
+static const char *const aia_keys[] = {"sensitive", "values", "distribution", NULL};
 static const char *const classifier_keys[] = {
 	"classifier", "n_estimators", "max_depth", "min_samples_split",
 	"min_samples_leaf", "max_features", "C", NULL
@@ -192,18 +196,82 @@ valid_keys(int goal, const AttackName *a)
  *		Sections of the request
  * ----------------------------------------------------------------
  */
+
+/*
+ * AIA: the sensitive column, its candidate values (resolved to codes once
+ * the table is read) and their distribution.
+ */
+static void
+parse_aia(EvalRequest *req)
+{
+	Jsonb	   *p = req->params;
+	List	   *vals = tapas_attack_param_name_list(p, "values");
+	ListCell   *lc;
+	JsonbValue	jv;
+	double		total = 0;
+	int			i;
+
+	req->sensitive = tapas_attack_param_text(p, "sensitive", NULL);
+	if (req->sensitive == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("targeted_aia needs the sensitive column"),
+				 errhint("Pass params \"sensitive\": \"column\".")));
+	if (vals != NIL &&
+		(list_length(vals) < 2 || list_length(vals) > TAPAS_THREAT_MODEL_MAX_VALUES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"values\" must list 2 to %d values",
+						TAPAS_THREAT_MODEL_MAX_VALUES)));
+	req->n_values = 0;
+	foreach(lc, vals)
+		req->values[req->n_values++] = lfirst(lc);
+	req->n_distribution = param_numbers(p, "distribution", req->distribution,
+										TAPAS_THREAT_MODEL_MAX_VALUES);
+	if (tapas_attack_param_find(&p->root, "distribution", &jv) &&
+		req->n_distribution < 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("parameter \"distribution\" must be an array of one weight per value")));
+	for (i = 0; i < req->n_distribution; i++)
+	{
+		if (!(req->distribution[i] >= 0) || isinf(req->distribution[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the weights of parameter \"distribution\" must be non-negative numbers")));
+		total += req->distribution[i];
+	}
+	if (req->n_distribution > 0 && !(total > 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the weights of parameter \"distribution\" must not all be 0")));
+}
 static void
 parse_threat_model(EvalRequest *req)
 {
 	Jsonb	   *p = req->params;
 	tapas_threat_model_params_t *tm = &req->sp.tm;
-	char	   *gen;
+	char	   *gen,
+			   *knowledge;
+	JsonbValue	jv;
 	int64		seed = param_int(p, "seed", 0, 0, INT64CONST(9007199254740992));
 
 	tapas_threat_model_params_default(tm);
 	tm->goal = req->goal;
 	tm->seed = (uint64) seed;
+	knowledge = tapas_attack_param_text(p, "knowledge", "auxiliary");
+	if (strcmp(knowledge, "exact") == 0)
+		tm->exact_knowledge = 1;
+	else if (strcmp(knowledge, "auxiliary") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("attacker knowledge \"%s\" does not exist", knowledge),
+				 errhint("Valid knowledge: auxiliary (datasets drawn from a part of the auxiliary table), exact (the attacker knows the training dataset but the target).")));
 	tm->num_training_records = param_int(p, "num_training_records", 1000, 1, 100000000);
+	/* exact knowledge of the whole table unless told otherwise */
+	req->default_records = tm->exact_knowledge &&
+		!tapas_attack_param_find(&p->root, "num_training_records", &jv);
+	req->default_synthetic = !tapas_attack_param_find(&p->root, "num_synthetic_records", &jv);
 	tm->n_train = param_int(p, "num_training_datasets", 100, 2, 10000000);
 	tm->n_test = param_int(p, "num_test_datasets", 100, 2, 10000000);
 	tm->auxiliary_split = tapas_attack_param_float(p, "auxiliary_split", 0.5);
@@ -222,6 +290,7 @@ parse_threat_model(EvalRequest *req)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("parameter \"confidence\" must be between 0 and 1 (exclusive)")));
+	req->n_boot = (size_t) param_int(p, "bootstrap", 1000, 0, 1000000);
 	gen = tapas_attack_param_text(p, "generator", "raw");
 	req->user_gen = NULL;
 	if (strcmp(gen, "raw") == 0)
@@ -234,22 +303,7 @@ parse_threat_model(EvalRequest *req)
 		req->user_gen = gen;
 	}
 	if (req->goal == TAPAS_THREAT_MODEL_AIA)
-	{
-		List	   *vals = tapas_attack_param_name_list(p, "values");
-
-		req->sensitive = tapas_attack_param_text(p, "sensitive", NULL);
-		if (req->sensitive == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("targeted_aia needs the sensitive column"),
-					 errhint("Pass params \"sensitive\": \"column\".")));
-		if (vals != NIL && list_length(vals) != 2)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("parameter \"values\" must list exactly two values")));
-		req->values[0] = vals ? (char *) linitial(vals) : NULL;
-		req->values[1] = vals ? (char *) lsecond(vals) : NULL;
-	}
+		parse_aia(req);
 }
 
 static void
@@ -457,7 +511,8 @@ parse_score_attack(EvalRequest *req, const AttackName *a)
 	est = tapas_attack_param_text(p, "estimator",
 								  a->score == TAPAS_SCORE_SYNTHETIC_PREDICTOR ?
 								  "logistic_regression" : "kde");
-	s->kde = strcmp(est, "kde") == 0;
+	s->estimator = strcmp(est, "kde") == 0 ? TAPAS_DENSITY_KDE :
+		strcmp(est, "histogram") == 0 ? TAPAS_DENSITY_HISTOGRAM : TAPAS_DENSITY_INDEPENDENT;
 	if (a->score == TAPAS_SCORE_SYNTHETIC_PREDICTOR)
 	{
 		if (strcmp(est, "logistic_regression") != 0)
@@ -466,11 +521,11 @@ parse_score_attack(EvalRequest *req, const AttackName *a)
 					 errmsg("estimator \"%s\" does not exist", est),
 					 errhint("Valid estimators: logistic_regression.")));
 	}
-	else if (!s->kde && strcmp(est, "independent") != 0)
+	else if (s->estimator == TAPAS_DENSITY_INDEPENDENT && strcmp(est, "independent") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("estimator \"%s\" does not exist", est),
-				 errhint("Valid estimators: kde, independent.")));
+				 errhint("Valid estimators: kde, independent, histogram.")));
 	bw = tapas_attack_param_text(p, "bandwidth", "scott");
 	s->bw_rule = strcmp(bw, "scott") == 0 ? TAPAS_BANDWIDTH_SCOTT :
 		strcmp(bw, "silverman") == 0 ? TAPAS_BANDWIDTH_SILVERMAN : TAPAS_BANDWIDTH_FIXED;
@@ -502,8 +557,45 @@ static const char *const arg_names[] = {
 	"threat_model", "attack", "auxiliary", "target_key", "params"
 };
 
+/*
+ * The target keys of tapas.evaluate_targets: a non-empty text array
+ * without NULLs or repetitions, at most TAPAS_THREAT_MODEL_MAX_TARGETS.
+ */
+static void
+parse_target_keys(ArrayType *arr, EvalRequest *req)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i,
+				j;
+
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n < 1 || n > TAPAS_THREAT_MODEL_MAX_TARGETS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("tapas.evaluate_targets takes 1 to %d target keys",
+						TAPAS_THREAT_MODEL_MAX_TARGETS)));
+	req->target_keys = palloc(sizeof(char *) * n);
+	for (i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("target keys must not be null")));
+		req->target_keys[i] = TextDatumGetCString(elems[i]);
+		for (j = 0; j < i; j++)
+			if (strcmp(req->target_keys[i], req->target_keys[j]) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("target key \"%s\" is listed twice", req->target_keys[i])));
+	}
+	req->n_targets = n;
+	req->target_key = req->target_keys[0];
+}
+
 void
-tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
+tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req, bool many)
 {
 	char	   *tm,
 			   *atk;
@@ -515,12 +607,20 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("argument \"%s\" of tapas.evaluate must not be null",
-							arg_names[i])));
+					 errmsg("argument \"%s\" of %s must not be null",
+							i == 3 && many ? "target_keys" : arg_names[i],
+							many ? "tapas.evaluate_targets" : "tapas.evaluate")));
 	tm = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	atk = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	req->auxiliary = PG_GETARG_OID(2);
-	req->target_key = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	if (many)
+		parse_target_keys(PG_GETARG_ARRAYTYPE_P(3), req);
+	else
+	{
+		req->target_key = text_to_cstring(PG_GETARG_TEXT_PP(3));
+		req->target_keys = &req->target_key;
+		req->n_targets = 1;
+	}
 	req->params = PG_GETARG_JSONB_P(4);
 	if (strcmp(tm, "targeted_mia") == 0)
 		req->goal = TAPAS_THREAT_MODEL_MIA;
@@ -548,6 +648,12 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req)
 	tapas_attack_params_check(req->params, valid_keys(req->goal, a),
 							  psprintf("attack \"%s\"", a->name));
 	parse_threat_model(req);
+	req->sp.tm.n_targets = (size_t) req->n_targets;
+	if (req->n_targets > 1 && a->kind != ATTACK_SCORE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("attack \"%s\" evaluates one target at a time", a->name),
+				 errhint("Several targets share their datasets with the score-based attacks; call tapas.evaluate per target for shadow modelling.")));
 	if (a->kind == ATTACK_SCORE)
 		parse_score_attack(req, a);
 	else

@@ -36,7 +36,9 @@ typedef struct EvalRequest
 	ShadowAttackKind attack;
 	const char *attack_name;
 	Oid			auxiliary;
-	char	   *target_key;
+	char	   *target_key;		/* the first target */
+	char	  **target_keys;	/* n_targets keys (evaluate_targets) */
+	int			n_targets;
 	Jsonb	   *params;			/* never NULL */
 	tapas_shadow_params_t sp;	/* threat model, generator, features, classifier */
 	tapas_setfeat_item_t items[SHADOW_MAX_ITEMS];
@@ -46,11 +48,24 @@ typedef struct EvalRequest
 	double		criterion_value;
 	char	   *user_gen;		/* a SQL generator function, or NULL */
 	char	   *sensitive;		/* AIA column */
-	char	   *values[2];		/* AIA candidate labels, or NULLs */
-	double		confidence;		/* level of the epsilon lower bound */
+	char	   *values[TAPAS_THREAT_MODEL_MAX_VALUES];	/* AIA candidate labels */
+	int			n_values;		/* 0: every value of the column */
+	double		distribution[TAPAS_THREAT_MODEL_MAX_VALUES];	/* AIA value weights */
+	int			n_distribution; /* 0: uniform */
+	bool		default_records;	/* exact knowledge, no num_training_records:
+									 * the whole auxiliary table */
+	bool		default_synthetic;	/* num_synthetic_records not given */
+	double		confidence;		/* level of the epsilon lower bound and of
+								 * the bootstrap intervals */
+	size_t		n_boot;			/* bootstrap resamples of the metrics, 0 none */
 } EvalRequest;
 
-/* attacks_shadow_request.c: reads and checks every argument and param. */
-extern void tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req);
+/*
+ * attacks_shadow_request.c: reads and checks every argument and param;
+ * many: argument 3 is an array of target keys (tapas.evaluate_targets),
+ * else one key.
+ */
+extern void tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req,
+									   bool many);
 
 #endif							/* TAPAS_PG_ATTACKS_SHADOW_REQUEST_H */

@@ -142,11 +142,12 @@ parse_params(ReleaseJob *job, Jsonb *params)
 				 errhint("Valid distances are: hamming, l1, l2, lp (with \"p\").")));
 	tapas_attack_distance_weights(job->schema, params, &p->distance);
 	if (has_columns || p->distance.weights != NULL ||
+		p->distance.kind == TAPAS_DISTANCE_SUM ||
 		(p->distance.scale != 0 && p->distance.scale != 1))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("the release audit measures unweighted, unscaled distances on every dataset column"),
-				 errhint("Choose the columns with params columns or exclude, and drop distance weights and scale.")));
+				 errhint("Choose the columns with params columns or exclude, and drop distance weights, scale and sums.")));
 	p->n_targets = param_count(params, "targets", 1000, 1, 1e7);
 	p->n_predicates = param_count(params, "predicates", 1000, 1, 1e7);
 	p->predicate_columns = param_count(params, "predicate_columns", 0, 0, 1e6);

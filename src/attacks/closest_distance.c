@@ -71,7 +71,7 @@ tapas_closest_distance_aia(const tapas_distance_t *d,
 	{
 		/* d_v = min_y d(x|v, y) */
 		xv[s] = (double) v;
-		if (d->kind == TAPAS_DISTANCE_LP)
+		if (tapas_distance_needs_encoding(d))
 			tapas_dataset_encode_record(syn, xv, enc);
 		scores[v] = tapas_distance_min(d, syn, xv, enc);
 		total += scores[v];

@@ -9,7 +9,8 @@
  * per target.
  *
  * Independent model: one table of log probabilities per column (card cells,
- * or `bins` cells for a continuous column), so scoring costs O(c).
+ * or `bins` cells for a continuous column), so scoring costs O(c).  The
+ * joint histogram is in density_histogram.c.
  *
  * IDENTIFICATION
  *	  src/attacks/density.c
@@ -19,18 +20,9 @@
 #include <math.h>
 
 #include "attacks/density.h"
+#include "attacks/density_int.h"
 #include "util/memory.h"
 
-struct tapas_density
-{
-	int			is_kde;
-	const tapas_dataset_t *syn; /* not owned */
-	double		h;				/* KDE bandwidth */
-	double		log_norm;		/* KDE: -log n - (e/2) log(2 pi h^2) */
-	double	   *scratch;		/* KDE: n exponents */
-	size_t		bins;			/* independent: continuous bins */
-	double	  **logp;			/* independent: c tables of log p_j */
-};
 
 /* sqrt of the mean per-cell variance of the encoded rows, 1 if 0 */
 static double
@@ -80,7 +72,7 @@ tapas_density_fit_kde(const tapas_dataset_t *syn, tapas_bandwidth_rule rule,
 	m = tapas_calloc(1, sizeof(tapas_density_t));
 	if (m == NULL)
 		return NULL;
-	m->is_kde = 1;
+	m->kind = TAPAS_DENSITY_KDE;
 	m->syn = syn;
 	m->h = h;
 	m->log_norm = -log(n) - 0.5 * e * log(2 * M_PI * h * h);
@@ -91,22 +83,6 @@ tapas_density_fit_kde(const tapas_dataset_t *syn, tapas_bandwidth_rule rule,
 		return NULL;
 	}
 	return m;
-}
-
-/* bin of value v in [lo, hi] with `bins` bins, edge bins absorb outliers */
-static size_t
-bin_of(double v, double lo, double hi, size_t bins)
-{
-	double		t;
-
-	if (!(hi > lo))
-		return 0;
-	t = (v - lo) / (hi - lo) * (double) bins;
-	if (!(t >= 0))
-		return 0;
-	if (t >= (double) bins)
-		return bins - 1;
-	return (size_t) t;
 }
 
 /* fills the log-probability table of column j */
@@ -127,7 +103,7 @@ fit_column(tapas_density_t *m, const tapas_dataset_t *syn, size_t j,
 		double		v = syn->values[i * syn->c + j];
 
 		if (spec->kind == TAPAS_COLUMN_CONTINUOUS)
-			t[bin_of(v, spec->lower, spec->upper, cells)] += 1;
+			t[tapas_density_bin(v, spec->lower, spec->upper, cells)] += 1;
 		else if (v >= 0 && v < (double) cells)
 			t[(size_t) v] += 1;
 	}
@@ -150,6 +126,7 @@ tapas_density_fit_independent(const tapas_dataset_t *syn, size_t bins,
 	m = tapas_calloc(1, sizeof(tapas_density_t));
 	if (m == NULL)
 		return NULL;
+	m->kind = TAPAS_DENSITY_INDEPENDENT;
 	m->syn = syn;
 	m->h = NAN;
 	m->bins = bins;
@@ -222,15 +199,17 @@ tapas_density_log(const tapas_density_t *model, const double *xraw,
 	double		lp = 0;
 	size_t		j;
 
-	if (model->is_kde)
+	if (model->kind == TAPAS_DENSITY_KDE)
 		return kde_log(model, xenc);
+	if (model->kind == TAPAS_DENSITY_HISTOGRAM)
+		return tapas_density_histogram_log(model, xraw);
 	for (j = 0; j < syn->c; j++)
 	{
 		const tapas_column_spec_t *spec = &syn->cols[j];
 		double		v = xraw[j];
 
 		if (spec->kind == TAPAS_COLUMN_CONTINUOUS)
-			lp += model->logp[j][bin_of(v, spec->lower, spec->upper,
+			lp += model->logp[j][tapas_density_bin(v, spec->lower, spec->upper,
 										model->bins)];
 		else if (v >= 0 && v < (double) spec->cardinality)
 			lp += model->logp[j][(size_t) v];
@@ -252,5 +231,8 @@ tapas_density_free(tapas_density_t *model)
 			tapas_free(model->logp[j]);
 	tapas_free(model->logp);
 	tapas_free(model->scratch);
+	tapas_free(model->cells);
+	tapas_free(model->counts);
+	tapas_free(model->slots);
 	tapas_free(model);
 }

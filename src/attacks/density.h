@@ -3,7 +3,7 @@
  * density.h
  *	  Density estimators fit on synthetic rows, for ProbabilityEstimation.
  *
- * Two estimators, both returning log densities (larger = more typical of
+ * Three estimators, all returning log densities (larger = more typical of
  * the synthetic data; the MIA score of ProbabilityEstimationAttack):
  *
  *	kde			Gaussian kernel density on the encoded rows y_1..y_n (dim e):
@@ -20,10 +20,18 @@
  *				the same smoothing, divided by the bin width (a density).
  *				log p(x) = sum_j log p_j(x_j); values outside the bounds
  *				fall in the nearest edge bin.
+ *	histogram	the joint histogram over the coded schema (density_histogram.c):
+ *				a cell is a code per categorical/ordinal column and a bin
+ *				(`bins` equal bins over the bounds) per continuous one; with
+ *				n_x the synthetic rows in x's cell and K the number of cells,
+ *				p(x) = (n_x + alpha) / (n + alpha K) / prod_j w_j over the
+ *				continuous columns' bin widths w_j.  Keeps the dependencies
+ *				the independent model drops; alpha = 0 is the empirical
+ *				cell distribution (an empty cell gets -inf).
  *
  * Ownership: fit functions return an estimator owning copies of what it
- * needs (the KDE keeps a pointer to syn's encoded rows: syn must outlive
- * it); free with tapas_density_free (NULL-safe).  NULL on bad parameters
+ * needs (the KDE and the histogram keep a pointer to syn: syn must outlive
+ * them); free with tapas_density_free (NULL-safe).  NULL on bad parameters
  * or out of memory.
  *
  * IDENTIFICATION
@@ -41,6 +49,14 @@
 
 typedef struct tapas_density tapas_density_t;
 
+/* which estimator (the probability_estimation "estimator" parameter) */
+typedef enum tapas_density_kind
+{
+	TAPAS_DENSITY_KDE,
+	TAPAS_DENSITY_INDEPENDENT,
+	TAPAS_DENSITY_HISTOGRAM
+} tapas_density_kind;
+
 typedef enum tapas_bandwidth_rule
 {
 	TAPAS_BANDWIDTH_FIXED,
@@ -57,6 +73,11 @@ extern tapas_density_t *tapas_density_fit_kde(const tapas_dataset_t *syn,
 extern tapas_density_t *tapas_density_fit_independent(const tapas_dataset_t *syn,
 													  size_t bins,
 													  double alpha);
+
+/* syn non-empty, bins >= 1, 0 <= alpha < inf; syn must outlive it. */
+extern tapas_density_t *tapas_density_fit_histogram(const tapas_dataset_t *syn,
+													size_t bins,
+													double alpha);
 
 /* The bandwidth of a KDE (NaN for the independent model). */
 extern double tapas_density_bandwidth(const tapas_density_t *model);

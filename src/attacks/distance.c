@@ -11,6 +11,9 @@
  * branch costs less than the arithmetic it saves).  The radius count
  * prunes the same way against radius^p.
  *
+ * A sum of distances evaluates its terms one after the other for each row
+ * (each term keeps its own subset, weights and scale).
+ *
  * The all-pairs L2 matrix, used when many targets meet the same rows, is
  * ||x||^2 + ||y||^2 - 2 X Y^T with the product from one cblas_dgemm
  * (rounding can make the sum slightly negative; it is clamped to 0).
@@ -28,10 +31,39 @@
 
 #define PRUNE_BLOCK 16
 
+int
+tapas_distance_needs_encoding(const tapas_distance_t *d)
+{
+	size_t		k;
+
+	if (d->kind == TAPAS_DISTANCE_LP)
+		return 1;
+	if (d->kind == TAPAS_DISTANCE_SUM)
+		for (k = 0; k < d->n_terms; k++)
+			if (d->terms[k].kind == TAPAS_DISTANCE_LP)
+				return 1;
+	return 0;
+}
+
 tapas_status
 tapas_distance_check(const tapas_distance_t *d, const tapas_dataset_t *ds)
 {
 	size_t		k;
+
+	if (d->kind == TAPAS_DISTANCE_SUM)
+	{
+		if (d->terms == NULL || d->n_terms < 1 ||
+			d->n_terms > TAPAS_DISTANCE_MAX_TERMS ||
+			!(d->scale >= 0) || !isfinite(d->scale))
+			return TAPAS_EINVAL;
+		for (k = 0; k < d->n_terms; k++)
+			if (d->terms[k].kind == TAPAS_DISTANCE_SUM ||
+				tapas_distance_check(&d->terms[k], ds) != TAPAS_OK)
+				return TAPAS_EINVAL;
+		return TAPAS_OK;
+	}
+	if (d->kind != TAPAS_DISTANCE_HAMMING && d->kind != TAPAS_DISTANCE_LP)
+		return TAPAS_EINVAL;
 
 	if (d->columns != NULL)
 		for (k = 0; k < d->ncolumns; k++)
@@ -172,11 +204,34 @@ scaled(const tapas_distance_t *d, double v)
 	return d->scale > 0 ? d->scale * v : v;
 }
 
+/* s sum_k d_k(x, y) for a sum of distances */
+static double
+sum_pair(const tapas_distance_t *d, const tapas_dataset_t *ds,
+		 const double *xraw, const double *xenc,
+		 const double *yraw, const double *yenc)
+{
+	double		total = 0;
+	size_t		k;
+
+	for (k = 0; k < d->n_terms; k++)
+		total += tapas_distance_pair(&d->terms[k], ds, xraw, xenc, yraw, yenc);
+	return scaled(d, total);
+}
+
+/* raw and encoded forms of row i (encoded NULL when ds is not encoded) */
+static inline const double *
+row_enc(const tapas_dataset_t *ds, size_t i)
+{
+	return ds->encoded ? ds->encoded + i * ds->encoded_dim : NULL;
+}
+
 double
 tapas_distance_pair(const tapas_distance_t *d, const tapas_dataset_t *ds,
 					const double *xraw, const double *xenc,
 					const double *yraw, const double *yenc)
 {
+	if (d->kind == TAPAS_DISTANCE_SUM)
+		return sum_pair(d, ds, xraw, xenc, yraw, yenc);
 	if (d->kind == TAPAS_DISTANCE_HAMMING)
 		return scaled(d, hamming(d, ds->c, xraw, yraw));
 	return scaled(d, root_p(lp_sum(d, ds, xenc, yenc, INFINITY), d->p));
@@ -188,6 +243,12 @@ tapas_distance_to_rows(const tapas_distance_t *d, const tapas_dataset_t *ds,
 {
 	size_t		i;
 
+	if (d->kind == TAPAS_DISTANCE_SUM)
+	{
+		for (i = 0; i < ds->n; i++)
+			out[i] = sum_pair(d, ds, xraw, xenc, ds->values + i * ds->c, row_enc(ds, i));
+		return;
+	}
 	if (d->kind == TAPAS_DISTANCE_HAMMING)
 	{
 		for (i = 0; i < ds->n; i++)
@@ -206,6 +267,18 @@ tapas_distance_min(const tapas_distance_t *d, const tapas_dataset_t *ds,
 	size_t		i;
 	double		best = INFINITY;
 
+	if (d->kind == TAPAS_DISTANCE_SUM)
+	{
+		for (i = 0; i < ds->n && best > 0; i++)
+		{
+			double		s = sum_pair(d, ds, xraw, xenc, ds->values + i * ds->c,
+									 row_enc(ds, i));
+
+			if (s < best)
+				best = s;
+		}
+		return best;
+	}
 	if (d->kind == TAPAS_DISTANCE_HAMMING)
 	{
 		for (i = 0; i < ds->n && best > 0; i++)
@@ -240,6 +313,13 @@ tapas_distance_count_within(const tapas_distance_t *d,
 
 	if (radius < 0)
 		return 0;
+	if (d->kind == TAPAS_DISTANCE_SUM)
+	{
+		for (i = 0; i < ds->n; i++)
+			count += sum_pair(d, ds, xraw, xenc, ds->values + i * ds->c,
+							  row_enc(ds, i)) <= radius;
+		return count;
+	}
 	/* s d <= r  <=>  d <= r / s */
 	if (d->scale > 0)
 		radius /= d->scale;

@@ -19,6 +19,13 @@
  * weight).  The scale s multiplies every distance returned (s d(x, y), the
  * reference's `c * d`); the radius count compares s d with the radius.
  *
+ * Sum of distances (the reference's d1 + d2, with c * d for scaled terms):
+ * d(x, y) = s sum_k d_k(x, y) over terms d_k that are Hamming or L_p
+ * distances, each with its own columns, weights and scale (for example
+ * Hamming on the categorical columns plus a scaled L2 on the continuous
+ * ones).  A sum is not nested.  Its scans evaluate every term per row (no
+ * early abandoning inside a row); the minimum still stops at distance 0.
+ *
  * A target is given both raw (c values, for Hamming) and encoded
  * (encoded_dim values, for L_p); the rows are ds->values and ds->encoded
  * (L_p needs tapas_dataset_encode(ds) first).  The scans run over rows in
@@ -44,10 +51,13 @@
 typedef enum tapas_distance_kind
 {
 	TAPAS_DISTANCE_HAMMING,
-	TAPAS_DISTANCE_LP
+	TAPAS_DISTANCE_LP,
+	TAPAS_DISTANCE_SUM			/* sum of the terms, times scale */
 } tapas_distance_kind;
 
-typedef struct tapas_distance
+typedef struct tapas_distance tapas_distance_t;
+
+struct tapas_distance
 {
 	tapas_distance_kind kind;
 	double		p;				/* L_p exponent, > 0 (ignored for Hamming) */
@@ -55,15 +65,22 @@ typedef struct tapas_distance
 	size_t		ncolumns;		/* length of columns */
 	const double *weights;		/* c per-column weights >= 0, or NULL = all 1 */
 	double		scale;			/* distance multiplier > 0; 0 means 1 */
-} tapas_distance_t;
+	const tapas_distance_t *terms;	/* SUM: n_terms Hamming or L_p terms */
+	size_t		n_terms;		/* SUM: >= 1 */
+};
 
 /*
  * Checks d against ds: p > 0 and finite for L_p, subset indices in range,
- * weights finite and >= 0, scale finite and >= 0, ds encoded for L_p.
+ * weights finite and >= 0, scale finite and >= 0, ds encoded for L_p; a
+ * sum has 1 to TAPAS_DISTANCE_MAX_TERMS terms, each valid and none a sum.
  * TAPAS_EINVAL otherwise.
  */
+#define TAPAS_DISTANCE_MAX_TERMS 64
 extern tapas_status tapas_distance_check(const tapas_distance_t *d,
 										 const tapas_dataset_t *ds);
+
+/* Nonzero when d reads the encoded rows (L_p, or a sum with an L_p term). */
+extern int	tapas_distance_needs_encoding(const tapas_distance_t *d);
 
 /* Distance between two records of ds's schema (raw and encoded forms). */
 extern double tapas_distance_pair(const tapas_distance_t *d,

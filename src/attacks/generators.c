@@ -24,7 +24,8 @@ tapas_gen_materialise(const double *pool, size_t m, const double *target,
 
 	for (i = 0; i < n_rows; i++)
 	{
-		const double *src = rows[i] == TAPAS_THREAT_MODEL_TARGET ? target :
+		/* target t (row code -1 - t) is row t of the targets */
+		const double *src = rows[i] < 0 ? target + (size_t) (-1 - (int64_t) rows[i]) * m :
 			pool + (size_t) rows[i] * m;
 
 		memcpy(out + i * m, src, m * sizeof(double));

@@ -43,7 +43,8 @@ extern tapas_status tapas_gen_run(int generator, const double *train, size_t n,
 
 /*
  * Copies the rows of a threat-model dataset into out (n_rows x m): pool
- * row r comes from pool[r * m ...], TAPAS_THREAT_MODEL_TARGET from target[m].
+ * row r comes from pool[r * m ...], TAPAS_THREAT_MODEL_TARGET_T(t) from row t
+ * of target (target[t * m ...], t < the number of targets).
  */
 extern void tapas_gen_materialise(const double *pool, size_t m, const double *target,
 								  const int32_t *rows, size_t n_rows, double *out);

@@ -41,16 +41,13 @@ tapas_local_neighbourhood_mia(const tapas_distance_t *d,
 	return TAPAS_OK;
 }
 
-/* the columns of d (all if none given) other than s; caller frees */
-static size_t *
-columns_without(const tapas_distance_t *d, size_t c, size_t s, size_t *count)
+/* the columns of d (all if none given) other than s into cols; the count */
+static size_t
+columns_without(const tapas_distance_t *d, size_t c, size_t s, size_t *cols)
 {
-	size_t	   *cols = tapas_malloc((c + 1) * sizeof(size_t));
 	size_t		j,
 				k = 0;
 
-	if (cols == NULL)
-		return NULL;
 	if (d->columns == NULL)
 	{
 		for (j = 0; j < c; j++)
@@ -63,8 +60,34 @@ columns_without(const tapas_distance_t *d, size_t c, size_t s, size_t *count)
 			if (d->columns[j] != s)
 				cols[k++] = d->columns[j];
 	}
-	*count = k;
-	return cols;
+	return k;
+}
+
+/*
+ * *dx = d without column s: its subset (or, for a sum, every term's) drops
+ * s.  terms (n_terms of d, for a sum) and cols ((n_terms or 1) * c) are the
+ * caller's storage.
+ */
+static void
+distance_without(const tapas_distance_t *d, size_t c, size_t s,
+				 tapas_distance_t *dx, tapas_distance_t *terms, size_t *cols)
+{
+	size_t		k;
+
+	*dx = *d;
+	if (d->kind != TAPAS_DISTANCE_SUM)
+	{
+		dx->ncolumns = columns_without(d, c, s, cols);
+		dx->columns = cols;
+		return;
+	}
+	for (k = 0; k < d->n_terms; k++)
+	{
+		terms[k] = d->terms[k];
+		terms[k].ncolumns = columns_without(&d->terms[k], c, s, cols + k * c);
+		terms[k].columns = cols + k * c;
+	}
+	dx->terms = terms;
 }
 
 tapas_status
@@ -74,8 +97,10 @@ tapas_local_neighbourhood_aia(const tapas_distance_t *d,
 							  double *scores)
 {
 	tapas_status st = tapas_distance_check(d, syn);
-	tapas_distance_t dx = *d;
+	tapas_distance_t dx;
+	tapas_distance_t *terms = NULL;
 	size_t	   *cols;
+	size_t		blocks = d->kind == TAPAS_DISTANCE_SUM ? d->n_terms : 1;
 	double	   *dist;
 	size_t		i,
 				v,
@@ -88,15 +113,17 @@ tapas_local_neighbourhood_aia(const tapas_distance_t *d,
 		syn->cols[s].kind != TAPAS_COLUMN_CATEGORICAL)
 		return TAPAS_EINVAL;
 	k = syn->cols[s].cardinality;
-	cols = columns_without(d, syn->c, s, &dx.ncolumns);
+	cols = tapas_malloc((blocks * syn->c + 1) * sizeof(size_t));
+	terms = tapas_malloc(blocks * sizeof(tapas_distance_t));
 	dist = tapas_malloc((syn->n + 1) * sizeof(double));
-	if (cols == NULL || dist == NULL)
+	if (cols == NULL || terms == NULL || dist == NULL)
 	{
 		tapas_free(cols);
+		tapas_free(terms);
 		tapas_free(dist);
 		return TAPAS_ENOMEM;
 	}
-	dx.columns = cols;
+	distance_without(d, syn->c, s, &dx, terms, cols);
 	tapas_distance_to_rows(&dx, syn, xraw, xenc, dist);
 	for (v = 0; v < k; v++)
 		scores[v] = 0;
@@ -109,6 +136,7 @@ tapas_local_neighbourhood_aia(const tapas_distance_t *d,
 	for (v = 0; v < k; v++)
 		scores[v] = inside == 0 ? 1.0 / (double) k : scores[v] / (double) inside;
 	tapas_free(cols);
+	tapas_free(terms);
 	tapas_free(dist);
 	return TAPAS_OK;
 }

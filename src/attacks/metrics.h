@@ -58,7 +58,9 @@
 #define TAPAS_METRICS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "util/progress.h"
 #include "util/status.h"
 
 typedef struct tapas_confusion
@@ -185,5 +187,50 @@ extern tapas_status tapas_metrics_compute(const double *s,
 										  const unsigned char *y, size_t n,
 										  double tau, double confidence,
 										  tapas_metrics_t *out);
+
+/* metrics_bootstrap.c */
+
+/* a point estimate and its bootstrap interval [low, high] */
+typedef struct tapas_interval
+{
+	double		est;
+	double		low;
+	double		high;
+} tapas_interval_t;
+
+typedef struct tapas_metrics_ci
+{
+	tapas_interval_t accuracy;	/* at the fixed threshold tau */
+	tapas_interval_t auc;
+	tapas_interval_t tpr_at_fpr_01;
+	tapas_interval_t tpr_at_fpr_001;
+	size_t		n_boot;
+	double		level;
+} tapas_metrics_ci_t;
+
+/*
+ * Stratified percentile bootstrap (Efron and Tibshirani 1993, ch. 13) of
+ * accuracy at tau, AUC and TPR at FPR <= 0.1 and 0.01: n_boot resamples,
+ * each drawing P positives from the positives and N negatives from the
+ * negatives with replacement (so every resample has both classes when the
+ * sample has, and the AUC is always defined), the metric of each resample,
+ * and the interval between the (1 - level)/2 and (1 + level)/2 order
+ * statistics (ranks floor and ceil of q (n_boot - 1)).  The interval is
+ * then widened, if needed, to contain the point estimate of the whole
+ * sample (for TPR at a low FPR the resamples are biased upwards: a
+ * resample that misses the highest negative scores lets the threshold
+ * drop), so it never excludes the value it accompanies.  n_boot = 0 gives
+ * low = high = est; a sample whose every resample has the same metric (all
+ * scores of a class equal, say) gives width 0.  Draws come from one
+ * generator seeded with seed.  progress (may be NULL) is polled every 64
+ * resamples.  TAPAS_EINVAL when n = 0 or level is not in (0, 1);
+ * TAPAS_ENOMEM; TAPAS_ECANCELED.  Cost O(n_boot n log n).
+ */
+extern tapas_status tapas_metrics_bootstrap(const double *s,
+											const unsigned char *y, size_t n,
+											double tau, size_t n_boot,
+											double level, uint64_t seed,
+											const tapas_progress_t *progress,
+											tapas_metrics_ci_t *out);
 
 #endif							/* TAPAS_METRICS_H */

@@ -6,13 +6,12 @@
  *	  rows (the procedure and estimators are in release_risk.h and
  *	  release_stats.h).
  *
- * The distance kernels of distance.c compute one distance per call; here
- * one pass over the synthetic rows must yield several distances per row
- * (whole row, A-half, all but the sensitive column), so the per-column
- * contribution is written out again: Hamming adds 1 per differing raw
- * value; L_p adds |dx|^p per encoded cell, which for a one-hot categorical
- * block is 0 or 2 and is read from the codes.  Distances are compared as
- * sums (the p-th root is monotone) and rooted only when reported.
+ * This file runs the audit: it checks the parameters, allocates
+ * everything at once (audit_mem), samples the targets, and turns the scans
+ * into per-target risks, baselines and summaries.  The concepts are in
+ * their own files (release_risk_int.h lists them): distances and the scans
+ * in release_scan.c, singling out, linkability and attribute inference in
+ * release_singling_out.c, release_linkability.c and release_inference.c.
  *
  * IDENTIFICATION
  *	  src/attacks/release_risk.c
@@ -22,11 +21,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "attacks/release_risk.h"
+#include "attacks/release_risk_int.h"
 #include "util/memory.h"
 #include "util/rng.h"
 
@@ -39,537 +36,6 @@ const char *
 tapas_risk_kind_name(tapas_risk_kind kind)
 {
 	return (unsigned) kind < TAPAS_RISK_COUNT ? risk_names[kind] : "unknown";
-}
-
-/* ----------------------------------------------------------------
- *		Per-column contributions
- * ----------------------------------------------------------------
- */
-
-typedef struct scan_ctx
-{
-	const tapas_dataset_t *syn;
-	int			lp;				/* L_p (else Hamming) */
-	double		p;
-	unsigned char *cat;			/* c: column is categorical */
-	unsigned char *in_a;		/* c: column is in the A-half */
-	long		sens;			/* sensitive column or -1 */
-	size_t		card;			/* its number of codes */
-	size_t	   *votes;			/* card scratch counters */
-	double		unit;			/* distance sum of one mismatch in the
-								 * columnar code scan: 1 (Hamming) or 2 (L_p
-								 * on categorical columns only) */
-	/* the columnar Hamming scan (NULL when not used) */
-	uint32_t   *codes;			/* c x n, column-major: value codes of syn */
-	uint32_t   *acc;			/* 3 x n: A-half, B-half, sensitive counts */
-	const double *sorted;		/* c x n: each syn column sorted */
-	/* the columnar L_p scan (NULL when not used) */
-	double	   *colv;			/* c x n: codes or encoded cells of syn */
-	double	   *dacc;			/* 3 x n: A-half, B-half, all-but-sensitive */
-} scan_ctx;
-
-/* contribution of column j to the distance sum between x and y */
-static inline double
-contrib(const scan_ctx *cx, size_t j, const double *x, const double *xe,
-		const double *y, const double *ye)
-{
-	const tapas_dataset_t *ds = cx->syn;
-	double		dx;
-
-	if (!cx->lp)
-		return x[j] != y[j];
-	if (cx->cat[j])
-		return x[j] != y[j] ? 2.0 : 0.0;
-	dx = fabs(xe[ds->offset[j]] - ye[ds->offset[j]]);
-	return cx->p == 1 ? dx : (cx->p == 2 ? dx * dx : pow(dx, cx->p));
-}
-
-/* the reported distance of a sum */
-static double
-root(const scan_ctx *cx, double sum)
-{
-	return cx->lp && cx->p != 1 ? pow(sum, 1.0 / cx->p) : sum;
-}
-
-/*
- * The distance sum between x and y over the columns outside the A-half;
- * stops once it exceeds bound (the result is then only known to be larger).
- */
-static double
-sum_b(const scan_ctx *cx, const double *x, const double *xe, const double *y,
-	  const double *ye, double bound)
-{
-	double		s = 0;
-	size_t		j;
-
-	for (j = 0; j < cx->syn->c && s <= bound; j++)
-		if (!cx->in_a[j])
-			s += contrib(cx, j, x, xe, y, ye);
-	return s;
-}
-
-/* ----------------------------------------------------------------
- *		One pass over the synthetic rows per target
- * ----------------------------------------------------------------
- */
-
-typedef struct target_scan
-{
-	double		d1;				/* smallest whole-row sum */
-	double		d2;				/* second smallest (+inf if none) */
-	size_t		link;			/* synthetic row nearest on A (ties random) */
-	double		guess;			/* attribute inference guess (code) */
-} target_scan;
-
-/* index (in 0 .. n-1) kept by a reservoir of one over tied candidates */
-static inline int
-keep_tie(tapas_rng_t *rng, size_t *ties)
-{
-	(*ties)++;
-	return tapas_rng_below(rng, *ties) == 0;
-}
-
-static void
-scan_target(scan_ctx *cx, const double *x, const double *xe, tapas_rng_t *rng,
-			target_scan *out)
-{
-	const tapas_dataset_t *syn = cx->syn;
-	size_t		c = syn->c,
-				i,
-				j,
-				ties_a = 0,
-				ties_v = 0;
-	double		best_a = INFINITY,
-				best_s = INFINITY,
-				top = -1;
-
-	out->d1 = out->d2 = INFINITY;
-	out->link = 0;
-	out->guess = 0;
-	if (cx->sens >= 0)
-		memset(cx->votes, 0, sizeof(size_t) * cx->card);
-	for (i = 0; i < syn->n; i++)
-	{
-		const double *y = syn->values + i * c,
-				   *ye = syn->encoded ? syn->encoded + i * syn->encoded_dim : NULL;
-		double		a = 0,
-					b = 0,
-					ns = 0,
-					total;
-
-		for (j = 0; j < c; j++)
-		{
-			double		d = contrib(cx, j, x, xe, y, ye);
-
-			if (cx->in_a[j])
-				a += d;
-			else
-				b += d;
-			if ((long) j != cx->sens)
-				ns += d;
-		}
-		total = a + b;
-		if (total < out->d1)
-		{
-			out->d2 = out->d1;
-			out->d1 = total;
-		}
-		else if (total < out->d2)
-			out->d2 = total;
-		if (a < best_a)
-		{
-			best_a = a;
-			out->link = i;
-			ties_a = 1;
-		}
-		else if (a == best_a && keep_tie(rng, &ties_a))
-			out->link = i;
-		if (cx->sens >= 0)
-		{
-			if (ns < best_s)
-			{
-				best_s = ns;
-				memset(cx->votes, 0, sizeof(size_t) * cx->card);
-			}
-			if (ns == best_s)
-				cx->votes[(size_t) y[cx->sens]]++;
-		}
-	}
-	/* the most voted sensitive code, ties at random */
-	if (cx->sens >= 0)
-		for (j = 0; j < cx->card; j++)
-		{
-			if (cx->votes[j] == 0)
-				continue;
-			if ((double) cx->votes[j] > top)
-			{
-				top = (double) cx->votes[j];
-				out->guess = (double) j;
-				ties_v = 1;
-			}
-			else if ((double) cx->votes[j] == top && keep_tie(rng, &ties_v))
-				out->guess = (double) j;
-		}
-}
-
-/*
- * Code of raw value v in column j for the columnar scan: categorical and
- * ordinal values are their code; a continuous value is the position of its
- * first occurrence in the sorted synthetic column, or UINT32_MAX when no
- * synthetic row has it (so two codes are equal iff the values are).
- */
-static uint32_t
-value_code(const scan_ctx *cx, size_t j, double v)
-{
-	const tapas_dataset_t *syn = cx->syn;
-	const double *s = cx->sorted + j * syn->n;
-	size_t		lo = 0,
-				hi = syn->n;
-
-	if (syn->cols[j].kind != TAPAS_COLUMN_CONTINUOUS)
-		return (uint32_t) v;
-	while (lo < hi)
-	{
-		size_t		mid = lo + (hi - lo) / 2;
-
-		if (s[mid] < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < syn->n && s[lo] == v ? (uint32_t) lo : UINT32_MAX;
-}
-
-/*
- * acc[i] += (col[i] != x) for i < n.  GCC does not vectorise this at -O2
- * (the server's flags), so on x86-64 it is written with SSE2: per 4 rows
- * one compare gives -1 where equal, and acc + 1 + mask adds the mismatch.
- */
-static void
-count_mismatches(uint32_t *acc, const uint32_t *col, uint32_t x, size_t n)
-{
-	size_t		i = 0;
-
-#ifdef __SSE2__
-	__m128i		vx = _mm_set1_epi32((int) x),
-				one = _mm_set1_epi32(1);
-
-	for (; i + 4 <= n; i += 4)
-	{
-		__m128i		eq = _mm_cmpeq_epi32(_mm_loadu_si128((const __m128i *) (col + i)), vx),
-					a = _mm_loadu_si128((const __m128i *) (acc + i));
-
-		a = _mm_add_epi32(a, _mm_add_epi32(one, eq));
-		_mm_storeu_si128((__m128i *) (acc + i), a);
-	}
-#endif
-	for (; i < n; i++)
-		acc[i] += (uint32_t) (col[i] != x);
-}
-
-/*
- * The per-row sums of a columnar scan: Hamming counts (ua, ub: A- and
- * B-half mismatches, us: the sensitive column's) or L_p sums (da, db: the
- * halves, dn: every column but the sensitive one); exactly one set is
- * non-NULL.
- */
-typedef struct row_sums
-{
-	const uint32_t *ua,
-			   *ub,
-			   *us;
-	const double *da,
-			   *db,
-			   *dn;
-} row_sums;
-
-/*
- * One pass over the rows keeping what scan_target keeps, with the same
- * comparisons in the same row order (so ties draw the same random numbers).
- */
-static void
-track_rows(scan_ctx *cx, const row_sums *rs, tapas_rng_t *rng,
-		   target_scan *out)
-{
-	const tapas_dataset_t *syn = cx->syn;
-	size_t		n = syn->n,
-				c = syn->c,
-				i,
-				j,
-				ties_a = 0,
-				ties_v = 0;
-	double		best_a = INFINITY,
-				best_s = INFINITY,
-				top = -1;
-
-	out->d1 = out->d2 = INFINITY;
-	out->link = 0;
-	out->guess = 0;
-	if (cx->sens >= 0)
-		memset(cx->votes, 0, sizeof(size_t) * cx->card);
-	for (i = 0; i < n; i++)
-	{
-		double		a,
-					total,
-					ns;
-
-		if (rs->ua != NULL)
-		{
-			/* integer counts times 1 or 2: exact, whatever the order */
-			a = cx->unit * rs->ua[i];
-			total = a + cx->unit * rs->ub[i];
-			ns = total - cx->unit * rs->us[i];
-		}
-		else
-		{
-			a = rs->da[i];
-			total = a + rs->db[i];
-			ns = rs->dn[i];
-		}
-		if (total < out->d2)
-		{
-			if (total < out->d1)
-			{
-				out->d2 = out->d1;
-				out->d1 = total;
-			}
-			else
-				out->d2 = total;
-		}
-		if (a < best_a)
-		{
-			best_a = a;
-			out->link = i;
-			ties_a = 1;
-		}
-		else if (a == best_a && keep_tie(rng, &ties_a))
-			out->link = i;
-		if (cx->sens >= 0 && ns <= best_s)
-		{
-			if (ns < best_s)
-			{
-				best_s = ns;
-				memset(cx->votes, 0, sizeof(size_t) * cx->card);
-			}
-			cx->votes[(size_t) syn->values[i * c + cx->sens]]++;
-		}
-	}
-	if (cx->sens >= 0)
-		for (j = 0; j < cx->card; j++)
-		{
-			if (cx->votes[j] == 0)
-				continue;
-			if ((double) cx->votes[j] > top)
-			{
-				top = (double) cx->votes[j];
-				out->guess = (double) j;
-				ties_v = 1;
-			}
-			else if ((double) cx->votes[j] == top && keep_tie(rng, &ties_v))
-				out->guess = (double) j;
-		}
-}
-
-/*
- * The same results as scan_target for the Hamming distance, one column at a
- * time: per column a vectorised pass adds (code != x_j) to the row's A- or
- * B-half counter, then track_rows keeps the minima.
- */
-static void
-scan_target_columnar(scan_ctx *cx, const double *x, tapas_rng_t *rng,
-					 target_scan *out)
-{
-	size_t		n = cx->syn->n,
-				i,
-				j;
-	row_sums	rs = {cx->acc, cx->acc + n, cx->acc + 2 * n, NULL, NULL, NULL};
-
-	memset(cx->acc, 0, sizeof(uint32_t) * 3 * n);
-	for (j = 0; j < cx->syn->c; j++)
-	{
-		const uint32_t *col = cx->codes + j * n;
-		uint32_t	xj = value_code(cx, j, x[j]);
-
-		count_mismatches(cx->in_a[j] ? cx->acc : cx->acc + n, col, xj, n);
-		if ((long) j == cx->sens)
-			for (i = 0; i < n; i++)
-				cx->acc[2 * n + i] = (uint32_t) (col[i] != xj);
-	}
-	track_rows(cx, &rs, rng, out);
-}
-
-/*
- * The same results as scan_target for L_p, one column at a time: the
- * contributions are added to the row sums in column order, as scan_target
- * adds them, so every sum is the same double.  cx->colv holds the codes of
- * categorical columns and the encoded cell of the others.
- */
-static void
-scan_target_columnar_lp(scan_ctx *cx, const double *x, const double *xe,
-						tapas_rng_t *rng, target_scan *out)
-{
-	const tapas_dataset_t *syn = cx->syn;
-	size_t		n = syn->n,
-				i,
-				j;
-	double	   *sa = cx->dacc,
-			   *sb = cx->dacc + n,
-			   *sn = cx->dacc + 2 * n;
-	row_sums	rs = {NULL, NULL, NULL, sa, sb, sn};
-
-	memset(cx->dacc, 0, sizeof(double) * 3 * n);
-	for (j = 0; j < syn->c; j++)
-	{
-		const double *col = cx->colv + j * n;
-		double	   *acc = cx->in_a[j] ? sa : sb;
-		int			in_n = (long) j != cx->sens;
-
-		if (cx->cat[j])
-		{
-			double		xj = x[j];
-
-			for (i = 0; i < n; i++)
-			{
-				double		d = col[i] != xj ? 2.0 : 0.0;
-
-				acc[i] += d;
-				if (in_n)
-					sn[i] += d;
-			}
-		}
-		else
-		{
-			double		xj = xe[syn->offset[j]];
-
-			for (i = 0; i < n; i++)
-			{
-				double		dx = fabs(col[i] - xj),
-							d = cx->p == 1 ? dx : (cx->p == 2 ? dx * dx : pow(dx, cx->p));
-
-				acc[i] += d;
-				if (in_n)
-					sn[i] += d;
-			}
-		}
-	}
-	track_rows(cx, &rs, rng, out);
-}
-
-/*
- * The linking step: the target list ds[rows[0..m-1]] whose B-half is
- * nearest to synthetic row s (ties at random); returns the list position.
- */
-static size_t
-link_to(scan_ctx *cx, const tapas_dataset_t *ds, const size_t *rows, size_t m,
-		size_t s, tapas_rng_t *rng)
-{
-	const tapas_dataset_t *syn = cx->syn;
-	const double *y = syn->values + s * syn->c,
-			   *ye = syn->encoded ? syn->encoded + s * syn->encoded_dim : NULL;
-	double		best = INFINITY;
-	size_t		k,
-				pick = 0,
-				ties = 0;
-
-	for (k = 0; k < m; k++)
-	{
-		const double *x = ds->values + rows[k] * ds->c,
-				   *xe = ds->encoded ? ds->encoded + rows[k] * ds->encoded_dim : NULL;
-		double		d = sum_b(cx, x, xe, y, ye, best);
-
-		if (d < best)
-		{
-			best = d;
-			pick = k;
-			ties = 1;
-		}
-		else if (d == best && keep_tie(rng, &ties))
-			pick = k;
-	}
-	return pick;
-}
-
-/* ----------------------------------------------------------------
- *		Singling out
- * ----------------------------------------------------------------
- */
-
-typedef struct predicate
-{
-	size_t	   *cols;			/* ncols column indices */
-	size_t		ncols;
-	double	   *value;			/* c: the value of each column (raw) */
-} predicate;
-
-/* does raw row x satisfy the predicate? */
-static int
-satisfies(const tapas_dataset_t *ds, const predicate *pr, const double *x,
-		  double tolerance)
-{
-	size_t		k;
-
-	for (k = 0; k < pr->ncols; k++)
-	{
-		size_t		j = pr->cols[k];
-		const tapas_column_spec_t *col = &ds->cols[j];
-
-		if (col->kind == TAPAS_COLUMN_CONTINUOUS)
-		{
-			if (fabs(x[j] - pr->value[j]) > tolerance * (col->upper - col->lower))
-				return 0;
-		}
-		else if (x[j] != pr->value[j])
-			return 0;
-	}
-	return 1;
-}
-
-/*
- * The row of ds[rows[0..n-1]] the predicate isolates (position in rows),
- * or -1 when it matches none or several.
- */
-static long
-isolated(const tapas_dataset_t *ds, const size_t *rows, size_t n,
-		 const predicate *pr, double tolerance)
-{
-	long		found = -1;
-	size_t		k;
-
-	for (k = 0; k < n; k++)
-		if (satisfies(ds, pr, ds->values + rows[k] * ds->c, tolerance))
-		{
-			if (found >= 0)
-				return -1;
-			found = (long) k;
-		}
-	return found;
-}
-
-/* draws predicate columns: all, or k random distinct ones */
-static void
-draw_columns(predicate *pr, size_t c, size_t k, size_t *perm, tapas_rng_t *rng)
-{
-	size_t		j;
-
-	if (k == 0 || k >= c)
-	{
-		for (j = 0; j < c; j++)
-			pr->cols[j] = j;
-		pr->ncols = c;
-		return;
-	}
-	for (j = 0; j < c; j++)
-		perm[j] = j;
-	for (j = 0; j < k; j++)
-	{
-		size_t		r = j + tapas_rng_below(rng, c - j),
-					t = perm[j];
-
-		perm[j] = perm[r];
-		perm[r] = t;
-		pr->cols[j] = perm[j];
-	}
-	pr->ncols = k;
 }
 
 /* ----------------------------------------------------------------
@@ -607,6 +73,7 @@ check_params(const tapas_dataset_t *real, const tapas_dataset_t *syn,
 		real->n == 0 || syn->n == 0 || hold->n == 0 ||
 		p->n_targets == 0 || p->n_predicates == 0 ||
 		!(p->tolerance >= 0) || !(p->confidence > 0 && p->confidence < 1) ||
+		p->distance.kind == TAPAS_DISTANCE_SUM ||
 		p->distance.columns != NULL || p->distance.weights != NULL ||
 		(p->distance.scale != 0 && p->distance.scale != 1) ||
 		tapas_distance_check(&p->distance, syn) != TAPAS_OK)
@@ -625,25 +92,6 @@ check_params(const tapas_dataset_t *real, const tapas_dataset_t *syn,
 			return TAPAS_EINVAL;
 	return TAPAS_OK;
 }
-
-/* everything one audit allocates, freed together */
-typedef struct audit_mem
-{
-	size_t	   *perm;
-	size_t	   *colperm;		/* c: scratch of draw_columns */
-	size_t	   *rows_r;			/* sampled targets */
-	size_t	   *rows_h;
-	size_t	   *so_r;			/* singling-out subsamples */
-	size_t	   *so_h;
-	double	   *iso_r;			/* predicates isolating each real row */
-	double	   *iso_h;
-	target_scan *scan_r;
-	target_scan *scan_h;
-	double	   *stat;			/* 4m: dcr r, dcr h, nndr r, nndr h */
-	double	   *sorted;			/* syn column values, column-major sorted */
-	predicate	pred;
-	scan_ctx	cx;
-} audit_mem;
 
 static void
 audit_mem_free(audit_mem *am)
@@ -681,8 +129,8 @@ cmp_double(const void *a, const void *b)
 }
 
 /* number of values equal to v in the sorted array s of length n */
-static size_t
-count_equal(const double *s, size_t n, double v)
+size_t
+tapas_rr_count_equal(const double *s, size_t n, double v)
 {
 	size_t		lo = 0,
 				hi = n,
@@ -723,7 +171,7 @@ marginal_copy_probability(const audit_mem *am, const tapas_dataset_t *syn,
 	size_t		j;
 
 	for (j = 0; j < syn->c && prod > 0; j++)
-		prod *= (double) count_equal(am->sorted + j * syn->n, syn->n, x[j]) /
+		prod *= (double) tapas_rr_count_equal(am->sorted + j * syn->n, syn->n, x[j]) /
 			(double) syn->n;
 	return prod >= 1 ? 1.0 : -expm1((double) syn->n * log1p(-prod));
 }
@@ -800,7 +248,7 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 		for (j = 0; j < c; j++)
 			for (i = 0; i < syn->n; i++)
 				am->cx.codes[j * syn->n + i] =
-					value_code(&am->cx, j, syn->values[i * c + j]);
+					tapas_rr_value_code(&am->cx, j, syn->values[i * c + j]);
 	}
 	else if (p->distance.kind == TAPAS_DISTANCE_LP && !p->rowwise)
 	{
@@ -817,92 +265,6 @@ audit_mem_alloc(audit_mem *am, const tapas_dataset_t *real,
 	return TAPAS_OK;
 }
 
-/*
- * Orders the predicate's columns by the synthetic frequency of their value,
- * rarest first, so that satisfies() rejects most rows at the first column.
- * Only the speed depends on the order.
- */
-static void
-order_by_rarity(const audit_mem *am, const tapas_dataset_t *syn, predicate *pr)
-{
-	double		freq[64];
-	size_t		k,
-				i;
-
-	if (pr->ncols > 64)
-		return;
-	for (k = 0; k < pr->ncols; k++)
-		freq[k] = (double) count_equal(am->sorted + pr->cols[k] * syn->n, syn->n,
-									   pr->value[pr->cols[k]]);
-	for (k = 1; k < pr->ncols; k++)
-	{
-		double		f = freq[k];
-		size_t		col = pr->cols[k];
-
-		for (i = k; i > 0 && freq[i - 1] > f; i--)
-		{
-			freq[i] = freq[i - 1];
-			pr->cols[i] = pr->cols[i - 1];
-		}
-		freq[i] = f;
-		pr->cols[i] = col;
-	}
-}
-
-/* singling out: successes of the release's and the baseline's predicates */
-static void
-run_singling_out(audit_mem *am, const tapas_dataset_t *real,
-				 const tapas_dataset_t *syn, const tapas_dataset_t *hold,
-				 size_t nso, const tapas_release_params_t *p,
-				 tapas_rng_t *rng, double *kr, double *kh, double *kb)
-{
-	predicate  *pr = &am->pred;
-	size_t		i,
-				j;
-
-	*kr = *kh = *kb = 0;
-	/* distinct synthetic rows while they last, so predicates repeat less */
-	for (i = 0; i < syn->n; i++)
-		am->perm[i] = i;
-	for (i = 0; i < p->n_predicates; i++)
-	{
-		size_t		at = i % syn->n,
-					pick = at + tapas_rng_below(rng, syn->n - at),
-					s = am->perm[pick];
-		long		r,
-					h;
-
-		am->perm[pick] = am->perm[at];
-		am->perm[at] = s;
-
-		draw_columns(pr, syn->c, p->predicate_columns, am->colperm, rng);
-		memcpy(pr->value, syn->values + s * syn->c, sizeof(double) * syn->c);
-		order_by_rarity(am, syn, pr);
-		r = isolated(real, am->so_r, nso, pr, p->tolerance);
-		h = isolated(hold, am->so_h, nso, pr, p->tolerance);
-		if (r >= 0)
-		{
-			(*kr)++;
-			am->iso_r[am->so_r[r]]++;
-		}
-		if (h >= 0)
-		{
-			(*kh)++;
-			am->iso_h[am->so_h[h]]++;
-		}
-		/* the baseline: each value from its own random synthetic row */
-		for (j = 0; j < pr->ncols; j++)
-		{
-			size_t		col = pr->cols[j];
-
-			pr->value[col] = syn->values[tapas_rng_below(rng, syn->n) * syn->c + col];
-		}
-		order_by_rarity(am, syn, pr);
-		if (isolated(real, am->so_r, nso, pr, p->tolerance) >= 0)
-			(*kb)++;
-	}
-}
-
 static void
 set_rates(tapas_risk_summary_t *o, double kr, double kh, double kb, size_t n,
 		  double confidence)
@@ -913,31 +275,6 @@ set_rates(tapas_risk_summary_t *o, double kr, double kh, double kb, size_t n,
 	o->holdout = tapas_wilson(kh, (double) n, confidence);
 	o->baseline = tapas_wilson(kb, (double) n, confidence);
 	o->residual = tapas_residual_risk(kr, (double) n, kh, (double) n, confidence);
-}
-
-/* scans every sampled target of one side; TAPAS_ECANCELED if asked */
-static tapas_status
-scan_side(audit_mem *am, const tapas_dataset_t *ds, const size_t *rows,
-		  size_t m, target_scan *out, tapas_rng_t *rng, double done,
-		  const tapas_progress_t *progress)
-{
-	size_t		k;
-
-	for (k = 0; k < m; k++)
-	{
-		const double *x = ds->values + rows[k] * ds->c,
-				   *xe = ds->encoded ? ds->encoded + rows[k] * ds->encoded_dim : NULL;
-
-		if (tapas_progress_poll(progress, done + 0.5 * (double) k / (double) m))
-			return TAPAS_ECANCELED;
-		if (am->cx.codes != NULL)
-			scan_target_columnar(&am->cx, x, rng, &out[k]);
-		else if (am->cx.colv != NULL)
-			scan_target_columnar_lp(&am->cx, x, xe, rng, &out[k]);
-		else
-			scan_target(&am->cx, x, xe, rng, &out[k]);
-	}
-	return TAPAS_OK;
 }
 
 static void
@@ -971,7 +308,7 @@ score_side(audit_mem *am, const tapas_dataset_t *ds, const size_t *rows,
 
 		if (do_link)
 		{
-			int			ok = link_to(&am->cx, ds, rows, m, sc[t].link, rng) == t;
+			int			ok = tapas_rr_link_to(&am->cx, ds, rows, m, sc[t].link, rng) == t;
 
 			k[TAPAS_RISK_LINKABILITY] += ok;
 			add_record(rec, nrec, holdout, rows[t], TAPAS_RISK_LINKABILITY, ok);
@@ -999,54 +336,20 @@ baselines(audit_mem *am, const tapas_dataset_t *real,
 		  tapas_rng_t *rng, double *kb)
 {
 	size_t		t,
-				mode = 0;
+				mode = am->cx.sens >= 0 ? tapas_rr_synthetic_mode(&am->cx) : 0;
 
-	if (am->cx.sens >= 0)
-	{
-		/* the synthetic mode of the sensitive column */
-		memset(am->cx.votes, 0, sizeof(size_t) * am->cx.card);
-		for (t = 0; t < syn->n; t++)
-			am->cx.votes[(size_t) syn->values[t * syn->c + am->cx.sens]]++;
-		for (t = 1; t < am->cx.card; t++)
-			if (am->cx.votes[t] > am->cx.votes[mode])
-				mode = t;
-	}
 	for (t = 0; t < m; t++)
 	{
 		const double *x = real->values + am->rows_r[t] * real->c;
 
 		if (do_link)
 			kb[TAPAS_RISK_LINKABILITY] +=
-				link_to(&am->cx, real, am->rows_r, m,
+				tapas_rr_link_to(&am->cx, real, am->rows_r, m,
 						tapas_rng_below(rng, syn->n), rng) == t;
 		if (am->cx.sens >= 0)
 			kb[TAPAS_RISK_ATTRIBUTE_INFERENCE] += x[am->cx.sens] == (double) mode;
 		kb[TAPAS_RISK_EXACT_COPY] += marginal_copy_probability(am, syn, x);
 	}
-}
-
-static tapas_status
-distance_rows(audit_mem *am, size_t m, const tapas_release_params_t *p,
-			  tapas_rng_t *rng, tapas_risk_summary_t *out)
-{
-	int			r;
-
-	for (r = 0; r < 2; r++)
-	{
-		tapas_risk_summary_t *o = &out[r == 0 ? TAPAS_RISK_DCR : TAPAS_RISK_NNDR];
-		const double *s = am->stat + (size_t) r * 2 * m;
-		tapas_estimate_t half = {0.5, 0.5, 0.5};
-		tapas_status st;
-
-		o->computed = 1;
-		o->n_real = o->n_holdout = m;
-		o->holdout = o->baseline = half;
-		st = tapas_closer_probability(s, m, s + m, m, p->n_bootstrap,
-									  p->confidence, rng, &o->real, &o->residual);
-		if (st != TAPAS_OK)
-			return st;
-	}
-	return TAPAS_OK;
 }
 
 tapas_status
@@ -1097,16 +400,16 @@ tapas_release_risk(const tapas_dataset_t *real, const tapas_dataset_t *syn,
 	sample_rows(&rng, real->n, nso, am.so_r, am.perm);
 	sample_rows(&rng, holdout->n, nso, am.so_h, am.perm);
 
-	run_singling_out(&am, real, syn, holdout, nso, p, &rng,
+	tapas_rr_singling_out(&am, real, syn, holdout, nso, p, &rng,
 					 &kr[TAPAS_RISK_SINGLING_OUT], &kh[TAPAS_RISK_SINGLING_OUT],
 					 &kb[TAPAS_RISK_SINGLING_OUT]);
 	set_rates(&out[TAPAS_RISK_SINGLING_OUT], kr[TAPAS_RISK_SINGLING_OUT],
 			  kh[TAPAS_RISK_SINGLING_OUT], kb[TAPAS_RISK_SINGLING_OUT],
 			  p->n_predicates, p->confidence);
 
-	if ((st = scan_side(&am, real, am.rows_r, m, am.scan_r, &rng, 0.0,
+	if ((st = tapas_rr_scan_side(&am, real, am.rows_r, m, am.scan_r, &rng, 0.0,
 						progress)) != TAPAS_OK ||
-		(st = scan_side(&am, holdout, am.rows_h, m, am.scan_h, &rng, 0.5,
+		(st = tapas_rr_scan_side(&am, holdout, am.rows_h, m, am.scan_h, &rng, 0.5,
 						progress)) != TAPAS_OK)
 		goto done;
 	score_side(&am, real, am.rows_r, m, am.scan_r, 0, do_link, &rng, kr, rec, &nrec);
@@ -1124,7 +427,7 @@ tapas_release_risk(const tapas_dataset_t *real, const tapas_dataset_t *syn,
 	set_rates(&out[TAPAS_RISK_EXACT_COPY], kr[TAPAS_RISK_EXACT_COPY],
 			  kh[TAPAS_RISK_EXACT_COPY], kb[TAPAS_RISK_EXACT_COPY], m,
 			  p->confidence);
-	if ((st = distance_rows(&am, m, p, &rng, out)) != TAPAS_OK)
+	if ((st = tapas_rr_distance_rows(&am, m, p, &rng, out)) != TAPAS_OK)
 		goto done;
 
 	for (i = 0; i < real->n; i++)

@@ -32,11 +32,11 @@ needs_encoding(const tapas_score_attack_t *a)
 	switch (a->kind)
 	{
 		case TAPAS_SCORE_PROBABILITY_ESTIMATION:
-			return a->kde;
+			return a->estimator == TAPAS_DENSITY_KDE;
 		case TAPAS_SCORE_SYNTHETIC_PREDICTOR:
 			return 1;
 		default:
-			return a->distance.kind == TAPAS_DISTANCE_LP;
+			return tapas_distance_needs_encoding(&a->distance);
 	}
 }
 
@@ -55,7 +55,10 @@ score_mia(const tapas_score_attack_t *a, const tapas_dataset_t *ds,
 			return tapas_local_neighbourhood_mia(&a->distance, ds, x, xenc,
 												 a->radius, score);
 		case TAPAS_SCORE_PROBABILITY_ESTIMATION:
-			model = a->kde ? tapas_density_fit_kde(ds, a->bw_rule, a->bandwidth) :
+			model = a->estimator == TAPAS_DENSITY_KDE ?
+				tapas_density_fit_kde(ds, a->bw_rule, a->bandwidth) :
+				a->estimator == TAPAS_DENSITY_HISTOGRAM ?
+				tapas_density_fit_histogram(ds, a->bins, a->alpha) :
 				tapas_density_fit_independent(ds, a->bins, a->alpha);
 			if (model == NULL)
 				return TAPAS_EINVAL;
@@ -67,43 +70,33 @@ score_mia(const tapas_score_attack_t *a, const tapas_dataset_t *ds,
 	}
 }
 
-/* AIA score: per-value scores, then s[v1] - s[v0] */
+/* AIA: the per-value scores s[0..card-1] of every code of the sensitive column */
 static tapas_status
-score_aia(const tapas_score_attack_t *a, const tapas_dataset_t *ds,
-		  const double *x, const double *xenc, double *score)
+score_aia_values(const tapas_score_attack_t *a, const tapas_dataset_t *ds,
+				 const double *x, const double *xenc, double *s)
 {
-	size_t		card = ds->cols[a->sensitive].cardinality;
-	double	   *s = tapas_malloc(card * sizeof(double));
-	tapas_status st;
-
-	if (s == NULL)
-		return TAPAS_ENOMEM;
 	switch (a->kind)
 	{
 		case TAPAS_SCORE_CLOSEST_DISTANCE_AIA:
-			st = tapas_closest_distance_aia(&a->distance, ds, x, a->sensitive, s);
-			break;
+			return tapas_closest_distance_aia(&a->distance, ds, x, a->sensitive, s);
 		case TAPAS_SCORE_LOCAL_NEIGHBOURHOOD_AIA:
-			st = tapas_local_neighbourhood_aia(&a->distance, ds, x, xenc,
-											   a->sensitive, a->radius, s);
-			break;
+			return tapas_local_neighbourhood_aia(&a->distance, ds, x, xenc,
+												 a->sensitive, a->radius, s);
 		case TAPAS_SCORE_SYNTHETIC_PREDICTOR:
-			st = tapas_synthetic_predictor_aia(ds, a->sensitive, a->C, xenc, 1, s);
-			break;
+			return tapas_synthetic_predictor_aia(ds, a->sensitive, a->C, xenc, 1, s);
 		default:
-			st = TAPAS_EINVAL;
+			return TAPAS_EINVAL;
 	}
-	if (st == TAPAS_OK)
-		*score = s[a->v1] - s[a->v0];
-	tapas_free(s);
-	return st;
 }
 
-tapas_status
-tapas_score_attack_run(const tapas_score_attack_t *a,
-					   const tapas_column_spec_t *cols, size_t c,
-					   const double *syn, size_t n, const double *target,
-					   double *score)
+/*
+ * The attack on one synthetic dataset: MIA into *score; AIA into
+ * card_scores (card of the sensitive column entries).
+ */
+static tapas_status
+score_dataset(const tapas_score_attack_t *a, const tapas_column_spec_t *cols,
+			  size_t c, const double *syn, size_t n, const double *target,
+			  double *score, double *card_scores)
 {
 	tapas_dataset_t *ds;
 	double	   *xenc = NULL;
@@ -111,9 +104,7 @@ tapas_score_attack_run(const tapas_score_attack_t *a,
 	int			aia = tapas_score_attack_is_aia(a->kind);
 
 	if (n == 0 || (aia && (a->sensitive >= c ||
-						   cols[a->sensitive].kind == TAPAS_COLUMN_CONTINUOUS ||
-						   a->v0 >= cols[a->sensitive].cardinality ||
-						   a->v1 >= cols[a->sensitive].cardinality)))
+						   cols[a->sensitive].kind == TAPAS_COLUMN_CONTINUOUS)))
 		return TAPAS_EINVAL;
 	ds = tapas_dataset_from_values(n, c, cols, syn);
 	if (ds == NULL)
@@ -124,7 +115,7 @@ tapas_score_attack_run(const tapas_score_attack_t *a,
 	tapas_dataset_encode_record(ds, target, xenc);
 	if (needs_encoding(a) && tapas_dataset_encode(ds) != TAPAS_OK)
 		goto done;
-	if (!aia && a->distance.kind == TAPAS_DISTANCE_LP && ds->encoded == NULL)
+	if (!aia && tapas_distance_needs_encoding(&a->distance) && ds->encoded == NULL)
 		goto done;
 	if (a->kind != TAPAS_SCORE_PROBABILITY_ESTIMATION &&
 		a->kind != TAPAS_SCORE_SYNTHETIC_PREDICTOR &&
@@ -133,10 +124,57 @@ tapas_score_attack_run(const tapas_score_attack_t *a,
 		st = TAPAS_EINVAL;
 		goto done;
 	}
-	st = aia ? score_aia(a, ds, target, xenc, score) :
+	st = aia ? score_aia_values(a, ds, target, xenc, card_scores) :
 		score_mia(a, ds, target, xenc, score);
 done:
 	tapas_free(xenc);
 	tapas_dataset_free(ds);
+	return st;
+}
+
+tapas_status
+tapas_score_attack_run(const tapas_score_attack_t *a,
+					   const tapas_column_spec_t *cols, size_t c,
+					   const double *syn, size_t n, const double *target,
+					   double *score)
+{
+	size_t		codes[2] = {a->v0, a->v1};
+	double		s[2];
+	tapas_status st;
+
+	if (!tapas_score_attack_is_aia(a->kind))
+		return score_dataset(a, cols, c, syn, n, target, score, NULL);
+	st = tapas_score_attack_run_values(a, cols, c, syn, n, target, codes, 2, s);
+	if (st == TAPAS_OK)
+		*score = s[1] - s[0];
+	return st;
+}
+
+tapas_status
+tapas_score_attack_run_values(const tapas_score_attack_t *a,
+							  const tapas_column_spec_t *cols, size_t c,
+							  const double *syn, size_t n, const double *target,
+							  const size_t *codes, size_t k, double *scores)
+{
+	size_t		card,
+				i;
+	double	   *s;
+	tapas_status st;
+
+	if (!tapas_score_attack_is_aia(a->kind) || a->sensitive >= c ||
+		cols[a->sensitive].kind == TAPAS_COLUMN_CONTINUOUS)
+		return TAPAS_EINVAL;
+	card = cols[a->sensitive].cardinality;
+	for (i = 0; i < k; i++)
+		if (codes[i] >= card)
+			return TAPAS_EINVAL;
+	s = tapas_malloc(card * sizeof(double));
+	if (s == NULL)
+		return TAPAS_ENOMEM;
+	st = score_dataset(a, cols, c, syn, n, target, NULL, s);
+	if (st == TAPAS_OK)
+		for (i = 0; i < k; i++)
+			scores[i] = s[codes[i]];
+	tapas_free(s);
 	return st;
 }

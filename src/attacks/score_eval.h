@@ -10,7 +10,10 @@
  * one number per dataset, larger meaning "positive":
  *	MIA attacks:  the attack's score of the target (score_attacks.h).
  *	AIA attacks:  score[v1] - score[v0] for the two candidate values, so
- *				  0 separates "v1 scores higher" from "v0 scores higher".
+ *				  0 separates "v1 scores higher" from "v0 scores higher";
+ *				  with more candidates, one score per candidate
+ *				  (tapas_score_attack_run_values) and the guess is the
+ *				  largest.
  *
  * IDENTIFICATION
  *	  src/attacks/score_eval.h
@@ -42,11 +45,11 @@ typedef struct tapas_score_attack
 	tapas_score_attack_kind kind;
 	tapas_distance_t distance;	/* closest distance, local neighbourhood */
 	double		radius;			/* local neighbourhood, >= 0 */
-	int			kde;			/* probability estimation: 1 KDE, 0 independent */
+	tapas_density_kind estimator;	/* probability estimation */
 	tapas_bandwidth_rule bw_rule;	/* KDE */
 	double		bandwidth;		/* KDE with a fixed rule */
-	size_t		bins;			/* independent model */
-	double		alpha;			/* independent model smoothing */
+	size_t		bins;			/* independent model, histogram */
+	double		alpha;			/* their smoothing */
 	double		C;				/* synthetic predictor */
 	size_t		sensitive;		/* AIA column (categorical or ordinal) */
 	size_t		v0,
@@ -66,5 +69,19 @@ extern tapas_status tapas_score_attack_run(const tapas_score_attack_t *a,
 										   size_t c, const double *syn,
 										   size_t n, const double *target,
 										   double *score);
+
+/*
+ * AIA over any number of candidates: scores[i] = the attack's score of
+ * the sensitive code codes[i] (i < k; codes within the column's
+ * cardinality), larger meaning "more likely this value"; the guess is the
+ * candidate with the largest score.  a->v0 and a->v1 are not read.
+ * TAPAS_EINVAL for an MIA attack or a bad code, TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_score_attack_run_values(const tapas_score_attack_t *a,
+												  const tapas_column_spec_t *cols,
+												  size_t c, const double *syn,
+												  size_t n, const double *target,
+												  const size_t *codes, size_t k,
+												  double *scores);
 
 #endif							/* TAPAS_SCORE_EVAL_H */

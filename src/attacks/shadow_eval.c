@@ -35,8 +35,12 @@ check_params(const tapas_coded_schema_t *schema, const tapas_shadow_params_t *p,
 		*reason = "unrecognized generator";
 	else if (p->tm.goal == TAPAS_THREAT_MODEL_AIA &&
 			 (p->sensitive < 0 || (size_t) p->sensitive >= schema->m ||
-			  p->tm.n_values != 2))
-		*reason = "attribute inference needs a sensitive column and two values";
+			  p->tm.n_values < 2 || p->tm.n_values > TAPAS_THREAT_MODEL_MAX_VALUES))
+		*reason = "attribute inference needs a sensitive column and 2 to 64 values";
+	else if (p->tm.goal == TAPAS_THREAT_MODEL_AIA && p->n_items > 0 && p->tm.n_values != 2)
+		*reason = "shadow modelling classifies two sensitive values";
+	else if (p->n_items > 0 && p->tm.n_targets > 1)
+		*reason = "shadow modelling evaluates one target at a time";
 	else
 		return TAPAS_OK;
 	return TAPAS_EINVAL;
@@ -53,7 +57,8 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	tapas_status st;
 	const char *dummy;
 	size_t		m = schema->m,
-				n_real = p->tm.num_training_records + 1,
+				T = p->tm.n_targets > 1 ? p->tm.n_targets : 1,
+				n_real = p->tm.num_training_records + T,
 				n_max,
 				k;
 
@@ -87,8 +92,8 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 		ev->dim = ev->fs->dim;
 	}
 	st = TAPAS_ENOMEM;
-	ev->target = tapas_malloc(m * sizeof(double));
-	ev->target_k = tapas_malloc(m * sizeof(double));
+	ev->target = tapas_malloc(T * m * sizeof(double));
+	ev->target_k = tapas_malloc(T * m * sizeof(double));
 	ev->real = tapas_malloc(n_real * m * sizeof(double));
 	ev->syn = tapas_malloc(p->num_synthetic_records * m * sizeof(double));
 	ev->scratch = tapas_malloc(n_real * sizeof(size_t));
@@ -98,7 +103,7 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	if (!ev->target || !ev->target_k || !ev->real || !ev->syn || !ev->scratch ||
 		!ev->F || !ev->y || !ev->scores)
 		goto fail;
-	memcpy(ev->target, target, m * sizeof(double));
+	memcpy(ev->target, target, T * m * sizeof(double));
 	for (k = 0; k < ev->tm->n_datasets; k++)
 		ev->y[k] = ev->tm->ds[k].label;
 	*out = ev;
@@ -112,10 +117,12 @@ const double *
 tapas_shadow_eval_real(tapas_shadow_eval_t *ev, size_t k, size_t *n_rows)
 {
 	const tapas_threat_model_dataset_t *d = &ev->tm->ds[k];
+	size_t		t;
 
-	memcpy(ev->target_k, ev->target, ev->m * sizeof(double));
+	memcpy(ev->target_k, ev->target, ev->tm->n_targets * ev->m * sizeof(double));
 	if (ev->p.tm.goal == TAPAS_THREAT_MODEL_AIA)
-		ev->target_k[ev->p.sensitive] = ev->p.values[d->label];
+		for (t = 0; t < ev->tm->n_targets; t++)
+			ev->target_k[t * ev->m + ev->p.sensitive] = ev->p.values[d->labels[t]];
 	tapas_gen_materialise(ev->pool, ev->m, ev->target_k, d->rows, d->n_rows, ev->real);
 	*n_rows = d->n_rows;
 	return ev->real;

@@ -15,8 +15,9 @@
  * tapas_shadow_eval_featurise().
  *
  * AIA: the target's copy in dataset k has its sensitive column set to
- * values[label_k]; labels are binary (two candidate values), label 1 is
- * values[1].  The query features use the target as stored, as the
+ * values[label_k]; for the set classifier labels are binary (two candidate
+ * values), label 1 is values[1]; score-based attacks take up to
+ * TAPAS_THREAT_MODEL_MAX_VALUES candidates.  The query features use the target as stored, as the
  * reference does (its sensitive value carries no information about the
  * randomised label).
  *
@@ -56,7 +57,9 @@ typedef struct tapas_shadow_params
 	size_t		n_items;
 	tapas_clf_params_t clf;
 	int			sensitive;		/* AIA: sensitive column */
-	double		values[2];		/* AIA: the two candidate codes */
+	double		values[TAPAS_THREAT_MODEL_MAX_VALUES];	/* AIA: the tm.n_values
+														 * candidate codes (two
+														 * for shadow modelling) */
 } tapas_shadow_params_t;
 
 typedef struct tapas_shadow_eval
@@ -65,12 +68,12 @@ typedef struct tapas_shadow_eval
 	const tapas_coded_schema_t *schema; /* borrowed */
 	const double *pool;			/* borrowed, n_pool x m */
 	size_t		m;
-	double	   *target;			/* m, the stored target */
-	double	   *target_k;		/* m, the target of the current dataset */
+	double	   *target;			/* T x m, the stored targets (T = tm.n_targets) */
+	double	   *target_k;		/* T x m, the targets of the current dataset */
 	tapas_threat_model_t *tm;
 	tapas_setfeat_t *fs;
 	size_t		dim;			/* features per dataset */
-	double	   *real;			/* (num_training_records + 1) x m */
+	double	   *real;			/* (num_training_records + T) x m */
 	double	   *syn;			/* num_synthetic_records x m */
 	size_t	   *scratch;		/* generator scratch */
 	double	   *F;				/* n_datasets x dim */
@@ -81,8 +84,9 @@ typedef struct tapas_shadow_eval
 
 /*
  * Samples the threat model and prepares the buffers.  pool: n_pool coded
- * records (m = schema->m columns), target: the target's coded record (not
- * in the pool).  Returns TAPAS_OK (free with tapas_shadow_eval_free),
+ * records (m = schema->m columns), target: the targets' coded records
+ * (p->tm.n_targets of them, 0 meaning 1, none in the pool; several only for
+ * score-based attacks, n_items 0).  Returns TAPAS_OK (free with tapas_shadow_eval_free),
  * TAPAS_EINVAL with *reason, or TAPAS_ENOMEM.
  */
 extern tapas_status tapas_shadow_eval_create(tapas_shadow_eval_t **out,
@@ -92,7 +96,7 @@ extern tapas_status tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 											 const tapas_shadow_params_t *p,
 											 const char **reason);
 
-/* Materialises real dataset k (its target copy included); returns rows. */
+/* Materialises real dataset k (its targets' copies included); returns rows. */
 extern const double *tapas_shadow_eval_real(tapas_shadow_eval_t *ev, size_t k,
 											size_t *n_rows);
 

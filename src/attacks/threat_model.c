@@ -5,8 +5,8 @@
  *	  models (see threat_model.h for the procedure).
  *
  * All datasets are stored back to back in one array; each dataset has at
- * most num_training_records + 1 rows (MIA without replacement appends the
- * target).  The chunker keeps TAPAS' index_split semantics: disjoint chunks
+ * most num_training_records + n_targets rows (MIA without replacement
+ * appends the targets).  The chunker keeps TAPAS' index_split semantics: disjoint chunks
  * of one shuffle while they last.
  *
  * IDENTIFICATION
@@ -58,77 +58,162 @@ chunk_next(threat_model_chunker *c, tapas_rng_t *rng, size_t size, int32_t *out)
 	c->pos += size;
 }
 
+/* AIA value index: uniform, or by inversion of the weights' running sum */
+static int
+draw_value(const tapas_threat_model_params_t *p, tapas_rng_t *rng)
+{
+	double		total = 0,
+				u,
+				run = 0;
+	int			v,
+				last = 0;
+
+	if (p->value_weights == NULL)
+		return (int) tapas_rng_below(rng, (uint64_t) p->n_values);
+	for (v = 0; v < p->n_values; v++)
+		total += p->value_weights[v];
+	u = tapas_rng_uniform(rng) * total;
+	for (v = 0; v < p->n_values; v++)
+	{
+		if (p->value_weights[v] <= 0)
+			continue;
+		last = v;
+		run += p->value_weights[v];
+		if (u < run)
+			return v;
+	}
+	return last;				/* u rounded up to the total */
+}
+
+/* number of targets (0 means 1) */
+static size_t
+n_targets(const tapas_threat_model_params_t *p)
+{
+	return p->n_targets == 0 ? 1 : p->n_targets;
+}
+
+/*
+ * Puts target t into the base dataset rows[0..s-1] (n_in targets in so
+ * far): over a uniformly random record no earlier target replaced, or
+ * appended after the s records.
+ */
+static void
+insert_target(const tapas_threat_model_params_t *p, tapas_rng_t *rng, int32_t *rows,
+			  size_t s, size_t t, size_t *n_in, int replace)
+{
+	size_t		pos;
+
+	if (!replace)
+	{
+		rows[s + (*n_in)++] = TAPAS_THREAT_MODEL_TARGET_T(t);
+		return;
+	}
+	do
+		pos = tapas_rng_below(rng, s);
+	while (rows[pos] < 0);
+	rows[pos] = TAPAS_THREAT_MODEL_TARGET_T(t);
+	(*n_in)++;
+}
+
+/* dataset d on rows, with the targets whose label equals `in` inserted */
+static void
+fill_mia(const tapas_threat_model_params_t *p, tapas_rng_t *rng,
+		 tapas_threat_model_dataset_t *d, int32_t *rows, const int *l, int in,
+		 int training)
+{
+	size_t		s = p->num_training_records,
+				T = n_targets(p),
+				n_in = 0,
+				t;
+
+	d->rows = rows;
+	d->training = training;
+	for (t = 0; t < T; t++)
+	{
+		d->labels[t] = l[t] == in;
+		if (d->labels[t])
+			insert_target(p, rng, rows, s, t, &n_in, p->replace_target);
+	}
+	d->label = d->labels[0];
+	d->n_rows = p->replace_target ? s : s + n_in;
+}
+
 /*
  * Emits the datasets of one part starting at dataset number k0; `next`
- * points at free storage and is advanced.
+ * points at free storage (a slot of s + T rows per dataset) and is
+ * advanced.  With one target the random draws are, in order and number,
+ * those of the single-target model (label, then the replaced record).
  */
 static void
 sample_part(tapas_threat_model_t *tm, const tapas_threat_model_params_t *p, tapas_rng_t *rng,
 			threat_model_chunker *c, size_t k0, size_t count, int training, int32_t **next)
 {
 	size_t		s = p->num_training_records,
-				k = 0;
+				T = n_targets(p),
+				slot = s + T,
+				k = 0,
+				t;
+	int			l[TAPAS_THREAT_MODEL_MAX_TARGETS];
 
 	while (k < count)
 	{
-		tapas_threat_model_dataset_t *with = &tm->ds[k0 + k];
+		tapas_threat_model_dataset_t *d = &tm->ds[k0 + k];
 		int32_t    *base = *next;
-		int			label;
 
 		chunk_next(c, rng, s, base);
-		with->rows = base;
-		with->training = training;
 		if (p->goal == TAPAS_THREAT_MODEL_AIA)
 		{
-			base[tapas_rng_below(rng, s)] = TAPAS_THREAT_MODEL_TARGET;
-			with->n_rows = s;
-			with->label = (int) tapas_rng_below(rng, (uint64_t) p->n_values);
-			*next += s;
+			size_t		n_in = 0;
+
+			d->rows = base;
+			d->training = training;
+			d->n_rows = s;
+			for (t = 0; t < T; t++)
+			{
+				insert_target(p, rng, base, s, t, &n_in, 1);
+				d->labels[t] = draw_value(p, rng);
+			}
+			d->label = d->labels[0];
+			*next += slot;
 			k++;
 			continue;
 		}
-		label = (int) tapas_rng_below(rng, 2);
+		for (t = 0; t < T; t++)
+			l[t] = (int) tapas_rng_below(rng, 2);
 		if (p->generate_pairs && k + 1 < count)
 		{
-			/* the pair: (without, 0) and (with, 1), in the order label gives */
-			tapas_threat_model_dataset_t *a = &tm->ds[k0 + k],
-					   *b = &tm->ds[k0 + k + 1];
-			tapas_threat_model_dataset_t *w = label ? a : b,
-					   *wo = label ? b : a;
-			int32_t    *copy = base + s + 1;
-
-			memcpy(copy, base, s * sizeof(int32_t));
-			wo->rows = copy;
-			wo->n_rows = s;
-			wo->label = 0;
-			wo->training = training;
-			w->rows = base;
-			w->training = training;
-			w->label = 1;
-			*next += 2 * (s + 1);
-			with = w;
+			/* the pair: complementary labels, both from the same base */
+			memcpy(base + slot, base, s * sizeof(int32_t));
+			fill_mia(p, rng, d, base, l, 1, training);
+			fill_mia(p, rng, &tm->ds[k0 + k + 1], base + slot, l, 0, training);
+			*next += 2 * slot;
 			k += 2;
 		}
 		else
 		{
-			with->label = label;
-			with->n_rows = s;
-			*next += s + 1;
+			fill_mia(p, rng, d, base, l, 1, training);
+			*next += slot;
 			k++;
-			if (!label)
-				continue;
-		}
-		if (p->replace_target)
-		{
-			base[tapas_rng_below(rng, s)] = TAPAS_THREAT_MODEL_TARGET;
-			with->n_rows = s;
-		}
-		else
-		{
-			base[s] = TAPAS_THREAT_MODEL_TARGET;
-			with->n_rows = s + 1;
 		}
 	}
+}
+
+/* weights: n_values finite non-negative numbers with a positive sum */
+static int
+weights_ok(const tapas_threat_model_params_t *p)
+{
+	double		total = 0;
+	int			v;
+
+	if (p->value_weights == NULL)
+		return 1;
+	for (v = 0; v < p->n_values; v++)
+	{
+		if (!(p->value_weights[v] >= 0) || p->value_weights[v] > 1e300)
+			return 0;
+		total += p->value_weights[v];
+	}
+	return total > 0;
 }
 
 static tapas_status
@@ -142,12 +227,21 @@ check_params(const tapas_threat_model_params_t *p, size_t n_aux, const char **re
 		*reason = "num_training_records must be at least 1";
 	else if (p->n_train < 1 || p->n_test < 1)
 		*reason = "the numbers of training and test datasets must be at least 1";
-	else if (p->goal == TAPAS_THREAT_MODEL_AIA && p->n_values < 2)
-		*reason = "attribute inference needs at least two candidate values";
+	else if (p->goal == TAPAS_THREAT_MODEL_AIA &&
+			 (p->n_values < 2 || p->n_values > TAPAS_THREAT_MODEL_MAX_VALUES))
+		*reason = "attribute inference needs 2 to 64 candidate values";
+	else if (p->goal == TAPAS_THREAT_MODEL_AIA && !weights_ok(p))
+		*reason = "the value weights must be non-negative with a positive sum";
+	else if (n_targets(p) > TAPAS_THREAT_MODEL_MAX_TARGETS ||
+			 n_targets(p) > p->num_training_records)
+		*reason = "the number of targets must be between 1 and 1024 and at most num_training_records";
 	else if (p->n_pool > INT32_MAX)
 		*reason = "the auxiliary table is too large";
-	else if (n_aux < p->num_training_records ||
-			 p->n_pool - n_aux < p->num_training_records)
+	else if (p->exact_knowledge && p->n_pool < p->num_training_records)
+		*reason = "num_training_records is larger than the auxiliary table";
+	else if (!p->exact_knowledge &&
+			 (n_aux < p->num_training_records ||
+			  p->n_pool - n_aux < p->num_training_records))
 		*reason = "num_training_records is larger than a part of the auxiliary table";
 	else
 		return TAPAS_OK;
@@ -179,11 +273,15 @@ tapas_threat_model_sample(tapas_threat_model_t **out, const tapas_threat_model_p
 	if (tm == NULL || perm == NULL)
 		goto nomem;
 	tm->n_datasets = p->n_train + p->n_test;
+	tm->n_targets = n_targets(p);
 	tm->ds = tapas_calloc(tm->n_datasets, sizeof(tapas_threat_model_dataset_t));
-	tm->storage = tapas_malloc(tm->n_datasets * (p->num_training_records + 1) *
+	tm->storage = tapas_malloc(tm->n_datasets * (p->num_training_records + tm->n_targets) *
 							   sizeof(int32_t));
-	if (tm->ds == NULL || tm->storage == NULL)
+	tm->label_storage = tapas_malloc(tm->n_datasets * tm->n_targets * sizeof(int));
+	if (tm->ds == NULL || tm->storage == NULL || tm->label_storage == NULL)
 		goto nomem;
+	for (i = 0; i < tm->n_datasets; i++)
+		tm->ds[i].labels = tm->label_storage + i * tm->n_targets;
 	tm->n_aux = n_aux;
 	tm->n_test_part = p->n_pool - n_aux;
 
@@ -198,6 +296,17 @@ tapas_threat_model_sample(tapas_threat_model_t **out, const tapas_threat_model_p
 	test.perm = perm + n_aux;
 	test.n = p->n_pool - n_aux;
 	test.pos = test.n;
+	if (p->exact_knowledge)
+	{
+		/*
+		 * One base dataset D (the first records of the shuffle) for both
+		 * parts: a chunk of exactly |D| rows is D itself, reshuffled.
+		 */
+		n_aux = p->num_training_records;
+		tm->n_aux = tm->n_test_part = n_aux;
+		aux.n = aux.pos = test.n = test.pos = n_aux;
+		test.perm = perm;
+	}
 
 	/* 2-3. training datasets from the auxiliary part, then test ones */
 	next = tm->storage;
@@ -217,26 +326,41 @@ tapas_threat_model_validate(const tapas_threat_model_t *tm, const tapas_threat_m
 				  const char **reason)
 {
 	size_t		k,
-				i;
+				i,
+				t,
+				T = n_targets(p);
+	size_t		count[TAPAS_THREAT_MODEL_MAX_TARGETS];
+	const char *dummy;
 
+	if (reason == NULL)
+		reason = &dummy;
 	for (k = 0; k < tm->n_datasets; k++)
 	{
 		const tapas_threat_model_dataset_t *d = &tm->ds[k];
-		size_t		targets = 0;
 
+		memset(count, 0, T * sizeof(size_t));
 		for (i = 0; i < d->n_rows; i++)
 		{
-			if (d->rows[i] == TAPAS_THREAT_MODEL_TARGET)
-				targets++;
-			else if (d->rows[i] < 0 || (size_t) d->rows[i] >= p->n_pool)
+			int32_t		r = d->rows[i];
+
+			if (r < 0 && (size_t) (-1 - (int64_t) r) < T)
+				count[-1 - r]++;
+			else if (r < 0 || (size_t) r >= p->n_pool)
 			{
 				*reason = "row number outside the pool";
 				return 0;
 			}
 		}
-		if (p->goal == TAPAS_THREAT_MODEL_MIA ? targets != (size_t) (d->label == 1) : targets != 1)
+		for (t = 0; t < T; t++)
+			if (p->goal == TAPAS_THREAT_MODEL_MIA ? count[t] != (size_t) (d->labels[t] == 1) :
+				count[t] != 1)
+			{
+				*reason = "target presence does not match the label";
+				return 0;
+			}
+		if (d->label != d->labels[0])
 		{
-			*reason = "target presence does not match the label";
+			*reason = "label is not the first target's";
 			return 0;
 		}
 		if (d->training != (k < p->n_train))
@@ -255,5 +379,6 @@ tapas_threat_model_free(tapas_threat_model_t *tm)
 		return;
 	tapas_free(tm->ds);
 	tapas_free(tm->storage);
+	tapas_free(tm->label_storage);
 	tapas_free(tm);
 }

@@ -21,7 +21,7 @@ RETURNS TABLE(target_key text, score float8)
 AS 'MODULE_PATHNAME', 'tapas_sql_mia_scores'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION tapas.mia_scores(text, regclass, regclass, jsonb) IS
-'No-box membership inference scores (larger = more likely a member) of every row of targets against the synthetic table. Attacks: closest_distance_mia (distance), local_neighbourhood_mia (distance, radius), probability_estimation_mia (estimator kde|independent, bandwidth, bins, alpha). Targets are keyed by their primary key or params key.';
+'No-box membership inference scores (larger = more likely a member) of every row of targets against the synthetic table. Attacks: closest_distance_mia (distance), local_neighbourhood_mia (distance, radius), probability_estimation_mia (estimator kde|independent|histogram, bandwidth, bins, alpha). A distance is a name, an object (type, p, columns, weights, scale) or an array of them (their sum). Targets are keyed by their primary key or params key.';
 
 CREATE FUNCTION tapas.aia_scores(attack text, synthetic regclass, targets regclass,
 	sensitive name, params jsonb DEFAULT '{}')
@@ -29,7 +29,7 @@ RETURNS TABLE(target_key text, value text, score float8)
 AS 'MODULE_PATHNAME', 'tapas_sql_aia_scores'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE;
 COMMENT ON FUNCTION tapas.aia_scores(text, regclass, regclass, name, jsonb) IS
-'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale.';
+'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale, or be an array of distances (their sum).';
 
 CREATE FUNCTION tapas.train_threshold(scores float8[], labels boolean[],
 	criterion text, value float8 DEFAULT NULL)
@@ -51,6 +51,15 @@ AS 'MODULE_PATHNAME', 'tapas_sql_attack_metrics'
 LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION tapas.attack_metrics(float8[], boolean[], float8, float8) IS
 'Success of an attack from its scores and true labels: accuracy, TPR, FPR, advantage (TPR - FPR), privacy gain, exact AUC, TPR at FPR <= 0.1 and 0.01, the TAPAS effective-epsilon point estimate, and a Clopper-Pearson lower bound on epsilon at the threshold. Without a threshold the accuracy-maximising one is chosen on these same samples (optimistic).';
+
+CREATE FUNCTION tapas.metrics_intervals(scores float8[], labels boolean[],
+	threshold float8 DEFAULT NULL, confidence float8 DEFAULT 0.95,
+	bootstrap integer DEFAULT 1000, seed bigint DEFAULT 0)
+RETURNS TABLE(metric text, estimate float8, low float8, high float8)
+AS 'MODULE_PATHNAME', 'tapas_sql_metrics_intervals'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.metrics_intervals(float8[], boolean[], float8, float8, integer, bigint) IS
+'Bootstrap confidence intervals of an attack''s metrics from its scores and true labels: one row each for accuracy (at threshold, or at the accuracy-maximising threshold of these same samples when NULL: optimistic), AUC, and TPR at FPR <= 0.1 and 0.01, with the point estimate and the stratified percentile bootstrap interval at confidence (bootstrap resamples, positives and negatives resampled within their class, seeded by seed; widened to contain the estimate; 0 resamples give width 0).';
 
 CREATE FUNCTION tapas.roc_curve(scores float8[], labels boolean[])
 RETURNS TABLE(fpr float8, tpr float8, threshold float8)

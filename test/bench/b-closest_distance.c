@@ -116,7 +116,7 @@ naive_score(const size_t *rows, size_t n, size_t target, double *dist)
 static int
 many_targets(tapas_dataset_t *syn, const size_t *perm, size_t n)
 {
-	tapas_distance_t l2 = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0};
+	tapas_distance_t l2 = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0, NULL, 0};
 	size_t		e,
 				a,
 				m = n - NSYN < NMANY ? n - NSYN : NMANY;
@@ -172,7 +172,7 @@ main(void)
 				present;
 	tapas_column_spec_t specs[NCOL];
 	tapas_dataset_t *syn;
-	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0};
+	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0, NULL, 0};
 	tapas_rng_t rng;
 	double	   *dist = malloc(NSYN * sizeof(double)),
 				t_fast,

@@ -209,7 +209,7 @@ COMMENT ON FUNCTION tapas.release_risk_records(regclass, regclass, regclass, jso
 
 -- synthetic_predictor_aia's random forest, distance weights and scale
 COMMENT ON FUNCTION tapas.aia_scores(text, regclass, regclass, name, jsonb) IS
-'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale.';
+'No-box attribute inference scores: for every target row and every value of the categorical sensitive column, how strongly the synthetic data points to that value (the target''s own sensitive value is never read). Attacks: closest_distance_aia (distance), local_neighbourhood_aia (distance, radius), synthetic_predictor_aia (estimator logistic_regression with C, or random_forest with n_estimators, max_depth, min_samples_leaf, seed). A distance may carry per-column weights and a scale, or be an array of distances (their sum).';
 
 -- several attacks on one ROC plot
 CREATE FUNCTION tapas.roc_compare_svg(scores float8[], labels boolean[], attack text[],
@@ -223,3 +223,94 @@ COMMENT ON FUNCTION tapas.roc_compare_svg(float8[], boolean[], text[], text, flo
 -- the bhtp decoder (recon/cs_bhtp.c) in tapas.reconstruct_matrix
 COMMENT ON FUNCTION tapas.reconstruct_matrix(bigint[][], numeric[], text, integer, float8, boolean) IS
 'Recovers x from answers = rows * x for an m x n 0/1 matrix rows (one inner array per query); records are 1..n. Methods: omp, nnls, lp, bhtp (binary hard-thresholding pursuit for hundreds of positives, exact answers; s = sparsity bound, noise = Laplace scale of the answer noise, binary = round to 0/1; returns the non-zero values, error if inconsistent with the answers), sparse (every 0/1 x of weight <= s <= 3; error unless exactly one), exact (the records the answers determine, with their values).';
+-- a second density estimator (the joint histogram) and sums of distances
+COMMENT ON FUNCTION tapas.mia_scores(text, regclass, regclass, jsonb) IS
+'No-box membership inference scores (larger = more likely a member) of every row of targets against the synthetic table. Attacks: closest_distance_mia (distance), local_neighbourhood_mia (distance, radius), probability_estimation_mia (estimator kde|independent|histogram, bandwidth, bins, alpha). A distance is a name, an object (type, p, columns, weights, scale) or an array of them (their sum). Targets are keyed by their primary key or params key.';
+
+-- bootstrap confidence intervals of the evaluation metrics
+DROP FUNCTION tapas.evaluate(text, text, regclass, text, jsonb);
+CREATE FUNCTION tapas.evaluate(
+	threat_model text,
+	attack text,
+	auxiliary regclass,
+	target_key text,
+	params jsonb DEFAULT '{}',
+	OUT accuracy float8,
+	OUT tpr float8,
+	OUT fpr float8,
+	OUT advantage float8,
+	OUT auc float8,
+	OUT tpr_at_fpr_01 float8,
+	OUT tpr_at_fpr_001 float8,
+	OUT effective_epsilon float8,
+	OUT epsilon_lower float8,
+	OUT threshold float8,
+	OUT n_train integer,
+	OUT n_test integer,
+	OUT n_pos integer,
+	OUT n_neg integer,
+	OUT n_features integer,
+	OUT seconds float8,
+	OUT accuracy_low float8,
+	OUT accuracy_high float8,
+	OUT auc_low float8,
+	OUT auc_high float8,
+	OUT tpr_at_fpr_01_low float8,
+	OUT tpr_at_fpr_01_high float8,
+	OUT tpr_at_fpr_001_low float8,
+	OUT tpr_at_fpr_001_high float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'tapas_sql_evaluate'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION tapas.evaluate(text, text, regclass, text, jsonb) IS
+'Evaluates an attack on the record of auxiliary whose key is target_key, under threat_model '
+'targeted_mia or targeted_aia: training and test datasets are sampled from the two halves of '
+'auxiliary, or all built from one base dataset with params knowledge exact (without the target; '
+'the target is added to positive MIA datasets, and to every AIA dataset with its sensitive value '
+'drawn among params values, default every value of the column, uniformly or by params '
+'distribution weights; over more than two values the guess is the best-scoring value and only '
+'accuracy, its interval and advantage over the prior''s most likely value are returned), passed through the '
+'generator (params generator: raw, marginals or a function (regclass, integer, bigint) returning '
+'a set of rows), attacked (groundhog, shadow_modelling, closest_distance_mia, '
+'local_neighbourhood_mia, probability_estimation, closest_distance_aia, local_neighbourhood_aia, '
+'synthetic_predictor) and scored; returns the metrics on the test datasets, with stratified '
+'percentile bootstrap intervals (params bootstrap resamples, default 1000, 0 for none: NULL '
+'bounds) at params confidence for accuracy, AUC and TPR at FPR 0.1 and 0.01. Every random step '
+'is seeded by params seed.';
+
+
+-- several targets sharing one set of datasets
+CREATE FUNCTION tapas.evaluate_targets(
+	threat_model text,
+	attack text,
+	auxiliary regclass,
+	target_keys text[],
+	params jsonb DEFAULT '{}')
+RETURNS TABLE (target_key text, accuracy float8, tpr float8, fpr float8, advantage float8,
+	auc float8, tpr_at_fpr_01 float8, tpr_at_fpr_001 float8, effective_epsilon float8,
+	epsilon_lower float8, threshold float8, n_train integer, n_test integer, n_pos integer,
+	n_neg integer, n_features integer, seconds float8, accuracy_low float8,
+	accuracy_high float8, auc_low float8, auc_high float8, tpr_at_fpr_01_low float8,
+	tpr_at_fpr_01_high float8, tpr_at_fpr_001_low float8, tpr_at_fpr_001_high float8)
+AS 'MODULE_PATHNAME', 'tapas_sql_evaluate_targets'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION tapas.evaluate_targets(text, text, regclass, text[], jsonb) IS
+'The evaluation of tapas.evaluate for several targets at once (the reference''s multiple-target '
+'mode): all of target_keys are taken out of auxiliary, one set of training and test datasets is '
+'sampled for all of them (each target with its own label per dataset: in MIA pairs each target is '
+'in exactly one dataset of the pair; in AIA every dataset holds every target with its own value), '
+'each dataset goes through the generator once, and each target is scored and thresholded on its own. '
+'Score-based attacks only. One row per target, in the order of target_keys, with the columns of '
+'tapas.evaluate.';
+
+-- bootstrap intervals of the metrics of any scores
+CREATE FUNCTION tapas.metrics_intervals(scores float8[], labels boolean[],
+	threshold float8 DEFAULT NULL, confidence float8 DEFAULT 0.95,
+	bootstrap integer DEFAULT 1000, seed bigint DEFAULT 0)
+RETURNS TABLE(metric text, estimate float8, low float8, high float8)
+AS 'MODULE_PATHNAME', 'tapas_sql_metrics_intervals'
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION tapas.metrics_intervals(float8[], boolean[], float8, float8, integer, bigint) IS
+'Bootstrap confidence intervals of an attack''s metrics from its scores and true labels: one row each for accuracy (at threshold, or at the accuracy-maximising threshold of these same samples when NULL: optimistic), AUC, and TPR at FPR <= 0.1 and 0.01, with the point estimate and the stratified percentile bootstrap interval at confidence (bootstrap resamples, positives and negatives resampled within their class, seeded by seed; widened to contain the estimate; 0 resamples give width 0).';

@@ -121,7 +121,7 @@ test_l2_matrix(void)
 	tapas_dataset_t *a,
 			   *b;
 	double		out[7 * 30];
-	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0};
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0, NULL, 0};
 	size_t		i,
 				k;
 
@@ -145,7 +145,7 @@ test_l2_scan_vs_scans(void)
 	tapas_rng_t rng;
 	long		iters = tapas_test_iters(20),
 				it;
-	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0};
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0, NULL, 0};
 
 	tapas_rng_seed(&rng, tapas_test_seed() + 11);
 	for (it = 0; it < iters; it++)
@@ -228,7 +228,7 @@ test_check_errors(void)
 {
 	tapas_dataset_t *ds = tapas_dataset_create(2, NC, SPECS);
 	size_t		bad = NC;
-	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0};
+	tapas_distance_t d = {TAPAS_DISTANCE_LP, 2.0, NULL, 0, NULL, 0, NULL, 0};
 
 	TAPAS_CHECK(tapas_distance_check(&d, ds) == TAPAS_EINVAL);	/* not encoded */
 	tapas_dataset_encode(ds);

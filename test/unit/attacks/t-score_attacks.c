@@ -42,8 +42,8 @@ static void
 test_closest_distance_mia(void)
 {
 	tapas_dataset_t *ds = toy();
-	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0};
-	tapas_distance_t l1 = {TAPAS_DISTANCE_LP, 1, NULL, 0, NULL, 0};
+	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0, NULL, 0};
+	tapas_distance_t l1 = {TAPAS_DISTANCE_LP, 1, NULL, 0, NULL, 0, NULL, 0};
 	double		in[3] = {1, 1, 1.0},
 				out[3] = {1, 0, 0.25},
 				enc[6],
@@ -64,7 +64,7 @@ static void
 test_closest_distance_aia(void)
 {
 	tapas_dataset_t *ds = toy();
-	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0};
+	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0, NULL, 0};
 	double		x[3] = {2, 1, 1.0},	/* its s is ignored */
 				sc[2];
 
@@ -85,7 +85,7 @@ static void
 test_local_neighbourhood(void)
 {
 	tapas_dataset_t *ds = toy();
-	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0};
+	tapas_distance_t ham = {TAPAS_DISTANCE_HAMMING, 0, NULL, 0, NULL, 0, NULL, 0};
 	double		x[3] = {0, 1, 1.0},
 				score,
 				sc[2];
