@@ -1,0 +1,351 @@
+/*-------------------------------------------------------------------------
+ *
+ * rf_split.c
+ *	  The split search of one random-forest node (see random_forest.h for
+ *	  the criterion and rf_int.h for the sample layout).
+ *
+ * For each drawn feature the segment's values are gathered, sorted and
+ * swept from left to right keeping the weighted class counts (wl0, wl1)
+ * of the left part; with W0, W1 the node totals, the Gini impurity
+ * decrease is maximised by maximising the proxy
+ *	(wl0^2 + wl1^2) / wl + (wr0^2 + wr1^2) / wr
+ * (the node's own impurity is constant), as in scikit-learn.
+ *
+ * Three things make the search cheap without changing a single split:
+ *	- sort keys: a float maps to a uint32 whose unsigned order is the
+ *	  float order (sign bit flipped, negatives complemented, -0 taken as
+ *	  +0), packed above the position into one uint64; short segments are
+ *	  insertion-sorted, longer ones radix-sorted (LSD, 8 bits a pass, a
+ *	  pass skipped when every key has the same byte).  Equal values have
+ *	  equal keys, so the candidate thresholds (between distinct adjacent
+ *	  values) are the same as with a float sort, and the class sums at each
+ *	  are the same exact integers whatever the order among equal values.
+ *	- constant features are recognised from the gathered minimum and
+ *	  maximum, before any sort.
+ *	- once the best split is perfect (proxy = W0 + W1, both sides pure) no
+ *	  feature can beat it by the 1e-12 margin (a computed proxy is at most
+ *	  (W0 + W1)(1 + u)^4, u the unit round-off, as the weights are exact
+ *	  integers), so later draws are only tested for constancy: drawing
+ *	  must still visit max_features non-constant features, since the
+ *	  random stream has to advance as before.
+ * The weights are bootstrap counts, so every wl, wr is an exact integer
+ * and the sweep's arithmetic is the same operation for operation.
+ * Features with a NaN anywhere keep the plain float sort (NaN has no
+ * place in an order; the result is whatever that sort gives, as before).
+ *
+ * IDENTIFICATION
+ *	  src/attacks/rf_split.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <float.h>
+#include <string.h>
+
+#include "attacks/rf_int.h"
+
+/* segments up to this length are insertion-sorted */
+#define RF_INSERTION_MAX 24
+
+/* ----------------------------------------------------------------
+ *		Float sort (3-way quicksort, insertion sort for short runs)
+ * ----------------------------------------------------------------
+ */
+static void
+pairs_sort(rf_pair *a, long n)
+{
+	while (n > 16)
+	{
+		float		x = a[n / 2].v,
+					x0 = a[0].v,
+					x1 = a[n - 1].v;
+		float		pivot;
+		long		lt = 0,
+					i = 0,
+					gt = n;
+
+		/* median of three */
+		pivot = (x0 < x) ? ((x < x1) ? x : (x0 < x1 ? x1 : x0))
+			: ((x0 < x1) ? x0 : (x < x1 ? x1 : x));
+		while (i < gt)
+		{
+			rf_pair		t;
+
+			if (a[i].v < pivot)
+			{
+				t = a[lt];
+				a[lt++] = a[i];
+				a[i++] = t;
+			}
+			else if (a[i].v > pivot)
+			{
+				t = a[--gt];
+				a[gt] = a[i];
+				a[i] = t;
+			}
+			else
+				i++;
+		}
+		/* recurse into the smaller side, loop on the larger */
+		if (lt < n - gt)
+		{
+			pairs_sort(a, lt);
+			a += gt;
+			n -= gt;
+		}
+		else
+		{
+			pairs_sort(a + gt, n - gt);
+			n = lt;
+		}
+	}
+	{
+		long		i,
+					j;
+
+		for (i = 1; i < n; i++)
+		{
+			rf_pair		t = a[i];
+
+			for (j = i; j > 0 && a[j - 1].v > t.v; j--)
+				a[j] = a[j - 1];
+			a[j] = t;
+		}
+	}
+}
+
+/* ----------------------------------------------------------------
+ *		Key sort
+ * ----------------------------------------------------------------
+ */
+
+/* order-preserving key of a non-NaN float (-0 and +0 alike) */
+static inline uint32_t
+float_key(float v)
+{
+	uint32_t	u;
+
+	if (v == 0.0f)
+		v = 0.0f;
+	memcpy(&u, &v, sizeof(u));
+	return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/* the float of a key */
+static inline float
+key_float(uint32_t k)
+{
+	uint32_t	u = (k & 0x80000000u) ? (k & 0x7fffffffu) : ~k;
+	float		v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/* sorts a[0..n-1] by their upper 32 bits; tmp holds n */
+static void
+keys_sort(uint64_t *a, long n, uint64_t *tmp)
+{
+	long		i,
+				j;
+
+	if (n <= RF_INSERTION_MAX)
+	{
+		for (i = 1; i < n; i++)
+		{
+			uint64_t	t = a[i];
+
+			for (j = i; j > 0 && a[j - 1] > t; j--)
+				a[j] = a[j - 1];
+			a[j] = t;
+		}
+		return;
+	}
+	{
+		uint32_t	count[4][256];
+		int			pass;
+		uint64_t   *src = a,
+				   *dst = tmp;
+
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+		{
+			uint32_t	k = (uint32_t) (a[i] >> 32);
+
+			count[0][k & 0xff]++;
+			count[1][(k >> 8) & 0xff]++;
+			count[2][(k >> 16) & 0xff]++;
+			count[3][k >> 24]++;
+		}
+		for (pass = 0; pass < 4; pass++)
+		{
+			uint32_t   *c = count[pass];
+			uint32_t	sum = 0;
+			int			shift = 32 + 8 * pass;
+			uint64_t   *t;
+
+			if (c[(src[0] >> shift) & 0xff] == (uint32_t) n)
+				continue;		/* every key has this byte */
+			for (j = 0; j < 256; j++)
+			{
+				uint32_t	cj = c[j];
+
+				c[j] = sum;
+				sum += cj;
+			}
+			for (i = 0; i < n; i++)
+				dst[c[(src[i] >> shift) & 0xff]++] = src[i];
+			t = src;
+			src = dst;
+			dst = t;
+		}
+		if (src != a)
+			memcpy(a, src, n * sizeof(uint64_t));
+	}
+}
+
+/* ----------------------------------------------------------------
+ *		Sweep
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The candidate split between left sums (wl0, wl1) and the rest, with the
+ * two adjacent distinct values lo_v < hi_v around it: improves *best.
+ */
+static inline void
+consider(rf_split *best, int f, double wl0, double wl1, double W0, double W1,
+		 float lo_v, float hi_v)
+{
+	double		wl = wl0 + wl1,
+				wr0 = W0 - wl0,
+				wr1 = W1 - wl1,
+				wr = wr0 + wr1,
+				proxy;
+
+	if (wl <= 0 || wr <= 0)
+		return;
+	proxy = (wl0 * wl0 + wl1 * wl1) / wl + (wr0 * wr0 + wr1 * wr1) / wr;
+	if (proxy > best->proxy + 1e-12)
+	{
+		double		t = ((double) lo_v + (double) hi_v) / 2.0;
+
+		/* the midpoint must separate the two floats */
+		if (!((float) t < hi_v) || (float) t < lo_v)
+			t = lo_v;
+		best->proxy = proxy;
+		best->feature = f;
+		best->threshold = t;
+	}
+}
+
+/* no split can beat *best by the margin: it is perfect (see the header) */
+static inline int
+best_is_perfect(const rf_split *best, double W0, double W1)
+{
+	return best->proxy + 1e-12 >= (W0 + W1) * (1.0 + 4.0 * DBL_EPSILON);
+}
+
+/* feature f with a float sort (some value of the data is NaN) */
+static int
+split_feature_float(rf_builder *b, int f, long lo, long hi, double W0,
+					double W1, rf_split *best)
+{
+	const float *xf = b->Xc + (size_t) f * b->n;
+	rf_pair    *pr = b->pairs;
+	long		n = hi - lo,
+				k,
+				msl = b->p->min_samples_leaf;
+	double		wl0 = 0,
+				wl1 = 0;
+
+	for (k = 0; k < n; k++)
+	{
+		pr[k].v = xf[b->idx[lo + k]];
+		pr[k].pos = (int32_t) (lo + k);
+	}
+	pairs_sort(pr, n);
+	if (!(pr[0].v < pr[n - 1].v))
+		return 1;
+	for (k = 0; k < n - 1; k++)
+	{
+		int32_t		s = pr[k].pos;
+
+		wl0 += b->w0[s];
+		wl1 += b->w1[s];
+		if (!(pr[k].v < pr[k + 1].v) || k + 1 < msl || n - k - 1 < msl)
+			continue;
+		consider(best, f, wl0, wl1, W0, W1, pr[k].v, pr[k + 1].v);
+	}
+	return 0;
+}
+
+/*
+ * Best split of the segment [lo, hi) on feature f, improving *best.
+ * Returns 1 if f is constant in the segment.
+ */
+static int
+split_feature(rf_builder *b, int f, long lo, long hi, double W0, double W1,
+			  rf_split *best)
+{
+	const float *xf = b->Xc + (size_t) f * b->n;
+	const int32_t *idx = b->idx + lo;
+	uint64_t   *key = b->keys;
+	long		n = hi - lo,
+				k,
+				msl = b->p->min_samples_leaf;
+	uint32_t	kmin = UINT32_MAX,
+				kmax = 0;
+	double		wl0 = 0,
+				wl1 = 0;
+
+	if (b->has_nan)
+		return split_feature_float(b, f, lo, hi, W0, W1, best);
+	for (k = 0; k < n; k++)
+	{
+		uint32_t	v = float_key(xf[idx[k]]);
+
+		kmin = v < kmin ? v : kmin;
+		kmax = v > kmax ? v : kmax;
+		key[k] = ((uint64_t) v << 32) | (uint32_t) (lo + k);
+	}
+	if (kmin == kmax)
+		return 1;
+	if (best_is_perfect(best, W0, W1))
+		return 0;
+	keys_sort(key, n, b->keys_tmp);
+	for (k = 0; k < n - 1; k++)
+	{
+		uint32_t	s = (uint32_t) key[k],
+					v = (uint32_t) (key[k] >> 32),
+					v_next = (uint32_t) (key[k + 1] >> 32);
+
+		wl0 += b->w0[s];
+		wl1 += b->w1[s];
+		if (v == v_next || k + 1 < msl || n - k - 1 < msl)
+			continue;
+		consider(best, f, wl0, wl1, W0, W1, key_float(v), key_float(v_next));
+	}
+	return 0;
+}
+
+void
+tapas_rf_find_split(rf_builder *b, long lo, long hi, double W0, double W1,
+					rf_split *best)
+{
+	size_t		d = b->d,
+				drawn = 0;
+	int			visited = 0;
+
+	best->feature = -1;
+	best->proxy = (W0 * W0 + W1 * W1) / (W0 + W1);	/* no split */
+	while (visited < b->max_features && drawn < d)
+	{
+		size_t		j = drawn + tapas_rng_below(b->rng, d - drawn);
+		int32_t		f = b->feat[j];
+
+		b->feat[j] = b->feat[drawn];
+		b->feat[drawn++] = f;
+		if (!split_feature(b, f, lo, hi, W0, W1, best))
+			visited++;
+	}
+}
