@@ -186,6 +186,10 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->pairs);
 	tapas_free(b->keys);
 	tapas_free(b->keys_tmp);
+	tapas_free(b->rank);
+	tapas_free(b->rank_value);
+	tapas_free(b->rank_off);
+	tapas_free(b->count);
 	tapas_free(b->tmp_idx);
 	tapas_free(b->tmp_w0);
 	tapas_free(b->tmp_w1);
@@ -246,6 +250,9 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	b.y = y;
 	b.n = n;
 	b.d = d;
+	if (!b.has_nan && n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
+		tapas_rf_build_ranks(&b) != TAPAS_OK)
+		goto fail;
 	b.p = params;
 	b.rng = rng;
 	b.max_features = params->max_features > 0 ? params->max_features :

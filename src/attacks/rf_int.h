@@ -47,6 +47,11 @@ typedef struct rf_builder
 	rf_pair    *pairs;			/* float sort buffer (NaN inputs) */
 	uint64_t   *keys;			/* key sort buffers, n each */
 	uint64_t   *keys_tmp;
+	/* ranks (NULL: none, when n > tapas_rf_rank_max_n or a value is NaN) */
+	uint16_t   *rank;			/* feature-major d x n dense ranks */
+	float	   *rank_value;		/* the value of each rank, rank_off[f] + r */
+	size_t	   *rank_off;		/* d */
+	uint32_t   *count;			/* n + 1 counters (counting sort) */
 	int32_t    *tmp_idx;		/* partition buffers */
 	double	   *tmp_w0;
 	double	   *tmp_w1;
@@ -59,6 +64,22 @@ typedef struct rf_split
 	double		threshold;
 	double		proxy;
 } rf_split;
+
+/* ranks fit in 16 bits up to this many samples */
+#define RF_RANK_MAX_N 65535
+
+/*
+ * Fits use ranks up to this many samples: RF_RANK_MAX_N, lowered only by
+ * the unit tests (to 0, to test the float-key path on small inputs).
+ */
+extern size_t tapas_rf_rank_max_n;
+
+/*
+ * Fills b->rank, rank_value and rank_off from b->Xc (b->n <= RF_RANK_MAX_N,
+ * no NaN): rank r of feature f is the r-th smallest distinct value of the
+ * feature, -0 and +0 alike.  Returns TAPAS_OK or TAPAS_ENOMEM.
+ */
+extern tapas_status tapas_rf_build_ranks(rf_builder *b);
 
 /*
  * The best split of positions [lo, hi) (class weights W0, W1) over up to

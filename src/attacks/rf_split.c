@@ -12,14 +12,18 @@
  * (the node's own impurity is constant), as in scikit-learn.
  *
  * Three things make the search cheap without changing a single split:
- *	- sort keys: a float maps to a uint32 whose unsigned order is the
- *	  float order (sign bit flipped, negatives complemented, -0 taken as
- *	  +0), packed above the position into one uint64; short segments are
- *	  insertion-sorted, longer ones radix-sorted (LSD, 8 bits a pass, a
- *	  pass skipped when every key has the same byte).  Equal values have
- *	  equal keys, so the candidate thresholds (between distinct adjacent
- *	  values) are the same as with a float sort, and the class sums at each
- *	  are the same exact integers whatever the order among equal values.
+ *	- ranks: each feature's values are replaced once per fit by their dense
+ *	  ranks (uint16, half the memory of the floats the gathers touch),
+ *	  packed above the position into one uint64 sort key; short segments
+ *	  are insertion-sorted, longer ones counting-sorted over the segment's
+ *	  rank range, or radix-sorted (two 8-bit passes) when that range is
+ *	  wide.  Equal values have equal ranks, so the candidate thresholds
+ *	  (between distinct adjacent values) are the same as with a float
+ *	  sort, and the class sums at each are the same exact integers whatever
+ *	  the order among equal values.  Without ranks (more than 65,535
+ *	  samples) the key is the float's order-preserving uint32 (sign bit
+ *	  flipped, negatives complemented, -0 taken as +0), radix-sorted in up
+ *	  to four passes (a pass skipped when every key has the same byte).
  *	- constant features are recognised from the gathered minimum and
  *	  maximum, before any sort.
  *	- once the best split is perfect (proxy = W0 + W1, both sides pure) no
@@ -42,6 +46,9 @@
 #include <string.h>
 
 #include "attacks/rf_int.h"
+#include "util/memory.h"
+
+size_t		tapas_rf_rank_max_n = RF_RANK_MAX_N;
 
 /* segments up to this length are insertion-sorted */
 #define RF_INSERTION_MAX 24
@@ -279,6 +286,166 @@ split_feature_float(rf_builder *b, int f, long lo, long hi, double W0,
 	return 0;
 }
 
+/* ----------------------------------------------------------------
+ *		Ranks
+ * ----------------------------------------------------------------
+ */
+
+tapas_status
+tapas_rf_build_ranks(rf_builder *b)
+{
+	size_t		n = b->n,
+				d = b->d,
+				f,
+				total = 0;
+	long		i;
+
+	b->rank = tapas_malloc(n * d * sizeof(uint16_t));
+	b->rank_value = tapas_malloc(n * d * sizeof(float));
+	b->rank_off = tapas_malloc(d * sizeof(size_t));
+	b->count = tapas_malloc((n + 1) * sizeof(uint32_t));
+	if (!b->rank || !b->rank_value || !b->rank_off || !b->count)
+		return TAPAS_ENOMEM;
+	for (f = 0; f < d; f++)
+	{
+		const float *xf = b->Xc + f * n;
+		uint16_t   *rf = b->rank + f * n;
+		uint64_t   *key = b->keys;
+		uint32_t	prev = 0;
+		long		r = -1;
+
+		for (i = 0; i < (long) n; i++)
+			key[i] = ((uint64_t) float_key(xf[i]) << 32) | (uint32_t) i;
+		keys_sort(key, (long) n, b->keys_tmp);
+		b->rank_off[f] = total;
+		for (i = 0; i < (long) n; i++)
+		{
+			uint32_t	v = (uint32_t) (key[i] >> 32);
+
+			if (r < 0 || v != prev)
+			{
+				b->rank_value[total + ++r] = key_float(v);
+				prev = v;
+			}
+			rf[(uint32_t) key[i]] = (uint16_t) r;
+		}
+		total += r + 1;
+	}
+	return TAPAS_OK;
+}
+
+/*
+ * Sorts a[0..n-1] by their upper 32 bits, ranks within [lo, hi] (hi - lo
+ * < b->n); returns a or tmp, whichever holds the result.
+ */
+static uint64_t *
+rank_sort(rf_builder *b, uint64_t *a, long n, uint64_t *tmp, uint32_t lo, uint32_t hi)
+{
+	uint32_t   *c = b->count;
+	uint32_t	range = hi - lo + 1,
+				sum = 0,
+				j;
+	long		i;
+
+	if (n <= RF_INSERTION_MAX)
+	{
+		keys_sort(a, n, tmp);
+		return a;
+	}
+	if (range > (uint32_t) n + 512)
+	{
+		/* a wide range: LSD radix over the two bytes of rank - lo */
+		uint32_t	c0[256],
+					c1[256],
+					s0 = 0,
+					s1 = 0;
+
+		memset(c0, 0, sizeof(c0));
+		memset(c1, 0, sizeof(c1));
+		for (i = 0; i < n; i++)
+		{
+			uint32_t	r = (uint32_t) (a[i] >> 32) - lo;
+
+			c0[r & 0xff]++;
+			c1[r >> 8]++;
+		}
+		for (j = 0; j < 256; j++)
+		{
+			uint32_t	t0 = c0[j],
+						t1 = c1[j];
+
+			c0[j] = s0;
+			c1[j] = s1;
+			s0 += t0;
+			s1 += t1;
+		}
+		for (i = 0; i < n; i++)
+			tmp[c0[((uint32_t) (a[i] >> 32) - lo) & 0xff]++] = a[i];
+		for (i = 0; i < n; i++)
+			a[c1[((uint32_t) (tmp[i] >> 32) - lo) >> 8]++] = tmp[i];
+		return a;
+	}
+	/* counting sort over the range */
+	memset(c, 0, range * sizeof(uint32_t));
+	for (i = 0; i < n; i++)
+		c[(uint32_t) (a[i] >> 32) - lo]++;
+	for (j = 0; j < range; j++)
+	{
+		uint32_t	cj = c[j];
+
+		c[j] = sum;
+		sum += cj;
+	}
+	for (i = 0; i < n; i++)
+		tmp[c[(uint32_t) (a[i] >> 32) - lo]++] = a[i];
+	return tmp;
+}
+
+/* split_feature with ranks (b->rank set) */
+static int
+split_feature_ranks(rf_builder *b, int f, long lo, long hi, double W0,
+					double W1, rf_split *best)
+{
+	const uint16_t *rf = b->rank + (size_t) f * b->n;
+	const float *value = b->rank_value + b->rank_off[f];
+	const int32_t *idx = b->idx + lo;
+	uint64_t   *key = b->keys;
+	long		n = hi - lo,
+				k,
+				msl = b->p->min_samples_leaf;
+	uint32_t	rmin = UINT32_MAX,
+				rmax = 0;
+	double		wl0 = 0,
+				wl1 = 0;
+
+	for (k = 0; k < n; k++)
+	{
+		uint32_t	r = rf[idx[k]];
+
+		rmin = r < rmin ? r : rmin;
+		rmax = r > rmax ? r : rmax;
+		key[k] = ((uint64_t) r << 32) | (uint32_t) (lo + k);
+	}
+	if (rmin == rmax)
+		return 1;
+	if (best_is_perfect(best, W0, W1))
+		return 0;
+	key = rank_sort(b, key, n, b->keys_tmp, rmin, rmax);
+	for (k = 0; k < n - 1; k++)
+	{
+		uint32_t	s = (uint32_t) key[k],
+					r = (uint32_t) (key[k] >> 32),
+					r_next = (uint32_t) (key[k + 1] >> 32);
+
+		wl0 += b->w0[s];
+		wl1 += b->w1[s];
+		if (r == r_next || k + 1 < msl || n - k - 1 < msl)
+			continue;
+		consider(best, f, wl0, wl1, W0, W1, value[r], value[r_next]);
+	}
+	return 0;
+}
+
 /*
  * Best split of the segment [lo, hi) on feature f, improving *best.
  * Returns 1 if f is constant in the segment.
@@ -298,6 +465,8 @@ split_feature(rf_builder *b, int f, long lo, long hi, double W0, double W1,
 	double		wl0 = 0,
 				wl1 = 0;
 
+	if (b->rank != NULL)
+		return split_feature_ranks(b, f, lo, hi, W0, W1, best);
 	if (b->has_nan)
 		return split_feature_float(b, f, lo, hi, W0, W1, best);
 	for (k = 0; k < n; k++)

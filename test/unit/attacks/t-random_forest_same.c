@@ -8,7 +8,8 @@
  * every drawn feature), fitted on the same data from the same seed.  Every
  * tree must have the same nodes: feature, children, threshold and leaf
  * probability, compared with ==.  The inputs mix what changes the paths:
- * ties (few distinct values), constant features, -0 and +0, negative and
+ * ranks or float keys (tapas_rf_rank_max_n), ties (few distinct values),
+ * constant features, -0 and +0, negative and
  * huge values, adjacent floats, tiny nodes (perfect splits), bootstrap or
  * not, min_samples_leaf, max_depth; and a NaN (the float-sort fallback).
  */
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attacks/rf_int.h"
 #include "rf_reference.h"
 #include "tapas_test.h"
 
@@ -146,19 +148,34 @@ one_problem(tapas_rng_t *rng, int with_nan, const char **why)
 	return ok;
 }
 
+/* ranks (the default up to 65,535 samples) or float keys (above) */
 static void
-test_rf_same_trees_random(void)
+random_problems(uint64_t seed, size_t rank_max_n)
 {
 	tapas_rng_t rng;
 	long		k,
 				iters = tapas_test_iters(400);
 	const char *why = "";
 
-	tapas_rng_seed(&rng, tapas_test_seed());
+	tapas_rf_rank_max_n = rank_max_n;
+	tapas_rng_seed(&rng, seed);
 	for (k = 0; k < iters; k++)
 		if (!one_problem(&rng, 0, &why))
 			break;
+	tapas_rf_rank_max_n = RF_RANK_MAX_N;
 	TAPAS_CHECK_MSG(k == iters, "problem %ld differs: %s", k, why);
+}
+
+static void
+test_rf_same_trees_random(void)
+{
+	random_problems(tapas_test_seed(), RF_RANK_MAX_N);
+}
+
+static void
+test_rf_same_trees_random_float_keys(void)
+{
+	random_problems(tapas_test_seed() + 3, 0);
 }
 
 static void
@@ -182,11 +199,9 @@ test_rf_same_trees_nan(void)
  * unlimited depth): deep nodes are tiny and mostly split perfectly.
  */
 static void
-test_rf_same_trees_wide(void)
+same_trees_shape(size_t n, size_t d, uint64_t seed)
 {
-	size_t		n = 120,
-				d = 600,
-				i,
+	size_t		i,
 				j;
 	double	   *X = malloc(n * d * sizeof(double));
 	int		   *y = malloc(n * sizeof(int));
@@ -198,7 +213,7 @@ test_rf_same_trees_wide(void)
 				rb;
 	const char *why = "";
 
-	tapas_rng_seed(&rng, tapas_test_seed() + 2);
+	tapas_rng_seed(&rng, seed);
 	for (i = 0; i < n; i++)
 	{
 		y[i] = (int) tapas_rng_below(&rng, 2);
@@ -208,15 +223,33 @@ test_rf_same_trees_wide(void)
 	}
 	tapas_rf_params_default(&p);
 	p.n_trees = 10;
-	tapas_rng_seed(&ra, 7);
-	tapas_rng_seed(&rb, 7);
-	TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &ra, NULL) == TAPAS_OK);
-	TAPAS_CHECK(ref_rf_fit(&b, X, y, n, d, &p, &rb, NULL) == TAPAS_OK);
-	TAPAS_CHECK_MSG(same_forest(a, b, &why), "%s", why);
-	tapas_rf_free(a);
-	tapas_rf_free(b);
+	for (i = 0; i < 2; i++)
+	{
+		tapas_rf_rank_max_n = i ? 0 : RF_RANK_MAX_N;
+		tapas_rng_seed(&ra, 7);
+		tapas_rng_seed(&rb, 7);
+		TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &ra, NULL) == TAPAS_OK);
+		TAPAS_CHECK(ref_rf_fit(&b, X, y, n, d, &p, &rb, NULL) == TAPAS_OK);
+		TAPAS_CHECK_MSG(same_forest(a, b, &why), "%s keys: %s", i ? "float" : "rank", why);
+		tapas_rf_free(a);
+		tapas_rf_free(b);
+	}
+	tapas_rf_rank_max_n = RF_RANK_MAX_N;
 	free(X);
 	free(y);
+}
+
+static void
+test_rf_same_trees_wide(void)
+{
+	same_trees_shape(120, 600, tapas_test_seed() + 2);
+}
+
+/* 1,500 samples: deep nodes span rank ranges wide enough for the radix sort */
+static void
+test_rf_same_trees_tall(void)
+{
+	same_trees_shape(1500, 30, tapas_test_seed() + 4);
 }
 
 /*
@@ -270,8 +303,10 @@ int
 main(void)
 {
 	TAPAS_TEST_RUN(test_rf_same_trees_random);
+	TAPAS_TEST_RUN(test_rf_same_trees_random_float_keys);
 	TAPAS_TEST_RUN(test_rf_same_trees_nan);
 	TAPAS_TEST_RUN(test_rf_same_trees_wide);
+	TAPAS_TEST_RUN(test_rf_same_trees_tall);
 	TAPAS_TEST_RUN(test_rf_same_trees_near_perfect);
 	TAPAS_TEST_DONE();
 }
