@@ -245,8 +245,13 @@ batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "(SELECT %s FROM %s", sel.data,
 					 tapas_dataset_rel_sql_name(synthetic));
+	/*
+	 * A table already in the union adds no value nor bound (tapas.evaluate
+	 * passes its auxiliary table as both): scan it once.
+	 */
 	for (i = 0; targets != NULL && i < 2; i++)
-		if (OidIsValid(targets[i]))
+		if (OidIsValid(targets[i]) && targets[i] != synthetic &&
+			(i == 0 || targets[i] != targets[0]))
 			appendStringInfo(&buf, " UNION ALL SELECT %s FROM %s", sel.data,
 							 tapas_dataset_rel_sql_name(targets[i]));
 	appendStringInfoString(&buf, ") u");
