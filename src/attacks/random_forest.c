@@ -187,6 +187,9 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->keys);
 	tapas_free(b->keys_tmp);
 	tapas_free(b->rank);
+	tapas_free(b->rank8);
+	tapas_free(b->rank_col);
+	tapas_free(b->rank_count);
 	tapas_free(b->rank_value);
 	tapas_free(b->rank_off);
 	tapas_free(b->count);

@@ -47,8 +47,16 @@ typedef struct rf_builder
 	rf_pair    *pairs;			/* float sort buffer (NaN inputs) */
 	uint64_t   *keys;			/* key sort buffers, n each */
 	uint64_t   *keys_tmp;
-	/* ranks (NULL: none, when n > tapas_rf_rank_max_n or a value is NaN) */
-	uint16_t   *rank;			/* feature-major d x n dense ranks */
+	/*
+	 * Ranks (rank NULL: none, when n > tapas_rf_rank_max_n or a value is
+	 * NaN).  Feature f has rank_count[f] distinct values; its n ranks are
+	 * at rank8 + rank_col[f] when they fit a byte (rank_count <= 256), else
+	 * at rank + rank_col[f].
+	 */
+	uint16_t   *rank;			/* the wide features' ranks */
+	uint8_t    *rank8;			/* the narrow features' ranks */
+	size_t	   *rank_col;		/* d */
+	uint32_t   *rank_count;		/* d */
 	float	   *rank_value;		/* the value of each rank, rank_off[f] + r */
 	size_t	   *rank_off;		/* d */
 	uint32_t   *count;			/* n + 1 counters (counting sort) */
@@ -75,9 +83,9 @@ typedef struct rf_split
 extern size_t tapas_rf_rank_max_n;
 
 /*
- * Fills b->rank, rank_value and rank_off from b->Xc (b->n <= RF_RANK_MAX_N,
- * no NaN): rank r of feature f is the r-th smallest distinct value of the
- * feature, -0 and +0 alike.  Returns TAPAS_OK or TAPAS_ENOMEM.
+ * Fills the ranks of b from b->Xc (b->n <= RF_RANK_MAX_N, no NaN): rank r
+ * of feature f is the r-th smallest distinct value of the feature, -0 and
+ * +0 alike.  Returns TAPAS_OK or TAPAS_ENOMEM.
  */
 extern tapas_status tapas_rf_build_ranks(rf_builder *b);
 

@@ -13,7 +13,9 @@
  *
  * Three things make the search cheap without changing a single split:
  *	- ranks: each feature's values are replaced once per fit by their dense
- *	  ranks (uint16, half the memory of the floats the gathers touch),
+ *	  ranks (a byte when the feature has at most 256 distinct values, else
+ *	  uint16: a quarter or half of the memory the gathers touch, and a
+ *	  feature with one value is known constant without a look),
  *	  packed above the position into one uint64 sort key; short segments
  *	  are insertion-sorted, longer ones counting-sorted over the segment's
  *	  rank range, or radix-sorted (two 8-bit passes) when that range is
@@ -291,45 +293,84 @@ split_feature_float(rf_builder *b, int f, long lo, long hi, double W0,
  * ----------------------------------------------------------------
  */
 
+/* the ranks of feature f into b->rank + f * n; returns the distinct count */
+static uint32_t
+feature_ranks(rf_builder *b, size_t f, size_t *total)
+{
+	size_t		n = b->n;
+	const float *xf = b->Xc + f * n;
+	uint16_t   *rf = b->rank + f * n;
+	uint64_t   *key = b->keys;
+	uint32_t	prev = 0;
+	long		i,
+				r = -1;
+
+	for (i = 0; i < (long) n; i++)
+		key[i] = ((uint64_t) float_key(xf[i]) << 32) | (uint32_t) i;
+	keys_sort(key, (long) n, b->keys_tmp);
+	b->rank_off[f] = *total;
+	for (i = 0; i < (long) n; i++)
+	{
+		uint32_t	v = (uint32_t) (key[i] >> 32);
+
+		if (r < 0 || v != prev)
+		{
+			b->rank_value[*total + ++r] = key_float(v);
+			prev = v;
+		}
+		rf[(uint32_t) key[i]] = (uint16_t) r;
+	}
+	*total += r + 1;
+	return (uint32_t) (r + 1);
+}
+
 tapas_status
 tapas_rf_build_ranks(rf_builder *b)
 {
 	size_t		n = b->n,
 				d = b->d,
 				f,
-				total = 0;
-	long		i;
+				i,
+				total = 0,
+				narrow = 0,
+				wide = 0;
 
 	b->rank = tapas_malloc(n * d * sizeof(uint16_t));
 	b->rank_value = tapas_malloc(n * d * sizeof(float));
 	b->rank_off = tapas_malloc(d * sizeof(size_t));
+	b->rank_col = tapas_malloc(d * sizeof(size_t));
+	b->rank_count = tapas_malloc(d * sizeof(uint32_t));
 	b->count = tapas_malloc((n + 1) * sizeof(uint32_t));
-	if (!b->rank || !b->rank_value || !b->rank_off || !b->count)
+	if (!b->rank || !b->rank_value || !b->rank_off || !b->rank_col ||
+		!b->rank_count || !b->count)
 		return TAPAS_ENOMEM;
 	for (f = 0; f < d; f++)
 	{
-		const float *xf = b->Xc + f * n;
-		uint16_t   *rf = b->rank + f * n;
-		uint64_t   *key = b->keys;
-		uint32_t	prev = 0;
-		long		r = -1;
+		b->rank_count[f] = feature_ranks(b, f, &total);
+		narrow += b->rank_count[f] <= 256;
+	}
+	/* narrow features to bytes; wide ones compacted to the front of rank */
+	b->rank8 = tapas_malloc((narrow ? narrow : 1) * n);
+	if (b->rank8 == NULL)
+		return TAPAS_ENOMEM;
+	narrow = 0;
+	for (f = 0; f < d; f++)
+	{
+		const uint16_t *src = b->rank + f * n;
 
-		for (i = 0; i < (long) n; i++)
-			key[i] = ((uint64_t) float_key(xf[i]) << 32) | (uint32_t) i;
-		keys_sort(key, (long) n, b->keys_tmp);
-		b->rank_off[f] = total;
-		for (i = 0; i < (long) n; i++)
+		if (b->rank_count[f] <= 256)
 		{
-			uint32_t	v = (uint32_t) (key[i] >> 32);
-
-			if (r < 0 || v != prev)
-			{
-				b->rank_value[total + ++r] = key_float(v);
-				prev = v;
-			}
-			rf[(uint32_t) key[i]] = (uint16_t) r;
+			b->rank_col[f] = narrow * n;
+			for (i = 0; i < n; i++)
+				b->rank8[narrow * n + i] = (uint8_t) src[i];
+			narrow++;
 		}
-		total += r + 1;
+		else
+		{
+			b->rank_col[f] = wide * n;
+			memmove(b->rank + wide * n, src, n * sizeof(uint16_t));
+			wide++;
+		}
 	}
 	return TAPAS_OK;
 }
@@ -401,12 +442,22 @@ rank_sort(rf_builder *b, uint64_t *a, long n, uint64_t *tmp, uint32_t lo, uint32
 	return tmp;
 }
 
+/* the segment's ranks into key[] (rank above position); their min and max */
+#define GATHER_RANKS(ranks) \
+	for (k = 0; k < n; k++) \
+	{ \
+		uint32_t	r = (ranks)[idx[k]]; \
+\
+		rmin = r < rmin ? r : rmin; \
+		rmax = r > rmax ? r : rmax; \
+		key[k] = ((uint64_t) r << 32) | (uint32_t) (lo + k); \
+	}
+
 /* split_feature with ranks (b->rank set) */
 static int
 split_feature_ranks(rf_builder *b, int f, long lo, long hi, double W0,
 					double W1, rf_split *best)
 {
-	const uint16_t *rf = b->rank + (size_t) f * b->n;
 	const float *value = b->rank_value + b->rank_off[f];
 	const int32_t *idx = b->idx + lo;
 	uint64_t   *key = b->keys;
@@ -418,14 +469,12 @@ split_feature_ranks(rf_builder *b, int f, long lo, long hi, double W0,
 	double		wl0 = 0,
 				wl1 = 0;
 
-	for (k = 0; k < n; k++)
-	{
-		uint32_t	r = rf[idx[k]];
-
-		rmin = r < rmin ? r : rmin;
-		rmax = r > rmax ? r : rmax;
-		key[k] = ((uint64_t) r << 32) | (uint32_t) (lo + k);
-	}
+	if (b->rank_count[f] == 1)
+		return 1;				/* constant in every node */
+	if (b->rank_count[f] <= 256)
+		GATHER_RANKS(b->rank8 + b->rank_col[f])
+	else
+		GATHER_RANKS(b->rank + b->rank_col[f])
 	if (rmin == rmax)
 		return 1;
 	if (best_is_perfect(best, W0, W1))
