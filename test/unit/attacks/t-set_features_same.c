@@ -24,8 +24,8 @@
 static int
 one_dataset(tapas_rng_t *rng, size_t m, size_t n, int cat_share, size_t *bad)
 {
-	int			kind[64],
-				ncat[64];
+	int			kind[64] = {0},
+				ncat[64] = {0};
 	tapas_coded_schema_t *s;
 	tapas_setfeat_item_t items[4];
 	tapas_setfeat_t *fs = NULL;
