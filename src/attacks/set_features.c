@@ -457,11 +457,16 @@ tapas_setfeat_extract(tapas_setfeat_t *fs, const double *x, size_t n, double *ou
 	size_t		i,
 				pos = 0,
 				n_masks = 0;
-	int			have_masks = 0;
+	int			have_masks = 0,
+				need_moments = 0;
 
 	if (n == 0 || n > fs->n_max)
 		return TAPAS_EINVAL;
-	accumulate_moments(fs, x, n);
+	/* the queries alone (the custom attacks) need no moments */
+	for (i = 0; i < fs->n_items; i++)
+		need_moments |= fs->items[i].type != TAPAS_SETFEAT_QUERIES;
+	if (need_moments)
+		accumulate_moments(fs, x, n);
 	for (i = 0; i < fs->n_items; i++)
 	{
 		const tapas_setfeat_item_t *it = &fs->items[i];
