@@ -59,6 +59,11 @@ SELECT d.column_name, cardinality(d.categories) AS labels,
   FROM tapas.describe('words', '{"exclude": ["id"]}') d
   JOIN sql_order o ON o.name = d.column_name
  ORDER BY 1;
+-- many labels: the C sets grow, and the labels outlive the scan
+CREATE TABLE many AS SELECT 'w' || (i * 7919 % 3000) AS w FROM generate_series(1, 6000) i;
+SELECT cardinality(categories) AS labels,
+	   categories = (SELECT array_agg(w ORDER BY w) FROM (SELECT DISTINCT w FROM many) s) AS same_as_sql
+  FROM tapas.describe('many');
 -- over two tables the targets' values join the dictionaries: reading
 -- 'zz', 'Ab' and 7 from the targets needs them there
 CREATE TABLE more_words (id int PRIMARY KEY, t text, tc text COLLATE "C", vc varchar(8), n int);

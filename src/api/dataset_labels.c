@@ -53,6 +53,8 @@ typedef struct LabelReceiver
 	int			k;
 	LabelSet   *sets;
 	uint64		rows;
+	MemoryContext cxt;			/* the caller's: the executor's is gone
+								 * when the scan ends */
 } LabelReceiver;
 
 static void
@@ -119,6 +121,7 @@ static bool
 label_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	LabelReceiver *r = (LabelReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(r->cxt);
 	int			i;
 
 	slot_getallattrs(slot);
@@ -138,6 +141,7 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 		if (p != v)
 			pfree(p);
 	}
+	MemoryContextSwitchTo(old);
 	if ((++r->rows & 1023) == 0)
 		CHECK_FOR_INTERRUPTS();
 	return true;
@@ -219,6 +223,7 @@ tapas_dataset_gather_text_labels(const char *from, const Oid *collid, int k,
 	r.pub.rDestroy = label_noop;
 	r.pub.mydest = DestNone;
 	r.k = k;
+	r.cxt = CurrentMemoryContext;
 	r.sets = palloc(sizeof(LabelSet) * k);
 	for (i = 0; i < k; i++)
 	{
