@@ -245,8 +245,13 @@ batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 	initStringInfo(&buf);
 	appendStringInfo(&buf, "(SELECT %s FROM %s", sel.data,
 					 tapas_dataset_rel_sql_name(synthetic));
+	/*
+	 * A table already in the union adds no value nor bound (tapas.evaluate
+	 * passes its auxiliary table as both): scan it once.
+	 */
 	for (i = 0; targets != NULL && i < 2; i++)
-		if (OidIsValid(targets[i]))
+		if (OidIsValid(targets[i]) && targets[i] != synthetic &&
+			(i == 0 || targets[i] != targets[0]))
 			appendStringInfo(&buf, " UNION ALL SELECT %s FROM %s", sel.data,
 							 tapas_dataset_rel_sql_name(targets[i]));
 	appendStringInfoString(&buf, ") u");
@@ -262,8 +267,8 @@ batch_from(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
  * labels (NULL for SQL NULL) to observed[idx[i]].
  */
 static void
-gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
-			  const Oid *targets, List **observed)
+gather_labels_sql(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
+				  const Oid *targets, List **observed)
 {
 	StringInfoData q,
 				sets,
@@ -304,6 +309,48 @@ gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 				break;
 			}
 	}
+}
+
+/*
+ * gather_labels_sql for columns idx[0..k-1], except that the text and
+ * varchar columns under a deterministic collation are gathered by one
+ * plain scan in C (dataset_labels.c), the same lists for less work.
+ */
+static void
+gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
+			  const Oid *targets, List **observed)
+{
+	int		   *text_idx = palloc(sizeof(int) * k),
+			   *other_idx = palloc(sizeof(int) * k);
+	Oid		   *collid = palloc(sizeof(Oid) * k);
+	List	  **text_observed;
+	int			i,
+				n_text = 0,
+				n_other = 0;
+
+	for (i = 0; i < k; i++)
+	{
+		Oid			c = tapas_dataset_text_label_collation(cols[idx[i]].name,
+														   synthetic, targets);
+
+		if (OidIsValid(c))
+		{
+			collid[n_text] = c;
+			text_idx[n_text++] = idx[i];
+		}
+		else
+			other_idx[n_other++] = idx[i];
+	}
+	if (n_other > 0)
+		gather_labels_sql(cols, other_idx, n_other, synthetic, targets, observed);
+	if (n_text == 0)
+		return;
+	text_observed = palloc0(sizeof(List *) * n_text);
+	tapas_dataset_gather_text_labels(batch_from(cols, text_idx, n_text, synthetic,
+												targets),
+									 collid, n_text, text_observed);
+	for (i = 0; i < n_text; i++)
+		observed[text_idx[i]] = list_concat(observed[text_idx[i]], text_observed[i]);
 }
 
 /* sets col's bounds (unless declared) from observed min and max */

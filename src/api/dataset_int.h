@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * dataset_int.h
- *	  Internal to dataset.c, dataset_columns.c and dataset_read.c.
+ *	  Internal to dataset.c, dataset_columns.c, dataset_labels.c and
+ *	  dataset_read.c.
  *
  * All functions may ereport; those running queries need an open SPI
  * connection.
@@ -56,5 +57,23 @@ extern void tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 									  JsonbContainer *schema,
 									  int max_categories, Oid synthetic,
 									  const Oid targets[2], MemoryContext cxt);
+
+/* dataset_labels.c */
+
+/*
+ * The collation under which column name's distinct labels can be gathered
+ * in C (text or varchar in synthetic and in each valid targets[i], one
+ * deterministic collation), else InvalidOid.
+ */
+extern Oid	tapas_dataset_text_label_collation(const char *name, Oid synthetic,
+											   const Oid *targets);
+
+/*
+ * Appends to observed[i] the distinct labels of column vi (i = 0..k-1) of
+ * the FROM item from, in the order of collation collid[i], NULL last: the
+ * lists gather_labels' GROUPING SETS query gives for such columns.
+ */
+extern void tapas_dataset_gather_text_labels(const char *from, const Oid *collid,
+											 int k, List **observed);
 
 #endif							/* TAPAS_DATASET_INT_H */

@@ -72,18 +72,14 @@ read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 	return buf.data;
 }
 
-/* raw value of column j from one SPI row */
+/* raw value of column col from its datum in one SPI row */
 static double
-read_cell(TapasAttackColumn *col, HeapTuple tup, TupleDesc desc, int attno,
-		  const char *role)
+read_cell(TapasAttackColumn *col, Datum d, bool isnull, const char *role)
 {
-	bool		isnull;
-	Datum		d;
 	int			code;
 
 	if (col->kind == TAPAS_COLUMN_CONTINUOUS)
 	{
-		d = SPI_getbinval(tup, desc, attno, &isnull);
 		if (isnull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -92,7 +88,6 @@ read_cell(TapasAttackColumn *col, HeapTuple tup, TupleDesc desc, int attno,
 		return DatumGetFloat8(d);
 	}
 	/* the text datum itself: no output function, no copy unless toasted */
-	d = SPI_getbinval(tup, desc, attno, &isnull);
 	if (isnull)
 		code = tapas_dataset_label_code(col, NULL, 0);
 	else
@@ -119,6 +114,8 @@ tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
 	int			j,
 				c = schema->ncols;
 	double	   *values;
+	Datum	   *datums;
+	bool	   *nulls;
 
 	tapas_dataset_run_query(read_sql(schema, relid, keys != NULL));
 	rows = SPI_processed;
@@ -129,22 +126,22 @@ tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
 	values = MemoryContextAllocHuge(cxt, sizeof(double) * rows * c);
 	if (keys != NULL)
 		*keys = MemoryContextAlloc(cxt, sizeof(char *) * rows);
+	/* one deform per row: attribute by attribute costs O(c) each */
+	datums = palloc(sizeof(Datum) * (c + 1));
+	nulls = palloc(sizeof(bool) * (c + 1));
 	for (i = 0; i < rows; i++)
 	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-
+		heap_deform_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, datums, nulls);
 		for (j = 0; j < c; j++)
-			values[i * c + j] = read_cell(&schema->cols[j], tup, desc, j + 1, role);
+			values[i * c + j] = read_cell(&schema->cols[j], datums[j], nulls[j], role);
 		if (keys != NULL)
-		{
-			char	   *k = SPI_getvalue(tup, desc, c + 1);
-
-			(*keys)[i] = k ? MemoryContextStrdup(cxt, k) : NULL;
-		}
+			(*keys)[i] = nulls[c] ? NULL :
+				MemoryContextStrdup(cxt, TextDatumGetCString(datums[c]));
 		if ((i & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	pfree(datums);
+	pfree(nulls);
 	*n = rows;
 	return values;
 }

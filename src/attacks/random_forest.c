@@ -4,14 +4,10 @@
  *	  CART trees with the Gini criterion, bagged into a random forest.
  *
  * Growing one tree (depth first): the node's samples are a segment of the
- * arrays idx[] (distinct sample numbers) and w[] (bootstrap counts).  For
- * each candidate feature f the segment's values are gathered with their
- * positions, sorted, and swept from left to right keeping the weighted
- * class counts (wl0, wl1) of the left part; with W0, W1 the node totals the
- * Gini impurity decrease is maximised by maximising the proxy
- *	(wl0^2 + wl1^2) / wl + (wr0^2 + wr1^2) / wr
- * (the node's own impurity is constant), as in scikit-learn.  The segment
- * is then partitioned in place by x[f] <= threshold and both halves grown.
+ * arrays idx[] (distinct sample numbers) and w0[], w1[] (bootstrap counts
+ * by class, rf_int.h).  The best split of the node is searched by
+ * rf_split.c; the segment is then partitioned in place by
+ * x[f] <= threshold and both halves grown.
  *
  * IDENTIFICATION
  *	  src/attacks/random_forest.c
@@ -22,40 +18,8 @@
 #include <string.h>
 
 #include "attacks/random_forest.h"
+#include "attacks/rf_int.h"
 #include "util/memory.h"
-
-/* a value and its position in the node segment, for sorting */
-typedef struct rf_pair
-{
-	float		v;
-	int32_t		pos;
-} rf_pair;
-
-/* everything one tree build needs, allocated once per fit */
-typedef struct rf_builder
-{
-	const float *Xc;			/* feature-major, d x n */
-	const int  *y;
-	size_t		n,
-				d;
-	const tapas_rf_params_t *p;
-	int			max_features;
-	tapas_rng_t *rng;
-	int32_t    *idx;			/* distinct samples of the tree */
-	double	   *w;				/* their weights */
-	int32_t    *feat;			/* feature permutation for drawing */
-	rf_pair    *pairs;			/* sort buffer */
-	int32_t    *tmp_idx;		/* partition buffers */
-	double	   *tmp_w;
-	tapas_rf_tree_t *tree;
-} rf_builder;
-
-typedef struct rf_split
-{
-	int			feature;
-	double		threshold;
-	double		proxy;
-} rf_split;
 
 void
 tapas_rf_params_default(tapas_rf_params_t *p)
@@ -66,73 +30,6 @@ tapas_rf_params_default(tapas_rf_params_t *p)
 	p->min_samples_leaf = 1;
 	p->max_features = 0;
 	p->bootstrap = 1;
-}
-
-/* ----------------------------------------------------------------
- *		Sorting (3-way quicksort, insertion sort for short runs)
- * ----------------------------------------------------------------
- */
-static void
-pairs_sort(rf_pair *a, long n)
-{
-	while (n > 16)
-	{
-		float		x = a[n / 2].v,
-					x0 = a[0].v,
-					x1 = a[n - 1].v;
-		float		pivot;
-		long		lt = 0,
-					i = 0,
-					gt = n;
-
-		/* median of three */
-		pivot = (x0 < x) ? ((x < x1) ? x : (x0 < x1 ? x1 : x0))
-			: ((x0 < x1) ? x0 : (x < x1 ? x1 : x));
-		while (i < gt)
-		{
-			rf_pair		t;
-
-			if (a[i].v < pivot)
-			{
-				t = a[lt];
-				a[lt++] = a[i];
-				a[i++] = t;
-			}
-			else if (a[i].v > pivot)
-			{
-				t = a[--gt];
-				a[gt] = a[i];
-				a[i] = t;
-			}
-			else
-				i++;
-		}
-		/* recurse into the smaller side, loop on the larger */
-		if (lt < n - gt)
-		{
-			pairs_sort(a, lt);
-			a += gt;
-			n -= gt;
-		}
-		else
-		{
-			pairs_sort(a + gt, n - gt);
-			n = lt;
-		}
-	}
-	{
-		long		i,
-					j;
-
-		for (i = 1; i < n; i++)
-		{
-			rf_pair		t = a[i];
-
-			for (j = i; j > 0 && a[j - 1].v > t.v; j--)
-				a[j] = a[j - 1];
-			a[j] = t;
-		}
-	}
 }
 
 /* ----------------------------------------------------------------
@@ -160,89 +57,6 @@ tree_add_node(tapas_rf_tree_t *t)
 	return (int32_t) t->n_nodes++;
 }
 
-/*
- * Best split of the segment [lo, hi) on feature f, improving *best.
- * Returns 1 if f is constant in the segment.
- */
-static int
-split_feature(rf_builder *b, int f, long lo, long hi, double W0, double W1,
-			  rf_split *best)
-{
-	const float *xf = b->Xc + (size_t) f * b->n;
-	rf_pair    *pr = b->pairs;
-	long		n = hi - lo,
-				k,
-				msl = b->p->min_samples_leaf;
-	double		wl0 = 0,
-				wl1 = 0;
-
-	for (k = 0; k < n; k++)
-	{
-		pr[k].v = xf[b->idx[lo + k]];
-		pr[k].pos = (int32_t) (lo + k);
-	}
-	pairs_sort(pr, n);
-	if (!(pr[0].v < pr[n - 1].v))
-		return 1;
-	for (k = 0; k < n - 1; k++)
-	{
-		int32_t		s = pr[k].pos;
-		double		wl,
-					wr,
-					wr0,
-					wr1,
-					proxy;
-
-		if (b->y[b->idx[s]])
-			wl1 += b->w[s];
-		else
-			wl0 += b->w[s];
-		if (!(pr[k].v < pr[k + 1].v) || k + 1 < msl || n - k - 1 < msl)
-			continue;
-		wl = wl0 + wl1;
-		wr0 = W0 - wl0;
-		wr1 = W1 - wl1;
-		wr = wr0 + wr1;
-		if (wl <= 0 || wr <= 0)
-			continue;
-		proxy = (wl0 * wl0 + wl1 * wl1) / wl + (wr0 * wr0 + wr1 * wr1) / wr;
-		if (proxy > best->proxy + 1e-12)
-		{
-			double		t = ((double) pr[k].v + (double) pr[k + 1].v) / 2.0;
-
-			/* the midpoint must separate the two floats */
-			if (!((float) t < pr[k + 1].v) || (float) t < pr[k].v)
-				t = pr[k].v;
-			best->proxy = proxy;
-			best->feature = f;
-			best->threshold = t;
-		}
-	}
-	return 0;
-}
-
-/* searches up to max_features non-constant features in random order */
-static void
-find_split(rf_builder *b, long lo, long hi, double W0, double W1, rf_split *best)
-{
-	size_t		d = b->d,
-				drawn = 0;
-	int			visited = 0;
-
-	best->feature = -1;
-	best->proxy = (W0 * W0 + W1 * W1) / (W0 + W1);	/* no split */
-	while (visited < b->max_features && drawn < d)
-	{
-		size_t		j = drawn + tapas_rng_below(b->rng, d - drawn);
-		int32_t		f = b->feat[j];
-
-		b->feat[j] = b->feat[drawn];
-		b->feat[drawn++] = f;
-		if (!split_feature(b, f, lo, hi, W0, W1, best))
-			visited++;
-	}
-}
-
 /* moves the samples of [lo, hi) with x[f] <= thr first; returns the cut */
 static long
 partition(rf_builder *b, long lo, long hi, int f, double thr)
@@ -257,16 +71,19 @@ partition(rf_builder *b, long lo, long hi, int f, double thr)
 		if ((double) xf[b->idx[k]] <= thr)
 		{
 			b->idx[l] = b->idx[k];
-			b->w[l++] = b->w[k];
+			b->w0[l] = b->w0[k];
+			b->w1[l++] = b->w1[k];
 		}
 		else
 		{
 			b->tmp_idx[r] = b->idx[k];
-			b->tmp_w[r++] = b->w[k];
+			b->tmp_w0[r] = b->w0[k];
+			b->tmp_w1[r++] = b->w1[k];
 		}
 	}
 	memcpy(b->idx + l, b->tmp_idx, r * sizeof(int32_t));
-	memcpy(b->w + l, b->tmp_w, r * sizeof(double));
+	memcpy(b->w0 + l, b->tmp_w0, r * sizeof(double));
+	memcpy(b->w1 + l, b->tmp_w1, r * sizeof(double));
 	return l;
 }
 
@@ -284,17 +101,15 @@ grow(rf_builder *b, int32_t node, long lo, long hi, int depth)
 
 	for (k = lo; k < hi; k++)
 	{
-		if (b->y[b->idx[k]])
-			W1 += b->w[k];
-		else
-			W0 += b->w[k];
+		W0 += b->w0[k];
+		W1 += b->w1[k];
 	}
 	b->tree->nodes[node].p1 = W1 / (W0 + W1);
 	if (W0 == 0 || W1 == 0 || hi - lo < b->p->min_samples_split ||
 		hi - lo < 2 * (long) b->p->min_samples_leaf ||
 		(b->p->max_depth > 0 && depth >= b->p->max_depth))
 		return TAPAS_OK;
-	find_split(b, lo, hi, W0, W1, &best);
+	tapas_rf_find_split(b, lo, hi, W0, W1, &best);
 	if (best.feature < 0)
 		return TAPAS_OK;
 	cut = partition(b, lo, hi, best.feature, best.threshold);
@@ -313,6 +128,15 @@ grow(rf_builder *b, int32_t node, long lo, long hi, int depth)
 	return grow(b, right, cut, hi, depth + 1);
 }
 
+/* position k of the tree holds sample i with weight w */
+static inline void
+set_sample(rf_builder *b, long k, size_t i, double w)
+{
+	b->idx[k] = (int32_t) i;
+	b->w0[k] = b->y[i] ? 0.0 : w;
+	b->w1[k] = b->y[i] ? w : 0.0;
+}
+
 /* draws the (bootstrap) sample of one tree into b->idx/w; returns its size */
 static long
 draw_sample(rf_builder *b, int32_t *count)
@@ -323,10 +147,7 @@ draw_sample(rf_builder *b, int32_t *count)
 	if (!b->p->bootstrap)
 	{
 		for (i = 0; i < b->n; i++)
-		{
-			b->idx[i] = (int32_t) i;
-			b->w[i] = 1.0;
-		}
+			set_sample(b, (long) i, i, 1.0);
 		return (long) b->n;
 	}
 	memset(count, 0, b->n * sizeof(int32_t));
@@ -334,10 +155,7 @@ draw_sample(rf_builder *b, int32_t *count)
 		count[tapas_rng_below(b->rng, b->n)]++;
 	for (i = 0; i < b->n; i++)
 		if (count[i] > 0)
-		{
-			b->idx[m] = (int32_t) i;
-			b->w[m++] = count[i];
-		}
+			set_sample(b, m++, i, count[i]);
 	return m;
 }
 
@@ -362,11 +180,22 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(Xc);
 	tapas_free(count);
 	tapas_free(b->idx);
-	tapas_free(b->w);
+	tapas_free(b->w0);
+	tapas_free(b->w1);
 	tapas_free(b->feat);
 	tapas_free(b->pairs);
+	tapas_free(b->keys);
+	tapas_free(b->keys_tmp);
+	tapas_free(b->rank);
+	tapas_free(b->rank8);
+	tapas_free(b->rank_col);
+	tapas_free(b->rank_count);
+	tapas_free(b->rank_value);
+	tapas_free(b->rank_off);
+	tapas_free(b->count);
 	tapas_free(b->tmp_idx);
-	tapas_free(b->tmp_w);
+	tapas_free(b->tmp_w0);
+	tapas_free(b->tmp_w1);
 }
 
 tapas_status
@@ -392,14 +221,18 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	Xc = tapas_malloc(n * d * sizeof(float));
 	count = tapas_malloc(n * sizeof(int32_t));
 	b.idx = tapas_malloc(n * sizeof(int32_t));
-	b.w = tapas_malloc(n * sizeof(double));
+	b.w0 = tapas_malloc(n * sizeof(double));
+	b.w1 = tapas_malloc(n * sizeof(double));
 	b.feat = tapas_malloc(d * sizeof(int32_t));
 	b.pairs = tapas_malloc(n * sizeof(rf_pair));
+	b.keys = tapas_malloc(n * sizeof(uint64_t));
+	b.keys_tmp = tapas_malloc(n * sizeof(uint64_t));
 	b.tmp_idx = tapas_malloc(n * sizeof(int32_t));
-	b.tmp_w = tapas_malloc(n * sizeof(double));
+	b.tmp_w0 = tapas_malloc(n * sizeof(double));
+	b.tmp_w1 = tapas_malloc(n * sizeof(double));
 	rf = tapas_calloc(1, sizeof(tapas_rf_t));
-	if (!Xc || !count || !b.idx || !b.w || !b.feat || !b.pairs || !b.tmp_idx ||
-		!b.tmp_w || !rf)
+	if (!Xc || !count || !b.idx || !b.w0 || !b.w1 || !b.feat || !b.pairs ||
+		!b.keys || !b.keys_tmp || !b.tmp_idx || !b.tmp_w0 || !b.tmp_w1 || !rf)
 		goto fail;
 	rf->d = d;
 	rf->trees = tapas_calloc(params->n_trees, sizeof(tapas_rf_tree_t));
@@ -408,13 +241,21 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	rf->n_trees = params->n_trees;
 	for (i = 0; i < n; i++)
 		for (j = 0; j < d; j++)
-			Xc[j * n + i] = (float) X[i * d + j];
+		{
+			float		v = (float) X[i * d + j];
+
+			Xc[j * n + i] = v;
+			b.has_nan |= v != v;
+		}
 	for (j = 0; j < d; j++)
 		b.feat[j] = (int32_t) j;
 	b.Xc = Xc;
 	b.y = y;
 	b.n = n;
 	b.d = d;
+	if (!b.has_nan && n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
+		tapas_rf_build_ranks(&b) != TAPAS_OK)
+		goto fail;
 	b.p = params;
 	b.rng = rng;
 	b.max_features = params->max_features > 0 ? params->max_features :

@@ -119,6 +119,15 @@ tapas_setfeat_create(tapas_setfeat_t **out, const tapas_coded_schema_t *schema,
 	st = TAPAS_ENOMEM;
 	fs->sum = tapas_malloc(e * sizeof(double));
 	fs->comoment = tapas_malloc(e * e * sizeof(double));
+	for (i = 0; i < schema->m && schema->m <= 64; i++)
+		if (schema->kind[i] == TAPAS_COL_CATEGORICAL)
+		{
+			fs->bits_words = (n_max + 63) / 64;
+			fs->bits = tapas_malloc(e * fs->bits_words * sizeof(uint64_t));
+			if (fs->bits == NULL)
+				goto fail;
+			break;
+		}
 	fs->colbuf = tapas_malloc(n_max * sizeof(double));
 	fs->maskbuf = tapas_malloc(n_max * sizeof(uint64_t));
 	fs->countbuf = tapas_malloc(n_max * sizeof(double));
@@ -154,6 +163,7 @@ tapas_setfeat_free(tapas_setfeat_t *fs)
 	tapas_free(fs->target);
 	tapas_free(fs->sum);
 	tapas_free(fs->comoment);
+	tapas_free(fs->bits);
 	tapas_free(fs->colbuf);
 	tapas_free(fs->maskbuf);
 	tapas_free(fs->countbuf);
@@ -183,7 +193,13 @@ encoded_cell(const tapas_coded_schema_t *s, size_t j, double v, double *out)
 	return s->offset[j];
 }
 
-/* sum and upper-triangular co-moments of the encoded view, one pass */
+/*
+ * sum and upper-triangular co-moments of the encoded view, one pass; with
+ * fs->bits, the pairs of two categorical columns come from popcounts and
+ * the pass does the pairs with a numeric column only (every entry of S
+ * belongs to one pair of columns and gets its additions in row order
+ * either way).
+ */
 static void
 accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 {
@@ -195,10 +211,23 @@ accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 				k;
 	size_t		idx[64];
 	double		val[64];
+	int			counted[64];	/* categorical column counted by popcounts */
+	int			any_numeric = 0;
 	double	   *S = fs->comoment;
 
 	memset(fs->sum, 0, e * sizeof(double));
 	memset(S, 0, e * e * sizeof(double));
+	for (j = 0; j < m && m <= 64; j++)
+	{
+		counted[j] = fs->bits != NULL && s->kind[j] == TAPAS_COL_CATEGORICAL;
+		any_numeric |= !counted[j];
+	}
+	if (fs->bits != NULL)
+	{
+		tapas_setfeat_cocount(fs, x, n);
+		if (!any_numeric)
+			return;
+	}
 	for (r = 0; r < n; r++)
 	{
 		const double *row = x + r * m;
@@ -209,14 +238,16 @@ accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 			double		v;
 			size_t		a = encoded_cell(s, j, row[j], &v);
 
-			fs->sum[a] += v;
 			if (m <= 64)
 			{
 				idx[j] = a;
 				val[j] = v;
+				if (!counted[j])
+					fs->sum[a] += v;
 			}
 			else
 			{
+				fs->sum[a] += v;
 				/* wide numeric matrices: pair with every later column */
 				for (k = j; k < m; k++)
 				{
@@ -234,7 +265,8 @@ accumulate_moments(tapas_setfeat_t *fs, const double *x, size_t n)
 				double		v = val[j];
 
 				for (k = j; k < m; k++)
-					Srow[idx[k]] += v * val[k];
+					if (!(counted[j] && counted[k]))
+						Srow[idx[k]] += v * val[k];
 			}
 	}
 }
@@ -425,11 +457,16 @@ tapas_setfeat_extract(tapas_setfeat_t *fs, const double *x, size_t n, double *ou
 	size_t		i,
 				pos = 0,
 				n_masks = 0;
-	int			have_masks = 0;
+	int			have_masks = 0,
+				need_moments = 0;
 
 	if (n == 0 || n > fs->n_max)
 		return TAPAS_EINVAL;
-	accumulate_moments(fs, x, n);
+	/* the queries alone (the custom attacks) need no moments */
+	for (i = 0; i < fs->n_items; i++)
+		need_moments |= fs->items[i].type != TAPAS_SETFEAT_QUERIES;
+	if (need_moments)
+		accumulate_moments(fs, x, n);
 	for (i = 0; i < fs->n_items; i++)
 	{
 		const tapas_setfeat_item_t *it = &fs->items[i];

@@ -35,8 +35,11 @@
  *
  * One pass over the records accumulates sums and the co-moment matrix
  * S = X^T X of the encoded view from the sparse rows (one nonzero per
- * column), so the cost is O(n m^2) instead of O(n e^2); queries count
- * distinct match masks once and test each query against those.
+ * column), so the cost is O(n m^2) instead of O(n e^2); between two
+ * categorical columns the co-moments are counts of records, taken as
+ * popcounts of per-category record bitsets (set_features_cocount.c), the
+ * same exact integers; queries count distinct match masks once and test
+ * each query against those.
  *
  * IDENTIFICATION
  *	  src/attacks/set_features.h
@@ -117,6 +120,10 @@ typedef struct tapas_setfeat
 	/* scratch for one extraction, sized at creation */
 	double	   *sum;			/* e */
 	double	   *comoment;		/* e x e, upper triangle used */
+	uint64_t   *bits;			/* e x bits_words: categorical columns'
+								 * record bitsets (NULL unless some column
+								 * is categorical and m <= 64) */
+	size_t		bits_words;		/* ceil(n_max / 64) */
 	double	   *colbuf;			/* n_max, for numeric medians */
 	uint64_t   *maskbuf;		/* n_max: distinct match masks */
 	double	   *countbuf;		/* n_max: records per distinct mask */

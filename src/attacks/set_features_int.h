@@ -4,7 +4,8 @@
  *	  Internal interface between the set-feature files.
  *
  * set_features.c drives extraction; targeted_queries.c draws query subsets
- * and counts matches.  Not for use outside src/attacks/set_features*.
+ * and counts matches; set_features_cocount.c counts the categorical
+ * co-moments.  Not for use outside src/attacks/set_features*.
  *
  * IDENTIFICATION
  *	  src/attacks/set_features_int.h
@@ -33,5 +34,12 @@ extern size_t tapas_setfeat_match_masks(tapas_setfeat_t *fs, const double *x, si
 extern void tapas_setfeat_count_queries(const tapas_setfeat_t *fs,
 										const tapas_setfeat_item_t *it,
 										size_t n_masks, double *out);
+
+/*
+ * sum[a] and the co-moments S[a][b] (a <= b) of the categorical columns'
+ * encoded columns of the n records x, from row bitsets (fs->bits set:
+ * some column is categorical and m <= 64).  Other entries are untouched.
+ */
+extern void tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n);
 
 #endif							/* TAPAS_SET_FEATURES_INT_H */

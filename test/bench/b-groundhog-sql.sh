@@ -1,36 +1,137 @@
 #!/usr/bin/env bash
-# The census Groundhog benchmark through SQL on a real instance: loads
-# census50k into a table (id = 0-based line number, as the reference's
-# record numbers), then runs tapas.evaluate with the reference example's
-# settings (target record 1, 5,000-record datasets, raw generator, 1,000
-# training and 100 test datasets) and prints wall time, accuracy, AUC and
-# the speed ratio against the reference's 191 s measured on this machine.
-# Needs tapas installed (make install).  Usage: bash test/bench/b-groundhog-sql.sh
+# The census Groundhog benchmark through SQL on a real instance, before and
+# after in one run.  Loads census50k into a table (id = 0-based line
+# number, as the reference's record numbers) and runs tapas.evaluate with
+# the reference example's settings (target record 1, raw generator, naive +
+# hist + corr features, random forest) at two sizes:
+#	1,000-record datasets, 300 training and 100 test datasets
+#		(the reference toolbox: about 9 s on this machine)
+#	5,000-record datasets, 1,000 training and 100 test datasets
+#		(the reference toolbox: 191 s, accuracy 0.54, AUC 0.573)
+# and 10-record datasets, 4 + 2 of them: next to nothing but reading the
+# 50,000-row table, the fixed cost of a call;
+# then the paper's best custom attack (1-, 2- and 3-way random queries) on
+# the 5,000-record setting, for the current build only.
+#
+# "before" is the build of TAPAS_BEFORE_REF (default f9c6c1b, main before
+# the Groundhog speed work; empty to skip), "after" the working tree.  Each
+# is installed with DESTDIR into its own relocated copy of the PostgreSQL
+# installation under a temporary directory (PostgreSQL finds its share and
+# lib directories relative to its binaries), so the system installation is
+# neither needed nor touched and no install lock is taken.  Each build runs
+# on its own private instance.  Prints one table: wall time (tapas.evaluate's
+# own `seconds`), the backend's CPU time over the call, accuracy, AUC, the
+# ratios to the reference (wall and CPU; the reference figures are wall
+# times of a single-threaded run on a quiet machine) and, for "after", the
+# speed-up over "before"; and the load average before each run (the
+# machine is shared).
+# Usage: bash test/bench/b-groundhog-sql.sh   (TAPAS_CENSUS: data path prefix)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+top=$PWD
 source test/lib.sh
-source test/bench/lib-sql.sh
-PGBIN=${TAPAS_PGBIN:-$PGBIN}	# another installation (e.g. a relocated copy)
-data=${TAPAS_CENSUS:-../shared/data/census50k}
-census_instance b-groundhog-sql "$data" "(MINVALUE 0 START 0)"
-for attack in groundhog queries; do
-	if [ $attack = groundhog ]; then
-		call="'groundhog'"; extra=""
-	else
-		call="'shadow_modelling'"
-		extra=', "features": ["queries"], "order": [1, 2, 3], "number": [20, 500, 500]'
-	fi
-	psql -X -A -t -F ' ' -v ON_ERROR_STOP=1 <<SQL | while read -r acc auc secs nf; do
-SELECT round(accuracy::numeric, 3), round(auc::numeric, 3), round(seconds::numeric, 2), n_features
+data=${TAPAS_CENSUS:-$top/../shared/data/census50k}
+before_ref=${TAPAS_BEFORE_REF-f9c6c1b}
+sys_pgbin=$PGBIN
+if [ ! -r "$data.csv" ]; then
+	echo "b-groundhog-sql: $data.csv not readable, skipped"
+	exit 0
+fi
+work=$(mktemp -d /tmp/tapas-bgh.XXXXXX)
+chmod 755 "$work"
+trap 'rm -rf "$work"' EXIT
+
+# relocate DIR SRC: copy PostgreSQL into DIR and install the build in SRC there
+relocate() {
+	local dir=$1 src=$2
+	mkdir -p "$dir/usr/lib/postgresql" "$dir/usr/share/postgresql"
+	cp -a "$(dirname "$sys_pgbin")" "$dir/usr/lib/postgresql/"
+	cp -a /usr/share/postgresql/15 "$dir/usr/share/postgresql/"
+	make -s -C "$src" install DESTDIR="$dir" >/dev/null
+}
+
+# the evaluation: run_eval ROWS TRAIN TEST [EXTRA_PARAMS] -> "acc auc seconds cpu"
+# cpu: the backend's user + system time over the call, from /proc/self/stat
+# (clock ticks of 10 ms), which the other processes' load does not inflate
+# as it does wall time.
+run_eval() {
+	local rows=$1 train=$2 test=$3 extra=${4:-} call="'groundhog'"
+	[ -n "$extra" ] && call="'shadow_modelling'"
+	psql -X -A -t -F ' ' -q -v ON_ERROR_STOP=1 <<SQL
+SET client_min_messages = warning;
+CREATE TEMP VIEW cpu AS SELECT (split_part(s, ' ', 14)::bigint + split_part(s, ' ', 15)::bigint) / 100.0 AS s
+  FROM pg_read_file('/proc/self/stat') AS s;
+SELECT s AS cpu0 FROM cpu \gset
+SELECT round(accuracy::numeric, 3) AS acc, round(auc::numeric, 3) AS auc,
+       round(seconds::numeric, 3) AS secs
   FROM tapas.evaluate('targeted_mia', $call, 'census', '1',
-       '{"num_training_records": 5000, "num_synthetic_records": 5000,
-         "num_training_datasets": 1000, "num_test_datasets": 100, "seed": 0$extra}');
+       '{"num_training_records": $rows, "num_synthetic_records": $rows,
+         "num_training_datasets": $train, "num_test_datasets": $test, "seed": 0$extra}') \gset
+SELECT :'acc', :'auc', :'secs', round(s - :cpu0, 2) FROM cpu;
 SQL
-		echo "census $attack through SQL (1000 x 100 datasets of 5000, raw): $nf features"
-		echo "  tapas.evaluate wall time $secs s, accuracy $acc, AUC $auc"
-		if [ $attack = groundhog ]; then
-			echo "  reference (TAPAS, same machine): 191 s, accuracy 0.54, AUC 0.573"
-			python3 -c "print('  speed ratio vs reference: %.1fx' % (191.0 / $secs))"
+}
+
+# bench BUILD SRC: one build on its own instance; appends to $work/results
+bench() {
+	local build=$1 src=$2
+	relocate "$work/$build" "$src"
+	(
+		PGBIN=$work/$build/usr/lib/postgresql/15/bin
+		source test/bench/lib-sql.sh
+		census_instance "b-groundhog-sql ($build)" "$data" "(MINVALUE 0 START 0)" >/dev/null
+		for cfg in "10 4 2" "1000 300 100" "5000 1000 100"; do
+			set -- $cfg
+			load=$(cut -d' ' -f1 /proc/loadavg)
+			echo "$build $1 $2 $3 $load $(run_eval $1 $2 $3)" >>"$work/results"
+		done
+		if [ "$build" = after ]; then
+			load=$(cut -d' ' -f1 /proc/loadavg)
+			echo "queries 5000 1000 100 $load $(run_eval 5000 1000 100 \
+				', "features": ["queries"], "order": [1, 2, 3], "number": [20, 500, 500]')" \
+				>>"$work/results"
 		fi
-	done
-done
+	)
+}
+
+: >"$work/results"
+if [ -n "$before_ref" ]; then
+	git archive "$before_ref" | (mkdir -p "$work/src-before" && tar -x -C "$work/src-before")
+	echo "building $before_ref (before) ..."
+	make -s -C "$work/src-before" -j2 >"$work/build-before.log" 2>&1 ||
+		{ cat "$work/build-before.log"; exit 1; }
+	bench before "$work/src-before"
+fi
+make -s -j2 >/dev/null
+bench after "$top"
+
+python3 - "$work/results" <<'EOF'
+import sys
+ref = {1000: 9.0, 5000: 191.0}	# the reference toolbox on this machine
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+before = {int(r[1]): float(r[7]) for r in rows if r[0] == 'before'}
+before_cpu = {int(r[1]): float(r[8]) for r in rows if r[0] == 'before'}
+print('census Groundhog through tapas.evaluate (raw generator, naive+hist+corr, random forest)')
+print('%-8s %6s %6s %6s %5s %8s %6s %6s %6s %8s %8s %9s %9s' % (
+	'build', 'rows', 'train', 'test', 'load', 'seconds', 'cpu', 'acc', 'AUC',
+	'vs ref', 'vs ref', 'vs before', 'vs before'))
+print('%-8s %6s %6s %6s %5s %8s %6s %6s %6s %8s %8s %9s %9s' % (
+	'', '', '', '', '', '(wall)', '', '', '', '(wall)', '(cpu)', '(wall)', '(cpu)'))
+for r in rows:
+	build, n, tr, te, load, acc, auc = r[0], int(r[1]), r[2], r[3], r[4], r[5], r[6]
+	secs, cpu = float(r[7]), float(r[8])
+	has_ref = build != 'queries' and n in ref
+	vs_ref = '%.1fx' % (ref[n] / secs) if has_ref else '-'
+	vs_ref_cpu = '%.1fx' % (ref[n] / cpu) if has_ref and cpu > 0 else '-'
+	after = build == 'after' and n in before
+	vs_before = '%.1fx' % (before[n] / secs) if after else '-'
+	vs_before_cpu = '%.1fx' % (before_cpu[n] / cpu) if after and cpu > 0 else '-'
+	print('%-8s %6d %6s %6s %5s %8.3f %6.2f %6s %6s %8s %8s %9s %9s' % (
+		build, n, tr, te, load, secs, cpu, acc, auc, vs_ref, vs_ref_cpu,
+		vs_before, vs_before_cpu))
+print('reference (the TAPAS toolbox, same machine): 1,000 rows 300/100 about 9 s;'
+	  ' 5,000 rows 1000/100 191 s, accuracy 0.54, AUC 0.573')
+print('"queries": 1-, 2- and 3-way random queries (20, 500, 500), no reference figure;')
+print('10 rows, 4 + 2 datasets: the fixed cost of a call (reading the 50,000-row table)')
+print('seconds: tapas.evaluate\'s own wall time; cpu: the backend\'s CPU time over the call;')
+print('load: the 1-minute load average just before the call (2 cores, shared)')
+EOF

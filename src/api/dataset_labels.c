@@ -1,0 +1,261 @@
+/*-------------------------------------------------------------------------
+ *
+ * dataset_labels.c
+ *	  Distinct labels of text columns gathered in C, in one scan.
+ *
+ * The dictionaries of categorical columns are their distinct values in the
+ * column's order, NULL last (dataset_columns.c, gather_labels: one
+ * GROUPING SETS query).  For text and varchar columns under a
+ * deterministic collation the same lists come cheaper from a plain scan:
+ * equality under a deterministic collation is byte equality, so the
+ * distinct values are the distinct byte strings (hashed here, one set per
+ * column), their labels (v::text) are those bytes, and ORDER BY v sorts
+ * them by varstr_cmp under the collation, which is a total order for a
+ * deterministic collation (ties broken by the bytes).  The scan's rows go
+ * to a DestReceiver, so the table is never materialised; on the census
+ * table (50,000 rows, 17 columns) this replaces a hash aggregation of
+ * 850,000 lookups through the executor by as many C hash probes.
+ *
+ * IDENTIFICATION
+ *	  src/api/dataset_labels.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "tcop/dest.h"
+#include "utils/lsyscache.h"
+#include "utils/varlena.h"
+
+#include "api/dataset_int.h"
+
+/* the distinct non-NULL byte strings of one column */
+typedef struct LabelSet
+{
+	uint32		n;				/* distinct strings */
+	uint32		cap;			/* slots, a power of 2 */
+	uint32	   *hash;			/* per slot */
+	char	  **str;			/* per slot, NUL-terminated; NULL = empty */
+	int		   *len;
+	bool		has_null;
+	Oid			collid;
+} LabelSet;
+
+typedef struct LabelReceiver
+{
+	DestReceiver pub;
+	int			k;
+	LabelSet   *sets;
+	uint64		rows;
+	MemoryContext cxt;			/* the caller's: the executor's is gone
+								 * when the scan ends */
+} LabelReceiver;
+
+static void
+set_init(LabelSet *s, uint32 cap)
+{
+	s->n = 0;
+	s->cap = cap;
+	s->hash = palloc(sizeof(uint32) * cap);
+	s->str = palloc0(sizeof(char *) * cap);
+	s->len = palloc(sizeof(int) * cap);
+	s->has_null = false;
+}
+
+/* the slot of (bytes, len, h): where it is, or the empty slot for it */
+static uint32
+set_find(const LabelSet *s, const char *bytes, int len, uint32 h)
+{
+	uint32		i = h & (s->cap - 1);
+
+	while (s->str[i] != NULL &&
+		   !(s->hash[i] == h && s->len[i] == len && memcmp(s->str[i], bytes, len) == 0))
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static void
+set_add(LabelSet *s, const char *bytes, int len)
+{
+	uint32		h = hash_bytes((const unsigned char *) bytes, len);
+	uint32		i = set_find(s, bytes, len, h);
+
+	if (s->str[i] != NULL)
+		return;
+	s->hash[i] = h;
+	s->len[i] = len;
+	s->str[i] = pnstrdup(bytes, len);
+	if (++s->n * 2 > s->cap)
+	{
+		/* grow: rehash into twice the slots */
+		LabelSet	g;
+		uint32		j;
+
+		set_init(&g, s->cap * 2);
+		g.has_null = s->has_null;
+		g.collid = s->collid;
+		for (j = 0; j < s->cap; j++)
+			if (s->str[j] != NULL)
+			{
+				uint32		t = set_find(&g, s->str[j], s->len[j], s->hash[j]);
+
+				g.hash[t] = s->hash[j];
+				g.len[t] = s->len[j];
+				g.str[t] = s->str[j];
+			}
+		g.n = s->n;
+		pfree(s->hash);
+		pfree(s->str);
+		pfree(s->len);
+		*s = g;
+	}
+}
+
+static bool
+label_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	LabelReceiver *r = (LabelReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(r->cxt);
+	int			i;
+
+	slot_getallattrs(slot);
+	for (i = 0; i < r->k; i++)
+	{
+		struct varlena *v,
+				   *p;
+
+		if (slot->tts_isnull[i])
+		{
+			r->sets[i].has_null = true;
+			continue;
+		}
+		v = (struct varlena *) DatumGetPointer(slot->tts_values[i]);
+		p = pg_detoast_datum_packed(v);
+		set_add(&r->sets[i], VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+		if (p != v)
+			pfree(p);
+	}
+	MemoryContextSwitchTo(old);
+	if ((++r->rows & 1023) == 0)
+		CHECK_FOR_INTERRUPTS();
+	return true;
+}
+
+static void
+label_startup(DestReceiver *self, int operation, TupleDesc desc)
+{
+	LabelReceiver *r = (LabelReceiver *) self;
+	int			i;
+
+	/* the union's column must be what the caller checked */
+	for (i = 0; i < r->k; i++)
+		if (TupleDescAttr(desc, i)->attcollation != r->sets[i].collid)
+			elog(ERROR, "label scan: column %d has collation %u, expected %u",
+				 i + 1, TupleDescAttr(desc, i)->attcollation, r->sets[i].collid);
+}
+
+static void
+label_noop(DestReceiver *self)
+{
+}
+
+/* qsort_arg comparator of labels under collation *arg */
+static int
+cmp_collated(const void *a, const void *b, void *arg)
+{
+	const char *x = *(char *const *) a,
+			   *y = *(char *const *) b;
+
+	return varstr_cmp(x, strlen(x), y, strlen(y), *(Oid *) arg);
+}
+
+/* the collation of column name of rel if it is text or varchar, else InvalidOid */
+static Oid
+text_collation(Oid relid, const char *name)
+{
+	AttrNumber	att = get_attnum(relid, name);
+	Oid			typid,
+				collid;
+	int32		typmod;
+
+	if (att == InvalidAttrNumber)
+		return InvalidOid;
+	get_atttypetypmodcoll(relid, att, &typid, &typmod, &collid);
+	if (typid != TEXTOID && typid != VARCHAROID)
+		return InvalidOid;
+	return collid;
+}
+
+Oid
+tapas_dataset_text_label_collation(const char *name, Oid synthetic, const Oid *targets)
+{
+	Oid			collid = text_collation(synthetic, name);
+	int			i;
+
+	if (!OidIsValid(collid) || !get_collation_isdeterministic(collid))
+		return InvalidOid;
+	for (i = 0; targets != NULL && i < 2; i++)
+		if (OidIsValid(targets[i]) && text_collation(targets[i], name) != collid)
+			return InvalidOid;
+	return collid;
+}
+
+void
+tapas_dataset_gather_text_labels(const char *from, const Oid *collid, int k,
+								 List **observed)
+{
+	LabelReceiver r;
+	SPIExecuteOptions opt;
+	StringInfoData q;
+	int			i,
+				rc;
+
+	memset(&r, 0, sizeof(r));
+	r.pub.receiveSlot = label_receive;
+	r.pub.rStartup = label_startup;
+	r.pub.rShutdown = label_noop;
+	r.pub.rDestroy = label_noop;
+	r.pub.mydest = DestNone;
+	r.k = k;
+	r.cxt = CurrentMemoryContext;
+	r.sets = palloc(sizeof(LabelSet) * k);
+	for (i = 0; i < k; i++)
+	{
+		set_init(&r.sets[i], 64);
+		r.sets[i].collid = collid[i];
+	}
+	initStringInfo(&q);
+	appendStringInfoString(&q, "SELECT ");
+	for (i = 0; i < k; i++)
+		appendStringInfo(&q, "%sv%d", i ? ", " : "", i + 1);
+	appendStringInfo(&q, " FROM %s", from);
+	memset(&opt, 0, sizeof(opt));
+	opt.read_only = true;
+	opt.dest = (DestReceiver *) &r;
+	/* a SELECT into a receiver that is not SPI's own reports SPI_OK_UTILITY */
+	rc = SPI_execute_extended(q.data, &opt);
+	if (rc != SPI_OK_SELECT && rc != SPI_OK_UTILITY)
+		elog(ERROR, "label scan failed (%d): %s", rc, q.data);
+	for (i = 0; i < k; i++)
+	{
+		LabelSet   *s = &r.sets[i];
+		char	  **labels = palloc(sizeof(char *) * (s->n + 1));
+		uint32		j,
+					m = 0;
+
+		for (j = 0; j < s->cap; j++)
+			if (s->str[j] != NULL)
+				labels[m++] = s->str[j];
+		qsort_arg(labels, m, sizeof(char *), cmp_collated, &s->collid);
+		for (j = 0; j < m; j++)
+			observed[i] = lappend(observed[i], labels[j]);
+		if (s->has_null)
+			observed[i] = lappend(observed[i], NULL);
+	}
+}

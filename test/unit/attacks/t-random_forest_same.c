@@ -1,0 +1,312 @@
+/*
+ * t-random_forest_same.c
+ *	  The optimised split search (src/attacks/rf_split.c: key sort, constant
+ *	  features before sorting, perfect splits) grows exactly the trees of
+ *	  the straightforward one.
+ *
+ * Oracle: the forest as it was before (rf_reference.h, the float sort of
+ * every drawn feature), fitted on the same data from the same seed.  Every
+ * tree must have the same nodes: feature, children, threshold and leaf
+ * probability, compared with ==.  The inputs mix what changes the paths:
+ * ranks or float keys (tapas_rf_rank_max_n), ties (few distinct values),
+ * constant features, -0 and +0, negative and
+ * huge values, adjacent floats, tiny nodes (perfect splits), bootstrap or
+ * not, min_samples_leaf, max_depth; and a NaN (the float-sort fallback).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attacks/rf_int.h"
+#include "rf_reference.h"
+#include "tapas_test.h"
+
+/* same forest, node for node; *why on the first difference */
+static int
+same_forest(const tapas_rf_t *a, const tapas_rf_t *b, const char **why)
+{
+	size_t		t,
+				k;
+
+	if (a->n_trees != b->n_trees || a->d != b->d)
+	{
+		*why = "forest shape";
+		return 0;
+	}
+	for (t = 0; t < a->n_trees; t++)
+	{
+		const tapas_rf_tree_t *ta = &a->trees[t],
+				   *tb = &b->trees[t];
+
+		if (ta->n_nodes != tb->n_nodes)
+		{
+			*why = "number of nodes";
+			return 0;
+		}
+		for (k = 0; k < ta->n_nodes; k++)
+		{
+			const tapas_rf_node_t *na = &ta->nodes[k],
+					   *nb = &tb->nodes[k];
+
+			if (na->feature != nb->feature || na->left != nb->left ||
+				na->right != nb->right || na->p1 != nb->p1 ||
+				(na->feature >= 0 && na->threshold != nb->threshold))
+			{
+				*why = "a node";
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* one random value of a column of the given style */
+static double
+draw_value(tapas_rng_t *rng, int style, double base)
+{
+	double		u = (double) tapas_rng_below(rng, 1u << 30) / (double) (1u << 30);
+
+	switch (style)
+	{
+		case 0:				/* continuous */
+			return u;
+		case 1:				/* few distinct values: ties */
+			return (double) tapas_rng_below(rng, 3) / 2.0;
+		case 2:				/* constant */
+			return base;
+		case 3:				/* signed zeros and small integers */
+			return tapas_rng_below(rng, 2) ? (tapas_rng_below(rng, 2) ? -0.0 : 0.0) :
+				(double) tapas_rng_below(rng, 5) - 2.0;
+		case 4:				/* negative and huge */
+			return (u - 0.5) * 1e30;
+		case 5:				/* adjacent floats */
+			return (double) nextafterf(1.0f, 2.0f * (float) tapas_rng_below(rng, 2));
+		default:				/* correlations near 1 and -1 */
+			return tapas_rng_below(rng, 2) ? 1.0 - u * 1e-6 : -1.0 + u * 1e-6;
+	}
+}
+
+/* fits both forests on one random problem; returns 1 if they agree */
+static int
+one_problem(tapas_rng_t *rng, int with_nan, const char **why)
+{
+	size_t		n = 1 + tapas_rng_below(rng, 160),
+				d = 1 + tapas_rng_below(rng, 40),
+				i,
+				j;
+	double	   *X = malloc(n * d * sizeof(double));
+	int		   *y = malloc(n * sizeof(int));
+	int		   *style = malloc(d * sizeof(int));
+	tapas_rf_params_t p;
+	tapas_rf_t *a = NULL,
+			   *b = NULL;
+	tapas_rng_t ra,
+				rb;
+	uint64_t	seed = tapas_rng_u64(rng);
+	tapas_status sa,
+				sb;
+	int			ok;
+
+	for (j = 0; j < d; j++)
+		style[j] = (int) tapas_rng_below(rng, 7);
+	for (i = 0; i < n; i++)
+	{
+		y[i] = (int) tapas_rng_below(rng, 2);
+		for (j = 0; j < d; j++)
+			X[i * d + j] = draw_value(rng, style[j], (double) j);
+		/* an informative column now and then: short perfect splits */
+		if (d > 1 && style[0] == 0)
+			X[i * d] = y[i] + 0.1 * X[i * d];
+	}
+	if (with_nan)
+		X[tapas_rng_below(rng, n) * d + tapas_rng_below(rng, d)] = NAN;
+	tapas_rf_params_default(&p);
+	p.n_trees = 1 + (int) tapas_rng_below(rng, 4);
+	p.bootstrap = (int) tapas_rng_below(rng, 2);
+	p.max_features = (int) tapas_rng_below(rng, d + 1);
+	p.min_samples_leaf = 1 + (int) tapas_rng_below(rng, 3);
+	p.min_samples_split = 2 + (int) tapas_rng_below(rng, 3);
+	p.max_depth = (int) tapas_rng_below(rng, 6);
+	tapas_rng_seed(&ra, seed);
+	tapas_rng_seed(&rb, seed);
+	sa = tapas_rf_fit(&a, X, y, n, d, &p, &ra, NULL);
+	sb = ref_rf_fit(&b, X, y, n, d, &p, &rb, NULL);
+	*why = "status";
+	ok = sa == sb && (sa != TAPAS_OK || same_forest(a, b, why));
+	/* the random streams advanced alike */
+	if (ok && tapas_rng_u64(&ra) != tapas_rng_u64(&rb))
+	{
+		*why = "random stream";
+		ok = 0;
+	}
+	tapas_rf_free(a);
+	tapas_rf_free(b);
+	free(X);
+	free(y);
+	free(style);
+	return ok;
+}
+
+/* ranks (the default up to 65,535 samples) or float keys (above) */
+static void
+random_problems(uint64_t seed, size_t rank_max_n)
+{
+	tapas_rng_t rng;
+	long		k,
+				iters = tapas_test_iters(400);
+	const char *why = "";
+
+	tapas_rf_rank_max_n = rank_max_n;
+	tapas_rng_seed(&rng, seed);
+	for (k = 0; k < iters; k++)
+		if (!one_problem(&rng, 0, &why))
+			break;
+	tapas_rf_rank_max_n = RF_RANK_MAX_N;
+	TAPAS_CHECK_MSG(k == iters, "problem %ld differs: %s", k, why);
+}
+
+static void
+test_rf_same_trees_random(void)
+{
+	random_problems(tapas_test_seed(), RF_RANK_MAX_N);
+}
+
+static void
+test_rf_same_trees_random_float_keys(void)
+{
+	random_problems(tapas_test_seed() + 3, 0);
+}
+
+static void
+test_rf_same_trees_nan(void)
+{
+	tapas_rng_t rng;
+	long		k,
+				iters = tapas_test_iters(50);
+	const char *why = "";
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 1);
+	for (k = 0; k < iters; k++)
+		if (!one_problem(&rng, 1, &why))
+			break;
+	TAPAS_CHECK_MSG(k == iters, "problem %ld differs: %s", k, why);
+}
+
+/*
+ * The Groundhog shape, scaled down: many more features than samples, most
+ * of them continuous, and default parameters (bootstrap, sqrt(d) features,
+ * unlimited depth): deep nodes are tiny and mostly split perfectly.
+ */
+static void
+same_trees_shape(size_t n, size_t d, uint64_t seed)
+{
+	size_t		i,
+				j;
+	double	   *X = malloc(n * d * sizeof(double));
+	int		   *y = malloc(n * sizeof(int));
+	tapas_rf_params_t p;
+	tapas_rf_t *a,
+			   *b;
+	tapas_rng_t rng,
+				ra,
+				rb;
+	const char *why = "";
+
+	tapas_rng_seed(&rng, seed);
+	for (i = 0; i < n; i++)
+	{
+		y[i] = (int) tapas_rng_below(&rng, 2);
+		for (j = 0; j < d; j++)
+			X[i * d + j] = draw_value(&rng, j % 10 == 0 ? 1 : (j % 10 == 1 ? 2 : 0), 0.5) +
+				(j % 7 == 0 ? 0.05 * y[i] : 0.0);
+	}
+	tapas_rf_params_default(&p);
+	p.n_trees = 10;
+	for (i = 0; i < 2; i++)
+	{
+		tapas_rf_rank_max_n = i ? 0 : RF_RANK_MAX_N;
+		tapas_rng_seed(&ra, 7);
+		tapas_rng_seed(&rb, 7);
+		TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &ra, NULL) == TAPAS_OK);
+		TAPAS_CHECK(ref_rf_fit(&b, X, y, n, d, &p, &rb, NULL) == TAPAS_OK);
+		TAPAS_CHECK_MSG(same_forest(a, b, &why), "%s keys: %s", i ? "float" : "rank", why);
+		tapas_rf_free(a);
+		tapas_rf_free(b);
+	}
+	tapas_rf_rank_max_n = RF_RANK_MAX_N;
+	free(X);
+	free(y);
+}
+
+static void
+test_rf_same_trees_wide(void)
+{
+	same_trees_shape(120, 600, tapas_test_seed() + 2);
+}
+
+/* 1,500 samples: deep nodes span rank ranges wide enough for the radix sort */
+static void
+test_rf_same_trees_tall(void)
+{
+	same_trees_shape(1500, 30, tapas_test_seed() + 4);
+}
+
+/*
+ * A nearly perfect feature (one label of 800 flipped) and a perfect one:
+ * whichever is drawn first, the perfect one must win, so the shortcut
+ * may only stop searching once the best split is perfect.
+ */
+static void
+test_rf_same_trees_near_perfect(void)
+{
+	size_t		n = 800,
+				d = 2,
+				i;
+	double	   *X = malloc(n * d * sizeof(double));
+	int		   *y = malloc(n * sizeof(int));
+	tapas_rf_params_t p;
+	tapas_rf_t *a,
+			   *b;
+	tapas_rng_t ra,
+				rb;
+	uint64_t	seed;
+	const char *why = "";
+	int			ok = 1;
+
+	for (i = 0; i < n; i++)
+	{
+		y[i] = i % 2;
+		X[i * d] = (double) (i % 2) + (i == 3 ? -1.0 : 0.0) + 0.001 * i;
+		X[i * d + 1] = (double) (i % 2) * 2.0;
+	}
+	tapas_rf_params_default(&p);
+	p.n_trees = 1;
+	p.bootstrap = 0;
+	p.max_features = 2;
+	for (seed = 0; seed < 8 && ok; seed++)
+	{
+		tapas_rng_seed(&ra, seed);
+		tapas_rng_seed(&rb, seed);
+		TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &ra, NULL) == TAPAS_OK);
+		TAPAS_CHECK(ref_rf_fit(&b, X, y, n, d, &p, &rb, NULL) == TAPAS_OK);
+		ok = same_forest(a, b, &why) && a->trees[0].nodes[0].feature == 1;
+		tapas_rf_free(a);
+		tapas_rf_free(b);
+	}
+	TAPAS_CHECK_MSG(ok, "seed %llu: %s", (unsigned long long) seed - 1, why);
+	free(X);
+	free(y);
+}
+
+int
+main(void)
+{
+	TAPAS_TEST_RUN(test_rf_same_trees_random);
+	TAPAS_TEST_RUN(test_rf_same_trees_random_float_keys);
+	TAPAS_TEST_RUN(test_rf_same_trees_nan);
+	TAPAS_TEST_RUN(test_rf_same_trees_wide);
+	TAPAS_TEST_RUN(test_rf_same_trees_tall);
+	TAPAS_TEST_RUN(test_rf_same_trees_near_perfect);
+	TAPAS_TEST_DONE();
+}
