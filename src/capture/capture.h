@@ -84,6 +84,8 @@ typedef struct TapasCaptureInfo
 	List	   *covers;			/* [ncovers] statistic nodes (statistic.c);
 								 * a capture's third argument indexes it */
 	bool		protected_read; /* some level reads a protected table */
+	List	   *prevalidate;	/* (relid Const, expression) pairs checked on
+								 * every row before the query (prevalidate.c) */
 } TapasCaptureInfo;
 
 /* One protected level being normalised (normalise.c, cover_build.c). */
@@ -124,7 +126,13 @@ extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *pr
 
 /* allowlist.c */
 extern void tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row,
-									   Oid relid);
+									   Oid relid, int varno);
+
+/* prevalidate.c */
+extern void tapas_prevalidate_collect_begin(void);
+extern List *tapas_prevalidate_collect_end(void);
+extern bool tapas_prevalidate_admit(Node *call, Oid funcid, int varno, Oid relid);
+extern void tapas_prevalidate_run(List *items, EState *estate);
 extern void tapas_allowlist_fold_query(Query *q, ParamListInfo params);
 
 /* curated.c */

@@ -290,7 +290,7 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 	{
 		Node	   *e = lfirst(c);
 
-		tapas_allowlist_check_expr(e, what, strcmp(what, "WHERE") == 0 && !tapas_expr_refs(e, lc->varno, lc->prot->sensitive), lc->prot->relid);
+		tapas_allowlist_check_expr(e, what, strcmp(what, "WHERE") == 0 && !tapas_expr_refs(e, lc->varno, lc->prot->sensitive), lc->prot->relid, lc->varno);
 		if (!tapas_expr_refs(e, lc->varno, lc->prot->sensitive))
 		{
 			*rest = lappend(*rest, e);
@@ -320,7 +320,7 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 	if (kind != TAPAS_AGG_COUNT_STAR)
 	{
 		arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;
-		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", get_func_name(agg->aggfnoid)), false, lc->prot->relid);
+		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", get_func_name(agg->aggfnoid)), false, lc->prot->relid, lc->varno);
 		if (contain_vars_of_level(arg, 1) || checkExprHasSubLink(arg))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

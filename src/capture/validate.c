@@ -297,7 +297,7 @@ verify_joins(Query *q, int varno, const TapasProtection *prot)
 	}
 	foreach(lc, js.on_quals)
 	{
-		tapas_allowlist_check_expr(lfirst(lc), "JOIN ... ON", true, prot->relid);
+		tapas_allowlist_check_expr(lfirst(lc), "JOIN ... ON", true, prot->relid, varno);
 		if (tapas_expr_refs(lfirst(lc), varno, prot->sensitive))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -391,7 +391,7 @@ tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 		if (tle->ressortgroupref == 0 ||
 			!get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause))
 			continue;
-		tapas_allowlist_check_expr((Node *) tle->expr, "GROUP BY", false, prot->relid);
+		tapas_allowlist_check_expr((Node *) tle->expr, "GROUP BY", false, prot->relid, varno);
 		if (!tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
 			continue;
 		if (q->groupingSets != NIL)
