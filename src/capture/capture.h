@@ -74,7 +74,9 @@ typedef enum TapasAggKind
 	TAPAS_AGG_COUNT_STAR,		/* count(*) */
 	TAPAS_AGG_COUNT,			/* count(x) */
 	TAPAS_AGG_SUM,				/* sum(x) */
-	TAPAS_AGG_AVG				/* avg(x): captured as sum(x) and count(x) */
+	TAPAS_AGG_AVG,				/* avg(x): captured as sum(x) and count(x) */
+	TAPAS_AGG_VARIANCE			/* variance, var_pop, stddev ...: captured as
+								 * sum(x), count(x) and sum(x * x) */
 } TapasAggKind;
 
 /* What normalise.c tells plan.c about one planned Query. */

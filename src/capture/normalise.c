@@ -306,6 +306,24 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 	}
 }
 
+/*
+ * x * x in numeric, built by tapas for the sum of squares of a variance:
+ * numeric holds the square of every int, float and numeric value below
+ * 10^65536 without overflow.
+ */
+static Node *
+square(Node *arg)
+{
+	Node	   *x = coerce_to_target_type(NULL, copyObject(arg), exprType(arg), NUMERICOID, -1,
+										  COERCION_EXPLICIT, COERCE_EXPLICIT_CAST, -1);
+	Oid			mul = OpernameGetOprid(list_make1(makeString("*")), NUMERICOID, NUMERICOID);
+
+	if (x == NULL || !OidIsValid(mul))
+		elog(ERROR, "tapas: no numeric square for type %u", exprType(arg));
+	return (Node *) make_opclause(mul, NUMERICOID, false, (Expr *) x,
+								  (Expr *) copyObject(x), InvalidOid, InvalidOid);
+}
+
 /* normalises one audited aggregate (in place) and adds its captures */
 static void
 normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
@@ -335,10 +353,12 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 	if (lc->sens_where != NIL)
 		agg->aggfilter = make_ands_explicit(list_concat(copyObject(lc->sens_where), userf));
 
-	if (kind == TAPAS_AGG_AVG)
+	if (kind == TAPAS_AGG_AVG || kind == TAPAS_AGG_VARIANCE)
 	{
 		tapas_cover_add(lc, TAPAS_AGG_SUM, arg, all, narrow);
 		tapas_cover_add(lc, TAPAS_AGG_COUNT, arg, all, narrow);
+		if (kind == TAPAS_AGG_VARIANCE)
+			tapas_cover_add(lc, TAPAS_AGG_SUM, square(arg), all, narrow);
 	}
 	else
 		tapas_cover_add(lc, kind, arg, all, narrow);

@@ -53,6 +53,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parse_relation.h"
 #include "rewrite/rewriteManip.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -83,7 +84,16 @@ static const Oid prevalidated_funcs[] = {
 	F_DATE_PLI, F_DATE_MII, F_DATE_MI, F_DATE_PL_INTERVAL, F_DATE_MI_INTERVAL,
 	F_TIMESTAMP_PL_INTERVAL, F_TIMESTAMP_MI_INTERVAL, F_TIMESTAMP_MI,
 	F_TIMESTAMPTZ_MI, F_INTERVAL_PL, F_INTERVAL_MI, F_INTERVAL_UM,
-	F_TEXTCAT, F_STRPOS,
+	F_TEXTCAT, F_STRPOS, F_POSITION_TEXT_TEXT,
+};
+
+/*
+ * Divisions: by a non-zero constant only, where the errors left are over-
+ * and underflows at extreme values; a row divisor would raise at one
+ * value (a point oracle).
+ */
+static const Oid prevalidated_divisions[] = {
+	F_FLOAT4DIV, F_FLOAT8DIV, F_FLOAT48DIV, F_FLOAT84DIV, F_NUMERIC_DIV, F_INTERVAL_DIV,
 };
 
 /* the expressions recorded while one Query is normalised (hooks.c) */
@@ -108,13 +118,47 @@ tapas_prevalidate_collect_end(void)
 	return r;
 }
 
+/* a non-NULL constant that is not zero */
 static bool
-prevalidated_func(Oid funcid)
+nonzero_const(Node *node)
+{
+	Const	   *c = (Const *) node;
+	Oid			typoutput;
+	bool		varlena;
+	char	   *text;
+
+	if (node == NULL || !IsA(node, Const) || c->constisnull)
+		return false;
+	getTypeOutputInfo(c->consttype, &typoutput, &varlena);
+	text = OidOutputFunctionCall(typoutput, c->constvalue);
+	/* "0", "-0", "0.000", "0e5", "00:00:00": every digit zero */
+	for (const char *p = text; *p; p++)
+	{
+		if (*p >= '1' && *p <= '9')
+			return true;
+		if (*p == 'e' || *p == 'E')
+			break;
+	}
+	return false;
+}
+
+static bool
+prevalidated_func(Oid funcid, Node *call)
 {
 	for (int i = 0; i < lengthof(prevalidated_funcs); i++)
 	{
 		if (prevalidated_funcs[i] == funcid)
 			return true;
+	}
+	for (int i = 0; i < lengthof(prevalidated_divisions); i++)
+	{
+		if (prevalidated_divisions[i] == funcid)
+		{
+			List	   *args = IsA(call, FuncExpr) ? ((FuncExpr *) call)->args :
+				IsA(call, OpExpr) ? ((OpExpr *) call)->args : NIL;
+
+			return list_length(args) == 2 && nonzero_const(lsecond(args));
+		}
 	}
 	return false;
 }
@@ -164,7 +208,7 @@ tapas_prevalidate_admit(Node *call, Oid funcid, int varno, Oid relid)
 	const TapasProtection *prot;
 	StandaloneContext ctx;
 
-	if (!collecting || varno <= 0 || !prevalidated_func(funcid) ||
+	if (!collecting || varno <= 0 || !prevalidated_func(funcid, call) ||
 		func_volatile(funcid) != PROVOLATILE_IMMUTABLE)
 		return false;
 	prot = tapas_protection_lookup(relid);

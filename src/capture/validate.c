@@ -60,6 +60,25 @@
  * ----------------------------------------------------------------
  */
 
+/*
+ * variance(x) and stddev(x) in all spellings are functions of n, sum(x)
+ * and sum(x * x): audited as those three cells.
+ */
+static bool
+is_variance_name(const char *name)
+{
+	static const char *const names[] = {
+		"variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop"
+	};
+
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The audited kind of an aggregate, or refusal. */
 TapasAggKind
 tapas_verify_aggregate(Aggref *agg, Oid relid)
@@ -70,21 +89,23 @@ tapas_verify_aggregate(Aggref *agg, Oid relid)
 
 	if (catalog && strcmp(name, "count") == 0)
 		kind = agg->aggstar ? TAPAS_AGG_COUNT_STAR : TAPAS_AGG_COUNT;
-	else if (catalog && (strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0))
+	else if (catalog && (strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0 ||
+						 is_variance_name(name)))
 	{
 		Oid			t = linitial_oid(agg->aggargtypes);
 
 		if (t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID ||
 			t == FLOAT4OID || t == FLOAT8OID)
-			kind = name[0] == 's' ? TAPAS_AGG_SUM : TAPAS_AGG_AVG;
+			kind = strcmp(name, "sum") == 0 ? TAPAS_AGG_SUM :
+				strcmp(name, "avg") == 0 ? TAPAS_AGG_AVG : TAPAS_AGG_VARIANCE;
 	}
 	if (kind == TAPAS_AGG_NONE || agg->aggkind != AGGKIND_NORMAL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("aggregate function %s is not allowed on protected table \"%s\"",
 						name, get_rel_name(relid)),
-				 errdetail("Only count, and sum and avg of numbers, are audited; other aggregates such as min, max, string_agg, array_agg, stddev and variance can reveal values of single rows."),
-				 errhint("Rewrite the query with count(*), count(x), sum(x) or avg(x).")));
+				 errdetail("Only count, and sum, avg, variance and stddev of numbers, are audited; other aggregates such as min, max, percentile_disc, string_agg and array_agg can reveal values of single rows."),
+				 errhint("Rewrite the query with count(*), count(x), sum(x), avg(x), variance(x) or stddev(x).")));
 	if (agg->aggdistinct != NIL || agg->aggorder != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
