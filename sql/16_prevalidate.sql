@@ -39,6 +39,29 @@ PREPARE q(int) AS SELECT count(*) FROM pat WHERE age + $1 > 0;
 EXECUTE q(100);
 EXECUTE q(1000);
 DEALLOCATE q;
+-- casts of text to numbers: checked on every row too, and the refusal
+-- does not show the failing text
+RESET SESSION AUTHORIZATION;
+CREATE TABLE zipt (id int PRIMARY KEY, zip text NOT NULL, hiv bool NOT NULL);
+INSERT INTO zipt SELECT i, (10000 + i % 4)::text, i % 5 = 0 FROM generate_series(1, 20) i;
+SELECT tapas.protect('zipt', 'id', ARRAY['hiv'], 2);
+GRANT SELECT ON zipt TO regress_tapas_analyst;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FILTER (WHERE hiv) FROM zipt WHERE zip::int >= 10002;
+RESET SESSION AUTHORIZATION;
+UPDATE zipt SET zip = 'N/A' WHERE id = 20;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FILTER (WHERE hiv) FROM zipt WHERE zip::int >= 10002;
+-- guards are kept: a cast is checked on the rows that the non-sensitive
+-- WHERE conjuncts before it keep, or within its CASE
+SELECT count(*) FILTER (WHERE hiv) FROM zipt WHERE zip <> 'N/A' AND zip::int >= 10002;
+SELECT count(*) FILTER (WHERE hiv AND CASE WHEN zip <> 'N/A' THEN zip::int END >= 10002) FROM zipt;
+-- but a sensitive guard is no guard: the cast is checked on every row
+SELECT count(*) FILTER (WHERE hiv AND CASE WHEN hiv THEN zip::int END >= 10002) FROM zipt;
+SELECT count(*) FROM zipt WHERE zip::int >= 10002 AND zip <> 'N/A';
+RESET SESSION AUTHORIZATION;
+DROP TABLE zipt;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
 -- EXPLAIN reads no row: nothing is evaluated
 EXPLAIN (COSTS OFF) SELECT count(*) FROM pat WHERE age + 1000 > 0;
 -- still refused per row: sensitive columns, division by a row value,

@@ -112,6 +112,8 @@ typedef struct AllowContext
 	const char *what;			/* "WHERE", "the argument of sum", ... */
 	Oid			relid;			/* the protected table, for messages */
 	int			varno;			/* its range-table index here (0: unknown) */
+	Node	   *qi_root;		/* the largest enclosing sub-expression over
+								 * non-sensitive columns only (prevalidate.c) */
 	bool		every_row;		/* evaluated for every row the scan reads */
 	int			nodes;			/* nodes seen so far */
 } AllowContext;
@@ -304,7 +306,7 @@ check_call(AllowContext *ctx, Node *call, Oid funcid, List *args, Oid inputcolli
 			  widening_cast(funcid, exprType(linitial(args)), resulttype)))
 		 /* allowed as is */ ;
 	else if (!tapas_curated_call(funcid, args, inputcollid, ctx->every_row, &rowargs) &&
-			 !tapas_prevalidate_admit(call, funcid, ctx->varno, ctx->relid))
+			 !tapas_prevalidate_admit(call, ctx->qi_root, funcid, ctx->varno, ctx->relid))
 		refuse(ctx, kind, name, "It can raise an error on some inputs.");
 
 	foreach(lc, args)
@@ -404,8 +406,32 @@ check_size(Node *node, AllowContext *ctx, bool curated_arg)
 				 errhint("Move the condition to WHERE, or shorten the constant.")));
 }
 
+static bool allow_node(Node *node, AllowContext *ctx);
+
+/*
+ * The walker proper is allow_node; this keeps ctx->qi_root, so that a
+ * call that can raise is checked before the scan within its largest
+ * non-sensitive enclosing expression (CASE WHEN zip ~ '^[0-9]+$' THEN
+ * zip::int END is checked whole, its guard included).
+ */
 static bool
 allow_walker(Node *node, AllowContext *ctx)
+{
+	Node	   *root = ctx->qi_root;
+	bool		r;
+
+	if (node == NULL)
+		return false;
+	if (root == NULL && ctx->varno > 0 &&
+		tapas_prevalidate_standalone(node, ctx->varno, ctx->relid))
+		ctx->qi_root = node;
+	r = allow_node(node, ctx);
+	ctx->qi_root = root;
+	return r;
+}
+
+static bool
+allow_node(Node *node, AllowContext *ctx)
 {
 	if (node == NULL)
 		return false;
@@ -470,7 +496,8 @@ allow_walker(Node *node, AllowContext *ctx)
 				refuse_node(ctx, node);
 			break;
 		case T_CoerceViaIO:
-			if (!text_output_cast((CoerceViaIO *) node))
+			if (!text_output_cast((CoerceViaIO *) node) &&
+				!tapas_prevalidate_admit_cast(node, ctx->qi_root, ctx->varno, ctx->relid))
 				refuse_node(ctx, node);
 			break;
 		case T_ArrayExpr:
@@ -531,6 +558,7 @@ tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row, Oid rel
 	ctx.what = what;
 	ctx.relid = relid;
 	ctx.varno = varno;
+	ctx.qi_root = NULL;
 	ctx.every_row = every_row;
 	ctx.nodes = 0;
 	(void) allow_walker(expr, &ctx);

@@ -133,7 +133,11 @@ extern void tapas_allowlist_check_expr(Node *expr, const char *what, bool every_
 /* prevalidate.c */
 extern void tapas_prevalidate_collect_begin(void);
 extern List *tapas_prevalidate_collect_end(void);
-extern bool tapas_prevalidate_admit(Node *call, Oid funcid, int varno, Oid relid);
+extern bool tapas_prevalidate_standalone(Node *node, int varno, Oid relid);
+extern int	tapas_prevalidate_mark(void);
+extern void tapas_prevalidate_guard(int mark, List *conjuncts, int varno, Oid relid);
+extern bool tapas_prevalidate_admit(Node *call, Node *root, Oid funcid, int varno, Oid relid);
+extern bool tapas_prevalidate_admit_cast(Node *cast, Node *root, int varno, Oid relid);
 extern void tapas_prevalidate_run(List *items, EState *estate);
 extern void tapas_allowlist_fold_query(Query *q, ParamListInfo params);
 

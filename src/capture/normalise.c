@@ -284,6 +284,7 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 				List **sens, List **rest)
 {
 	ListCell   *c;
+	int			mark = tapas_prevalidate_mark();
 
 	conj = flatten_ands(conj);
 	foreach(c, conj)
@@ -304,6 +305,9 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 		tapas_verify_only_protected(e, lc->varno, "conditions", lc->prot->relid);
 		*sens = lappend(*sens, e);
 	}
+	/* non-sensitive WHERE conjuncts guard each other's arithmetic */
+	if (strcmp(what, "WHERE") == 0)
+		tapas_prevalidate_guard(mark, *rest, lc->varno, lc->prot->relid);
 }
 
 /*

@@ -98,12 +98,13 @@ static const Oid prevalidated_divisions[] = {
 
 /* the expressions recorded while one Query is normalised (hooks.c) */
 static List *collected = NIL;
+static List *collected_roots = NIL;	/* their trees in the Query, for dedup */
 static bool collecting = false;
 
 void
 tapas_prevalidate_collect_begin(void)
 {
-	collected = NIL;
+	collected = collected_roots = NIL;
 	collecting = true;
 }
 
@@ -113,7 +114,7 @@ tapas_prevalidate_collect_end(void)
 {
 	List	   *r = collected;
 
-	collected = NIL;
+	collected = collected_roots = NIL;
 	collecting = false;
 	return r;
 }
@@ -142,9 +143,62 @@ nonzero_const(Node *node)
 	return false;
 }
 
+/* how many roots are recorded so far: a mark for tapas_prevalidate_guard */
+int
+tapas_prevalidate_mark(void)
+{
+	return list_length(collected);
+}
+
+/*
+ * The non-sensitive WHERE conjuncts of one level guard each other, as in
+ * WHERE zip <> 'N/A' AND zip::int >= 10002: the roots recorded since mark
+ * that are whole conjuncts are replaced by one root, the AND of every
+ * stand-alone conjunct in order, so a conjunct is checked on the rows the
+ * ones before it keep.  All of them read non-sensitive columns only.
+ */
+void
+tapas_prevalidate_guard(int mark, List *conjuncts, int varno, Oid relid)
+{
+	List	   *keep = NIL;
+	List	   *keep_roots = NIL;
+	List	   *args = NIL;
+	bool		merged = false;
+	ListCell   *lc;
+	ListCell   *lr;
+
+	if (!collecting || list_length(collected) <= mark)
+		return;
+	forboth(lc, collected, lr, collected_roots)
+	{
+		if (foreach_current_index(lc) >= mark && list_member_ptr(conjuncts, lfirst(lr)))
+		{
+			merged = true;
+			continue;
+		}
+		keep = lappend(keep, lfirst(lc));
+		keep_roots = lappend(keep_roots, lfirst(lr));
+	}
+	if (!merged)
+		return;
+	foreach(lc, conjuncts)
+	{
+		if (tapas_prevalidate_standalone(lfirst(lc), varno, relid))
+			args = lappend(args, copyObject(lfirst(lc)));
+	}
+	collected = lappend(keep,
+						list_make2(makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
+											 ObjectIdGetDatum(relid), false, true),
+								   make_ands_explicit(args)));
+	collected_roots = lappend(keep_roots, NULL);
+}
+
 static bool
 prevalidated_func(Oid funcid, Node *call)
 {
+	if (IsA(call, CoerceViaIO))
+		return funcid == F_INT2IN || funcid == F_INT4IN || funcid == F_INT8IN ||
+			funcid == F_NUMERIC_IN || funcid == F_FLOAT4IN || funcid == F_FLOAT8IN;
 	for (int i = 0; i < lengthof(prevalidated_funcs); i++)
 	{
 		if (prevalidated_funcs[i] == funcid)
@@ -166,19 +220,22 @@ prevalidated_func(Oid funcid, Node *call)
 /*
  * Whether node can be evaluated on its own over a row of varno: Vars of
  * varno at this level only (at least one), no sensitive column, nothing
- * that needs an enclosing evaluation (CASE operand, aggregate, sub-query,
- * executor parameter).
+ * that needs an enclosing evaluation (an aggregate, a sub-query, an
+ * executor parameter, the operand of an enclosing CASE).
  */
 typedef struct StandaloneContext
 {
 	int			varno;
 	const Bitmapset *sensitive;
 	int			vars;
+	int			case_depth;		/* inside a CASE or array coercion of node */
 } StandaloneContext;
 
 static bool
 standalone_walker(Node *node, StandaloneContext *ctx)
 {
+	bool		r;
+
 	if (node == NULL)
 		return false;
 	if (IsA(node, Var))
@@ -191,39 +248,96 @@ standalone_walker(Node *node, StandaloneContext *ctx)
 		ctx->vars++;
 		return false;
 	}
-	if (IsA(node, CaseTestExpr) || IsA(node, Aggref) || IsA(node, SubLink) ||
-		IsA(node, GroupingFunc) || IsA(node, WindowFunc) ||
+	if (IsA(node, CaseTestExpr))
+		return ctx->case_depth == 0;
+	if (IsA(node, Aggref) || IsA(node, SubLink) || IsA(node, GroupingFunc) ||
+		IsA(node, WindowFunc) || IsA(node, Query) || IsA(node, CoerceToDomain) ||
 		(IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN))
 		return true;
-	return expression_tree_walker(node, standalone_walker, ctx);
+	if (!IsA(node, CaseExpr) && !IsA(node, ArrayCoerceExpr))
+		return expression_tree_walker(node, standalone_walker, ctx);
+	ctx->case_depth++;
+	r = expression_tree_walker(node, standalone_walker, ctx);
+	ctx->case_depth--;
+	return r;
 }
 
-/*
- * Called by the allow-list for a call that can raise: records it and
- * returns true when it is checked before the scan instead.
- */
 bool
-tapas_prevalidate_admit(Node *call, Oid funcid, int varno, Oid relid)
+tapas_prevalidate_standalone(Node *node, int varno, Oid relid)
 {
-	const TapasProtection *prot;
+	const TapasProtection *prot = tapas_protection_lookup(relid);
 	StandaloneContext ctx;
 
-	if (!collecting || varno <= 0 || !prevalidated_func(funcid, call) ||
-		func_volatile(funcid) != PROVOLATILE_IMMUTABLE)
-		return false;
-	prot = tapas_protection_lookup(relid);
-	if (prot == NULL)
+	if (!collecting || prot == NULL || varno <= 0)
 		return false;
 	ctx.varno = varno;
 	ctx.sensitive = prot->sensitive;
 	ctx.vars = 0;
-	if (standalone_walker(call, &ctx) || ctx.vars == 0)
+	ctx.case_depth = 0;
+	return !standalone_walker(node, &ctx) && ctx.vars > 0;
+}
+
+/*
+ * Called by the allow-list for a call that can raise, with root its
+ * largest enclosing non-sensitive expression (or NULL): records root and
+ * returns true when the call is checked before the scan instead.
+ */
+bool
+tapas_prevalidate_admit(Node *call, Node *root, Oid funcid, int varno, Oid relid)
+{
+	ListCell   *lc;
+
+	if (!collecting || root == NULL || !prevalidated_func(funcid, call) ||
+		func_volatile(funcid) != PROVOLATILE_IMMUTABLE)
 		return false;
+	foreach(lc, collected_roots)
+	{
+		if (lfirst(lc) == root)
+			return true;
+	}
+	collected_roots = lappend(collected_roots, root);
 	collected = lappend(collected,
 						list_make2(makeConst(OIDOID, -1, InvalidOid, sizeof(Oid),
 											 ObjectIdGetDatum(relid), false, true),
-								   copyObject(call)));
+								   copyObject(root)));
 	return true;
+}
+
+/*
+ * A cast through text (zip::int with zip text) to a built-in number type,
+ * whose input function is immutable: it raises on text that is not a
+ * number, so it is checked on every row like the arithmetic above.
+ */
+bool
+tapas_prevalidate_admit_cast(Node *cast, Node *root, int varno, Oid relid)
+{
+	CoerceViaIO *c = (CoerceViaIO *) cast;
+	Oid			typinput;
+	Oid			typioparam;
+
+	switch (c->resulttype)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+			break;
+		default:
+			return false;
+	}
+	switch (exprType((Node *) c->arg))
+	{
+		case TEXTOID:
+		case VARCHAROID:
+		case BPCHAROID:
+			break;
+		default:
+			return false;
+	}
+	getTypeInputInfo(c->resulttype, &typinput, &typioparam);
+	return tapas_prevalidate_admit(cast, root, typinput, varno, relid);
 }
 
 /* ----------------------------------------------------------------
@@ -390,9 +504,9 @@ tapas_prevalidate_run(List *items, EState *estate)
 	if (edata != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("arithmetic in a query on protected table \"%s\" fails on some row of the table",
+				 errmsg("arithmetic or a cast in a query on protected table \"%s\" fails on some row of the table",
 						get_rel_name(failed)),
-				 errdetail("tapas evaluates arithmetic on columns once on every row before the query, so that no error depends on the rows a query selects; here: %s.",
-						   edata->message),
-				 errhint("Write the expression so that it cannot overflow on any row of the table, e.g. cast the column to bigint or numeric first.")));
+				 errdetail("tapas evaluates arithmetic and casts on columns once on every row before the query, so that no error depends on the rows a query selects; here it raised SQLSTATE %s.",
+						   unpack_sql_state(edata->sqlerrcode)),
+				 errhint("Write it so that it cannot fail on the rows it is checked on: put a guard before it (WHERE zip <> 'N/A' AND zip::int > 5, or CASE WHEN ... THEN ... END), or cast to bigint or numeric before arithmetic.")));
 }
