@@ -308,6 +308,10 @@ check_call(AllowContext *ctx, Node *call, Oid funcid, List *args, Oid inputcolli
 	else if (!tapas_curated_call(funcid, args, inputcollid, ctx->every_row, &rowargs) &&
 			 !tapas_prevalidate_admit(call, ctx->qi_root, funcid, ctx->varno, ctx->relid))
 		refuse(ctx, kind, name, "It can raise an error on some inputs.");
+	else if (tapas_curated_arithmetic(funcid) && ctx->qi_root == NULL &&
+			 strcmp(ctx->what, "GROUP BY") == 0)
+		refuse(ctx, kind, name,
+			   "Grouping by arithmetic on a sensitive column would hide the values no row has.");
 
 	foreach(lc, args)
 	{

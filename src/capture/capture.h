@@ -144,6 +144,7 @@ extern void tapas_allowlist_fold_query(Query *q, ParamListInfo params);
 /* curated.c */
 extern bool tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
 							   uint32 *rowargs);
+extern bool tapas_curated_arithmetic(Oid funcid);
 
 /* refs.c */
 extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
