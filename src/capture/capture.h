@@ -75,8 +75,11 @@ typedef enum TapasAggKind
 	TAPAS_AGG_COUNT,			/* count(x) */
 	TAPAS_AGG_SUM,				/* sum(x) */
 	TAPAS_AGG_AVG,				/* avg(x): captured as sum(x) and count(x) */
-	TAPAS_AGG_VARIANCE			/* variance, var_pop, stddev ...: captured as
+	TAPAS_AGG_VARIANCE,			/* variance, var_pop, stddev ...: captured as
 								 * sum(x), count(x) and sum(x * x) */
+	TAPAS_AGG_NONSENSITIVE		/* min, max, count(DISTINCT x) over columns
+								 * that are not sensitive, with no sensitive
+								 * condition: captured as count(*) (k) */
 } TapasAggKind;
 
 /* What normalise.c tells plan.c about one planned Query. */

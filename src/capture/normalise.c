@@ -328,6 +328,50 @@ square(Node *arg)
 								  (Expr *) copyObject(x), InvalidOid, InvalidOid);
 }
 
+/*
+ * min(x), max(x), count(DISTINCT x) over a column that is not sensitive
+ * answer a fact about the quasi-identifiers of the covered set: allowed
+ * when nothing sensitive decides which rows they see (no sensitive
+ * argument, FILTER, WHERE conjunct or grouping key), else refused: the
+ * oldest age among rare patients names a patient.  Captured as count(*)
+ * over the covered set, so k applies to it.
+ */
+static void
+normalise_nonsensitive(TapasLevelContext *lc, Aggref *agg)
+{
+	const char *name = agg->aggdistinct != NIL ? "count(DISTINCT)" : get_func_name(agg->aggfnoid);
+	List	   *userf = make_ands_implicit(agg->aggfilter);
+	List	   *sens = NIL;
+	List	   *narrow = NIL;
+	ListCell   *c;
+
+	foreach(c, agg->args)
+	{
+		Node	   *arg = (Node *) lfirst_node(TargetEntry, c)->expr;
+
+		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", name), false,
+								   lc->prot->relid, lc->varno);
+		if (contain_vars_of_level(arg, 1) || checkExprHasSubLink(arg) ||
+			tapas_expr_refs(arg, lc->varno, lc->prot->sensitive))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("%s of a sensitive column of protected table \"%s\" is not allowed",
+							name, get_rel_name(lc->prot->relid)),
+					 errdetail("It returns the value of a single row."),
+					 errhint("Use count, sum, avg, variance or stddev of sensitive columns.")));
+		tapas_verify_only_protected(arg, lc->varno, "aggregate arguments", lc->prot->relid);
+	}
+	split_sensitive(lc, userf, "FILTER", &sens, &narrow);
+	if (sens != NIL || lc->sens_where != NIL || lc->groups != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s over protected table \"%s\" is not allowed with a condition on a sensitive column",
+						name, get_rel_name(lc->prot->relid)),
+				 errdetail("A sensitive condition decides which rows it sees, and its answer is the value of a single row."),
+				 errhint("Use count(*) FILTER (WHERE ...) or sum(...) FILTER (WHERE ...) for conditions on sensitive columns.")));
+	tapas_cover_add(lc, TAPAS_AGG_COUNT_STAR, NULL, NIL, narrow);
+}
+
 /* normalises one audited aggregate (in place) and adds its captures */
 static void
 normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
@@ -339,6 +383,11 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 	List	   *narrow = NIL;
 	List	   *all;
 
+	if (kind == TAPAS_AGG_NONSENSITIVE)
+	{
+		normalise_nonsensitive(lc, agg);
+		return;
+	}
 	if (kind != TAPAS_AGG_COUNT_STAR)
 	{
 		arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;

@@ -87,6 +87,11 @@ tapas_verify_aggregate(Aggref *agg, Oid relid)
 	bool		catalog = get_func_namespace(agg->aggfnoid) == PG_CATALOG_NAMESPACE;
 	TapasAggKind kind = TAPAS_AGG_NONE;
 
+	if (catalog && strcmp(name, "count") == 0 && agg->aggdistinct != NIL && !agg->aggstar)
+		return TAPAS_AGG_NONSENSITIVE;
+	if (catalog && (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
+		agg->aggkind == AGGKIND_NORMAL && agg->aggorder == NIL)
+		return TAPAS_AGG_NONSENSITIVE;
 	if (catalog && strcmp(name, "count") == 0)
 		kind = agg->aggstar ? TAPAS_AGG_COUNT_STAR : TAPAS_AGG_COUNT;
 	else if (catalog && (strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0 ||
@@ -104,7 +109,7 @@ tapas_verify_aggregate(Aggref *agg, Oid relid)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("aggregate function %s is not allowed on protected table \"%s\"",
 						name, get_rel_name(relid)),
-				 errdetail("Only count, and sum, avg, variance and stddev of numbers, are audited; other aggregates such as min, max, percentile_disc, string_agg and array_agg can reveal values of single rows."),
+				 errdetail("Only count, and sum, avg, variance and stddev of numbers, are audited, and min, max and count(DISTINCT) of columns that are not sensitive; other aggregates such as percentile_disc, string_agg and array_agg can reveal values of single rows."),
 				 errhint("Rewrite the query with count(*), count(x), sum(x), avg(x), variance(x) or stddev(x).")));
 	if (agg->aggdistinct != NIL || agg->aggorder != NIL)
 		ereport(ERROR,
