@@ -43,7 +43,7 @@ WITH d AS (DELETE FROM pat WHERE hiv RETURNING id) SELECT count(*) FROM d;
 -- window functions and non-linear aggregates
 SELECT count(*) OVER () FROM pat;
 \echo :LAST_ERROR_SQLSTATE
-SELECT min(age) FROM pat;
+SELECT min(income) FROM pat;
 \echo :LAST_ERROR_SQLSTATE
 SELECT max(income) FROM pat;
 SELECT string_agg(zip::text, ',') FROM pat;
@@ -52,7 +52,7 @@ SELECT stddev(income) FROM pat;
 SELECT variance(age) FROM pat;
 SELECT bool_or(hiv) FROM pat;
 SELECT sum(income::text::numeric) FROM pat;
-SELECT count(DISTINCT zip) FROM pat;
+SELECT count(DISTINCT hiv) FROM pat;
 \echo :LAST_ERROR_SQLSTATE
 SELECT sum(age ORDER BY age) FROM pat;
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY age) FROM pat;

@@ -24,6 +24,11 @@
  *	- casts to text through the output function of a built-in type;
  *	- tapas.design_member with constant design arguments (its record
  *	  argument never raises; a bad constant raises for every row alike);
+ *	- integer, float, numeric, date and interval arithmetic, narrowing
+ *	  numeric casts and text concatenation over non-sensitive columns of
+ *	  the table only: evaluated on every row of the table before the query
+ *	  (prevalidate.c), so whether they raise depends on no row the query
+ *	  selects;
  *	- in expressions evaluated for every row the scan reads (non-sensitive
  *	  WHERE conjuncts, JOIN ... ON): parameters as those constant
  *	  arguments, and EXISTS, IN, ANY and ALL sub-queries whose every
@@ -106,6 +111,9 @@ typedef struct AllowContext
 {
 	const char *what;			/* "WHERE", "the argument of sum", ... */
 	Oid			relid;			/* the protected table, for messages */
+	int			varno;			/* its range-table index here (0: unknown) */
+	Node	   *qi_root;		/* the largest enclosing sub-expression over
+								 * non-sensitive columns only (prevalidate.c) */
 	bool		every_row;		/* evaluated for every row the scan reads */
 	int			nodes;			/* nodes seen so far */
 } AllowContext;
@@ -271,7 +279,7 @@ design_member_call(Oid funcid, List *args, bool params_ok, uint32 *rowargs)
  * arguments that are evaluated per row.  kind/name are for the message.
  */
 static void
-check_call(AllowContext *ctx, Oid funcid, List *args, Oid inputcollid,
+check_call(AllowContext *ctx, Node *call, Oid funcid, List *args, Oid inputcollid,
 		   Oid opno, Oid resulttype)
 {
 	const char *kind = OidIsValid(opno) ? "operator" : "function";
@@ -297,8 +305,13 @@ check_call(AllowContext *ctx, Oid funcid, List *args, Oid inputcollid,
 			 (!OidIsValid(opno) && list_length(args) == 1 &&
 			  widening_cast(funcid, exprType(linitial(args)), resulttype)))
 		 /* allowed as is */ ;
-	else if (!tapas_curated_call(funcid, args, inputcollid, ctx->every_row, &rowargs))
+	else if (!tapas_curated_call(funcid, args, inputcollid, ctx->every_row, &rowargs) &&
+			 !tapas_prevalidate_admit(call, ctx->qi_root, funcid, ctx->varno, ctx->relid))
 		refuse(ctx, kind, name, "It can raise an error on some inputs.");
+	else if (tapas_curated_arithmetic(funcid) && ctx->qi_root == NULL &&
+			 strcmp(ctx->what, "GROUP BY") == 0)
+		refuse(ctx, kind, name,
+			   "Grouping by arithmetic on a sensitive column would hide the values no row has.");
 
 	foreach(lc, args)
 	{
@@ -340,6 +353,19 @@ allowed_subquery_aggregate(Aggref *agg)
 		 strcmp(name, "bool_or") == 0 || strcmp(name, "every") == 0);
 }
 
+/* a sub-query's Vars number another range table: nothing to prevalidate */
+static bool
+walk_subquery(Query *q, AllowContext *ctx)
+{
+	int			varno = ctx->varno;
+	bool		r;
+
+	ctx->varno = 0;
+	r = query_tree_walker(q, allow_walker, ctx, 0);
+	ctx->varno = varno;
+	return r;
+}
+
 static bool
 check_sublink(SubLink *sl, AllowContext *ctx)
 {
@@ -349,7 +375,7 @@ check_sublink(SubLink *sl, AllowContext *ctx)
 		refuse_node(ctx, (Node *) sl);
 	/* its every expression runs while the protected rows are read */
 	(void) allow_walker(sl->testexpr, ctx);
-	return query_tree_walker((Query *) sl->subselect, allow_walker, ctx, 0);
+	return walk_subquery((Query *) sl->subselect, ctx);
 }
 
 /*
@@ -384,8 +410,32 @@ check_size(Node *node, AllowContext *ctx, bool curated_arg)
 				 errhint("Move the condition to WHERE, or shorten the constant.")));
 }
 
+static bool allow_node(Node *node, AllowContext *ctx);
+
+/*
+ * The walker proper is allow_node; this keeps ctx->qi_root, so that a
+ * call that can raise is checked before the scan within its largest
+ * non-sensitive enclosing expression (CASE WHEN zip ~ '^[0-9]+$' THEN
+ * zip::int END is checked whole, its guard included).
+ */
 static bool
 allow_walker(Node *node, AllowContext *ctx)
+{
+	Node	   *root = ctx->qi_root;
+	bool		r;
+
+	if (node == NULL)
+		return false;
+	if (root == NULL && ctx->varno > 0 &&
+		tapas_prevalidate_standalone(node, ctx->varno, ctx->relid))
+		ctx->qi_root = node;
+	r = allow_node(node, ctx);
+	ctx->qi_root = root;
+	return r;
+}
+
+static bool
+allow_node(Node *node, AllowContext *ctx)
 {
 	if (node == NULL)
 		return false;
@@ -409,7 +459,7 @@ allow_walker(Node *node, AllowContext *ctx)
 				if (f->funcretset)
 					refuse(ctx, "set-returning function", get_func_name(f->funcid),
 						   "It returns rows.");
-				check_call(ctx, f->funcid, f->args, f->inputcollid, InvalidOid,
+				check_call(ctx, node, f->funcid, f->args, f->inputcollid, InvalidOid,
 						   f->funcresulttype);
 				return false;
 			}
@@ -420,7 +470,7 @@ allow_walker(Node *node, AllowContext *ctx)
 				OpExpr	   *op = (OpExpr *) node;
 
 				set_opfuncid(op);
-				check_call(ctx, op->opfuncid, op->args, op->inputcollid, op->opno,
+				check_call(ctx, node, op->opfuncid, op->args, op->inputcollid, op->opno,
 						   op->opresulttype);
 				return false;
 			}
@@ -429,7 +479,7 @@ allow_walker(Node *node, AllowContext *ctx)
 				ScalarArrayOpExpr *op = (ScalarArrayOpExpr *) node;
 
 				set_sa_opfuncid(op);
-				check_call(ctx, op->opfuncid, op->args, op->inputcollid, op->opno,
+				check_call(ctx, node, op->opfuncid, op->args, op->inputcollid, op->opno,
 						   BOOLOID);
 				return false;
 			}
@@ -450,7 +500,8 @@ allow_walker(Node *node, AllowContext *ctx)
 				refuse_node(ctx, node);
 			break;
 		case T_CoerceViaIO:
-			if (!text_output_cast((CoerceViaIO *) node))
+			if (!text_output_cast((CoerceViaIO *) node) &&
+				!tapas_prevalidate_admit_cast(node, ctx->qi_root, ctx->varno, ctx->relid))
 				refuse_node(ctx, node);
 			break;
 		case T_ArrayExpr:
@@ -466,7 +517,7 @@ allow_walker(Node *node, AllowContext *ctx)
 		case T_SubLink:
 			return check_sublink((SubLink *) node, ctx);
 		case T_Query:
-			return query_tree_walker((Query *) node, allow_walker, ctx, 0);
+			return walk_subquery((Query *) node, ctx);
 		case T_BoolExpr:
 		case T_NullTest:
 		case T_BooleanTest:
@@ -503,12 +554,15 @@ allow_walker(Node *node, AllowContext *ctx)
  * allowed, since whether they run depends on no sensitive value.
  */
 void
-tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row, Oid relid)
+tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row, Oid relid,
+						   int varno)
 {
 	AllowContext ctx;
 
 	ctx.what = what;
 	ctx.relid = relid;
+	ctx.varno = varno;
+	ctx.qi_root = NULL;
 	ctx.every_row = every_row;
 	ctx.nodes = 0;
 	(void) allow_walker(expr, &ctx);

@@ -122,7 +122,7 @@ is_one(Node *node)
 	return const_double(node, &v) && v == 1.0;
 }
 
-/* x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1 -> x; x * 0 -> 0 (NULL also adds nothing) */
+/* x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1 -> x; x * NULL -> NULL */
 static Node *
 arith_mutator(Node *node, void *unused)
 {
@@ -142,7 +142,13 @@ arith_mutator(Node *node, void *unused)
 	name = get_opname(op->opno);
 	if (name == NULL || strlen(name) != 1)
 		return node;
-	if (name[0] == '*' && (tapas_is_zero(l) || tapas_is_zero(r)))
+	/*
+	 * x * NULL is NULL.  x * 0 is not: it is 0 where x is not NULL, and
+	 * inside COALESCE(nullif(age, 91) * 0, income) that difference is the
+	 * target's income, so it is left for the normal form to see.
+	 */
+	if (name[0] == '*' && ((IsA(l, Const) && ((Const *) l)->constisnull) ||
+						   (IsA(r, Const) && ((Const *) r)->constisnull)))
 		return (Node *) makeNullConst(op->opresulttype, -1, InvalidOid);
 	if (name[0] == '*' && is_one(l) && exprType(r) == op->opresulttype)
 		return r;

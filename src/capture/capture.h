@@ -74,7 +74,12 @@ typedef enum TapasAggKind
 	TAPAS_AGG_COUNT_STAR,		/* count(*) */
 	TAPAS_AGG_COUNT,			/* count(x) */
 	TAPAS_AGG_SUM,				/* sum(x) */
-	TAPAS_AGG_AVG				/* avg(x): captured as sum(x) and count(x) */
+	TAPAS_AGG_AVG,				/* avg(x): captured as sum(x) and count(x) */
+	TAPAS_AGG_VARIANCE,			/* variance, var_pop, stddev ...: captured as
+								 * sum(x), count(x) and sum(x * x) */
+	TAPAS_AGG_NONSENSITIVE		/* min, max, count(DISTINCT x) over columns
+								 * that are not sensitive, with no sensitive
+								 * condition: captured as count(*) (k) */
 } TapasAggKind;
 
 /* What normalise.c tells plan.c about one planned Query. */
@@ -84,6 +89,8 @@ typedef struct TapasCaptureInfo
 	List	   *covers;			/* [ncovers] statistic nodes (statistic.c);
 								 * a capture's third argument indexes it */
 	bool		protected_read; /* some level reads a protected table */
+	List	   *prevalidate;	/* (relid Const, expression) pairs checked on
+								 * every row before the query (prevalidate.c) */
 } TapasCaptureInfo;
 
 /* One protected level being normalised (normalise.c, cover_build.c). */
@@ -124,12 +131,23 @@ extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *pr
 
 /* allowlist.c */
 extern void tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row,
-									   Oid relid);
+									   Oid relid, int varno);
+
+/* prevalidate.c */
+extern void tapas_prevalidate_collect_begin(void);
+extern List *tapas_prevalidate_collect_end(void);
+extern bool tapas_prevalidate_standalone(Node *node, int varno, Oid relid);
+extern int	tapas_prevalidate_mark(void);
+extern void tapas_prevalidate_guard(int mark, List *conjuncts, int varno, Oid relid);
+extern bool tapas_prevalidate_admit(Node *call, Node *root, Oid funcid, int varno, Oid relid);
+extern bool tapas_prevalidate_admit_cast(Node *cast, Node *root, int varno, Oid relid);
+extern void tapas_prevalidate_run(List *items, EState *estate);
 extern void tapas_allowlist_fold_query(Query *q, ParamListInfo params);
 
 /* curated.c */
 extern bool tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
 							   uint32 *rowargs);
+extern bool tapas_curated_arithmetic(Oid funcid);
 
 /* refs.c */
 extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);

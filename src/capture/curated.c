@@ -52,7 +52,9 @@ typedef enum CuratedRule
 	CUR_NUM_DIVISOR,			/* numeric / c, |c| >= 1: no overflow */
 	CUR_NUM_SCALE,				/* round/trunc(numeric, c): |c| <= 1000 (cost) */
 	CUR_BUCKET,					/* width_bucket over a non-NaN, count < INT_MAX */
-	CUR_LIKE					/* the pattern does not end with an escape */
+	CUR_LIKE,					/* the pattern does not end with an escape */
+	CUR_NUM_BOUNDED				/* numeric/float8 + - * c, c a bounded constant,
+								 * on either side */
 } CuratedRule;
 
 typedef struct CuratedFunc
@@ -100,6 +102,15 @@ typedef struct CuratedFunc
  * date -> timestamp, date -> timestamptz: raise only for dates after
  *	 294276 AD, beyond the timestamp range (known limit).
  * now(), statement_timestamp(): no arguments.
+ * numeric and float8 x + c, x - c, c - x, x * c, c * x with a finite
+ *	 constant c, |c| <= 10^15 for + and -, 10^-6 <= |c| <= 10^6 (or 0) for
+ *	 *, and a numeric c of at most 100 decimals: |x + c| and |x * c| stay
+ *	 below the type's limit unless |x| is within 10^6 of it (numeric:
+ *	 10^131066; float8: 1.8e302), and a float8 product underflows only
+ *	 for a subnormal x (below 1e-317).  Known limit, like the dates above:
+ *	 no stored value of a real table comes near them.  Integers are not
+ *	 here: salary * 1000 overflows int4 at a salary of 2,147,484 (cast
+ *	 to numeric first).
  */
 static const CuratedFunc curated[] = {
 	{F_DATE_TRUNC_TEXT_TIMESTAMP, 1, CUR_PLAIN},
@@ -170,6 +181,12 @@ static const CuratedFunc curated[] = {
 	{F_TIMESTAMPTZ_DATE, 0, CUR_PLAIN},
 	{F_DATE_TIMESTAMP, 0, CUR_PLAIN},
 	{F_DATE_TIMESTAMPTZ, 0, CUR_PLAIN},
+	{F_NUMERIC_ADD, 0, CUR_NUM_BOUNDED},
+	{F_NUMERIC_SUB, 0, CUR_NUM_BOUNDED},
+	{F_NUMERIC_MUL, 0, CUR_NUM_BOUNDED},
+	{F_FLOAT8PL, 0, CUR_NUM_BOUNDED},
+	{F_FLOAT8MI, 0, CUR_NUM_BOUNDED},
+	{F_FLOAT8MUL, 0, CUR_NUM_BOUNDED},
 	{F_NOW, -1, CUR_PLAIN},
 	{F_STATEMENT_TIMESTAMP, -1, CUR_PLAIN},
 };
@@ -190,6 +207,15 @@ curated_lookup(Oid funcid)
 			return &curated[i];
 	}
 	return NULL;
+}
+
+/* numeric/float8 arithmetic with a bounded constant (CUR_NUM_BOUNDED) */
+bool
+tapas_curated_arithmetic(Oid funcid)
+{
+	const CuratedFunc *cf = curated_lookup(funcid);
+
+	return cf != NULL && cf->rule == CUR_NUM_BOUNDED;
 }
 
 /* a sample value of type typid for the probe, or NULL if none */
@@ -304,8 +330,12 @@ never_nan(Node *expr)
 static double
 const_number(Const *c)
 {
+	if (c == NULL)
+		return NAN;
 	switch (c->consttype)
 	{
+		case FLOAT8OID:
+			return DatumGetFloat8(c->constvalue);
 		case INT2OID:
 			return DatumGetInt16(c->constvalue);
 		case INT4OID:
@@ -335,6 +365,31 @@ like_pattern_complete(Const *c)
 	return trailing % 2 == 0;
 }
 
+/* CUR_NUM_BOUNDED: the constant may be on either side; 0 or 1 */
+static int
+row_side(const CuratedFunc *cf, List *args)
+{
+	return cf->rule == CUR_NUM_BOUNDED && list_length(args) == 2 &&
+		const_arg(args, 0) != NULL && const_arg(args, 1) == NULL ? 1 : cf->rowarg;
+}
+
+/* the bounds of CUR_NUM_BOUNDED (see the list above) */
+static bool
+bounded_operand(Oid funcid, Const *c)
+{
+	double		v = const_number(c);
+	bool		product = funcid == F_NUMERIC_MUL || funcid == F_FLOAT8MUL;
+
+	if (isnan(v) || isinf(v))
+		return false;
+	if (c->consttype == NUMERICOID &&
+		DatumGetInt32(DirectFunctionCall1(numeric_scale, c->constvalue)) > 100)
+		return false;
+	if (!product)
+		return fabs(v) <= 1e15;
+	return v == 0 || (fabs(v) >= 1e-6 && fabs(v) <= 1e6);
+}
+
 static bool
 rule_holds(const CuratedFunc *cf, List *args)
 {
@@ -358,6 +413,8 @@ rule_holds(const CuratedFunc *cf, List *args)
 			return abs(DatumGetInt32(c->constvalue)) <= 1000;
 		case CUR_LIKE:
 			return like_pattern_complete(const_arg(args, 1));
+		case CUR_NUM_BOUNDED:
+			return bounded_operand(cf->funcid, const_arg(args, 1 - row_side(cf, args)));
 		case CUR_BUCKET:
 			c = const_arg(args, 3);
 			return never_nan(linitial(args)) &&
@@ -385,6 +442,7 @@ tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
 	FuncExpr   *probe;
 	ListCell   *lc;
 	bool		params = false;
+	int			rowarg;
 
 	if (two_row_args(funcid))
 	{
@@ -393,13 +451,14 @@ tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
 	}
 	if (cf == NULL || list_length(args) > 31)
 		return false;
-	*rowargs = cf->rowarg >= 0 ? (uint32) 1 << cf->rowarg : 0;
+	rowarg = row_side(cf, args);
+	*rowargs = rowarg >= 0 ? (uint32) 1 << rowarg : 0;
 	foreach(lc, args)
 	{
 		int			i = foreach_current_index(lc);
 		Node	   *a;
 
-		if (i == cf->rowarg)
+		if (i == rowarg)
 		{
 			a = (Node *) sample_const(exprType(lfirst(lc)));
 			if (a == NULL)

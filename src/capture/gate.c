@@ -167,6 +167,9 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 	ListCell   *lc;
 	int			i = 0;
 
+	/* before any row is read: arithmetic on every row (prevalidate.c) */
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		tapas_prevalidate_run(cs->custom_exprs, estate);
 	outerPlanState(node) = ExecInitNode(outerPlan(cs), estate, eflags);
 	gs->cxt = AllocSetContextCreate(estate->es_query_cxt, "tapas gate",
 									ALLOCSET_DEFAULT_SIZES);

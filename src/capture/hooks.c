@@ -79,7 +79,9 @@ tapas_planner(Query *parse, const char *query_string, int cursorOptions,
 	if (capture_active() && tapas_query_reads_protected(parse))
 	{
 		tapas_allowlist_fold_query(parse, boundParams);
+		tapas_prevalidate_collect_begin();
 		tapas_normalise_query(parse, &info);
+		info.prevalidate = tapas_prevalidate_collect_end();
 	}
 	/* the planner scribbles on the Query: keep a copy for a serial replan */
 	if (info.ncovers > 0 && (cursorOptions & CURSOR_OPT_PARALLEL_OK))

@@ -284,13 +284,14 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 				List **sens, List **rest)
 {
 	ListCell   *c;
+	int			mark = tapas_prevalidate_mark();
 
 	conj = flatten_ands(conj);
 	foreach(c, conj)
 	{
 		Node	   *e = lfirst(c);
 
-		tapas_allowlist_check_expr(e, what, strcmp(what, "WHERE") == 0 && !tapas_expr_refs(e, lc->varno, lc->prot->sensitive), lc->prot->relid);
+		tapas_allowlist_check_expr(e, what, strcmp(what, "WHERE") == 0 && !tapas_expr_refs(e, lc->varno, lc->prot->sensitive), lc->prot->relid, lc->varno);
 		if (!tapas_expr_refs(e, lc->varno, lc->prot->sensitive))
 		{
 			*rest = lappend(*rest, e);
@@ -304,6 +305,71 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 		tapas_verify_only_protected(e, lc->varno, "conditions", lc->prot->relid);
 		*sens = lappend(*sens, e);
 	}
+	/* non-sensitive WHERE conjuncts guard each other's arithmetic */
+	if (strcmp(what, "WHERE") == 0)
+		tapas_prevalidate_guard(mark, *rest, lc->varno, lc->prot->relid);
+}
+
+/*
+ * x * x in numeric, built by tapas for the sum of squares of a variance:
+ * numeric holds the square of every int, float and numeric value below
+ * 10^65536 without overflow.
+ */
+static Node *
+square(Node *arg)
+{
+	Node	   *x = coerce_to_target_type(NULL, copyObject(arg), exprType(arg), NUMERICOID, -1,
+										  COERCION_EXPLICIT, COERCE_EXPLICIT_CAST, -1);
+	Oid			mul = OpernameGetOprid(list_make1(makeString("*")), NUMERICOID, NUMERICOID);
+
+	if (x == NULL || !OidIsValid(mul))
+		elog(ERROR, "tapas: no numeric square for type %u", exprType(arg));
+	return (Node *) make_opclause(mul, NUMERICOID, false, (Expr *) x,
+								  (Expr *) copyObject(x), InvalidOid, InvalidOid);
+}
+
+/*
+ * min(x), max(x), count(DISTINCT x) over a column that is not sensitive
+ * answer a fact about the quasi-identifiers of the covered set: allowed
+ * when nothing sensitive decides which rows they see (no sensitive
+ * argument, FILTER, WHERE conjunct or grouping key), else refused: the
+ * oldest age among rare patients names a patient.  Captured as count(*)
+ * over the covered set, so k applies to it.
+ */
+static void
+normalise_nonsensitive(TapasLevelContext *lc, Aggref *agg)
+{
+	const char *name = agg->aggdistinct != NIL ? "count(DISTINCT)" : get_func_name(agg->aggfnoid);
+	List	   *userf = make_ands_implicit(agg->aggfilter);
+	List	   *sens = NIL;
+	List	   *narrow = NIL;
+	ListCell   *c;
+
+	foreach(c, agg->args)
+	{
+		Node	   *arg = (Node *) lfirst_node(TargetEntry, c)->expr;
+
+		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", name), false,
+								   lc->prot->relid, lc->varno);
+		if (contain_vars_of_level(arg, 1) || checkExprHasSubLink(arg) ||
+			tapas_expr_refs(arg, lc->varno, lc->prot->sensitive))
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("%s of a sensitive column of protected table \"%s\" is not allowed",
+							name, get_rel_name(lc->prot->relid)),
+					 errdetail("It returns the value of a single row."),
+					 errhint("Use count, sum, avg, variance or stddev of sensitive columns.")));
+		tapas_verify_only_protected(arg, lc->varno, "aggregate arguments", lc->prot->relid);
+	}
+	split_sensitive(lc, userf, "FILTER", &sens, &narrow);
+	if (sens != NIL || lc->sens_where != NIL || lc->groups != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("%s over protected table \"%s\" is not allowed with a condition on a sensitive column",
+						name, get_rel_name(lc->prot->relid)),
+				 errdetail("A sensitive condition decides which rows it sees, and its answer is the value of a single row."),
+				 errhint("Use count(*) FILTER (WHERE ...) or sum(...) FILTER (WHERE ...) for conditions on sensitive columns.")));
+	tapas_cover_add(lc, TAPAS_AGG_COUNT_STAR, NULL, NIL, narrow);
 }
 
 /* normalises one audited aggregate (in place) and adds its captures */
@@ -317,10 +383,15 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 	List	   *narrow = NIL;
 	List	   *all;
 
+	if (kind == TAPAS_AGG_NONSENSITIVE)
+	{
+		normalise_nonsensitive(lc, agg);
+		return;
+	}
 	if (kind != TAPAS_AGG_COUNT_STAR)
 	{
 		arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;
-		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", get_func_name(agg->aggfnoid)), false, lc->prot->relid);
+		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", get_func_name(agg->aggfnoid)), false, lc->prot->relid, lc->varno);
 		if (contain_vars_of_level(arg, 1) || checkExprHasSubLink(arg))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -335,10 +406,12 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 	if (lc->sens_where != NIL)
 		agg->aggfilter = make_ands_explicit(list_concat(copyObject(lc->sens_where), userf));
 
-	if (kind == TAPAS_AGG_AVG)
+	if (kind == TAPAS_AGG_AVG || kind == TAPAS_AGG_VARIANCE)
 	{
 		tapas_cover_add(lc, TAPAS_AGG_SUM, arg, all, narrow);
 		tapas_cover_add(lc, TAPAS_AGG_COUNT, arg, all, narrow);
+		if (kind == TAPAS_AGG_VARIANCE)
+			tapas_cover_add(lc, TAPAS_AGG_SUM, square(arg), all, narrow);
 	}
 	else
 		tapas_cover_add(lc, kind, arg, all, narrow);

@@ -348,6 +348,7 @@ make_gate(Agg *agg, PlaceContext *ctx)
 	List	   *tlist = NIL;
 	List	   *qual;
 	List	   *cells;
+	CustomScan *gate;
 	ListCell   *lc;
 
 	foreach(lc, agg->plan.targetlist)
@@ -381,9 +382,11 @@ make_gate(Agg *agg, PlaceContext *ctx)
 	/* the Agg now computes only the flat list; HAVING runs in the gate */
 	agg->plan.targetlist = agg_tlist;
 	agg->plan.qual = NIL;
-	ctx->placed++;
-	return (Plan *) tapas_gate_create(agg, cells, scan_tlist, tlist, qual,
-									  ctx->next_id++);
+	gate = tapas_gate_create(agg, cells, scan_tlist, tlist, qual, ctx->next_id++);
+	/* the first gate checks the statement's arithmetic before any row is read */
+	if (ctx->placed++ == 0)
+		gate->custom_exprs = copyObject(ctx->info->prevalidate);
+	return (Plan *) gate;
 }
 
 static List *

@@ -60,6 +60,25 @@
  * ----------------------------------------------------------------
  */
 
+/*
+ * variance(x) and stddev(x) in all spellings are functions of n, sum(x)
+ * and sum(x * x): audited as those three cells.
+ */
+static bool
+is_variance_name(const char *name)
+{
+	static const char *const names[] = {
+		"variance", "var_samp", "var_pop", "stddev", "stddev_samp", "stddev_pop"
+	};
+
+	for (int i = 0; i < lengthof(names); i++)
+	{
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The audited kind of an aggregate, or refusal. */
 TapasAggKind
 tapas_verify_aggregate(Aggref *agg, Oid relid)
@@ -68,23 +87,30 @@ tapas_verify_aggregate(Aggref *agg, Oid relid)
 	bool		catalog = get_func_namespace(agg->aggfnoid) == PG_CATALOG_NAMESPACE;
 	TapasAggKind kind = TAPAS_AGG_NONE;
 
+	if (catalog && strcmp(name, "count") == 0 && agg->aggdistinct != NIL && !agg->aggstar)
+		return TAPAS_AGG_NONSENSITIVE;
+	if (catalog && (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
+		agg->aggkind == AGGKIND_NORMAL && agg->aggorder == NIL)
+		return TAPAS_AGG_NONSENSITIVE;
 	if (catalog && strcmp(name, "count") == 0)
 		kind = agg->aggstar ? TAPAS_AGG_COUNT_STAR : TAPAS_AGG_COUNT;
-	else if (catalog && (strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0))
+	else if (catalog && (strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0 ||
+						 is_variance_name(name)))
 	{
 		Oid			t = linitial_oid(agg->aggargtypes);
 
 		if (t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID ||
 			t == FLOAT4OID || t == FLOAT8OID)
-			kind = name[0] == 's' ? TAPAS_AGG_SUM : TAPAS_AGG_AVG;
+			kind = strcmp(name, "sum") == 0 ? TAPAS_AGG_SUM :
+				strcmp(name, "avg") == 0 ? TAPAS_AGG_AVG : TAPAS_AGG_VARIANCE;
 	}
 	if (kind == TAPAS_AGG_NONE || agg->aggkind != AGGKIND_NORMAL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("aggregate function %s is not allowed on protected table \"%s\"",
 						name, get_rel_name(relid)),
-				 errdetail("Only count, and sum and avg of numbers, are audited; other aggregates such as min, max, string_agg, array_agg, stddev and variance can reveal values of single rows."),
-				 errhint("Rewrite the query with count(*), count(x), sum(x) or avg(x).")));
+				 errdetail("Only count, and sum, avg, variance and stddev of numbers, are audited, and min, max and count(DISTINCT) of columns that are not sensitive; other aggregates such as percentile_disc, string_agg and array_agg can reveal values of single rows."),
+				 errhint("Rewrite the query with count(*), count(x), sum(x), avg(x), variance(x) or stddev(x).")));
 	if (agg->aggdistinct != NIL || agg->aggorder != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -297,7 +323,7 @@ verify_joins(Query *q, int varno, const TapasProtection *prot)
 	}
 	foreach(lc, js.on_quals)
 	{
-		tapas_allowlist_check_expr(lfirst(lc), "JOIN ... ON", true, prot->relid);
+		tapas_allowlist_check_expr(lfirst(lc), "JOIN ... ON", true, prot->relid, varno);
 		if (tapas_expr_refs(lfirst(lc), varno, prot->sensitive))
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -391,7 +417,7 @@ tapas_verify_grouping(Query *q, int varno, const TapasProtection *prot)
 		if (tle->ressortgroupref == 0 ||
 			!get_sortgroupref_clause_noerr(tle->ressortgroupref, q->groupClause))
 			continue;
-		tapas_allowlist_check_expr((Node *) tle->expr, "GROUP BY", false, prot->relid);
+		tapas_allowlist_check_expr((Node *) tle->expr, "GROUP BY", false, prot->relid, varno);
 		if (!tapas_expr_refs((Node *) tle->expr, varno, prot->sensitive))
 			continue;
 		if (q->groupingSets != NIL)

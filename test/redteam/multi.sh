@@ -28,4 +28,17 @@ attack3() {	# attack3 NAME Q0 Q1 Q2: Q0, Q1 answered, then Q2; Q2 answered = lea
 attack3 "complement filters" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM pt WHERE age <> 91"
 attack3 "complement sums" "SELECT sum(income) FROM pt" "SELECT sum(income) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT sum(income) FILTER (WHERE NOT rare) FROM pt WHERE age <> 91"
 attack3 "scaled class" "SELECT sum(rare::int * 2) FROM pt" "SELECT 1" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+# session 4: more spellings of the difference
+attack "groups sum to the rest" "SELECT sum(income) FROM pt" "SELECT sex, sum(income) FROM pt WHERE age <> 91 GROUP BY sex"
+attack "rollup" "SELECT sum(income) FROM pt" "SELECT zip, sum(income) FROM pt WHERE age <> 91 GROUP BY ROLLUP (zip)"
+attack "stddev difference" "SELECT stddev(income) FROM pt" "SELECT stddev(income) FROM pt WHERE age <> 91"
+attack "arithmetic spelling" "SELECT sum(income) FROM pt" "SELECT sum(income) FROM pt WHERE age + 0 <> 91"
+attack "sub-query" "SELECT sum(income) FROM pt" "SELECT s FROM (SELECT sum(income) AS s FROM pt WHERE age <> 91) x"
+attack "CTE" "SELECT sum(income) FROM pt" "WITH c AS (SELECT sum(income) AS s FROM pt WHERE age <> 91) SELECT s FROM c"
+attack "HAVING hides nothing" "SELECT sum(income) FROM pt" "SELECT sex, sum(income) FROM pt WHERE age <> 91 GROUP BY sex HAVING sum(income) > 0"
+attack "tracker on zip" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE zip = 7" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE zip = 7 AND age <> 91"
+attack "avg and count" "SELECT avg(income) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
+attack "count(x) with nulls" "SELECT count(diagnosis) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT count(*) FROM pt WHERE diagnosis = 'hiv' AND age <> 91"
+attack "IN-list spelling" "SELECT count(*) FILTER (WHERE diagnosis IN ('hiv')) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt WHERE age <> 91"
+attack "prepared" "SELECT sum(income) FROM pt" "PREPARE p(int) AS SELECT sum(income) FROM pt WHERE age <> \$1; EXECUTE p(91)"
 reset
