@@ -13,6 +13,9 @@
  *	   capture per term of an aggregate's normal form (cellform.c); the
  *	   captures of a level grouped by a sensitive column become cells after
  *	   the drain, per non-sensitive group and value (groups.c);
+ *	   a group that the user's HAVING rejects by its size alone (having.c)
+ *	   and that has a cell below k is dropped here, neither logged nor
+ *	   released (gate_group_dropped);
  *	2. k threshold: a cell covering fewer than k rows fails the whole query
  *	   (TP002), naming k, never the size: every covered set of every term,
  *	   so a condition on quasi-identifiers inside an aggregate counts too;
@@ -258,6 +261,54 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 	gate_append_cell(gs, relid, stat, basis, hdr.answer, keys, hdr.nkeys);
 }
 
+#define GATE_MAX_HAVING 32		/* HAVING conjuncts tracked per group */
+
+/*
+ * Whether this Agg row (a group) is dropped, neither logged nor released:
+ * one of its captures covers fewer than k rows, and a conjunct h of the
+ * user's HAVING rejects it by its size alone, its count's captures
+ * covering fewer than t_h rows together (having.c).  The decision reads
+ * covered-set sizes only, which no sensitive value decides; the group
+ * would not be released anyway.
+ */
+static bool
+gate_group_dropped(TapasGateState *gs, const Datum *values, const bool *isnull)
+{
+	int64		sum[GATE_MAX_HAVING + 1] = {0};
+	int			need[GATE_MAX_HAVING + 1] = {0};
+	bool		small = false;
+	bool		tagged = false;
+
+	for (int i = 0; i < gs->ncovers; i++)
+	{
+		int			a = gs->cover_att[i] - 1;
+		int64		n = isnull[a] ? 0 : tapas_cover_count(DatumGetByteaPP(values[a]));
+		const TapasProtection *prot = tapas_protection_lookup(gs->cover_relid[i]);
+		ListCell   *lc;
+
+		if (prot != NULL && n < prot->k)
+			small = true;
+		for (lc = list_head(gs->cover_spec[i]->having); lc != NULL;
+			 lc = lnext(gs->cover_spec[i]->having, lnext(gs->cover_spec[i]->having, lc)))
+		{
+			int			h = intVal(lfirst(lc));
+			int			t = intVal(lfirst(lnext(gs->cover_spec[i]->having, lc)));
+
+			if (h < 1 || h > GATE_MAX_HAVING)
+				continue;
+			sum[h] += n;
+			need[h] = t;
+			tagged = true;
+		}
+	}
+	if (!small || !tagged)
+		return false;
+	for (int h = 1; h <= GATE_MAX_HAVING; h++)
+		if (need[h] > 0 && sum[h] < need[h])
+			return true;
+	return false;
+}
+
 /* the cells of the captures grouped by a sensitive column, after the drain */
 static void
 gate_grouped_cells(TapasGateState *gs, ParamListInfo params)
@@ -391,6 +442,8 @@ gate_drain(TapasGateState *gs)
 		slot_getallattrs(slot);
 		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
 		memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
+		if (audited && gate_group_dropped(gs, values, isnull))
+			continue;
 		for (int i = 0; i < gs->ncovers; i++)
 		{
 			int			a = gs->cover_att[i] - 1;

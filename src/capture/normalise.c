@@ -25,6 +25,8 @@
  *	   With GROUP BY over a sensitive column, a cell's covered set is its
  *	   non-sensitive group and 1[col = g] joins its basis: the gate
  *	   unions the captures of a non-sensitive group (gate.c, groups.c).
+ *	   HAVING conjuncts count(..) >= t tag the count's captures, so that
+ *	   the gate can drop a group they reject by its size alone (having.c).
  *	3. With GROUP BY and S non-empty, moving S out of WHERE would create
  *	   groups in which no row satisfies S.  A hidden HAVING
  *	   count(*) FILTER (WHERE S) > 0 restores the original output; the gate
@@ -306,8 +308,11 @@ split_sensitive(TapasLevelContext *lc, List *conj, const char *what,
 	}
 }
 
-/* normalises one audited aggregate (in place) and adds its captures */
-static void
+/*
+ * normalises one audited aggregate (in place) and adds its captures;
+ * returns their statistic nodes
+ */
+static List *
 normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 {
 	TapasAggKind kind = tapas_verify_aggregate(agg, lc->prot->relid);
@@ -337,11 +342,12 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 
 	if (kind == TAPAS_AGG_AVG)
 	{
-		tapas_cover_add(lc, TAPAS_AGG_SUM, arg, all, narrow);
-		tapas_cover_add(lc, TAPAS_AGG_COUNT, arg, all, narrow);
+		/* the sum's captures first (statement order, EXPLAIN) */
+		List	   *specs = tapas_cover_add(lc, TAPAS_AGG_SUM, arg, all, narrow);
+
+		return list_concat(specs, tapas_cover_add(lc, TAPAS_AGG_COUNT, arg, all, narrow));
 	}
-	else
-		tapas_cover_add(lc, kind, arg, all, narrow);
+	return tapas_cover_add(lc, kind, arg, all, narrow);
 }
 
 /*
@@ -380,6 +386,7 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	RangeTblEntry *rte = rt_fetch(varno, q->rtable);
 	AggsContext ac;
 	List	   *keep = NIL;
+	List	   *aggspecs = NIL;
 	ListCell   *c;
 	bool		grouped = q->groupClause != NIL || q->groupingSets != NIL;
 
@@ -414,7 +421,9 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	(void) aggs_walker((Node *) q->targetList, &ac);
 	(void) aggs_walker(q->havingQual, &ac);
 	foreach(c, ac.aggs)
-		normalise_aggregate(&lc, lfirst_node(Aggref, c));
+		aggspecs = lappend(aggspecs, normalise_aggregate(&lc, lfirst_node(Aggref, c)));
+	/* groups that the user's HAVING rejects by their size alone */
+	tapas_having_bounds(&lc, q->havingQual, ac.aggs, aggspecs);
 
 	/* a GROUP BY without aggregates still answers "count(*) >= 1" per group */
 	if (!q->hasAggs)
