@@ -152,8 +152,9 @@ extern CustomScan *tapas_gate_create(Agg *agg, List *cells, List *scan_tlist,
 extern bool tapas_plan_is_gate(Plan *plan);
 extern void tapas_gate_register(void);
 
-/* inspect.c */
-extern void tapas_capture_record(const TapasCell *cells, int ncells);
+/* inspect.c: groups[i] is cell i's output group (0: unknown), aggs[i] its aggregates */
+extern void tapas_capture_record(const TapasCell *cells, int ncells, const int *groups,
+								 List *const *aggs);
 
 /* hooks.c */
 extern void tapas_capture_install(void);
@@ -222,6 +223,8 @@ typedef struct TapasStatSpec
 								 * of a count in HAVING conjunct h, which
 								 * rejects the group unless the terms of h
 								 * cover t rows or more (having.c) */
+	List	   *aggs;			/* Integers: the aggregates of the level the
+								 * capture is a term of (0: hidden) */
 } TapasStatSpec;
 
 extern Node *tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno,
@@ -229,6 +232,7 @@ extern Node *tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, in
 extern TapasStatSpec *tapas_statistic_spec(Node *node);
 extern void tapas_statistic_mark_incomplete(Node *node);
 extern void tapas_statistic_tag_having(Node *node, int h, int64 t);
+extern void tapas_statistic_tag_aggregate(Node *node, int n);
 extern char *tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
 									const Datum *gvals, const bool *gnulls, Node **tree);
 

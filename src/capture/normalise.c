@@ -378,6 +378,16 @@ sensitive_groups(TapasLevelContext *lc)
 	return any ? groups : NIL;
 }
 
+/* the captures of a count tapas added itself: aggregate 0 */
+static void
+tag_hidden(List *specs)
+{
+	ListCell   *s;
+
+	foreach(s, specs)
+		tapas_statistic_tag_aggregate(lfirst(s), 0);
+}
+
 static void
 normalise_level(Query *q, int varno, const TapasProtection *prot,
 				TapasCaptureInfo *info)
@@ -421,14 +431,21 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	(void) aggs_walker((Node *) q->targetList, &ac);
 	(void) aggs_walker(q->havingQual, &ac);
 	foreach(c, ac.aggs)
-		aggspecs = lappend(aggspecs, normalise_aggregate(&lc, lfirst_node(Aggref, c)));
+	{
+		List	   *specs = normalise_aggregate(&lc, lfirst_node(Aggref, c));
+		ListCell   *s;
+
+		foreach(s, specs)
+			tapas_statistic_tag_aggregate(lfirst(s), foreach_current_index(c) + 1);
+		aggspecs = lappend(aggspecs, specs);
+	}
 	/* groups that the user's HAVING rejects by their size alone */
 	tapas_having_bounds(&lc, q->havingQual, ac.aggs, aggspecs);
 
 	/* a GROUP BY without aggregates still answers "count(*) >= 1" per group */
 	if (!q->hasAggs)
 	{
-		tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		tag_hidden(tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL));
 		q->hasAggs = true;
 	}
 
@@ -437,7 +454,7 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	{
 		Node	   *exists = tapas_cover_group_exists_qual(&lc);
 
-		tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		tag_hidden(tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL));
 		q->havingQual = q->havingQual ?
 			(Node *) make_and_qual(q->havingQual, exists) : exists;
 	}

@@ -109,7 +109,7 @@ tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno, bool
 		flags |= SPEC_SPLIT;
 	return (Node *) list_concat(list_make5(makeInteger((int) relid), copyObject(basis->phi),
 										   makeString(pstrdup(basis->text)), gs, makeInteger(flags)),
-								list_make2(copyObject(basis->tree), NIL));
+								list_make3(copyObject(basis->tree), NIL, NIL));
 }
 
 /* the parts of a statistic node (no copy) */
@@ -129,6 +129,7 @@ tapas_statistic_spec(Node *node)
 	spec->split = (flags & SPEC_SPLIT) != 0;
 	spec->tree = list_nth(l, 5);
 	spec->having = list_nth(l, 6);
+	spec->aggs = list_nth(l, 7);
 	return spec;
 }
 
@@ -155,6 +156,26 @@ tapas_statistic_tag_having(Node *node, int h, int64 t)
 	tags = lappend(tags, makeInteger(h));
 	tags = lappend(tags, makeInteger((int) Min(t, (int64) PG_INT32_MAX)));
 	lfirst(cell) = tags;
+}
+
+/*
+ * Records that the capture is a term of aggregate n of its level (1, 2,
+ * ... in order of appearance; 0: tapas's own hidden count), for
+ * tapas.last_capture()
+ */
+void
+tapas_statistic_tag_aggregate(Node *node, int n)
+{
+	ListCell   *cell = list_nth_cell((List *) node, 7);
+	List	   *aggs = lfirst(cell);
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		if (intVal(lfirst(lc)) == n)
+			return;
+	}
+	lfirst(cell) = lappend(aggs, makeInteger(n));
 }
 
 /* "expr = value", or "expr IS NULL" */
