@@ -442,6 +442,41 @@ verify_cost(const CuratedFunc *cf, List *args)
 }
 
 /*
+ * Evaluates the probe call; an error it raises depends on the constant
+ * arguments only (the row argument is a sample), so it is raised again as
+ * an invalid argument (22023) naming the function, with the original
+ * message as detail, before any row is read.  Re-raising at once is what
+ * makes catching without a subtransaction safe.
+ */
+static void
+probe_call(FuncExpr *probe)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		(void) evaluate_expr((Expr *) probe, probe->funcresulttype, -1, InvalidOid);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *err;
+
+		MemoryContextSwitchTo(cxt);
+		err = CopyErrorData();
+		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid constant argument of function %s in a query on a protected table",
+						get_func_name(probe->funcid)),
+				 errdetail("%s", err->message),
+				 errhint("The constant arguments are checked before any row is read.")));
+	}
+	PG_END_TRY();
+}
+
+/*
  * true when the call funcid(args) is admitted by the curated list: its
  * constant arguments are valid (probe) and no value of its row argument
  * can raise.  A probe that raises raises here, at planning time, for every
@@ -497,6 +532,6 @@ tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
 		return true;
 	probe = makeFuncExpr(funcid, get_func_rettype(funcid), probe_args,
 						 InvalidOid, inputcollid, COERCE_EXPLICIT_CALL);
-	(void) evaluate_expr((Expr *) probe, probe->funcresulttype, -1, InvalidOid);
+	probe_call(probe);
 	return true;
 }
