@@ -16,8 +16,10 @@ SELECT count(*) FROM pat WHERE zip = 1 AND age > 24;
 SELECT count(*) FROM pat WHERE zip = 7;
 SELECT count(*) FROM pat WHERE false;
 SELECT age, count(*) FROM pat GROUP BY age;
--- a group filtered out by HAVING still counts
+-- a group that HAVING rejects by its size alone is dropped (sql/17_having_small_groups) ...
 SELECT zip, age, count(*) FROM pat GROUP BY zip, age HAVING count(*) >= 4;
+-- ... but a group below k that HAVING could keep still counts
+SELECT age, count(*) FROM pat GROUP BY age HAVING count(*) >= 2;
 -- grouping sets: the small (zip, age) groups fail the query
 SELECT zip, count(*) FROM pat GROUP BY GROUPING SETS ((zip), (zip, age));
 -- the answer may be small: k bounds the covered set, not the count

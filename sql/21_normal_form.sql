@@ -225,4 +225,32 @@ SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT rare, count(id) FROM nf WHERE id BETWEEN 1 AND 3 GROUP BY rare ORDER BY rare;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM nfcap;
+-- computed sensitive keys: the key's image of the values the table holds
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT lower(diagnosis), count(id) FROM nf WHERE zip = 1 GROUP BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT diagnosis = 'flu' AS flu, count(id) FROM nf WHERE zip = 1 GROUP BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT rare::int AS r, count(id) FROM nf WHERE id BETWEEN 1 AND 3 GROUP BY 1 ORDER BY 1;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
+-- two sensitive keys: the combinations the table holds
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT flag, diagnosis, count(*) FROM nf WHERE zip = 1 GROUP BY 1, 2 ORDER BY 1, 2;
+RESET SESSION AUTHORIZATION;
+SELECT count(*) AS cells, count(*) FILTER (WHERE answer = 0) AS zero_cells FROM tapas.last_capture();
+
+-- 8. the terms grouped per answered cell (output group, aggregate):
+-- the split sum is two terms of one cell, count(*) in SELECT and HAVING
+-- one term of two aggregates, and 0 is tapas's own count of absent groups
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT zip, sum(CASE WHEN age > 30 THEN income ELSE 1 END), count(*) FROM nf WHERE rare
+ GROUP BY zip HAVING count(*) >= 1 ORDER BY zip;
+RESET SESSION AUTHORIZATION;
+SELECT grp, a AS aggregate, string_agg(statistic || ' over ' || covered || ' rows', '; ' ORDER BY statistic, covered) AS terms
+  FROM tapas.last_capture(), unnest(aggregates) a GROUP BY grp, a ORDER BY grp, a;
 SELECT tapas.reset('nf') >= 0 AS reset;

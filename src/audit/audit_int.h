@@ -156,6 +156,7 @@ extern TapasClass *tapas_audit_class(Oid relid, const char *statistic);
 extern void tapas_audit_classes_check(Oid relid);
 extern void tapas_audit_class_refresh(Oid relid, const char *statistic);
 extern bool tapas_audit_ensure_truth(TapasAuditEntry *e);
+extern bool tapas_audit_truth_unknown(Oid relid, const char **statistic);
 
 /* determined.c: drops every entry of relid (its classes are about to go) */
 extern void tapas_audit_drop_relation(Oid relid);

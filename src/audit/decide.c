@@ -401,6 +401,12 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 		return;
 	}
 	pending_add(p, fd, nd, e, g);
+	if (tapas_audit_truth_unknown(e->key.relid, &why))
+	{
+		/* a class that may be this one's unknown is missing from the system */
+		incomplete_add(p, e, "the truth of a logged statistic cannot be read");
+		why = NULL;
+	}
 	if (class_is_binary(e->cls))
 	{
 		nr = tapas_audit_candidates(&batch, &fr, tapas_mode == TAPAS_MODE_DENY);

@@ -23,12 +23,16 @@
  * expression (issue 10): the gate hands every cell with the canonical
  * basis tree of its statistic (capture/basis.c), kept here per (table,
  * statistic) for the life of the backend (the basis registry), and
- * evaluated with ExecEvalExpr over a heap scan of the table.  Errors of
- * the evaluation are swallowed, never shown to the analyst: the class is
- * then "unusable" (identified by its text alone) and every check that
- * needs its truth fails closed (decide.c).  A statistic this backend has
- * no tree for (read back from the ledger only) is such a class too, until
- * a cell brings its tree (tapas_audit_class_refresh).
+ * evaluated with ExecEvalExpr over a heap scan of the table.  A statistic
+ * logged by another backend gets its tree from the ledger, which keeps
+ * the nodeToString of the first tree logged with each statistic
+ * (ledger.h: tapas_ledger_basis): a tree tapas built, read back with
+ * stringToNode, so no analyst text is parsed.  Errors of the evaluation
+ * are swallowed, never shown to the analyst: the class is then "unusable"
+ * (identified by its text alone), and so is a statistic without any tree
+ * (an older ledger file); while a table has an unusable class, its joint
+ * system may miss that class's cells, and every audit of the table fails
+ * closed (tapas_audit_truth_unknown, decide.c).
  *
  * The classes of a table are kept per backend and dropped, with every
  * audit entry of the table, when the table's change counters move
@@ -55,6 +59,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "parser/parser.h"
+#include "nodes/readfuncs.h"
 #include "pgstat.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -132,10 +137,62 @@ tapas_audit_register_bases(const TapasCell *cells, int ncells)
 }
 
 /*
- * *sensitive: v reads a sensitive column; returns the canonical tree of v,
- * or NULL when this backend has none for the statistic (one read back
- * from the ledger only).  A statistic without a tree counts as sensitive
- * unless it is the plain count(*).
+ * Whether a tree read back from the ledger has the shape of a basis tapas
+ * builds: a float8 expression over the columns of varno 1 only, without
+ * parameters, sub-queries or aggregates.  The ledger holds only trees
+ * tapas serialised itself (ledger.h), so this is a check against damage,
+ * not against the analyst.
+ */
+static bool
+basis_shape_walker(Node *node, void *unused)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		return v->varno != 1 || v->varlevelsup != 0 || v->varattno <= 0;
+	}
+	if (IsA(node, Param) || IsA(node, SubLink) || IsA(node, SubPlan) ||
+		IsA(node, Aggref) || IsA(node, WindowFunc) || IsA(node, GroupingFunc))
+		return true;
+	return expression_tree_walker(node, basis_shape_walker, unused);
+}
+
+/*
+ * The basis tree another backend logged with the statistic (ledger.h:
+ * tapas_ledger_basis), registered here; NULL when the ledger has none.
+ */
+static Node *
+basis_from_ledger(Oid relid, const char *stat)
+{
+	char	   *text = tapas_ledger_basis(relid, stat);
+	MemoryContext old;
+	Node	   *tree;
+	BasisEntry *b;
+	bool		found;
+
+	if (text == NULL)
+		return NULL;
+	old = MemoryContextSwitchTo(tapas_audit_cxt());
+	tree = stringToNode(text);
+	MemoryContextSwitchTo(old);
+	pfree(text);
+	if (tree == NULL || IsA(tree, List) || exprType(tree) != FLOAT8OID ||
+		basis_shape_walker(tree, NULL))
+		return NULL;
+	b = basis_lookup(relid, stat, HASH_ENTER, &found);
+	if (!found)
+		b->tree = tree;
+	return b->tree;
+}
+
+/*
+ * *sensitive: v reads a sensitive column; returns the canonical tree of v:
+ * the one this backend built, else the one the ledger holds (logged by
+ * any backend), or NULL when neither exists.  A statistic without a tree
+ * counts as sensitive unless it is the plain count(*).
  */
 static Node *
 statistic_prepare(Oid relid, const char *stat, bool *sensitive)
@@ -145,19 +202,21 @@ statistic_prepare(Oid relid, const char *stat, bool *sensitive)
 	bool		found;
 	Bitmapset  *attnos = NULL;
 	int			a = -1;
+	Node	   *tree;
 
 	*sensitive = strcmp(stat, "count(*)") != 0;
 	if (prot == NULL)
 		return NULL;
 	b = basis_lookup(relid, stat, HASH_FIND, &found);
-	if (b == NULL)
+	tree = b != NULL ? b->tree : basis_from_ledger(relid, stat);
+	if (tree == NULL)
 		return NULL;
-	pull_varattnos(b->tree, 1, &attnos);
+	pull_varattnos(tree, 1, &attnos);
 	*sensitive = false;
 	while ((a = bms_next_member(attnos, a)) >= 0)
 		if (bms_is_member(a + FirstLowInvalidHeapAttributeNumber, prot->sensitive))
 			*sensitive = true;
-	return b->tree;
+	return tree;
 }
 
 /* ----------------------------------------------------------------
@@ -528,6 +587,35 @@ tapas_audit_class(Oid relid, const char *statistic)
 	s = hash_search(stat_map, &k, HASH_ENTER, &found);
 	s->cls = c;
 	return c;
+}
+
+/*
+ * Whether some class of relid this backend knows (every sensitive
+ * statistic of the ledger, once an audit entry of the table has synced)
+ * has a truth that cannot be read: no basis tree (a ledger of an older
+ * version, tapas.ledger_record) or one whose evaluation failed.  Such a
+ * class may be the same unknown as another (issue 10: sum(income) logged
+ * by one connection, sum(coalesce(income, 0)) by another), so the joint
+ * system is incomplete and the caller fails closed; *statistic gets the
+ * class's text.
+ */
+bool
+tapas_audit_truth_unknown(Oid relid, const char **statistic)
+{
+	RelClasses *r = relation_classes(relid, false);
+	ListCell   *lc;
+
+	foreach(lc, r->classes)
+	{
+		TapasClass *c = lfirst(lc);
+
+		if (!c->usable)
+		{
+			*statistic = c->rep;
+			return true;
+		}
+	}
+	return false;
 }
 
 /* points e's truth at its class's; false if the class's truth is unusable */

@@ -77,6 +77,7 @@
 #include "access/transam.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_cast.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_operator.h"
@@ -87,25 +88,47 @@
 #include "nodes/nodeFuncs.h"
 #include "nodes/params.h"
 #include "optimizer/optimizer.h"
+#include "utils/array.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
 #include "capture/capture.h"
 
 /*
- * Size bounds of an expression evaluated only for some rows (FILTER,
- * aggregate arguments, GROUP BY): with them, what a row that reaches a
- * CASE branch costs stays within microseconds, so a delay cannot single
- * it out (10^5 CASE branches, a 1 MB to_char format or LIKE pattern, a
- * 10^6-element IN list, hashed when the first row needs it, would).  A
- * scalar constant compared with a column costs a length test and a
- * memcmp, and is not bounded.  Expressions evaluated for every row the
- * scan reads cost the same for every row and are not bounded.
+ * Cost is row-independent by construction (the timing channel): what a
+ * row that reaches a CASE branch, a FILTER or an aggregate argument costs
+ * must not stand out, or a delay singles it out (sum(CASE WHEN rare THEN
+ * length(repeat('x', 200000000)) ELSE 0 END) costs a second for the
+ * target row alone).  So:
+ *	1. every row-independent sub-expression of immutable built-ins is
+ *	   evaluated once, before the scan (tapas_allowlist_fold_query), and a
+ *	   folded value above ALLOW_MAX_FOLD bytes refuses the query: size is
+ *	   what makes a constant expensive per row (repeat, lpad, rpad and
+ *	   array_fill are checked before they run, so the query is refused
+ *	   without building the value);
+ *	2. what is left per row is a bounded expression over the row's own
+ *	   values: at most ALLOW_MAX_NODES nodes, constants of at most
+ *	   ALLOW_MAX_SCALAR bytes (bpchar and collated text comparisons copy
+ *	   or scan a constant per call), IN lists of at most ALLOW_MAX_ARRAY
+ *	   bytes (hashed when the first row needs them), and the constant
+ *	   arguments of curated functions within their declared cost bounds
+ *	   (curated.c: to_char formats and LIKE patterns of ALLOW_MAX_ARG
+ *	   bytes, numeric scales and divisors);
+ *	3. functions whose cost grows with an argument's value (repeat, lpad,
+ *	   rpad, regexp, power, factorial, generate_series ...) are not
+ *	   leakproof and not curated: per row they are refused.
+ * A row then costs what its own (quasi-identifier) values cost in a
+ * bounded expression, microseconds.  Expressions evaluated for every row
+ * the scan reads (non-sensitive WHERE conjuncts, JOIN ... ON) cost the
+ * same whatever the sensitive values and are only bounded by the fold.
  */
 #define ALLOW_MAX_NODES		2000	/* nodes of one expression */
 #define ALLOW_MAX_ARG		1024	/* bytes of a constant argument of a curated function */
 #define ALLOW_MAX_ARRAY		8192	/* bytes of an array constant (IN list) */
+#define ALLOW_MAX_SCALAR	8192	/* bytes of any other constant per row */
+#define ALLOW_MAX_FOLD		65536	/* bytes of a folded value */
 
 typedef struct AllowContext
 {
@@ -180,28 +203,55 @@ refuse_node(AllowContext *ctx, Node *node)
  * ----------------------------------------------------------------
  */
 
+/*
+ * The cast function pg_cast names for from -> to: a one-argument
+ * function between the same types is not a cast (factorial(int8) returns
+ * numeric, costs O(its argument) and raises on large ones).
+ */
+static bool
+is_cast_function(Oid funcid, Oid from, Oid to)
+{
+	HeapTuple	tup = SearchSysCache2(CASTSOURCETARGET, ObjectIdGetDatum(from),
+									  ObjectIdGetDatum(to));
+	bool		r;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	r = ((Form_pg_cast) GETSTRUCT(tup))->castfunc == funcid;
+	ReleaseSysCache(tup);
+	return r;
+}
+
 /* widening casts between pg_catalog numeric types cannot fail */
 static bool
 widening_cast(Oid funcid, Oid from, Oid to)
 {
+	bool		widening;
+
 	if (funcid >= FirstNormalObjectId)
 		return false;
 	switch (from)
 	{
 		case BOOLOID:
-			return to == INT4OID;
+			widening = to == INT4OID;
+			break;
 		case INT2OID:
-			return to == INT4OID || to == INT8OID || to == FLOAT4OID ||
+			widening = to == INT4OID || to == INT8OID || to == FLOAT4OID ||
 				to == FLOAT8OID || to == NUMERICOID;
+			break;
 		case INT4OID:
-			return to == INT8OID || to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+			widening = to == INT8OID || to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+			break;
 		case INT8OID:
-			return to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+			widening = to == FLOAT4OID || to == FLOAT8OID || to == NUMERICOID;
+			break;
 		case FLOAT4OID:
-			return to == FLOAT8OID;
+			widening = to == FLOAT8OID;
+			break;
 		default:
-			return false;
+			widening = false;
 	}
+	return widening && is_cast_function(funcid, from, to);
 }
 
 /*
@@ -399,8 +449,9 @@ check_size(Node *node, AllowContext *ctx, bool curated_arg)
 						   ALLOW_MAX_NODES)));
 	if (!IsA(node, Const) || c->constisnull || c->constlen != -1)
 		return;
-	limit = curated_arg ? ALLOW_MAX_ARG : type_is_array(c->consttype) ? ALLOW_MAX_ARRAY : -1;
-	if (limit >= 0 && VARSIZE_ANY(DatumGetPointer(c->constvalue)) > limit)
+	limit = curated_arg ? ALLOW_MAX_ARG : type_is_array(c->consttype) ? ALLOW_MAX_ARRAY :
+		ALLOW_MAX_SCALAR;
+	if (VARSIZE_ANY(DatumGetPointer(c->constvalue)) > limit)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("constant in %s of a query on protected table \"%s\" is too large",
@@ -690,6 +741,104 @@ bound_param(Param *p, ParamListInfo params)
 					 prm->isnull, typbyval);
 }
 
+static pg_attribute_noreturn() void
+refuse_fold(double bytes)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("constant expression in a query on a protected table is too large"),
+			 errdetail("Its value would have %.0f bytes; at most %d are allowed: a large value costs time in every row that uses it.",
+					   bytes, ALLOW_MAX_FOLD),
+			 errhint("Shorten the constant expression.")));
+	pg_unreachable();
+}
+
+/* the bytes of constant argument i of a call, -1 if not a non-null Const */
+static double
+fold_arg_bytes(List *args, int i)
+{
+	Const	   *c = list_length(args) > i ? (Const *) list_nth(args, i) : NULL;
+
+	if (c == NULL || !IsA(c, Const) || c->constisnull)
+		return -1;
+	return c->constlen == -1 ? (double) VARSIZE_ANY(DatumGetPointer(c->constvalue)) :
+		c->constlen > 0 ? c->constlen : -1;
+}
+
+/* an int4 constant argument i of a call, or 0 */
+static double
+fold_arg_int(List *args, int i)
+{
+	Const	   *c = list_length(args) > i ? (Const *) list_nth(args, i) : NULL;
+
+	if (c == NULL || !IsA(c, Const) || c->constisnull || c->consttype != INT4OID)
+		return 0;
+	return DatumGetInt32(c->constvalue);
+}
+
+/*
+ * Before a call that grows a value from a count is folded: refuses when
+ * its result would exceed ALLOW_MAX_FOLD, without building it.  The value
+ * is checked again after any fold (fold_check_result).
+ */
+static void
+fold_check_growth(Node *node)
+{
+	FuncExpr   *f = IsA(node, FuncExpr) ? (FuncExpr *) node : NULL;
+	double		bytes = 0;
+
+	if (f == NULL)
+		return;
+	switch (f->funcid)
+	{
+		case F_REPEAT:			/* repeat(text, count) */
+			bytes = Max(fold_arg_bytes(f->args, 0), 0) * fold_arg_int(f->args, 1);
+			break;
+		case F_LPAD_TEXT_INT4_TEXT:	/* lpad/rpad(text, length[, fill]): up to 4 bytes a character */
+		case F_LPAD_TEXT_INT4:
+		case F_RPAD_TEXT_INT4_TEXT:
+		case F_RPAD_TEXT_INT4:
+			bytes = 4 * fold_arg_int(f->args, 1);
+			break;
+		case F_ARRAY_FILL_ANYELEMENT__INT4:
+		case F_ARRAY_FILL_ANYELEMENT__INT4__INT4:
+			{
+				Const	   *dims = (Const *) lsecond(f->args);
+				ArrayType  *a;
+				int			n;
+				int32	   *d;
+
+				if (!IsA(dims, Const) || dims->constisnull)
+					return;
+				a = DatumGetArrayTypeP(dims->constvalue);
+				if (ARR_NDIM(a) != 1 || ARR_HASNULL(a) || ARR_ELEMTYPE(a) != INT4OID)
+					return;		/* array_fill raises for these itself */
+				n = ARR_DIMS(a)[0];
+				d = (int32 *) ARR_DATA_PTR(a);
+				bytes = 8;
+				for (int i = 0; i < n; i++)
+					bytes *= Max(d[i], 0);
+				break;
+			}
+		default:
+			return;
+	}
+	if (bytes > ALLOW_MAX_FOLD)
+		refuse_fold(bytes);
+}
+
+/* a folded value above ALLOW_MAX_FOLD bytes refuses the query */
+static void
+fold_check_result(Const *c)
+{
+	if (!c->constisnull && c->constlen == -1 &&
+		VARSIZE_ANY(DatumGetPointer(c->constvalue)) > ALLOW_MAX_FOLD)
+		refuse_fold((double) VARSIZE_ANY(DatumGetPointer(c->constvalue)));
+	if (!c->constisnull && c->constlen == -2 &&
+		strlen(DatumGetCString(c->constvalue)) > ALLOW_MAX_FOLD)
+		refuse_fold((double) strlen(DatumGetCString(c->constvalue)));
+}
+
 /* bottom-up, so a call becomes foldable once its arguments are folded */
 static Node *
 fold_mutator(Node *node, ParamListInfo params)
@@ -704,8 +853,15 @@ fold_mutator(Node *node, ParamListInfo params)
 		return (Node *) c;
 	node = expression_tree_mutator(node, fold_mutator, params);
 	if (foldable(node))
-		return (Node *) evaluate_expr((Expr *) node, exprType(node), exprTypmod(node),
-									  exprCollation(node));
+	{
+		Const	   *folded;
+
+		fold_check_growth(node);
+		folded = (Const *) evaluate_expr((Expr *) node, exprType(node), exprTypmod(node),
+										 exprCollation(node));
+		fold_check_result(folded);
+		return (Node *) folded;
+	}
 	return node;
 }
 
@@ -714,7 +870,8 @@ fold_mutator(Node *node, ParamListInfo params)
  * only of immutable built-in functions over constants, replacing it by its
  * value; parameters of a plan built for their values alone (a custom plan,
  * PARAM_FLAG_CONST) count as constants, as in eval_const_expressions.  An
- * error it raises is raised here, before any row is read.
+ * error it raises is raised here, before any row is read; so is the
+ * refusal of a folded value above ALLOW_MAX_FOLD bytes.
  */
 void
 tapas_allowlist_fold_query(Query *q, ParamListInfo params)

@@ -22,6 +22,7 @@
  *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
  *					hand-off to the ledger, release
  *	  groups.c		cells of captures grouped by a sensitive column
+ *	  having.c		HAVING conjuncts that reject a group by its size alone
  *	  cover.c		tapas._cover, the resjunk capture aggregate
  *	  inspect.c		tapas.last_capture(), the admin's view of the last cells
  *	  hooks.c		thin hook bodies, chained
@@ -66,6 +67,8 @@ typedef struct TapasCoverHeader
 /* cover.c: the keys of a _cover result, in a new array in cxt */
 extern int64 *tapas_cover_keys(const bytea *cover, MemoryContext cxt,
 							   TapasCoverHeader *hdr);
+/* cover.c: the number of covered keys of a _cover result */
+extern int64 tapas_cover_count(const bytea *cover);
 
 /* Audited aggregate kinds (validate.c decides, normalise.c captures). */
 typedef enum TapasAggKind
@@ -113,9 +116,12 @@ extern bool tapas_query_reads_protected(Query *parse);
 extern int	tapas_single_protected_from(Query *q);
 
 /* cover_build.c */
-extern void tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg,
-							List *sens, List *narrow);
+extern List *tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg,
+							 List *sens, List *narrow);
 extern Node *tapas_cover_group_exists_qual(TapasLevelContext *lc);
+
+/* having.c */
+extern void tapas_having_bounds(TapasLevelContext *lc, Node *having, List *aggs, List *aggspecs);
 
 /* flatten.c */
 extern void tapas_flatten_query(Query *q);
@@ -164,8 +170,9 @@ extern CustomScan *tapas_gate_create(Agg *agg, List *cells, List *scan_tlist,
 extern bool tapas_plan_is_gate(Plan *plan);
 extern void tapas_gate_register(void);
 
-/* inspect.c */
-extern void tapas_capture_record(const TapasCell *cells, int ncells);
+/* inspect.c: groups[i] is cell i's output group (0: unknown), aggs[i] its aggregates */
+extern void tapas_capture_record(const TapasCell *cells, int ncells, const int *groups,
+								 List *const *aggs);
 
 /* hooks.c */
 extern void tapas_capture_install(void);
@@ -230,12 +237,20 @@ typedef struct TapasStatSpec
 	bool		incomplete;		/* part of a cell of several sensitive bases */
 	bool		split;			/* covered set of one term of a split condition */
 	Node	   *tree;			/* phi as float8 (the capture's v) */
+	List	   *having;			/* Integer pairs (h, t): the capture is a term
+								 * of a count in HAVING conjunct h, which
+								 * rejects the group unless the terms of h
+								 * cover t rows or more (having.c) */
+	List	   *aggs;			/* Integers: the aggregates of the level the
+								 * capture is a term of (0: hidden) */
 } TapasStatSpec;
 
 extern Node *tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno,
 								  bool split);
 extern TapasStatSpec *tapas_statistic_spec(Node *node);
 extern void tapas_statistic_mark_incomplete(Node *node);
+extern void tapas_statistic_tag_having(Node *node, int h, int64 t);
+extern void tapas_statistic_tag_aggregate(Node *node, int n);
 extern char *tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
 									const Datum *gvals, const bool *gnulls, Node **tree);
 

@@ -513,3 +513,13 @@ tapas_cover_keys(const bytea *cover, MemoryContext cxt, TapasCoverHeader *hdr)
 	memcpy(keys + n, p + hdr->setbytes, hdr->nextra * sizeof(int64));
 	return keys;
 }
+
+/* the number of covered keys of a _cover result (its header only) */
+int64
+tapas_cover_count(const bytea *cover)
+{
+	TapasCoverHeader hdr;
+
+	(void) cover_unpack_header(cover, &hdr);
+	return hdr.nkeys;
+}

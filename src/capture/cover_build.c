@@ -121,13 +121,15 @@ add_capture(TapasLevelContext *lc, Node *v, Node *filter, Node *spec)
  * normal form (cellform.c), its FILTER narrow AND the term's condition,
  * its v the term's canonical basis (basis.c), a tree tapas builds.  A cell
  * with two or more sensitive bases has its captures flagged incomplete:
- * the auditor cannot yet audit their sum (gate.c fails closed).
+ * the auditor cannot yet audit their sum (gate.c fails closed).  Returns
+ * the statistic nodes of its terms (shared with equal captures).
  */
-void
+List *
 tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
 {
 	List	   *terms = tapas_cell_terms(kind, arg, sens, narrow, lc->varno, lc->prot);
 	List	   *sensitive_specs = NIL;
+	List	   *specs = NIL;
 	ListCell   *c;
 
 	foreach(c, terms)
@@ -147,12 +149,14 @@ tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens,
 														 t->cond != NULL));
 		if (b->sensitive && !list_member_ptr(sensitive_specs, spec))
 			sensitive_specs = lappend(sensitive_specs, spec);
+		specs = list_append_unique_ptr(specs, spec);
 	}
 	if (list_length(sensitive_specs) >= 2)
 	{
 		foreach(c, sensitive_specs)
 			tapas_statistic_mark_incomplete(lfirst(c));
 	}
+	return specs;
 }
 
 /* ----------------------------------------------------------------

@@ -57,12 +57,39 @@ typedef enum CuratedRule
 								 * on either side */
 } CuratedRule;
 
+/*
+ * What drives an entry's cost per call (the timing channel, allowlist.c):
+ * COST_ROW: only the row argument's own value (linear in its size at
+ * most), never the constants; COST_BYTES: also the size of constant
+ * argument costarg, at most costmax bytes; COST_VALUE: also the value of
+ * integer constant costarg, at most costmax in absolute value.  The bound
+ * holds where the call is evaluated only for some rows (CASE branches,
+ * FILTER, aggregate arguments, GROUP BY); where it runs for every row the
+ * scan reads, its cost depends on no sensitive value.
+ */
+typedef enum CuratedCost
+{
+	COST_ROW,
+	COST_BYTES,
+	COST_VALUE
+} CuratedCost;
+
 typedef struct CuratedFunc
 {
 	Oid			funcid;
 	int			rowarg;			/* 0-based index of the row argument */
 	CuratedRule rule;
+	CuratedCost cost;
+	int			costarg;		/* the cost-driving constant argument */
+	int			costmax;		/* its bound: bytes, or absolute value */
 } CuratedFunc;
+
+/* to_char formats, LIKE patterns: a few dozen bytes in practice */
+#define COST_MAX_PATTERN	256
+/* numeric divisors: the division loop is O(digits of the divisor) per result digit */
+#define COST_MAX_DIVISOR	64
+/* round/trunc scale: the result's digits */
+#define COST_MAX_SCALE		1000
 
 /*
  * Why each entry cannot raise on any row value (PostgreSQL 15 sources):
@@ -111,84 +138,97 @@ typedef struct CuratedFunc
  *	 no stored value of a real table comes near them.  Integers are not
  *	 here: salary * 1000 overflows int4 at a salary of 2,147,484 (cast
  *	 to numeric first).
+ *
+ * Cost (CuratedCost): date_trunc, extract, date_part, age and the date
+ * casts are O(1); lower, upper, initcap, btrim, length, substr, left and
+ * right are linear in the row value, whatever the constants (a substring
+ * is no longer than its input); integer division is O(1); to_char is
+ * linear in its format and LIKE is O(pattern x value): the format and the
+ * pattern are bounded; numeric division is O(digits of the divisor) per
+ * result digit: the divisor is bounded; round/trunc(numeric, scale) build
+ * up to scale digits: the scale is bounded; width_bucket is O(1) in its
+ * count; numeric and float8 arithmetic with a bounded constant (at most
+ * 100 decimals) is linear in the row value.  Functions whose cost grows with an argument's value beyond
+ * these (repeat, lpad, rpad, regexp_*, power, factorial, generate_series,
+ * string_agg ...) are not curated: per row they are refused.
  */
 static const CuratedFunc curated[] = {
-	{F_DATE_TRUNC_TEXT_TIMESTAMP, 1, CUR_PLAIN},
-	{F_DATE_TRUNC_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN},
-	{F_DATE_TRUNC_TEXT_INTERVAL, 1, CUR_PLAIN},
-	{F_DATE_PART_TEXT_DATE, 1, CUR_PLAIN},
-	{F_DATE_PART_TEXT_TIMESTAMP, 1, CUR_PLAIN},
-	{F_DATE_PART_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN},
-	{F_DATE_PART_TEXT_INTERVAL, 1, CUR_PLAIN},
-	{F_DATE_PART_TEXT_TIME, 1, CUR_PLAIN},
-	{F_EXTRACT_TEXT_DATE, 1, CUR_PLAIN},
-	{F_EXTRACT_TEXT_TIMESTAMP, 1, CUR_PLAIN},
-	{F_EXTRACT_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN},
-	{F_EXTRACT_TEXT_INTERVAL, 1, CUR_PLAIN},
-	{F_EXTRACT_TEXT_TIME, 1, CUR_PLAIN},
-	{F_TO_CHAR_TIMESTAMP_TEXT, 0, CUR_PLAIN},
-	{F_TO_CHAR_TIMESTAMPTZ_TEXT, 0, CUR_PLAIN},
-	{F_TO_CHAR_INTERVAL_TEXT, 0, CUR_PLAIN},
-	{F_TO_CHAR_NUMERIC_TEXT, 0, CUR_PLAIN},
-	{F_TO_CHAR_INT4_TEXT, 0, CUR_PLAIN},
-	{F_TO_CHAR_INT8_TEXT, 0, CUR_PLAIN},
-	{F_TO_CHAR_FLOAT8_TEXT, 0, CUR_PLAIN},
-	{F_LOWER_TEXT, 0, CUR_PLAIN},
-	{F_UPPER_TEXT, 0, CUR_PLAIN},
-	{F_INITCAP, 0, CUR_PLAIN},
-	{F_BTRIM_TEXT, 0, CUR_PLAIN},
-	{F_LENGTH_TEXT, 0, CUR_PLAIN},
-	{F_CHAR_LENGTH_TEXT, 0, CUR_PLAIN},
-	{F_OCTET_LENGTH_TEXT, 0, CUR_PLAIN},
-	{F_SUBSTR_TEXT_INT4_INT4, 0, CUR_PLAIN},
-	{F_SUBSTR_TEXT_INT4, 0, CUR_PLAIN},
-	{F_SUBSTRING_TEXT_INT4_INT4, 0, CUR_PLAIN},
-	{F_SUBSTRING_TEXT_INT4, 0, CUR_PLAIN},
-	{F_LEFT, 0, CUR_PLAIN},
-	{F_RIGHT, 0, CUR_PLAIN},
-	{F_TEXTLIKE, 0, CUR_LIKE},
-	{F_TEXTNLIKE, 0, CUR_LIKE},
-	{F_TEXTICLIKE, 0, CUR_LIKE},
-	{F_TEXTICNLIKE, 0, CUR_LIKE},
-	{F_ROUND_NUMERIC, 0, CUR_PLAIN},
-	{F_ROUND_NUMERIC_INT4, 0, CUR_NUM_SCALE},
-	{F_TRUNC_NUMERIC, 0, CUR_PLAIN},
-	{F_TRUNC_NUMERIC_INT4, 0, CUR_NUM_SCALE},
-	{F_FLOOR_NUMERIC, 0, CUR_PLAIN},
-	{F_CEIL_NUMERIC, 0, CUR_PLAIN},
-	{F_CEILING_NUMERIC, 0, CUR_PLAIN},
-	{F_ABS_NUMERIC, 0, CUR_PLAIN},
-	{F_ROUND_FLOAT8, 0, CUR_PLAIN},
-	{F_TRUNC_FLOAT8, 0, CUR_PLAIN},
-	{F_FLOOR_FLOAT8, 0, CUR_PLAIN},
-	{F_CEIL_FLOAT8, 0, CUR_PLAIN},
-	{F_CEILING_FLOAT8, 0, CUR_PLAIN},
-	{F_ABS_FLOAT8, 0, CUR_PLAIN},
-	{F_INT2DIV, 0, CUR_INT_DIVISOR},
-	{F_INT4DIV, 0, CUR_INT_DIVISOR},
-	{F_INT8DIV, 0, CUR_INT_DIVISOR},
-	{F_INT2MOD, 0, CUR_INT_MODULUS},
-	{F_INT4MOD, 0, CUR_INT_MODULUS},
-	{F_INT8MOD, 0, CUR_INT_MODULUS},
-	{F_NUMERIC_DIV, 0, CUR_NUM_DIVISOR},
-	{F_DIV, 0, CUR_NUM_DIVISOR},
-	{F_NUMERIC_MOD, 0, CUR_INT_MODULUS},
-	{F_WIDTH_BUCKET_NUMERIC_NUMERIC_NUMERIC_INT4, 0, CUR_BUCKET},
-	{F_WIDTH_BUCKET_FLOAT8_FLOAT8_FLOAT8_INT4, 0, CUR_BUCKET},
-	{F_AGE_TIMESTAMP, 0, CUR_PLAIN},
-	{F_AGE_TIMESTAMPTZ, 0, CUR_PLAIN},
-	{F_TIMESTAMP_DATE, 0, CUR_PLAIN},
-	{F_TIMESTAMPTZ_DATE, 0, CUR_PLAIN},
-	{F_DATE_TIMESTAMP, 0, CUR_PLAIN},
-	{F_DATE_TIMESTAMPTZ, 0, CUR_PLAIN},
-	{F_NUMERIC_ADD, 0, CUR_NUM_BOUNDED},
-	{F_NUMERIC_SUB, 0, CUR_NUM_BOUNDED},
-	{F_NUMERIC_MUL, 0, CUR_NUM_BOUNDED},
-	{F_FLOAT8PL, 0, CUR_NUM_BOUNDED},
-	{F_FLOAT8MI, 0, CUR_NUM_BOUNDED},
-	{F_FLOAT8MUL, 0, CUR_NUM_BOUNDED},
-	{F_NOW, -1, CUR_PLAIN},
-	{F_STATEMENT_TIMESTAMP, -1, CUR_PLAIN},
+	{F_DATE_TRUNC_TEXT_TIMESTAMP, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_TRUNC_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_TRUNC_TEXT_INTERVAL, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_PART_TEXT_DATE, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_PART_TEXT_TIMESTAMP, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_PART_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_PART_TEXT_INTERVAL, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_PART_TEXT_TIME, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_EXTRACT_TEXT_DATE, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_EXTRACT_TEXT_TIMESTAMP, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_EXTRACT_TEXT_TIMESTAMPTZ, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_EXTRACT_TEXT_INTERVAL, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_EXTRACT_TEXT_TIME, 1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_TO_CHAR_TIMESTAMP_TEXT, 0, CUR_PLAIN, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TO_CHAR_TIMESTAMPTZ_TEXT, 0, CUR_PLAIN, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TO_CHAR_INTERVAL_TEXT, 0, CUR_PLAIN, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TO_CHAR_NUMERIC_TEXT, 0, CUR_PLAIN, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TO_CHAR_INT4_TEXT, 0, CUR_PLAIN, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TO_CHAR_INT8_TEXT, 0, CUR_PLAIN, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TO_CHAR_FLOAT8_TEXT, 0, CUR_PLAIN, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_LOWER_TEXT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_UPPER_TEXT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_INITCAP, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_BTRIM_TEXT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_LENGTH_TEXT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_CHAR_LENGTH_TEXT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_OCTET_LENGTH_TEXT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_SUBSTR_TEXT_INT4_INT4, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_SUBSTR_TEXT_INT4, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_SUBSTRING_TEXT_INT4_INT4, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_SUBSTRING_TEXT_INT4, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_LEFT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_RIGHT, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_TEXTLIKE, 0, CUR_LIKE, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TEXTNLIKE, 0, CUR_LIKE, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TEXTICLIKE, 0, CUR_LIKE, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_TEXTICNLIKE, 0, CUR_LIKE, COST_BYTES, 1, COST_MAX_PATTERN},
+	{F_ROUND_NUMERIC, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_ROUND_NUMERIC_INT4, 0, CUR_NUM_SCALE, COST_VALUE, 1, COST_MAX_SCALE},
+	{F_TRUNC_NUMERIC, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_TRUNC_NUMERIC_INT4, 0, CUR_NUM_SCALE, COST_VALUE, 1, COST_MAX_SCALE},
+	{F_FLOOR_NUMERIC, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_CEIL_NUMERIC, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_CEILING_NUMERIC, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_ABS_NUMERIC, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_ROUND_FLOAT8, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_TRUNC_FLOAT8, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_FLOOR_FLOAT8, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_CEIL_FLOAT8, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_CEILING_FLOAT8, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_ABS_FLOAT8, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_INT2DIV, 0, CUR_INT_DIVISOR, COST_ROW, 0, 0},
+	{F_INT4DIV, 0, CUR_INT_DIVISOR, COST_ROW, 0, 0},
+	{F_INT8DIV, 0, CUR_INT_DIVISOR, COST_ROW, 0, 0},
+	{F_INT2MOD, 0, CUR_INT_MODULUS, COST_ROW, 0, 0},
+	{F_INT4MOD, 0, CUR_INT_MODULUS, COST_ROW, 0, 0},
+	{F_INT8MOD, 0, CUR_INT_MODULUS, COST_ROW, 0, 0},
+	{F_NUMERIC_DIV, 0, CUR_NUM_DIVISOR, COST_BYTES, 1, COST_MAX_DIVISOR},
+	{F_DIV, 0, CUR_NUM_DIVISOR, COST_BYTES, 1, COST_MAX_DIVISOR},
+	{F_NUMERIC_MOD, 0, CUR_INT_MODULUS, COST_BYTES, 1, COST_MAX_DIVISOR},
+	{F_WIDTH_BUCKET_NUMERIC_NUMERIC_NUMERIC_INT4, 0, CUR_BUCKET, COST_ROW, 0, 0},
+	{F_WIDTH_BUCKET_FLOAT8_FLOAT8_FLOAT8_INT4, 0, CUR_BUCKET, COST_ROW, 0, 0},
+	{F_AGE_TIMESTAMP, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_AGE_TIMESTAMPTZ, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_TIMESTAMP_DATE, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_TIMESTAMPTZ_DATE, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_TIMESTAMP, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_DATE_TIMESTAMPTZ, 0, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_NUMERIC_ADD, 0, CUR_NUM_BOUNDED, COST_ROW, 0, 0},
+	{F_NUMERIC_SUB, 0, CUR_NUM_BOUNDED, COST_ROW, 0, 0},
+	{F_NUMERIC_MUL, 0, CUR_NUM_BOUNDED, COST_ROW, 0, 0},
+	{F_FLOAT8PL, 0, CUR_NUM_BOUNDED, COST_ROW, 0, 0},
+	{F_FLOAT8MI, 0, CUR_NUM_BOUNDED, COST_ROW, 0, 0},
+	{F_FLOAT8MUL, 0, CUR_NUM_BOUNDED, COST_ROW, 0, 0},
+	{F_NOW, -1, CUR_PLAIN, COST_ROW, 0, 0},
+	{F_STATEMENT_TIMESTAMP, -1, CUR_PLAIN, COST_ROW, 0, 0},
 };
 
 /* age(a, b) has two row arguments: both are checked by the walker */
@@ -409,8 +449,9 @@ rule_holds(const CuratedFunc *cf, List *args)
 			v = const_number(const_arg(args, 1));
 			return !isnan(v) && fabs(v) >= 1;
 		case CUR_NUM_SCALE:
+			/* as the cost bound: evaluated for every row, a scale is still bounded */
 			c = const_arg(args, 1);
-			return abs(DatumGetInt32(c->constvalue)) <= 1000;
+			return abs(DatumGetInt32(c->constvalue)) <= COST_MAX_SCALE;
 		case CUR_LIKE:
 			return like_pattern_complete(const_arg(args, 1));
 		case CUR_NUM_BOUNDED:
@@ -421,6 +462,76 @@ rule_holds(const CuratedFunc *cf, List *args)
 				DatumGetInt32(c->constvalue) < PG_INT32_MAX;
 	}
 	return false;
+}
+
+/*
+ * Where the call runs only for some rows: raises unless its cost-driving
+ * constant is within the entry's bound (CuratedCost).
+ */
+static void
+verify_cost(const CuratedFunc *cf, List *args)
+{
+	Const	   *c;
+	int64		v;
+
+	if (cf->cost == COST_ROW || (c = const_arg(args, cf->costarg)) == NULL)
+		return;
+	if (cf->cost == COST_BYTES)
+	{
+		v = c->constlen == -1 ? (int64) VARSIZE_ANY_EXHDR(DatumGetPointer(c->constvalue)) :
+			c->constlen;
+		if (v <= cf->costmax)
+			return;
+	}
+	else
+	{
+		v = c->consttype == INT4OID ? DatumGetInt32(c->constvalue) :
+			c->consttype == INT8OID ? DatumGetInt64(c->constvalue) : 0;
+		if (Abs(v) <= cf->costmax)
+			return;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("argument %d of function %s is too large for a query on a protected table",
+					cf->costarg + 1, get_func_name(cf->funcid)),
+			 errdetail("Evaluated only for some rows, at most %s %d is allowed: its cost would tell the rows that evaluate it.",
+					   cf->cost == COST_BYTES ? "bytes" : "an absolute value of", cf->costmax),
+			 errhint("Use a shorter constant, or move the condition to WHERE.")));
+}
+
+/*
+ * Evaluates the probe call; an error it raises depends on the constant
+ * arguments only (the row argument is a sample), so it is raised again as
+ * an invalid argument (22023) naming the function, with the original
+ * message as detail, before any row is read.  Re-raising at once is what
+ * makes catching without a subtransaction safe.
+ */
+static void
+probe_call(FuncExpr *probe)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+
+	PG_TRY();
+	{
+		(void) evaluate_expr((Expr *) probe, probe->funcresulttype, -1, InvalidOid);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *err;
+
+		MemoryContextSwitchTo(cxt);
+		err = CopyErrorData();
+		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			PG_RE_THROW();
+		FlushErrorState();
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid constant argument of function %s in a query on a protected table",
+						get_func_name(probe->funcid)),
+				 errdetail("%s", err->message),
+				 errhint("The constant arguments are checked before any row is read.")));
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -475,10 +586,12 @@ tapas_curated_call(Oid funcid, List *args, Oid inputcollid, bool params_ok,
 	}
 	if (!rule_holds(cf, args))
 		return false;
+	if (!params_ok)
+		verify_cost(cf, args);
 	if (probe_args == NIL || params)
 		return true;
 	probe = makeFuncExpr(funcid, get_func_rettype(funcid), probe_args,
 						 InvalidOid, inputcollid, COERCE_EXPLICIT_CALL);
-	(void) evaluate_expr((Expr *) probe, probe->funcresulttype, -1, InvalidOid);
+	probe_call(probe);
 	return true;
 }

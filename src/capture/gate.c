@@ -13,6 +13,9 @@
  *	   capture per term of an aggregate's normal form (cellform.c); the
  *	   captures of a level grouped by a sensitive column become cells after
  *	   the drain, per non-sensitive group and value (groups.c);
+ *	   a group that the user's HAVING rejects by its size alone (having.c)
+ *	   and that has a cell below k is dropped here, neither logged nor
+ *	   released (gate_group_dropped);
  *	2. k threshold: a cell covering fewer than k rows fails the whole query
  *	   (TP002), naming k, never the size: every covered set of every term,
  *	   so a condition on quasi-identifiers inside an aggregate counts too;
@@ -74,6 +77,10 @@ typedef struct TapasGateState
 										 * sensitive column (groups.c) */
 	bool		incomplete;		/* a cell of several sensitive bases was answered */
 	TapasCell  *cells;			/* cells of this execution */
+	int		   *cell_group;		/* [maxcells] the Agg row of each cell, 1, 2, ...
+								 * (0: grouped by a sensitive column) */
+	List	  **cell_aggs;		/* [maxcells] the aggregates it is a term of */
+	int			group_no;		/* Agg rows drained so far */
 	int			ncells;
 	int			maxcells;
 } TapasGateState;
@@ -195,10 +202,13 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 }
 
-/* appends a cell (keys owned by the caller, in gs->cxt) */
+/*
+ * appends a cell (keys owned by the caller, in gs->cxt), a term of the
+ * aggregates aggs of Agg row group (for tapas.last_capture)
+ */
 static void
 gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, const Node *basis,
-				 double answer, const int64 *keys, int64 nkeys)
+				 double answer, const int64 *keys, int64 nkeys, int group, List *aggs)
 {
 	if (gs->ncells == gs->maxcells)
 	{
@@ -206,7 +216,15 @@ gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, const Node *ba
 		gs->cells = gs->cells == NULL ?
 			MemoryContextAlloc(gs->cxt, gs->maxcells * sizeof(TapasCell)) :
 			repalloc(gs->cells, gs->maxcells * sizeof(TapasCell));
+		gs->cell_group = gs->cell_group == NULL ?
+			MemoryContextAlloc(gs->cxt, gs->maxcells * sizeof(int)) :
+			repalloc(gs->cell_group, gs->maxcells * sizeof(int));
+		gs->cell_aggs = gs->cell_aggs == NULL ?
+			MemoryContextAlloc(gs->cxt, gs->maxcells * sizeof(List *)) :
+			repalloc(gs->cell_aggs, gs->maxcells * sizeof(List *));
 	}
+	gs->cell_group[gs->ncells] = group;
+	gs->cell_aggs[gs->ncells] = aggs;
 	gs->cells[gs->ncells].relid = relid;
 	gs->cells[gs->ncells].statistic = stat;
 	gs->cells[gs->ncells].answer = answer;
@@ -254,11 +272,65 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 		if (c->relid == relid && c->nkeys == hdr.nkeys && strcmp(c->statistic, stat) == 0 &&
 			c->answer == hdr.answer && memcmp(c->keys, keys, hdr.nkeys * sizeof(int64)) == 0)
 		{
+			MemoryContext old = MemoryContextSwitchTo(gs->cxt);
+
+			/* one term of several aggregates (count(*) in SELECT and HAVING) */
+			gs->cell_aggs[j] = list_union(gs->cell_aggs[j], gs->cover_spec[i]->aggs);
+			MemoryContextSwitchTo(old);
 			pfree(keys);
 			return;
 		}
 	}
-	gate_append_cell(gs, relid, stat, basis, hdr.answer, keys, hdr.nkeys);
+	gate_append_cell(gs, relid, stat, basis, hdr.answer, keys, hdr.nkeys, gs->group_no,
+					 gs->cover_spec[i]->aggs);
+}
+
+#define GATE_MAX_HAVING 32		/* HAVING conjuncts tracked per group */
+
+/*
+ * Whether this Agg row (a group) is dropped, neither logged nor released:
+ * one of its captures covers fewer than k rows, and a conjunct h of the
+ * user's HAVING rejects it by its size alone, its count's captures
+ * covering fewer than t_h rows together (having.c).  The decision reads
+ * covered-set sizes only, which no sensitive value decides; the group
+ * would not be released anyway.
+ */
+static bool
+gate_group_dropped(TapasGateState *gs, const Datum *values, const bool *isnull)
+{
+	int64		sum[GATE_MAX_HAVING + 1] = {0};
+	int			need[GATE_MAX_HAVING + 1] = {0};
+	bool		small = false;
+	bool		tagged = false;
+
+	for (int i = 0; i < gs->ncovers; i++)
+	{
+		int			a = gs->cover_att[i] - 1;
+		int64		n = isnull[a] ? 0 : tapas_cover_count(DatumGetByteaPP(values[a]));
+		const TapasProtection *prot = tapas_protection_lookup(gs->cover_relid[i]);
+		ListCell   *lc;
+
+		if (prot != NULL && n < prot->k)
+			small = true;
+		for (lc = list_head(gs->cover_spec[i]->having); lc != NULL;
+			 lc = lnext(gs->cover_spec[i]->having, lnext(gs->cover_spec[i]->having, lc)))
+		{
+			int			h = intVal(lfirst(lc));
+			int			t = intVal(lfirst(lnext(gs->cover_spec[i]->having, lc)));
+
+			if (h < 1 || h > GATE_MAX_HAVING)
+				continue;
+			sum[h] += n;
+			need[h] = t;
+			tagged = true;
+		}
+	}
+	if (!small || !tagged)
+		return false;
+	for (int h = 1; h <= GATE_MAX_HAVING; h++)
+		if (need[h] > 0 && sum[h] < need[h])
+			return true;
+	return false;
 }
 
 /* the cells of the captures grouped by a sensitive column, after the drain */
@@ -284,7 +356,7 @@ gate_grouped_cells(TapasGateState *gs, ParamListInfo params)
 		for (int c = 0; c < n; c++)
 			gate_append_cell(gs, cells[c].relid, cells[c].statistic,
 							 (const Node *) cells[c].basis, cells[c].answer,
-							 cells[c].keys, cells[c].nkeys);
+							 cells[c].keys, cells[c].nkeys, 0, gs->cover_spec[i]->aggs);
 	}
 }
 
@@ -315,7 +387,7 @@ gate_log_cells(TapasGateState *gs, EState *estate)
 
 	tapas_ledger_check_capacity(gs->cells, gs->ncells);
 	first = tapas_ledger_append(gs->cells, gs->ncells, estate->es_sourceText);
-	tapas_capture_record(gs->cells, gs->ncells);
+	tapas_capture_record(gs->cells, gs->ncells, gs->cell_group, gs->cell_aggs);
 	return first;
 }
 
@@ -363,6 +435,9 @@ gate_drain(TapasGateState *gs)
 
 	MemoryContextReset(gs->cxt);
 	gs->cells = NULL;
+	gs->cell_group = NULL;
+	gs->cell_aggs = NULL;
+	gs->group_no = 0;
 	gs->ncells = gs->maxcells = 0;
 	gs->incomplete = false;
 	old = MemoryContextSwitchTo(gs->cxt);
@@ -394,6 +469,9 @@ gate_drain(TapasGateState *gs)
 		slot_getallattrs(slot);
 		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
 		memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
+		gs->group_no++;
+		if (audited && gate_group_dropped(gs, values, isnull))
+			continue;
 		for (int i = 0; i < gs->ncovers; i++)
 		{
 			int			a = gs->cover_att[i] - 1;

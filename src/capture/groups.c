@@ -20,14 +20,16 @@
  *	   analyst learns that its statistic is 0); a value for which the
  *	   basis vanishes (GROUP BY rare with FILTER (WHERE NOT rare), value
  *	   true) is a known 0 and no cell.
- * The values are those of the execution and, when the one sensitive
- * grouping key is a column of the table, every other value the column
- * holds now (tapas's own heap scan, at most TAPAS_MAX_DOMAIN): a value that
- * no group produced is an answer too (0), so GROUP BY rare over a group
- * of one value logs the 0-cell of the other (issue 10, class 5).  XXX: a
- * domain declared in tapas.protect, and computed sensitive keys, are not
- * done yet: their absent values outside the execution are not logged.  At most
- * TAPAS_MAX_GROUPED_CELLS cells per capture and execution, else an error.
+ * The values are those of the execution and every other combination of
+ * the sensitive keys' values over the rows the table holds now: each key
+ * (a column, or a computed key such as lower(diagnosis), diagnosis =
+ * 'hiv', rare::int) is evaluated by tapas on every row (its own heap
+ * scan, at most TAPAS_MAX_DOMAIN combinations): a value that no group
+ * produced is an answer too (0), so GROUP BY rare over a group of one
+ * value logs the 0-cell of the other (issue 10, class 5).  XXX: a domain
+ * declared in tapas.protect (values the table does not hold) is not done
+ * yet.  At most TAPAS_MAX_GROUPED_CELLS cells per capture and execution,
+ * else an error.
  *
  * Classification sorts row pointers by a hash of the key values
  * (datum_image_hash) and compares equal-hash rows with datum_image_eq, so
@@ -44,6 +46,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "common/hashfn.h"
+#include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "utils/datum.h"
@@ -77,9 +80,8 @@ struct TapasGroupedCover
 	bool	   *sens;			/* [ngroups] key touches a sensitive column */
 	int16	   *typlen;			/* [ngroups] */
 	bool	   *typbyval;		/* [ngroups] */
-	int			dom_group;		/* index of the one sensitive key that is a
-								 * column of the table, or -1 */
-	AttrNumber	dom_attno;		/* that column */
+	Node	  **exprs;			/* [ngroups] each sensitive key's expression
+								 * over varno 1 (NULL for the others) */
 	GroupRow  **rows;			/* this execution's output groups */
 	int			nrows;
 	int			maxrows;
@@ -96,8 +98,6 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 	TapasGroupedCover *gc;
 	ListCell   *lc;
 	int			i = 0;
-	int			nsens_var = 0;
-	int			nsens_other = 0;
 
 	if (spec == NULL || spec->groups == NIL)
 		return NULL;
@@ -138,81 +138,103 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 		gc->typbyval[i] = TupleDescAttr(desc, gc->att[i] - 1)->attbyval;
 		i++;
 	}
-	gc->dom_group = -1;
+	gc->exprs = palloc0(sizeof(Node *) * gc->ngroups);
 	i = 0;
 	foreach(lc, spec->groups)
 	{
-		Node	   *e = lthird((List *) lfirst(lc));
-
-		if (gc->sens[i] && e != NULL && IsA(e, Var) && ((Var *) e)->varattno > 0)
-		{
-			nsens_var++;
-			gc->dom_group = i;
-			gc->dom_attno = ((Var *) e)->varattno;
-		}
-		else if (gc->sens[i])
-			nsens_other++;
+		if (gc->sens[i])
+			gc->exprs[i] = lthird((List *) lfirst(lc));
 		i++;
 	}
-	if (nsens_var != 1 || nsens_other != 0)
-		gc->dom_group = -1;		/* XXX: no domain for several or computed keys */
 	return gc;
 }
 
+static bool rows_equal(const TapasGroupedCover *gc, const GroupRow *a, const GroupRow *b,
+					   bool sens);
+
+/* whether row r has the sensitive key values of some row of rows[0..n) */
+static bool
+values_seen(const TapasGroupedCover *gc, const GroupRow *r, GroupRow *const *rows, int n)
+{
+	for (int i = 0; i < n; i++)
+	{
+		if (rows_equal(gc, r, rows[i], true))
+			return true;
+	}
+	return false;
+}
+
 /*
- * The values of the domain column present in the table now (tapas's own
- * heap scan under the statement's snapshot) that no row of this execution
- * has: absent groups whose 0 the analyst learns (issue 10, class 5).
- * Appends one value row each (no keys) to *extra.
+ * The image of the table's domain under the sensitive grouping keys: each
+ * key expression (a column, or an allow-listed expression of sensitive
+ * columns: lower(diagnosis), diagnosis = 'hiv', rare::int) evaluated by
+ * tapas on every row the table holds now (its own heap scan under the
+ * statement's snapshot, ExecEvalExpr), the combinations that no row of
+ * this execution has: absent groups whose 0 the analyst learns (issue 10,
+ * class 5).  Appends one value row each (no keys) to *extra.  The
+ * allow-list admits only expressions that cannot raise on any value, so
+ * the scan raises only on a cancel or the TAPAS_MAX_DOMAIN limit.
  */
 static int
-domain_values(TapasGroupedCover *gc, GroupRow ***extra)
+domain_values(TapasGroupedCover *gc, ParamListInfo params, GroupRow ***extra)
 {
 	Relation	rel = table_open(gc->relid, AccessShareLock);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
-	int			g = gc->dom_group;
+	EState	   *estate = CreateExecutorState();
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	ExprState **st = palloc0(sizeof(ExprState *) * gc->ngroups);
+	GroupRow	probe;
 	int			n = 0;
 	int			max = 16;
 	uint64		rows = 0;
 
+	estate->es_param_list_info = params;
+	for (int g = 0; g < gc->ngroups; g++)
+		if (gc->exprs[g] != NULL)
+			st[g] = ExecPrepareExpr((Expr *) copyObject(gc->exprs[g]), estate);
+	probe.vals = palloc0(sizeof(Datum) * gc->ngroups);
+	probe.nulls = palloc0(sizeof(bool) * gc->ngroups);
 	*extra = palloc(sizeof(GroupRow *) * max);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, gc->dom_attno, &isnull);
-		bool		seen = false;
-
 		if ((++rows & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		for (int i = 0; i < gc->nrows && !seen; i++)
-			seen = gc->rows[i]->nulls[g] == isnull &&
-				(isnull || datum_image_eq(gc->rows[i]->vals[g], d, gc->typbyval[g], gc->typlen[g]));
-		for (int i = 0; i < n && !seen; i++)
-			seen = (*extra)[i]->nulls[g] == isnull &&
-				(isnull || datum_image_eq((*extra)[i]->vals[g], d, gc->typbyval[g], gc->typlen[g]));
-		if (seen)
-			continue;
-		if (n == TAPAS_MAX_DOMAIN)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("grouping by a sensitive column with more than %d values is not supported",
-							TAPAS_MAX_DOMAIN),
-					 errhint("Group by a coarser expression of the column.")));
-		if (n == max)
+		econtext->ecxt_scantuple = slot;
+		for (int g = 0; g < gc->ngroups; g++)
+			if (st[g] != NULL)
+				probe.vals[g] = ExecEvalExprSwitchContext(st[g], econtext, &probe.nulls[g]);
+		if (!values_seen(gc, &probe, gc->rows, gc->nrows) && !values_seen(gc, &probe, *extra, n))
 		{
-			max *= 2;
-			*extra = repalloc(*extra, sizeof(GroupRow *) * max);
+			if (n == TAPAS_MAX_DOMAIN)
+				ereport(ERROR,
+						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+						 errmsg("grouping by a sensitive column with more than %d values is not supported",
+								TAPAS_MAX_DOMAIN),
+						 errhint("Group by a coarser expression of the column.")));
+			if (n == max)
+			{
+				max *= 2;
+				*extra = repalloc(*extra, sizeof(GroupRow *) * max);
+			}
+			(*extra)[n] = palloc0(sizeof(GroupRow));
+			(*extra)[n]->vals = palloc0(sizeof(Datum) * gc->ngroups);
+			(*extra)[n]->nulls = palloc0(sizeof(bool) * gc->ngroups);
+			for (int g = 0; g < gc->ngroups; g++)
+			{
+				if (st[g] == NULL)
+					continue;
+				(*extra)[n]->nulls[g] = probe.nulls[g];
+				(*extra)[n]->vals[g] = probe.nulls[g] ? (Datum) 0 :
+					datumCopy(probe.vals[g], gc->typbyval[g], gc->typlen[g]);
+			}
+			n++;
 		}
-		(*extra)[n] = palloc0(sizeof(GroupRow));
-		(*extra)[n]->vals = palloc0(sizeof(Datum) * gc->ngroups);
-		(*extra)[n]->nulls = palloc0(sizeof(bool) * gc->ngroups);
-		(*extra)[n]->nulls[g] = isnull;
-		(*extra)[n]->vals[g] = isnull ? (Datum) 0 : datumCopy(d, gc->typbyval[g], gc->typlen[g]);
-		n++;
+		ResetExprContext(econtext);
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
+	FreeExecutorState(estate);
 	table_close(rel, AccessShareLock);
 	return n;
 }
@@ -380,7 +402,7 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 	int			nb = classify(gc, false);
 	int			nv = classify(gc, true);
 	GroupRow  **extra = NULL;
-	int			nextra = gc->dom_group >= 0 && gc->nrows > 0 ? domain_values(gc, &extra) : 0;
+	int			nextra = gc->nrows > 0 ? domain_values(gc, params, &extra) : 0;
 	char	  **stats = palloc(sizeof(char *) * Max(nv + nextra, 1));
 	Node	  **trees = palloc0(sizeof(Node *) * Max(nv + nextra, 1));
 	int		   *row_of = palloc(sizeof(int) * Max(nv + nextra, 1));

@@ -44,15 +44,27 @@ typedef struct CapturedCell
 	int64		nkeys;
 	int64	   *keys;			/* covered keys, sorted when read */
 	bool		sorted;			/* keys sorted yet (lazily, off the hot path) */
+	int			group;			/* output group of its gate, 0: unknown */
+	int			naggs;
+	int		   *aggs;			/* [naggs] aggregates it is a term of */
 } CapturedCell;
 
 static MemoryContext capture_cxt = NULL;
 static List *captured = NIL;	/* of CapturedCell, in capture_cxt */
 static TimestampTz captured_at = 0; /* statement start of the list */
 
-/* Keeps a copy of the cells just logged. */
+static int
+cmp_int(const void *a, const void *b)
+{
+	int			x = *(const int *) a,
+				y = *(const int *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Keeps a copy of the cells just logged (groups and aggs may be NULL). */
 void
-tapas_capture_record(const TapasCell *cells, int ncells)
+tapas_capture_record(const TapasCell *cells, int ncells, const int *groups, List *const *aggs)
 {
 	TimestampTz now = GetCurrentStatementStartTimestamp();
 	MemoryContext old;
@@ -78,6 +90,12 @@ tapas_capture_record(const TapasCell *cells, int ncells)
 		c->keys = MemoryContextAllocHuge(capture_cxt, Max(c->nkeys, 1) * sizeof(int64));
 		memcpy(c->keys, cells[i].keys, c->nkeys * sizeof(int64));
 		c->sorted = false;
+		c->group = groups ? groups[i] : 0;
+		c->naggs = aggs ? list_length(aggs[i]) : 0;
+		c->aggs = palloc(sizeof(int) * Max(c->naggs, 1));
+		for (int a = 0; a < c->naggs; a++)
+			c->aggs[a] = intVal(list_nth(aggs[i], a));
+		qsort(c->aggs, c->naggs, sizeof(int), cmp_int);
 		captured = lappend(captured, c);
 	}
 	MemoryContextSwitchTo(old);
@@ -85,8 +103,15 @@ tapas_capture_record(const TapasCell *cells, int ncells)
 
 /*
  * tapas.last_capture(OUT relid regclass, OUT statistic text, OUT answer
- * float8, OUT covered bigint, OUT keys bigint[], OUT basis_id bigint)
- * returns setof record; basis_id is tapas_basis_id(statistic).
+ * float8, OUT covered bigint, OUT keys bigint[], OUT basis_id bigint, OUT
+ * grp integer, OUT aggregates integer[]) returns setof record; basis_id
+ * is tapas_basis_id(statistic).  One row per logged term (a basis value
+ * over a covered set); the answered cell it belongs to is (grp, one of
+ * aggregates): grp numbers the output groups of the statement's gate in
+ * the order it drained them (NULL when grouped by a sensitive column),
+ * aggregates are the aggregates of the query level the term belongs to,
+ * 1, 2, ... in order of appearance (select list, then HAVING), 0 for the
+ * count tapas adds itself (absent groups).
  */
 Datum
 tapas_sql_last_capture(PG_FUNCTION_ARGS)
@@ -99,8 +124,9 @@ tapas_sql_last_capture(PG_FUNCTION_ARGS)
 	foreach(lc, captured)
 	{
 		CapturedCell *c = lfirst(lc);
-		Datum		values[6];
-		bool		nulls[6] = {false, false, false, false, false, false};
+		Datum		values[8];
+		bool		nulls[8] = {false, false, false, false, false, false, false, false};
+		Datum	   *adatums = palloc(sizeof(Datum) * Max(c->naggs, 1));
 		Datum	   *elems = palloc(sizeof(Datum) * Max(c->nkeys, 1));
 
 		if (!c->sorted)
@@ -116,6 +142,12 @@ tapas_sql_last_capture(PG_FUNCTION_ARGS)
 													sizeof(int64), FLOAT8PASSBYVAL,
 													TYPALIGN_DOUBLE));
 		values[5] = Int64GetDatum(tapas_basis_id(c->statistic));
+		values[6] = Int32GetDatum(c->group);
+		nulls[6] = c->group == 0;
+		for (int a = 0; a < c->naggs; a++)
+			adatums[a] = Int32GetDatum(c->aggs[a]);
+		values[7] = PointerGetDatum(construct_array(adatums, c->naggs, INT4OID, sizeof(int32),
+													true, TYPALIGN_INT));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -25,6 +25,8 @@
  *	   With GROUP BY over a sensitive column, a cell's covered set is its
  *	   non-sensitive group and 1[col = g] joins its basis: the gate
  *	   unions the captures of a non-sensitive group (gate.c, groups.c).
+ *	   HAVING conjuncts count(..) >= t tag the count's captures, so that
+ *	   the gate can drop a group they reject by its size alone (having.c).
  *	3. With GROUP BY and S non-empty, moving S out of WHERE would create
  *	   groups in which no row satisfies S.  A hidden HAVING
  *	   count(*) FILTER (WHERE S) > 0 restores the original output; the gate
@@ -336,7 +338,7 @@ square(Node *arg)
  * oldest age among rare patients names a patient.  Captured as count(*)
  * over the covered set, so k applies to it.
  */
-static void
+static List *
 normalise_nonsensitive(TapasLevelContext *lc, Aggref *agg)
 {
 	const char *name = agg->aggdistinct != NIL ? "count(DISTINCT)" : get_func_name(agg->aggfnoid);
@@ -372,8 +374,11 @@ normalise_nonsensitive(TapasLevelContext *lc, Aggref *agg)
 	tapas_cover_add(lc, TAPAS_AGG_COUNT_STAR, NULL, NIL, narrow);
 }
 
-/* normalises one audited aggregate (in place) and adds its captures */
-static void
+/*
+ * normalises one audited aggregate (in place) and adds its captures;
+ * returns their statistic nodes
+ */
+static List *
 normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 {
 	TapasAggKind kind = tapas_verify_aggregate(agg, lc->prot->relid);
@@ -385,8 +390,7 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 
 	if (kind == TAPAS_AGG_NONSENSITIVE)
 	{
-		normalise_nonsensitive(lc, agg);
-		return;
+		return normalise_nonsensitive(lc, agg);
 	}
 	if (kind != TAPAS_AGG_COUNT_STAR)
 	{
@@ -408,13 +412,15 @@ normalise_aggregate(TapasLevelContext *lc, Aggref *agg)
 
 	if (kind == TAPAS_AGG_AVG || kind == TAPAS_AGG_VARIANCE)
 	{
-		tapas_cover_add(lc, TAPAS_AGG_SUM, arg, all, narrow);
-		tapas_cover_add(lc, TAPAS_AGG_COUNT, arg, all, narrow);
+		/* the sum's captures first (statement order, EXPLAIN) */
+		List	   *specs = tapas_cover_add(lc, TAPAS_AGG_SUM, arg, all, narrow);
+
+		specs = list_concat(specs, tapas_cover_add(lc, TAPAS_AGG_COUNT, arg, all, narrow));
 		if (kind == TAPAS_AGG_VARIANCE)
-			tapas_cover_add(lc, TAPAS_AGG_SUM, square(arg), all, narrow);
+			specs = list_concat(specs, tapas_cover_add(lc, TAPAS_AGG_SUM, square(arg), all, narrow));
+		return specs;
 	}
-	else
-		tapas_cover_add(lc, kind, arg, all, narrow);
+	return tapas_cover_add(lc, kind, arg, all, narrow);
 }
 
 /*
@@ -445,6 +451,16 @@ sensitive_groups(TapasLevelContext *lc)
 	return any ? groups : NIL;
 }
 
+/* the captures of a count tapas added itself: aggregate 0 */
+static void
+tag_hidden(List *specs)
+{
+	ListCell   *s;
+
+	foreach(s, specs)
+		tapas_statistic_tag_aggregate(lfirst(s), 0);
+}
+
 static void
 normalise_level(Query *q, int varno, const TapasProtection *prot,
 				TapasCaptureInfo *info)
@@ -453,6 +469,7 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	RangeTblEntry *rte = rt_fetch(varno, q->rtable);
 	AggsContext ac;
 	List	   *keep = NIL;
+	List	   *aggspecs = NIL;
 	ListCell   *c;
 	bool		grouped = q->groupClause != NIL || q->groupingSets != NIL;
 
@@ -487,12 +504,21 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	(void) aggs_walker((Node *) q->targetList, &ac);
 	(void) aggs_walker(q->havingQual, &ac);
 	foreach(c, ac.aggs)
-		normalise_aggregate(&lc, lfirst_node(Aggref, c));
+	{
+		List	   *specs = normalise_aggregate(&lc, lfirst_node(Aggref, c));
+		ListCell   *s;
+
+		foreach(s, specs)
+			tapas_statistic_tag_aggregate(lfirst(s), foreach_current_index(c) + 1);
+		aggspecs = lappend(aggspecs, specs);
+	}
+	/* groups that the user's HAVING rejects by their size alone */
+	tapas_having_bounds(&lc, q->havingQual, ac.aggs, aggspecs);
 
 	/* a GROUP BY without aggregates still answers "count(*) >= 1" per group */
 	if (!q->hasAggs)
 	{
-		tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		tag_hidden(tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL));
 		q->hasAggs = true;
 	}
 
@@ -501,7 +527,7 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	{
 		Node	   *exists = tapas_cover_group_exists_qual(&lc);
 
-		tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL);
+		tag_hidden(tapas_cover_add(&lc, TAPAS_AGG_COUNT_STAR, NULL, lc.sens_where, NIL));
 		q->havingQual = q->havingQual ?
 			(Node *) make_and_qual(q->havingQual, exists) : exists;
 	}

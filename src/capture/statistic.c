@@ -107,9 +107,9 @@ tapas_statistic_node(Oid relid, TapasBasis *basis, List *groups, int varno, bool
 		flags |= SPEC_FINAL;
 	if (split)
 		flags |= SPEC_SPLIT;
-	return (Node *) lappend(list_make5(makeInteger((int) relid), copyObject(basis->phi),
-									   makeString(pstrdup(basis->text)), gs, makeInteger(flags)),
-							copyObject(basis->tree));
+	return (Node *) list_concat(list_make5(makeInteger((int) relid), copyObject(basis->phi),
+										   makeString(pstrdup(basis->text)), gs, makeInteger(flags)),
+								list_make3(copyObject(basis->tree), NIL, NIL));
 }
 
 /* the parts of a statistic node (no copy) */
@@ -128,6 +128,8 @@ tapas_statistic_spec(Node *node)
 	spec->incomplete = (flags & SPEC_INCOMPLETE) != 0;
 	spec->split = (flags & SPEC_SPLIT) != 0;
 	spec->tree = list_nth(l, 5);
+	spec->having = list_nth(l, 6);
+	spec->aggs = list_nth(l, 7);
 	return spec;
 }
 
@@ -138,6 +140,42 @@ tapas_statistic_mark_incomplete(Node *node)
 	Integer    *flags = (Integer *) list_nth((List *) node, 4);
 
 	flags->ival |= SPEC_INCOMPLETE;
+}
+
+/*
+ * Tags the capture as a term of a count in HAVING conjunct h that rejects
+ * a group covering fewer than t rows (having.c); t is clipped to INT_MAX
+ * (no group has more rows).
+ */
+void
+tapas_statistic_tag_having(Node *node, int h, int64 t)
+{
+	ListCell   *cell = list_nth_cell((List *) node, 6);
+	List	   *tags = lfirst(cell);
+
+	tags = lappend(tags, makeInteger(h));
+	tags = lappend(tags, makeInteger((int) Min(t, (int64) PG_INT32_MAX)));
+	lfirst(cell) = tags;
+}
+
+/*
+ * Records that the capture is a term of aggregate n of its level (1, 2,
+ * ... in order of appearance; 0: tapas's own hidden count), for
+ * tapas.last_capture()
+ */
+void
+tapas_statistic_tag_aggregate(Node *node, int n)
+{
+	ListCell   *cell = list_nth_cell((List *) node, 7);
+	List	   *aggs = lfirst(cell);
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		if (intVal(lfirst(lc)) == n)
+			return;
+	}
+	lfirst(cell) = lappend(aggs, makeInteger(n));
 }
 
 /* "expr = value", or "expr IS NULL" */

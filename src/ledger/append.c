@@ -25,6 +25,7 @@
 
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
+#include "nodes/nodes.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
@@ -123,6 +124,36 @@ check_role_quota(const tapas_ledger_store_t *store, const tapas_ledger_batch_t *
 						 guc)));
 }
 
+/*
+ * The basis tree of cell i as the ledger keeps it: nodeToString of the
+ * tree tapas built (capture/basis.c), which only tapas's own trees reach,
+ * so reading it back (src/audit/truth.c) parses nothing of the analyst's:
+ * literals are Const nodes, serialised as their datum bytes.  Only the
+ * first cell of each (table, statistic) of the statement carries it (the
+ * store keeps one per statistic); NULL when the cell has none or it is
+ * longer than TAPAS_LEDGER_MAX_BASIS (the auditor then fails closed).
+ */
+static const char *
+cell_basis_text(const TapasCell *cells, int i)
+{
+	char	   *text;
+
+	if (cells[i].basis == NULL)
+		return NULL;
+	for (int j = i - 1; j >= 0 && j >= i - 64; j--)
+		if (cells[j].relid == cells[i].relid && cells[j].basis != NULL &&
+			(cells[j].statistic == cells[i].statistic ||
+			 strcmp(cells[j].statistic, cells[i].statistic) == 0))
+			return NULL;
+	text = nodeToString(cells[i].basis);
+	if (strlen(text) > TAPAS_LEDGER_MAX_BASIS)
+	{
+		pfree(text);
+		return NULL;
+	}
+	return text;
+}
+
 /* validates the cells and converts them to the kernel's input */
 static tapas_ledger_cell_in_t *
 cells_to_input(const TapasCell *cells, int ncells)
@@ -152,6 +183,7 @@ cells_to_input(const TapasCell *cells, int ncells)
 		in[i].answer = c->answer;
 		in[i].keys = (const int64_t *) c->keys;
 		in[i].nkeys = (uint64_t) c->nkeys;
+		in[i].basis = cell_basis_text(cells, i);
 	}
 	return in;
 }
@@ -359,6 +391,13 @@ tapas_ledger_append(const TapasCell *cells, int ncells, const char *query_text)
 		{
 			b->query = query;
 			b->query_len = query ? (uint32) strlen(query) : 0;
+			/* the bases this call serialised (the check's may be gone) */
+			for (int i = 0; i < ncells; i++)
+				if (b->cells[i].basis != NULL)
+				{
+					b->cells[i].basis = in[i].basis;
+					b->cells[i].basis_len = in[i].basis ? (uint32) strlen(in[i].basis) : 0;
+				}
 			st = TAPAS_OK;
 		}
 		else

@@ -52,7 +52,8 @@ typedef struct TapasCell
 	const struct Node *basis;	/* the per-row value as a float8 expression
 								 * over varno 1 = relid, built by tapas
 								 * (capture/basis.c), for the auditor's
-								 * truth; NULL if unknown; not logged */
+								 * truth; NULL if unknown; logged once per
+								 * statistic (tapas_ledger_basis) */
 } TapasCell;
 
 /*
@@ -83,6 +84,7 @@ extern int64 tapas_ledger_append(const TapasCell *cells, int ncells,
 								 const char *query_text);
 
 #define TAPAS_LEDGER_MAX_STATISTIC	1024	/* bytes, without the NUL */
+#define TAPAS_LEDGER_MAX_BASIS		(256 * 1024)	/* bytes of a logged basis tree */
 
 /*
  * Read API for the auditor.
@@ -131,6 +133,16 @@ typedef struct TapasLedgerSnapshot
 
 /* Returns a snapshot (never NULL; nrows may be 0). */
 extern TapasLedgerSnapshot *tapas_ledger_snapshot(const TapasLedgerFilter *filter);
+
+/*
+ * The basis tree logged with relid's statistic (nodeToString of the
+ * TapasCell.basis of its first cell that had one, palloc'd in the
+ * caller's context), or NULL when the statistic was never logged or only
+ * without a tree (a ledger file of an older version, tapas.ledger_append
+ * by an administrator, a tree above TAPAS_LEDGER_MAX_BASIS).  Any backend
+ * can thus evaluate the truth of any logged statistic.
+ */
+extern char *tapas_ledger_basis(Oid relid, const char *statistic);
 
 /* Frees the snapshot and its bitmaps (deletes snap->cxt); NULL is a no-op. */
 extern void tapas_ledger_snapshot_free(TapasLedgerSnapshot *snap);

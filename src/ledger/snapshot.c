@@ -175,6 +175,27 @@ tapas_ledger_snapshot_free(TapasLedgerSnapshot *snap)
 		MemoryContextDelete(snap->cxt);
 }
 
+char *
+tapas_ledger_basis(Oid relid, const char *statistic)
+{
+	TapasLedgerShared *sh = tapas_ledger_shared();
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
+	const char *basis;
+	uint32		len = 0;
+	char	   *copy = NULL;
+
+	if (statistic == NULL || strlen(statistic) > TAPAS_LEDGER_MAX_STATISTIC)
+		return NULL;
+	LWLockAcquire(sh->lock, LW_SHARED);
+	basis = tapas_ledger_store_find_basis(store, tapas_ledger_table_id(store, relid), statistic,
+										  (uint32) strlen(statistic), &len);
+	/* a palloc failure here releases the LWLock with the transaction abort */
+	if (basis != NULL)
+		copy = pnstrdup(basis, len);
+	LWLockRelease(sh->lock);
+	return copy;
+}
+
 int64
 tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
 {

@@ -5,10 +5,11 @@
  *
  * tapas_ledger_store_check computes exactly what a batch needs (cells, new
  * records, new tables, arena bytes: query text, covers and statistics not
- * yet interned, each 8-byte aligned as the put primitives align them) and
- * compares with what is left; for a decoded batch (first_log_id set, i.e.
- * replay) it also checks consistency with the store: new keys really new,
- * covers decodable with members below the table's n, log_ids increasing.
+ * yet interned (or interned again with a basis, ledger_store_int.h), each
+ * 8-byte aligned as the put primitives align them) and compares with
+ * what is left; for a decoded batch (first_log_id set, i.e. replay) it
+ * also checks consistency with the store: new keys really new, covers
+ * decodable with members below the table's n, log_ids increasing.
  * tapas_ledger_store_apply runs the check and then only primitives that cannot
  * fail, so a batch is applied whole or not at all.
  *
@@ -26,21 +27,6 @@
 
 #include "util/compare.h"
 #include "util/memory.h"
-
-/* true when cell i of b repeats an earlier (table_id, statistic) of b */
-static int
-ledger_batch_stat_seen(const tapas_ledger_batch_t *b, int i)
-{
-	int			j;
-
-	for (j = 0; j < i; j++)
-		if (b->cells[j].table_id == b->cells[i].table_id &&
-			b->cells[j].stat_len == b->cells[i].stat_len &&
-			memcmp(b->cells[j].statistic, b->cells[i].statistic,
-				   b->cells[i].stat_len) == 0)
-			return 1;
-	return 0;
-}
 
 /* whether cell i is the first of b with its table_id */
 static int
@@ -123,13 +109,15 @@ tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch
 	for (i = 0; i < b->ncells; i++)
 	{
 		const tapas_ledger_batch_cell_t *c = &b->cells[i];
+		int			exists,
+					has_basis;
 
 		newrec += c->nnew;
 		if (c->shared_from == 0)
 			arena += ALIGN8(c->cover_len);
-		if (!ledger_batch_stat_seen(b, i) &&
-			tapas_ledger_store_find_stat(s, c->table_id, c->statistic, c->stat_len) == 0)
-			arena += STAT_BYTES(c->stat_len);
+		tapas_ledger_store_stat_state(s, b, i, &exists, &has_basis);
+		if (!exists || (!has_basis && c->basis_len > 0))
+			arena += STAT_BYTES2(c->stat_len, c->basis_len);
 		if (ledger_batch_first_of_table(b, i) && tapas_ledger_store_table_slot(s, c->table_id) < 0)
 			newtables++;
 	}
@@ -176,7 +164,8 @@ tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b, tapas
 		cell->logged_at = b->logged_at;
 		cell->session_start = b->session_start;
 		cell->answer = c->answer;
-		cell->stat_off = tapas_ledger_store_put_stat(s, c->table_id, c->statistic, c->stat_len);
+		cell->stat_off = tapas_ledger_store_put_stat(s, c->table_id, c->statistic, c->stat_len,
+												 c->basis, c->basis_len);
 		cell->query_off = query_off;
 		if (c->shared_from != 0)
 			cell->cover_off = CELLS(s)[base + c->shared_from - 1].cover_off;

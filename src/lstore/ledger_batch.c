@@ -28,7 +28,7 @@
  *
  *-------------------------------------------------------------------------
  */
-#include "lstore/ledger_store.h"
+#include "lstore/ledger_store_int.h"
 
 #include <string.h>
 
@@ -333,6 +333,28 @@ batch_share_covers(tapas_ledger_batch_t *b)
 	tapas_free(first);
 }
 
+/*
+ * The basis of cell i, kept only when the store (after cells 0..i-1) will
+ * not hold one for its statistic: a basis is logged once per statistic.
+ */
+static void
+batch_set_basis(const tapas_ledger_store_t *s, tapas_ledger_batch_t *b, int i, const char *basis)
+{
+	int			exists,
+				has_basis;
+	size_t		len = basis ? strlen(basis) : 0;
+
+	b->cells[i].basis = NULL;
+	b->cells[i].basis_len = 0;
+	if (len == 0 || len >= UINT32_MAX)
+		return;
+	tapas_ledger_store_stat_state(s, b, i, &exists, &has_basis);
+	if (has_basis)
+		return;
+	b->cells[i].basis = basis;
+	b->cells[i].basis_len = (uint32_t) len;
+}
+
 tapas_status
 tapas_ledger_store_prepare(const tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *cells,
 					 int ncells, const char *query, tapas_ledger_batch_t **batch)
@@ -389,6 +411,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		b->cells[i].statistic = cells[i].statistic;
 		b->cells[i].stat_len = (uint32_t) strlen(cells[i].statistic);
 		b->cells[i].answer = cells[i].answer;
+		batch_set_basis(s, b, i, cells[i].basis);
 		st = batch_index_cell(s, cache, &cells[i], &b->cells[i], &p, tn, &ntn, idx);
 	}
 	pending_clear(&p);

@@ -90,7 +90,7 @@ stmt_payload_len(const tapas_ledger_batch_t *b)
 	int			i;
 
 	for (i = 0; i < b->ncells; i++)
-		len += 8 + 4 + b->cells[i].stat_len + 8 + 8 + 8 +
+		len += 8 + 4 + b->cells[i].stat_len + 4 + b->cells[i].basis_len + 8 + 8 + 8 +
 			8 * b->cells[i].nnew + 8 +
 			(b->cells[i].shared_from ? 4 : b->cells[i].cover_len);
 	return len;
@@ -102,7 +102,7 @@ tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, si
 	uint64_t	plen = stmt_payload_len(b);
 	uint8_t    *f;
 	frame_writer_t	w;
-	uint8_t		head[4] = {TAPAS_LEDGER_FILE_STMT2, 0, 0, 0};
+	uint8_t		head[4] = {TAPAS_LEDGER_FILE_STMT3, 0, 0, 0};
 	int			i;
 
 	if (plen > TAPAS_LEDGER_FILE_MAX_PAYLOAD)
@@ -126,6 +126,8 @@ tapas_ledger_file_encode_stmt(const tapas_ledger_batch_t *b, uint8_t **frame, si
 		put_u64(&w, c->table_id);
 		put_u32(&w, c->stat_len);
 		put(&w, c->statistic, c->stat_len);
+		put_u32(&w, c->basis_len);
+		put(&w, c->basis, c->basis_len);
 		put_f64(&w, c->answer);
 		put_u64(&w, c->ncovered);
 		put_u64(&w, c->nnew);
@@ -212,13 +214,15 @@ take(frame_reader_t *r, uint64_t len)
 		 if (p_) memcpy(&(v), p_, sizeof(v)); else memset(&(v), 0, sizeof(v)); } while (0)
 
 /*
- * reads one STMT cell into c (new keys copied), EINVAL if truncated; a
- * version 1 cell has a u32 table OID, which becomes the table id (database
- * unknown, see ledger_file.h)
+ * reads one STMT cell of record kind `kind` into c (new keys copied),
+ * EINVAL if truncated; a version 1 cell has a u32 table OID, which becomes
+ * the table id (database unknown, see ledger_file.h); only STMT3 cells
+ * carry a basis
  */
 static tapas_status
-decode_cell(frame_reader_t *r, tapas_ledger_batch_t *b, uint32_t i, int v1)
+decode_cell(frame_reader_t *r, tapas_ledger_batch_t *b, uint32_t i, uint8_t kind)
 {
+	int			v1 = kind == TAPAS_LEDGER_FILE_STMT;
 	tapas_ledger_batch_cell_t *c = &b->cells[i];
 	const uint8_t *keys;
 
@@ -233,6 +237,13 @@ decode_cell(frame_reader_t *r, tapas_ledger_batch_t *b, uint32_t i, int v1)
 		GET(r, c->table_id);
 	GET(r, c->stat_len);
 	c->statistic = (const char *) take(r, c->stat_len);
+	if (kind == TAPAS_LEDGER_FILE_STMT3)
+	{
+		GET(r, c->basis_len);
+		c->basis = (const char *) take(r, c->basis_len);
+		if (c->basis_len == 0)
+			c->basis = NULL;
+	}
 	GET(r, c->answer);
 	GET(r, c->ncovered);
 	GET(r, c->nnew);
@@ -275,7 +286,8 @@ tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_b
 
 	*batch = NULL;
 	GET(&r, ncells);
-	if (head == NULL || (head[0] != TAPAS_LEDGER_FILE_STMT && head[0] != TAPAS_LEDGER_FILE_STMT2) ||
+	if (head == NULL || (head[0] != TAPAS_LEDGER_FILE_STMT && head[0] != TAPAS_LEDGER_FILE_STMT2 &&
+						 head[0] != TAPAS_LEDGER_FILE_STMT3) ||
 		ncells == 0 ||
 		ncells > len / 32 || ncells > INT32_MAX)
 		return TAPAS_EINVAL;
@@ -298,7 +310,7 @@ tapas_ledger_file_decode_stmt(const uint8_t *payload, size_t len, tapas_ledger_b
 		b->query_len = qlen;
 	}
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
-		st = decode_cell(&r, b, i, head[0] == TAPAS_LEDGER_FILE_STMT);
+		st = decode_cell(&r, b, i, head[0]);
 	if (st == TAPAS_OK && (r.bad || r.p != r.end || b->first_log_id < 1))
 		st = TAPAS_EINVAL;
 	if (st != TAPAS_OK)
@@ -359,6 +371,7 @@ replay_payload(tapas_ledger_store_t *s, const uint8_t *payload, uint32_t len)
 	{
 		case TAPAS_LEDGER_FILE_STMT:
 		case TAPAS_LEDGER_FILE_STMT2:
+		case TAPAS_LEDGER_FILE_STMT3:
 			st = tapas_ledger_file_decode_stmt(payload, len, &b);
 			if (st == TAPAS_OK)
 				st = tapas_ledger_store_apply(s, b, NULL);
@@ -484,9 +497,15 @@ dump_shared_from(const tapas_ledger_store_t *s, uint64_t i, uint64_t k, uint64_t
 	return 0;
 }
 
-/* one STMT frame for cells [i, j) of s, without new keys */
+/*
+ * One STMT frame for cells [i, j) of s, without new keys.  A cell carries
+ * its statistic's basis when it is the first cell of the dump that uses
+ * that interned entry: entries are interned by their first cell in
+ * increasing arena offsets, so that is a stat_off above every earlier
+ * cell's (*max_stat carries the largest over the whole dump).
+ */
 static tapas_status
-dump_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j,
+dump_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j, uint64_t *max_stat,
 		  tapas_ledger_file_write_fn write_fn, void *arg)
 {
 	const tapas_ledger_store_cell_t *a = tapas_ledger_store_cell(s, i);
@@ -516,6 +535,11 @@ dump_stmt(const tapas_ledger_store_t *s, uint64_t i, uint64_t j,
 
 		bc->table_id = c->table_id;
 		bc->statistic = tapas_ledger_store_stat_text(s, c, &bc->stat_len);
+		if (c->stat_off > *max_stat)
+		{
+			bc->basis = tapas_ledger_store_stat_basis(s, c, &bc->basis_len);
+			*max_stat = c->stat_off;
+		}
 		bc->answer = c->answer;
 		bc->ncovered = c->ncovered;
 		bc->cover = tapas_ledger_store_cover(s, c);
@@ -582,6 +606,7 @@ tapas_ledger_file_dump_without(const tapas_ledger_store_t *s, uint64_t skip,
 	tapas_status st = TAPAS_OK;
 	uint64_t	i,
 				j,
+				max_stat = 0,
 			   *start = NULL;
 	int64_t    *keys;
 	uint32_t	t;
@@ -617,7 +642,7 @@ tapas_ledger_file_dump_without(const tapas_ledger_store_t *s, uint64_t skip,
 		for (j = i + 1; j < s->ncells && tapas_ledger_store_cell(s, j)->table_id != skip &&
 			 same_stmt(s, i, j); j++)
 			;
-		st = dump_stmt(s, i, j, write_fn, arg);
+		st = dump_stmt(s, i, j, &max_stat, write_fn, arg);
 	}
 	return st;
 }

@@ -20,6 +20,13 @@
  *				cover bytes (CRoaring portable); or, for a cover identical to
  *				that of an earlier cell of the frame (shared_from), u64
  *				UINT64_MAX and u32 the index of that cell.
+ *	STMT3 (6)	as STMT2, with after each cell's stat bytes: u32 basis_len,
+ *				basis bytes (the statistic's basis tree as tapas serialised
+ *				it; 0 = none).  A cell carries the basis only when the
+ *				store, replayed up to it, holds none for its statistic
+ *				(ledger_store_int.h: a statistic is interned again when its
+ *				basis comes later), so a basis is written once per
+ *				statistic.
  *	KEYS2 (5)	pad[7], u64 table_id, u64 nkeys, i64 keys[nkeys]: appended
  *				to the table's dense index in this order.
  *	META (3)	pad[7], i64 next_log_id.
@@ -30,8 +37,10 @@
  * id, i.e. database 0 in the server's (dbid << 32 | relid) encoding,
  * because the database of a 0.2 record cannot be known.  The server
  * treats such a table as shared by every database (src/ledger/ledger_int.h).
- * Writers emit only version 2 records; a version 1 file gets the version 2
- * magic at startup (tapas_ledger_file_is_v1) before anything is appended.
+ * Writers emit only STMT3, KEYS2 and META records; STMT2 (tapas 0.3
+ * before basis trees were logged) is read, its statistics without a
+ * basis (the auditor fails closed on them, src/audit/truth.c); a
+ * version 1 file gets the version 2 magic at startup (tapas_ledger_file_is_v1) before anything is appended.
  *
  * A live append writes one STMT frame whose new keys carry the dense
  * index assignment; replaying the frames in order through
@@ -69,6 +78,7 @@
 #define TAPAS_LEDGER_FILE_META		3
 #define TAPAS_LEDGER_FILE_STMT2		4
 #define TAPAS_LEDGER_FILE_KEYS2		5
+#define TAPAS_LEDGER_FILE_STMT3		6
 
 /*
  * Encoders.  Each returns in *frame a tapas_malloc'd frame (length, CRC,

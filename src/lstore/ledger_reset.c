@@ -82,7 +82,7 @@ collect_stats(tapas_ledger_store_t *s, uint64_t table_id, reset_obj_t *objs, uin
 				head = off;
 			prev = st;
 			objs[*n].old_off = off;
-			objs[(*n)++].len = STAT_BYTES(st->len);
+			objs[(*n)++].len = STAT_BYTES2(st->len, st->basis_len);
 		}
 		else
 			s->nstats--;

@@ -287,6 +287,33 @@ tapas_ledger_store_stat_text(const tapas_ledger_store_t *s, const tapas_ledger_s
 }
 
 const char *
+tapas_ledger_store_stat_basis(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c,
+						uint32_t *len)
+{
+	const ledger_store_stat_t *st = (const ledger_store_stat_t *) (ARENA(s) + c->stat_off);
+
+	*len = st->basis_len;
+	return st->basis_len == 0 ? NULL : (const char *) (st + 1) + st->len + 1;
+}
+
+const char *
+tapas_ledger_store_find_basis(const tapas_ledger_store_t *s, uint64_t table_id,
+						const char *stat, uint32_t len, uint32_t *blen)
+{
+	uint64_t	off = tapas_ledger_store_find_stat(s, table_id, stat, len);
+	const ledger_store_stat_t *st;
+
+	if (off == 0)
+		return NULL;
+	st = (const ledger_store_stat_t *) (ARENA(s) + off);
+	if (st->basis_len == 0)
+		return NULL;
+	if (blen)
+		*blen = st->basis_len;
+	return (const char *) (st + 1) + st->len + 1;
+}
+
+const char *
 tapas_ledger_store_query_text(const tapas_ledger_store_t *s, const tapas_ledger_store_cell_t *c)
 {
 	return c->query_off == 0 ? NULL : (const char *) (ARENA(s) + c->query_off);
@@ -353,24 +380,52 @@ tapas_ledger_store_put_bytes(tapas_ledger_store_t *s, const void *data, uint64_t
 }
 
 uint64_t
-tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t table_id, const char *stat, uint32_t len)
+tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t table_id, const char *stat, uint32_t len,
+					  const char *basis, uint32_t basis_len)
 {
 	uint64_t	off = tapas_ledger_store_find_stat(s, table_id, stat, len);
 	ledger_store_stat_t hdr;
 	uint8_t    *p;
 
-	if (off != 0)
+	if (off != 0 && (basis_len == 0 ||
+					 ((const ledger_store_stat_t *) (ARENA(s) + off))->basis_len > 0))
 		return off;
 	off = s->arena_used;
 	hdr.next = s->stats_head;
 	hdr.table_id = table_id;
 	hdr.len = len;
+	hdr.basis_len = basis_len;
 	p = ARENA(s) + off;
 	memcpy(p, &hdr, sizeof(hdr));
 	memcpy(p + sizeof(hdr), stat, len);
 	p[sizeof(hdr) + len] = 0;
-	s->arena_used = ALIGN8(off + sizeof(hdr) + len + 1);
+	if (basis_len > 0)
+	{
+		memcpy(p + sizeof(hdr) + len + 1, basis, basis_len);
+		p[sizeof(hdr) + len + 1 + basis_len] = 0;
+	}
+	s->arena_used = off + STAT_BYTES2(len, basis_len);
 	s->stats_head = off;
 	s->nstats++;
 	return off;
+}
+
+void
+tapas_ledger_store_stat_state(const tapas_ledger_store_t *s, const tapas_ledger_batch_t *b, int i,
+						int *exists, int *has_basis)
+{
+	const tapas_ledger_batch_cell_t *c = &b->cells[i];
+	uint64_t	off = tapas_ledger_store_find_stat(s, c->table_id, c->statistic, c->stat_len);
+	int			j;
+
+	*exists = off != 0;
+	*has_basis = off != 0 && ((const ledger_store_stat_t *) (ARENA(s) + off))->basis_len > 0;
+	for (j = 0; j < i; j++)
+		if (b->cells[j].table_id == c->table_id && b->cells[j].stat_len == c->stat_len &&
+			memcmp(b->cells[j].statistic, c->statistic, c->stat_len) == 0)
+		{
+			*exists = 1;
+			if (b->cells[j].basis_len > 0)
+				*has_basis = 1;
+		}
 }

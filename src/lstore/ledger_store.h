@@ -19,7 +19,8 @@
  *				open addressing with linear probing on (table_id, key)
  *	cells		[max_cells] tapas_ledger_store_cell_t, in log_id order
  *	arena		arena_bytes of variable-length data: interned statistics
- *				(a linked list, newest first), query texts (one per
+ *				with their basis trees (a linked list, newest first),
+ *				query texts (one per
  *				statement) and covers (CRoaring portable serialisation,
  *				run-optimised), each 8-byte aligned.  Offset 0 is never
  *				used, so 0 means "none".
@@ -141,6 +142,9 @@ typedef struct tapas_ledger_batch_cell
 								 * same table, with identical cover bytes: the
 								 * store and the file keep those bytes once and
 								 * this cell refers to them; 0 = its own */
+	const char *basis;			/* borrowed, basis_len bytes: the statistic's basis
+								 * tree (tapas's own serialisation), or NULL */
+	uint32_t	basis_len;		/* 0 = none */
 } tapas_ledger_batch_cell_t;
 
 typedef struct tapas_ledger_batch
@@ -165,6 +169,9 @@ typedef struct tapas_ledger_cell_in
 	double		answer;
 	const int64_t *keys;		/* any order; duplicates counted once */
 	uint64_t	nkeys;
+	const char *basis;			/* NUL-terminated basis tree of the statistic, or
+								 * NULL; kept once per statistic (the store
+								 * drops it when it already holds one) */
 } tapas_ledger_cell_in_t;
 
 /* Which limit a batch would exceed (tapas_ledger_store_check). */
@@ -304,6 +311,13 @@ extern void tapas_ledger_store_prefetch_record(const tapas_ledger_store_t *s, ui
 extern uint64_t tapas_ledger_store_find_stat(const tapas_ledger_store_t *s, uint64_t table_id,
 									   const char *stat, uint32_t len);
 /*
+ * The basis tree of (table_id, stat) (NUL-terminated, *blen bytes), from
+ * its newest interned entry; NULL if the statistic was never logged or
+ * was logged without one.
+ */
+extern const char *tapas_ledger_store_find_basis(const tapas_ledger_store_t *s, uint64_t table_id,
+											  const char *stat, uint32_t len, uint32_t *blen);
+/*
  * What the cells of role hold: how many, and their arena bytes (covers and
  * query texts, as the put primitives align them; interned statistics are
  * shared and not counted).  Zeros for a role without cells.
@@ -319,6 +333,9 @@ extern tapas_ledger_store_usage_t tapas_ledger_batch_usage(const tapas_ledger_ba
 extern const tapas_ledger_store_cell_t *tapas_ledger_store_cell(const tapas_ledger_store_t *s, uint64_t i);
 extern const char *tapas_ledger_store_stat_text(const tapas_ledger_store_t *s,
 										  const tapas_ledger_store_cell_t *c, uint32_t *len);
+/* the basis tree of the cell's interned statistic entry (*len bytes), NULL if none */
+extern const char *tapas_ledger_store_stat_basis(const tapas_ledger_store_t *s,
+										   const tapas_ledger_store_cell_t *c, uint32_t *len);
 /* NUL-terminated, or NULL when the cell has no query text */
 extern const char *tapas_ledger_store_query_text(const tapas_ledger_store_t *s,
 										   const tapas_ledger_store_cell_t *c);

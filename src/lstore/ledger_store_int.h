@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * ledger_store_int.h
- *	  Internal layout of the ledger store, shared by ledger_store.c,
- *	  ledger_apply.c and ledger_validate.c only.
+ *	  Internal layout of the ledger store, shared by the lstore files
+ *	  only (ledger_store.c, ledger_apply.c, ledger_batch.c, ledger_reset.c,
+ *	  ledger_validate.c).
  *
  * Layout and invariants are described in ledger_store.h and
  * ledger_store.c.  The tapas_ledger_store_put_* primitives assume the caller has
@@ -42,12 +43,19 @@ typedef struct ledger_store_role
 	uint64_t	bytes;
 } ledger_store_role_t;
 
-/* an interned statistic in the arena, followed by len bytes and a NUL */
+/*
+ * An interned statistic in the arena, followed by len bytes and a NUL,
+ * then (basis_len > 0) the basis tree's bytes and a NUL.  One text may be
+ * interned twice: a statistic first logged without a basis (a file of an
+ * older version) gets a second, newer entry when a cell brings its basis;
+ * lookups find the newest entry first (the list runs newest first).
+ */
 typedef struct ledger_store_stat
 {
 	uint64_t	next;			/* arena offset of the previous statistic, 0 = end */
 	uint64_t	table_id;
 	uint32_t	len;
+	uint32_t	basis_len;		/* bytes of the basis tree, 0 = none */
 } ledger_store_stat_t;
 
 /* ---- Region accessors ---- */
@@ -60,8 +68,11 @@ typedef struct ledger_store_stat
 #define CELLS(s)		((tapas_ledger_store_cell_t *) (REGION(s) + (s)->off_cells))
 #define ARENA(s)		(REGION(s) + (s)->off_arena)
 
-/* arena bytes a statistic costs when interned */
+/* arena bytes a statistic (with a basis of blen bytes, 0 = none) costs when interned */
 #define STAT_BYTES(len)		ALIGN8(sizeof(ledger_store_stat_t) + (uint64_t) (len) + 1)
+#define STAT_BYTES2(len, blen) \
+	ALIGN8(sizeof(ledger_store_stat_t) + (uint64_t) (len) + 1 + \
+		   ((blen) > 0 ? (uint64_t) (blen) + 1 : 0))
 
 /* hash slot holding (table_id, key), or the empty slot where it would go */
 extern uint32_t tapas_ledger_store_probe(const tapas_ledger_store_t *s, uint64_t table_id, int64_t key);
@@ -85,8 +96,21 @@ extern uint32_t tapas_ledger_store_put_table(tapas_ledger_store_t *s, uint64_t t
 extern void tapas_ledger_store_put_record(tapas_ledger_store_t *s, uint32_t slot, int64_t key);
 /* copies len bytes (plus a NUL if nul) into the arena; returns the offset */
 extern uint64_t tapas_ledger_store_put_bytes(tapas_ledger_store_t *s, const void *data, uint64_t len, int nul);
-/* arena offset of the interned (table_id, stat), interned now if new */
-extern uint64_t tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t table_id, const char *stat, uint32_t len);
+/*
+ * Arena offset of the interned (table_id, stat), interned now if new, or
+ * interned again with the basis when the entry found has none and
+ * basis_len > 0 (see ledger_store_stat_t).
+ */
+extern uint64_t tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t table_id, const char *stat,
+										 uint32_t len, const char *basis, uint32_t basis_len);
+/*
+ * What the store will hold for cell i's statistic once cells 0..i-1 of b
+ * are applied: *exists (an entry), *has_basis (the newest entry has a
+ * basis).  Cell i then interns a new entry iff !*exists, or !*has_basis
+ * and it carries a basis.
+ */
+extern void tapas_ledger_store_stat_state(const tapas_ledger_store_t *s, const tapas_ledger_batch_t *b,
+									   int i, int *exists, int *has_basis);
 /* max member of a serialised cover, -1 if empty, -2 if it does not decode */
 extern int64_t tapas_ledger_store_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card);
 

@@ -112,9 +112,14 @@ ledger_store_validate_cells(const tapas_ledger_store_t *s, const char **reason)
 
 	for (off = s->stats_head; off != 0; nstats++)
 	{
+		const ledger_store_stat_t *st;
+
 		if (off < 8 || off + sizeof(ledger_store_stat_t) > s->arena_used || nstats > s->nstats)
 			FAIL("statistic list leaves the arena");
-		off = ((const ledger_store_stat_t *) (ARENA(s) + off))->next;
+		st = (const ledger_store_stat_t *) (ARENA(s) + off);
+		if (off + STAT_BYTES2(st->len, st->basis_len) > s->arena_used)
+			FAIL("statistic text or basis leaves the arena");
+		off = st->next;
 	}
 	if (nstats != s->nstats)
 		FAIL("statistic list length differs from nstats");

@@ -165,11 +165,11 @@ UPDATE pg_catalog.pg_proc SET provolatile = 'v'
 -- Admin inspection of what the gate captured in this session.
 CREATE FUNCTION tapas.last_capture(OUT relid regclass, OUT statistic text,
 								   OUT answer float8, OUT covered bigint, OUT keys bigint[],
-								   OUT basis_id bigint)
+								   OUT basis_id bigint, OUT grp integer, OUT aggregates integer[])
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_last_capture'
 LANGUAGE C STRICT VOLATILE;
 REVOKE ALL ON FUNCTION tapas.last_capture() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION tapas.last_capture() TO tapas_admin;
 COMMENT ON FUNCTION tapas.last_capture() IS
-	'Cells captured in this backend by the last statement that captured any: per logged term its basis value (statistic, the canonical text, and basis_id, a 64-bit hash of it), answer and covered set (admin only, for inspection and tests)';
+	'Cells captured in this backend by the last statement that captured any: per logged term its basis value (statistic, the canonical text, and basis_id, a 64-bit hash of it), answer and covered set, and the answered cell it is a term of: the output group grp (in the order the gate drained them; NULL when grouped by a sensitive column) and the aggregates of the query level (1, 2, ... in order of appearance, select list then HAVING; 0 for the count tapas adds for absent groups) (admin only, for inspection and tests)';

@@ -88,7 +88,7 @@ log_batch(tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *in, int ncells,
 static void
 index_table(tapas_ledger_store_t *s, uint64_t table_id, int64_t *keys)
 {
-	tapas_ledger_cell_in_t in = {table_id, "count(*)", N, keys, N};
+	tapas_ledger_cell_in_t in = {table_id, "count(*)", N, keys, N, NULL};
 	int			i;
 
 	for (i = 0; i < N; i++)
@@ -118,6 +118,7 @@ group_by(tapas_rng_t *rng, uint64_t table_id, int64_t *perm, int nstat)
 			c->answer = g;
 			c->keys = perm + (uint64_t) g * (N / GROUPS);
 			c->nkeys = N / GROUPS;
+			c->basis = NULL;
 		}
 	return in;
 }
@@ -251,7 +252,7 @@ big_store(tapas_rng_t *rng, uint64_t max_records, uint64_t arena, int64_t *keys,
 	}
 	for (i = 0; i < 16; i++)
 	{
-		tapas_ledger_cell_in_t in = {TABLE_B, "count(*)", i, keys + 10 * i, 10};
+		tapas_ledger_cell_in_t in = {TABLE_B, "count(*)", i, keys + 10 * i, 10, NULL};
 
 		log_batch(s, &in, 1, 0);
 	}
@@ -371,11 +372,11 @@ main(void)
 	for (i = 0; i < N; i++)
 		half[i] = i + 1;
 	tapas_rng_shuffle_i64(&rng, half, N);
-	one = (tapas_ledger_cell_in_t) {TABLE_A, "sum(income)", 1, half, N / 2};
+	one = (tapas_ledger_cell_in_t) {TABLE_A, "sum(income)", 1, half, N / 2, NULL};
 	memory_row("random half", &one, 1, keys);
 	for (i = 0; i < 25000; i++)
 		half[i] = 30001 + i;
-	one = (tapas_ledger_cell_in_t) {TABLE_A, "sum(income)", 1, half, 25000};
+	one = (tapas_ledger_cell_in_t) {TABLE_A, "sum(income)", 1, half, 25000, NULL};
 	memory_row("range of 25,000 keys", &one, 1, keys);
 	in = group_by(&rng, TABLE_A, perm, 2);
 	memory_row("1,000-group GROUP BY, 2 statistics", in, 2 * GROUPS, keys);

@@ -41,7 +41,7 @@
 static double
 log_cell(tapas_ledger_store_t *s, const int64_t *keys, uint64_t m, int fd, off_t *off, int sync)
 {
-	tapas_ledger_cell_in_t in = {RELID, "count(*)", (double) m, keys, m};
+	tapas_ledger_cell_in_t in = {RELID, "count(*)", (double) m, keys, m, NULL};
 	tapas_ledger_batch_t *b;
 	uint8_t    *frame;
 	size_t		len;

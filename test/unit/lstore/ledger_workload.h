@@ -35,6 +35,8 @@
 static const uint64_t wl_relids[WL_TABLES] = {16401, (UINT64_C(16385) << 32) | 16401,
 (UINT64_C(4000000000) << 32) | 4000000000u};
 static const char *const wl_stats[] = {"count(*)", "sum(hiv)", "count(*) filter (where hiv)"};
+/* basis trees: none (an older file) or one of two texts; the first one logged wins */
+static const char *const wl_bases[] = {NULL, "{VAR :varno 1 :varattno 2}", "{CONST :consttype 701}"};
 
 typedef struct wl_oracle
 {
@@ -144,6 +146,7 @@ wl_stmt_make(tapas_rng_t *rng, wl_stmt_t *st, int id)
 		st->in[c].answer = (double) tapas_rng_below(rng, 1000) / 4;
 		st->in[c].keys = st->keys[c];
 		st->in[c].nkeys = (uint64_t) m;
+		st->in[c].basis = wl_bases[tapas_rng_below(rng, 3)];
 	}
 }
 

@@ -145,6 +145,7 @@ make_cell(tapas_rng_t *rng, tapas_ledger_cell_in_t *in, int64_t *keys, uint64_t 
 	}
 	in->table_id = relid;
 	in->statistic = "count(*)";
+	in->basis = NULL;
 	in->answer = (double) m;
 	in->keys = keys;
 	in->nkeys = m;

@@ -84,12 +84,17 @@ stores_equal(const tapas_ledger_store_t *a, const tapas_ledger_store_t *b)
 				   *sy = tapas_ledger_store_stat_text(b, y, &ly);
 		const char *qx = tapas_ledger_store_query_text(a, x),
 				   *qy = tapas_ledger_store_query_text(b, y);
+		uint32_t	bx,
+					by;
+		const char *ax = tapas_ledger_store_stat_basis(a, x, &bx),
+				   *ay = tapas_ledger_store_stat_basis(b, y, &by);
 
 		if (x->log_id != y->log_id || x->answer != y->answer || x->table_id != y->table_id ||
 			x->role != y->role || x->pid != y->pid || x->logged_at != y->logged_at ||
 			x->session_start != y->session_start || x->ncovered != y->ncovered ||
 			lx != ly || memcmp(sx, sy, lx) != 0 || (qx == NULL) != (qy == NULL) ||
 			(qx && strcmp(qx, qy) != 0) || x->cover_len != y->cover_len ||
+			bx != by || (ax == NULL) != (ay == NULL) || (ax && memcmp(ax, ay, bx) != 0) ||
 			memcmp(tapas_ledger_store_cover(a, x), tapas_ledger_store_cover(b, y), x->cover_len) != 0)
 			return 0;
 	}
@@ -439,13 +444,14 @@ test_lfile_replay_v1(void)
 	/* a version 2 frame of the same OID in database 7 is another table */
 	in.table_id = (UINT64_C(7) << 32) | relid;
 	in.statistic = "count(*)";
+	in.basis = NULL;
 	in.answer = 2;
 	in.keys = k2;
 	in.nkeys = 2;
 	TAPAS_CHECK(tapas_ledger_store_prepare(r, &in, 1, NULL, &b) == TAPAS_OK);
 	b->first_log_id = r->next_log_id;
 	TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &flen) == TAPAS_OK);
-	TAPAS_CHECK(frame[TAPAS_LEDGER_FILE_FRAME_HDR] == TAPAS_LEDGER_FILE_STMT2);
+	TAPAS_CHECK(frame[TAPAS_LEDGER_FILE_FRAME_HDR] == TAPAS_LEDGER_FILE_STMT3);
 	image_write(&im, frame, flen);
 	tapas_free(frame);
 	tapas_ledger_batch_free(b);
@@ -491,11 +497,11 @@ test_lfile_shared_covers(void)
 		k2[i] = (int64_t) (7 * i + 2);
 	}
 	/* count and sum of two groups, then a cell of another table over k1 */
-	in[0] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k1, 50};
-	in[1] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k2, 50};
-	in[2] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 7, k1, 50};
-	in[3] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 8, k2, 50};
-	in[4] = (tapas_ledger_cell_in_t) {16402, "sum(x)", 9, k1, 50};
+	in[0] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k1, 50, NULL};
+	in[1] = (tapas_ledger_cell_in_t) {16401, "count(*)", 50, k2, 50, NULL};
+	in[2] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 7, k1, 50, NULL};
+	in[3] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 8, k2, 50, NULL};
+	in[4] = (tapas_ledger_cell_in_t) {16402, "sum(x)", 9, k1, 50, NULL};
 	TAPAS_CHECK(tapas_ledger_store_prepare(s, in, 5, "SELECT", &b) == TAPAS_OK);
 	TAPAS_CHECK(b->cells[0].shared_from == 0 && b->cells[1].shared_from == 0);
 	TAPAS_CHECK(b->cells[2].shared_from == 1 && b->cells[3].shared_from == 2);
@@ -545,6 +551,137 @@ test_lfile_shared_covers(void)
 	free(s);
 }
 
+/* prepares, encodes into im and applies one statement; returns its arena growth */
+static uint64_t
+basis_stmt(tapas_ledger_store_t *s, image_t *im, tapas_ledger_cell_in_t *in, int n,
+		   tapas_ledger_batch_t **kept)
+{
+	tapas_ledger_batch_t *b;
+	uint8_t    *frame;
+	size_t		flen;
+	uint64_t	arena = s->arena_used;
+
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, in, n, NULL, &b) == TAPAS_OK);
+	b->first_log_id = s->next_log_id;
+	TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &flen) == TAPAS_OK);
+	image_write(im, frame, flen);
+	tapas_free(frame);
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+	*kept = b;
+	return s->arena_used - arena;
+}
+
+/* the STMT2 frame of a one-cell STMT3 frame without a basis (tapas 0.3 before basis trees) */
+static void
+stmt3_to_stmt2(const uint8_t *f3, size_t len3, uint8_t *f2, size_t *len2)
+{
+	const uint8_t *p = f3 + TAPAS_LEDGER_FILE_FRAME_HDR;
+	uint32_t	stat_len,
+				plen,
+				crc;
+	size_t		at = 4 + 4 + 24 + 12 + 8;	/* no query: cell's stat_len next */
+
+	memcpy(&stat_len, p + at, 4);
+	at += 4 + stat_len;			/* the u32 basis_len to drop */
+	memcpy(f2 + TAPAS_LEDGER_FILE_FRAME_HDR, p, at);
+	memcpy(f2 + TAPAS_LEDGER_FILE_FRAME_HDR + at, p + at + 4,
+		   len3 - TAPAS_LEDGER_FILE_FRAME_HDR - at - 4);
+	f2[TAPAS_LEDGER_FILE_FRAME_HDR] = TAPAS_LEDGER_FILE_STMT2;
+	*len2 = len3 - 4;
+	plen = (uint32_t) (*len2 - TAPAS_LEDGER_FILE_FRAME_HDR);
+	crc = tapas_crc32c(f2 + TAPAS_LEDGER_FILE_FRAME_HDR, plen);
+	memcpy(f2, &plen, 4);
+	memcpy(f2 + 4, &crc, 4);
+}
+
+/*
+ * Basis trees are kept once per statistic: the first one logged wins, a
+ * statistic logged without one (an older file) gets it from the first
+ * cell that brings one, and the live file, its replay and the dump agree.
+ */
+static void
+test_lfile_basis(void)
+{
+	tapas_ledger_store_t *s = wl_store_create(1000, 100, 1 << 20, 8),
+			   *r;
+	int64_t		k1[3] = {1, 2, 3};
+	tapas_ledger_cell_in_t in[3];
+	tapas_ledger_batch_t *b;
+	image_t		im,
+				dump;
+	size_t		good,
+				len2;
+	uint64_t	nframes,
+				grown;
+	uint32_t	blen = 0;
+	const char *basis;
+	uint8_t    *frame,
+				f2[256];
+	size_t		flen;
+
+	memset(&im, 0, sizeof(im));
+	im.fail_after = -1;
+	image_write(&im, TAPAS_LEDGER_FILE_MAGIC, TAPAS_LEDGER_FILE_HEADER_LEN);
+	/* sum(x) without a basis; count(*) with B0 */
+	in[0] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 6, k1, 3, NULL};
+	in[1] = (tapas_ledger_cell_in_t) {16401, "count(*)", 3, k1, 3, "B0"};
+	grown = basis_stmt(s, &im, in, 2, &b);
+	TAPAS_CHECK(b->cells[1].basis_len == 2);
+	tapas_ledger_batch_free(b);
+	TAPAS_CHECK(s->nstats == 2 && tapas_ledger_store_find_basis(s, 16401, "sum(x)", 6, &blen) == NULL);
+	/* sum(x) with B1 twice, count(*) with Bz: B1 is interned once, Bz dropped */
+	in[0].basis = "B1";
+	in[1] = (tapas_ledger_cell_in_t) {16401, "sum(x)", 5, k1, 2, "B1"};
+	in[2] = (tapas_ledger_cell_in_t) {16401, "count(*)", 3, k1, 3, "Bz"};
+	grown = basis_stmt(s, &im, in, 3, &b);
+	TAPAS_CHECK(b->cells[0].basis_len == 2 && b->cells[1].basis == NULL && b->cells[2].basis == NULL);
+	TAPAS_CHECK(grown == ALIGN8(b->cells[0].cover_len) + ALIGN8(b->cells[1].cover_len) +
+				STAT_BYTES2(6, 2));
+	tapas_ledger_batch_free(b);
+	TAPAS_CHECK(s->nstats == 3);
+	basis = tapas_ledger_store_find_basis(s, 16401, "sum(x)", 6, &blen);
+	TAPAS_CHECK(basis != NULL && blen == 2 && strcmp(basis, "B1") == 0);
+	basis = tapas_ledger_store_find_basis(s, 16401, "count(*)", 8, &blen);
+	TAPAS_CHECK(basis != NULL && strcmp(basis, "B0") == 0);
+	TAPAS_CHECK(tapas_ledger_store_find_basis(s, 16402, "count(*)", 8, &blen) == NULL);
+	TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
+	/* the live file and the dump replay to the same store, bases included */
+	r = wl_store_create(1000, 100, 1 << 20, 8);
+	TAPAS_CHECK(tapas_ledger_file_replay(r, im.buf, im.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(good == im.len && nframes == 2 && stores_equal(s, r) && r->arena_used == s->arena_used);
+	free(r);
+	memset(&dump, 0, sizeof(dump));
+	dump.fail_after = -1;
+	TAPAS_CHECK(tapas_ledger_file_dump(s, image_write, &dump) == TAPAS_OK);
+	r = wl_store_create(1000, 100, 1 << 20, 8);
+	TAPAS_CHECK(tapas_ledger_file_replay(r, dump.buf, dump.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(stores_equal(s, r) && r->arena_used == s->arena_used);
+	basis = tapas_ledger_store_find_basis(r, 16401, "sum(x)", 6, &blen);
+	TAPAS_CHECK(basis != NULL && strcmp(basis, "B1") == 0);
+	/* a reset of the table drops its statistics and bases */
+	TAPAS_CHECK(tapas_ledger_store_reset_table(r, 16401, NULL) == TAPAS_OK);
+	TAPAS_CHECK(r->nstats == 0 && tapas_ledger_store_validate(r, NULL) == TAPAS_OK);
+	free(r);
+	free(dump.buf);
+	/* an STMT2 frame (no basis field) still replays, its statistic without a basis */
+	in[0] = (tapas_ledger_cell_in_t) {16402, "sum(y)", 1, k1, 1, NULL};
+	TAPAS_CHECK(tapas_ledger_store_prepare(s, in, 1, NULL, &b) == TAPAS_OK);
+	b->first_log_id = s->next_log_id;
+	TAPAS_CHECK(tapas_ledger_file_encode_stmt(b, &frame, &flen) == TAPAS_OK && flen - 4 <= sizeof(f2));
+	stmt3_to_stmt2(frame, flen, f2, &len2);
+	tapas_free(frame);
+	TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+	tapas_ledger_batch_free(b);
+	image_write(&im, f2, len2);
+	r = wl_store_create(1000, 100, 1 << 20, 8);
+	TAPAS_CHECK(tapas_ledger_file_replay(r, im.buf, im.len, &good, &nframes, NULL) == TAPAS_OK);
+	TAPAS_CHECK(good == im.len && nframes == 3 && stores_equal(s, r));
+	TAPAS_CHECK(tapas_ledger_store_find_basis(r, 16402, "sum(y)", 6, &blen) == NULL);
+	free(r);
+	free(im.buf);
+	free(s);
+}
+
 int
 main(void)
 {
@@ -555,5 +692,6 @@ main(void)
 	TAPAS_TEST_RUN(test_lfile_decode_malformed);
 	TAPAS_TEST_RUN(test_lfile_replay_v1);
 	TAPAS_TEST_RUN(test_lfile_shared_covers);
+	TAPAS_TEST_RUN(test_lfile_basis);
 	TAPAS_TEST_DONE();
 }

@@ -57,6 +57,7 @@ log_cell(tapas_ledger_store_t *s, tapas_rng_t *rng, int t)
 		keys[m++] = bases[t] + (int64_t) lo;
 	in.table_id = relids[t];
 	in.statistic = "count(*)";
+	in.basis = NULL;
 	in.answer = (double) m;
 	in.keys = keys;
 	in.nkeys = m;
