@@ -371,7 +371,7 @@ normalise_nonsensitive(TapasLevelContext *lc, Aggref *agg)
 						name, get_rel_name(lc->prot->relid)),
 				 errdetail("A sensitive condition decides which rows it sees, and its answer is the value of a single row."),
 				 errhint("Use count(*) FILTER (WHERE ...) or sum(...) FILTER (WHERE ...) for conditions on sensitive columns.")));
-	tapas_cover_add(lc, TAPAS_AGG_COUNT_STAR, NULL, NIL, narrow);
+	return tapas_cover_add(lc, TAPAS_AGG_COUNT_STAR, NULL, NIL, narrow);
 }
 
 /*
