@@ -26,9 +26,9 @@
  * 'hiv', rare::int) is evaluated by tapas on every row (its own heap
  * scan, at most TAPAS_MAX_DOMAIN combinations): a value that no group
  * produced is an answer too (0), so GROUP BY rare over a group of one
- * value logs the 0-cell of the other (issue 10, class 5).  XXX: a domain
- * declared in tapas.protect (values the table does not hold) is not done
- * yet.  At most TAPAS_MAX_GROUPED_CELLS cells per capture and execution,
+ * value logs the 0-cell of the other (issue 10, class 5); so does every
+ * value an administrator declared (tapas.declare_domain), held by no
+ * row yet.  At most TAPAS_MAX_GROUPED_CELLS cells per capture and execution,
  * else an error.
  *
  * Classification sorts row pointers by a hash of the key values
@@ -43,12 +43,18 @@
  */
 #include "postgres.h"
 
+#include "access/heapam.h"
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -175,6 +181,121 @@ values_seen(const TapasGroupedCover *gc, const GroupRow *r, GroupRow *const *row
  * allow-list admits only expressions that cannot raise on any value, so
  * the scan raises only on a cancel or the TAPAS_MAX_DOMAIN limit.
  */
+/* the domain scan's state: key expressions, and the combinations found */
+typedef struct DomainScan
+{
+	TapasGroupedCover *gc;
+	ExprState **st;
+	ExprContext *econtext;
+	GroupRow	probe;
+	GroupRow  **extra;
+	int			n;
+	int			max;
+} DomainScan;
+
+/* evaluates the keys on slot; keeps the combination if no row has it */
+static void
+domain_add(DomainScan *ds, TupleTableSlot *slot)
+{
+	TapasGroupedCover *gc = ds->gc;
+	GroupRow   *r;
+
+	ds->econtext->ecxt_scantuple = slot;
+	for (int g = 0; g < gc->ngroups; g++)
+		if (ds->st[g] != NULL)
+			ds->probe.vals[g] = ExecEvalExprSwitchContext(ds->st[g], ds->econtext,
+														  &ds->probe.nulls[g]);
+	if (!values_seen(gc, &ds->probe, gc->rows, gc->nrows) &&
+		!values_seen(gc, &ds->probe, ds->extra, ds->n))
+	{
+		if (ds->n == TAPAS_MAX_DOMAIN)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("grouping by a sensitive column with more than %d values is not supported",
+							TAPAS_MAX_DOMAIN),
+					 errhint("Group by a coarser expression of the column.")));
+		if (ds->n == ds->max)
+		{
+			ds->max *= 2;
+			ds->extra = repalloc(ds->extra, sizeof(GroupRow *) * ds->max);
+		}
+		r = ds->extra[ds->n++] = palloc0(sizeof(GroupRow));
+		r->vals = palloc0(sizeof(Datum) * gc->ngroups);
+		r->nulls = palloc0(sizeof(bool) * gc->ngroups);
+		for (int g = 0; g < gc->ngroups; g++)
+		{
+			if (ds->st[g] == NULL)
+				continue;
+			r->nulls[g] = ds->probe.nulls[g];
+			r->vals[g] = ds->probe.nulls[g] ? (Datum) 0 :
+				datumCopy(ds->probe.vals[g], gc->typbyval[g], gc->typlen[g]);
+		}
+	}
+	ResetExprContext(ds->econtext);
+}
+
+/*
+ * The values an administrator declared for the sensitive columns of
+ * gc's table (tapas.declare_domain, table tapas.sensitive_domain): each
+ * value of column c is a virtual row with c = value and every other
+ * column NULL, whose keys are evaluated like a stored row's.  Exact for a
+ * key over one column (GROUP BY diagnosis, lower(diagnosis)).
+ */
+static void
+declared_values(DomainScan *ds, Relation rel)
+{
+	Oid			nsp = get_namespace_oid("tapas", false);
+	Oid			domrel = get_relname_relid("sensitive_domain", nsp);
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleTableSlot *vslot = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
+	Relation	dom;
+	TableScanDesc scan;
+	HeapTuple	tup;
+
+	if (!OidIsValid(domrel))
+		return;
+	dom = table_open(domrel, AccessShareLock);
+	scan = table_beginscan(dom, GetActiveSnapshot(), 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		bool		isnull;
+		Oid			relid = DatumGetObjectId(heap_getattr(tup, 1, RelationGetDescr(dom), &isnull));
+		int			attnum = DatumGetInt16(heap_getattr(tup, 2, RelationGetDescr(dom), &isnull));
+		Datum		arr = heap_getattr(tup, 4, RelationGetDescr(dom), &isnull);
+		Datum	   *texts;
+		bool	   *tnulls;
+		int			ntexts;
+		Form_pg_attribute att;
+		Oid			typinput;
+		Oid			typioparam;
+
+		if (relid != ds->gc->relid || isnull || attnum < 1 || attnum > desc->natts)
+			continue;
+		att = TupleDescAttr(desc, attnum - 1);
+		if (att->attisdropped)
+			continue;
+		getTypeInputInfo(att->atttypid, &typinput, &typioparam);
+		deconstruct_array(DatumGetArrayTypeP(arr), TEXTOID, -1, false, TYPALIGN_INT,
+						  &texts, &tnulls, &ntexts);
+		for (int i = 0; i < ntexts; i++)
+		{
+			ExecClearTuple(vslot);
+			for (int a = 0; a < desc->natts; a++)
+				vslot->tts_isnull[a] = true;
+			vslot->tts_isnull[attnum - 1] = tnulls[i];
+			if (!tnulls[i])
+				vslot->tts_values[attnum - 1] =
+					OidInputFunctionCall(typinput, TextDatumGetCString(texts[i]),
+										 typioparam, att->atttypmod);
+			ExecStoreVirtualTuple(vslot);
+			domain_add(ds, vslot);
+		}
+	}
+	table_endscan(scan);
+	table_close(dom, AccessShareLock);
+	ExecDropSingleTupleTableSlot(vslot);
+}
+
 static int
 domain_values(TapasGroupedCover *gc, ParamListInfo params, GroupRow ***extra)
 {
@@ -182,61 +303,34 @@ domain_values(TapasGroupedCover *gc, ParamListInfo params, GroupRow ***extra)
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
 	EState	   *estate = CreateExecutorState();
-	ExprContext *econtext = GetPerTupleExprContext(estate);
-	ExprState **st = palloc0(sizeof(ExprState *) * gc->ngroups);
-	GroupRow	probe;
-	int			n = 0;
-	int			max = 16;
+	DomainScan	ds;
 	uint64		rows = 0;
 
+	ds.gc = gc;
+	ds.econtext = GetPerTupleExprContext(estate);
+	ds.st = palloc0(sizeof(ExprState *) * gc->ngroups);
 	estate->es_param_list_info = params;
 	for (int g = 0; g < gc->ngroups; g++)
 		if (gc->exprs[g] != NULL)
-			st[g] = ExecPrepareExpr((Expr *) copyObject(gc->exprs[g]), estate);
-	probe.vals = palloc0(sizeof(Datum) * gc->ngroups);
-	probe.nulls = palloc0(sizeof(bool) * gc->ngroups);
-	*extra = palloc(sizeof(GroupRow *) * max);
+			ds.st[g] = ExecPrepareExpr((Expr *) copyObject(gc->exprs[g]), estate);
+	ds.probe.vals = palloc0(sizeof(Datum) * gc->ngroups);
+	ds.probe.nulls = palloc0(sizeof(bool) * gc->ngroups);
+	ds.n = 0;
+	ds.max = 16;
+	ds.extra = palloc(sizeof(GroupRow *) * ds.max);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		if ((++rows & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		econtext->ecxt_scantuple = slot;
-		for (int g = 0; g < gc->ngroups; g++)
-			if (st[g] != NULL)
-				probe.vals[g] = ExecEvalExprSwitchContext(st[g], econtext, &probe.nulls[g]);
-		if (!values_seen(gc, &probe, gc->rows, gc->nrows) && !values_seen(gc, &probe, *extra, n))
-		{
-			if (n == TAPAS_MAX_DOMAIN)
-				ereport(ERROR,
-						(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-						 errmsg("grouping by a sensitive column with more than %d values is not supported",
-								TAPAS_MAX_DOMAIN),
-						 errhint("Group by a coarser expression of the column.")));
-			if (n == max)
-			{
-				max *= 2;
-				*extra = repalloc(*extra, sizeof(GroupRow *) * max);
-			}
-			(*extra)[n] = palloc0(sizeof(GroupRow));
-			(*extra)[n]->vals = palloc0(sizeof(Datum) * gc->ngroups);
-			(*extra)[n]->nulls = palloc0(sizeof(bool) * gc->ngroups);
-			for (int g = 0; g < gc->ngroups; g++)
-			{
-				if (st[g] == NULL)
-					continue;
-				(*extra)[n]->nulls[g] = probe.nulls[g];
-				(*extra)[n]->vals[g] = probe.nulls[g] ? (Datum) 0 :
-					datumCopy(probe.vals[g], gc->typbyval[g], gc->typlen[g]);
-			}
-			n++;
-		}
-		ResetExprContext(econtext);
+		domain_add(&ds, slot);
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
+	declared_values(&ds, rel);
 	FreeExecutorState(estate);
 	table_close(rel, AccessShareLock);
-	return n;
+	*extra = ds.extra;
+	return ds.n;
 }
 
 /* Forgets the rows of the previous execution (their memory was reset). */

@@ -173,3 +173,60 @@ REVOKE ALL ON FUNCTION tapas.last_capture() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION tapas.last_capture() TO tapas_admin;
 COMMENT ON FUNCTION tapas.last_capture() IS
 	'Cells captured in this backend by the last statement that captured any: per logged term its basis value (statistic, the canonical text, and basis_id, a 64-bit hash of it), answer and covered set, and the answered cell it is a term of: the output group grp (in the order the gate drained them; NULL when grouped by a sensitive column) and the aggregates of the query level (1, 2, ... in order of appearance, select list then HAVING; 0 for the count tapas adds for absent groups) (admin only, for inspection and tests)';
+
+-- declared domains of sensitive columns: values no row holds yet
+CREATE TABLE tapas.sensitive_domain (
+	relid				regclass NOT NULL,
+	attnum				int2 NOT NULL,
+	column_name			name NOT NULL,
+	domain_values		text[] NOT NULL,
+	PRIMARY KEY (relid, attnum)
+);
+SELECT pg_catalog.pg_extension_config_dump('tapas.sensitive_domain', '');
+REVOKE ALL ON tapas.sensitive_domain FROM PUBLIC;
+COMMENT ON TABLE tapas.sensitive_domain IS
+	'Values an administrator declared for sensitive columns (tapas.declare_domain): grouping by the column logs a 0-cell for each value no group has, as for the values the table holds';
+
+CREATE FUNCTION tapas.declare_domain(tbl regclass, column_name name, domain_values text[])
+RETURNS void
+LANGUAGE plpgsql VOLATILE SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	att record;
+	v text;
+BEGIN
+	IF tbl IS NULL OR column_name IS NULL THEN
+		RAISE EXCEPTION 'table and column must not be NULL' USING ERRCODE = '22004';
+	END IF;
+	IF NOT EXISTS (SELECT FROM tapas.protection p WHERE p.relid = tbl
+				   AND declare_domain.column_name = ANY (p.sensitive_columns)) THEN
+		RAISE EXCEPTION 'column "%" of table % is not a sensitive column of a protected table',
+			declare_domain.column_name, tbl
+			USING ERRCODE = '42809', HINT = 'Protect the table with the column as sensitive first (tapas.protect).';
+	END IF;
+	SELECT a.attnum, pg_catalog.format_type(a.atttypid, a.atttypmod) AS typ INTO att
+	  FROM pg_catalog.pg_attribute a
+	 WHERE a.attrelid = tbl AND a.attname = declare_domain.column_name AND NOT a.attisdropped;
+	IF domain_values IS NULL THEN
+		DELETE FROM tapas.sensitive_domain d WHERE d.relid = tbl AND d.attnum = att.attnum;
+		RETURN;
+	END IF;
+	IF cardinality(domain_values) > 1000 THEN
+		RAISE EXCEPTION 'a declared domain has at most 1000 values' USING ERRCODE = '54000';
+	END IF;
+	FOREACH v IN ARRAY domain_values LOOP
+		IF v IS NOT NULL THEN
+			-- each value must be one of the column's type
+			EXECUTE pg_catalog.format('SELECT %L::%s', v, att.typ);
+		END IF;
+	END LOOP;
+	INSERT INTO tapas.sensitive_domain AS d VALUES (tbl, att.attnum, declare_domain.column_name, domain_values)
+	ON CONFLICT (relid, attnum) DO UPDATE SET domain_values = EXCLUDED.domain_values,
+		column_name = EXCLUDED.column_name;
+END
+$$;
+REVOKE ALL ON FUNCTION tapas.declare_domain(regclass, name, text[]) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION tapas.declare_domain(regclass, name, text[]) TO tapas_admin;
+COMMENT ON FUNCTION tapas.declare_domain(regclass, name, text[]) IS
+	'Declares the domain of a sensitive column of a protected table (admin only): grouping by the column, or by an expression of it alone, then logs a 0-cell for every declared value that no group of the answer has, even when no row holds it yet; NULL removes the declaration';
