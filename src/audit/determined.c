@@ -52,6 +52,7 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
+#include "util/first_seen.h"
 #include "util/rng.h"
 #include "recon/binmat.h"
 #include "policy/policy.h"
@@ -128,6 +129,7 @@ tapas_audit_drop_relation(Oid relid)
 void
 tapas_audit_entry_drop(TapasAuditEntry *e)
 {
+	tapas_audit_parked_drop(e);
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	tapas_rowspace_free(e->rs);
@@ -268,6 +270,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 static void
 entry_forget_rows(TapasAuditEntry *e)
 {
+	tapas_audit_parked_drop(e);
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	e->nrows = 0;
@@ -304,8 +307,12 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	TapasLedgerFilter f;
 	TapasLedgerSnapshot *snap;
 	MemoryContext old;
+	int			adopted;
+	int			nrows0;
 
-	tapas_audit_trial_end(e);	/* left open by an error, if any */
+	/* a trial left open by an error is rolled back; a parked one may be kept */
+	if (!e->parked)
+		tapas_audit_trial_end(e);
 	memset(&f, 0, sizeof(f));
 	f.relid = e->key.relid;
 	f.statistic = NULL;			/* every spelling: the class decides */
@@ -327,6 +334,9 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		f.after_log_id = 0;
 		snap = tapas_ledger_snapshot(&f);
 	}
+	/* the statement tried last, logged as tried: its rows are in rs already (parked.c) */
+	adopted = tapas_audit_parked_adopt(e, snap);
+	nrows0 = e->nrows;
 	old = MemoryContextSwitchTo(audit_cxt);
 	if (e->nrows + snap->nrows > e->maxrows)
 	{
@@ -362,15 +372,71 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	}
 	MemoryContextSwitchTo(old);
 	tapas_ledger_snapshot_free(snap);
+	if (adopted > 0 && e->rs_rows == nrows0)
+		e->rs_rows = nrows0 + adopted;	/* the adopted rows come first */
 
 	if (e->rs == NULL || e->nkeys > (int64) e->cap_n)
 		ensure_capacity(e, e->nkeys);	/* rebuild: adds every row */
 	return rowspace_add_rows(e, deadline);
 }
 
+/* keys of the batch's cells, repeats counted (at least 1) */
+static size_t
+batch_keys(const TapasCell *cells, const int *cell_no, int nbatch)
+{
+	size_t		total = 1;
+
+	for (int i = 0; i < nbatch; i++)
+		total += cells[cell_no[i]].nkeys;
+	return total;
+}
+
+/* a new key's place in batch->ids until it is numbered (indices stay below 2^31) */
+#define NEW_KEY		UINT32_MAX
+
+/*
+ * Gives the batch's new keys newk[0..nmiss) (in order of appearance) the
+ * indices n + their rank of first appearance, in the NEW_KEY places of
+ * batch->ids, and sets batch->keys (the n indexed keys, then the distinct
+ * new ones) and n_total.
+ */
+static void
+number_new_keys(TapasAuditBatch *batch, const int64 *keys, int64 n,
+				const int64 *newk, size_t nmiss)
+{
+	size_t		nnew = 0;
+
+	batch->keys = MemoryContextAllocHuge(CurrentMemoryContext,
+										 sizeof(int64) * Max(n + (int64) nmiss, 1));
+	memcpy(batch->keys, keys, sizeof(int64) * n);
+	if (nmiss > 0)
+	{
+		uint32	   *rank = MemoryContextAllocHuge(CurrentMemoryContext,
+												  sizeof(uint32) * nmiss);
+		tapas_status st = tapas_first_seen((const int64_t *) newk, nmiss, rank,
+										   (int64_t *) batch->keys + n, &nnew);
+		size_t		m = 0;
+
+		if (st != TAPAS_OK)
+			tapas_raise_status(st, "could not number the new keys of the audit", NULL);
+		for (size_t k = 0; k < batch->offsets[batch->ncells]; k++)
+			if (batch->ids[k] == NEW_KEY)
+				batch->ids[k] = (uint32) (n + rank[m++]);
+		Assert(m == nmiss);
+		pfree(rank);
+	}
+	batch->n_total = n + (int64) nnew;
+}
+
 /*
  * Builds the batch of candidate cells cell_no[0..nbatch-1] of cells for
  * entry e (synced first): dense indices, provisional ones for new keys.
+ *
+ * New keys (those the ledger has not indexed) get n, n + 1, ... in order
+ * of first appearance over the batch's cells (the order the ledger itself
+ * uses, lstore/ledger_batch.c), numbered by one sort of all of them
+ * (util/first_seen.c) rather than a hash insert per key.  One index
+ * buffer serves every cell.
  */
 bool
 tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
@@ -378,12 +444,12 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 						const int *cell_no, int nbatch, TimestampTz deadline)
 {
 	bool		complete = false;
-	HTAB	   *newkeys = NULL;
 	size_t		total = 0;
+	int64		maxkeys = 1;
 	int64		n;
-	int64		nnew = 0;
-	int64	   *newlist = NULL;
-	int64		maxnew = 0;
+	int64	   *idx;
+	int64	   *newk = NULL;	/* the new keys, with repeats, in order */
+	size_t		nmiss = 0;
 
 	memset(batch, 0, sizeof(*batch));
 	batch->entry = e;
@@ -393,27 +459,26 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 	batch->answers = palloc(sizeof(double) * Max(nbatch, 1));
 	batch->offsets = palloc(sizeof(size_t) * (nbatch + 1));
 	for (int i = 0; i < nbatch; i++)
+	{
 		total += cells[cell_no[i]].nkeys;
+		maxkeys = Max(maxkeys, cells[cell_no[i]].nkeys);
+	}
 	batch->ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
+	idx = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * maxkeys);
 
 	for (;;)
 	{
 		complete = tapas_audit_sync(e, deadline);
 		n = e->nkeys;
 		total = 0;
-		nnew = 0;
-		if (newkeys)
-			hash_destroy(newkeys);
-		newkeys = NULL;
+		nmiss = 0;
 		for (int i = 0; i < nbatch; i++)
 		{
 			const TapasCell *c = &cells[cell_no[i]];
-			int64	   *idx = palloc(sizeof(int64) * Max(c->nkeys, 1));
 			int64		now = tapas_ledger_key_indices(e->key.relid, c->keys, c->nkeys, idx);
 
 			if (now > n)
 			{
-				pfree(idx);
 				n = -1;			/* another backend added keys: sync again */
 				break;
 			}
@@ -421,53 +486,71 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 			batch->answers[i] = c->answer;
 			for (int64 k = 0; k < c->nkeys; k++)
 			{
-				if (idx[k] < 0)
+				if (idx[k] >= 0)
 				{
-					bool		found;
-					int64	   *slot;
-
-					if (newkeys == NULL)
-					{
-						HASHCTL		ctl;
-
-						memset(&ctl, 0, sizeof(ctl));
-						ctl.keysize = sizeof(int64);
-						ctl.entrysize = 2 * sizeof(int64);
-						ctl.hcxt = CurrentMemoryContext;
-						newkeys = hash_create("tapas audit new keys", 256, &ctl,
-											  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-					}
-					slot = hash_search(newkeys, &c->keys[k], HASH_ENTER, &found);
-					if (!found)
-					{
-						if (nnew == maxnew)
-						{
-							maxnew = Max(256, 2 * maxnew);
-							newlist = newlist ? repalloc_huge(newlist, sizeof(int64) * maxnew)
-								: MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * maxnew);
-						}
-						newlist[nnew] = c->keys[k];
-						slot[1] = n + nnew++;
-					}
-					idx[k] = slot[1];
+					batch->ids[total++] = (uint32) idx[k];
+					continue;
 				}
-				batch->ids[total++] = (uint32) idx[k];
+				if (newk == NULL)	/* room for every key of the batch */
+					newk = MemoryContextAllocHuge(CurrentMemoryContext,
+												  sizeof(int64) * batch_keys(cells, cell_no, nbatch));
+				newk[nmiss++] = c->keys[k];
+				batch->ids[total++] = NEW_KEY;
 			}
-			pfree(idx);
 		}
 		if (n >= 0)
 			break;
 	}
+	pfree(idx);
 	batch->offsets[nbatch] = total;
-	batch->n_total = n + nnew;
-	batch->keys = MemoryContextAllocHuge(CurrentMemoryContext,
-										 sizeof(int64) * Max(batch->n_total, 1));
-	memcpy(batch->keys, e->keys, sizeof(int64) * n);
-	if (nnew > 0)
-		memcpy(batch->keys + n, newlist, sizeof(int64) * nnew);
-	if (newkeys)
-		hash_destroy(newkeys);
+	number_new_keys(batch, e->keys, n, newk, nmiss);
+	if (newk)
+		pfree(newk);
 	return complete;
+}
+
+/*
+ * The batch's dense index of each of keys[0..nkeys) into idx, or -1 for a
+ * key the batch does not cover: the ledger's index if the entry had synced
+ * it, else the place among the batch's new keys (found by one sort-merge,
+ * util/first_seen.c, not a hash probe per key).
+ */
+void
+tapas_audit_batch_indices(const TapasAuditBatch *batch, const int64 *keys,
+						  int64 nkeys, int64 *idx)
+{
+	const TapasAuditEntry *e = batch->entry;
+	int64		nnew = batch->n_total - e->nkeys;
+	int64	   *missing;
+	int64	   *pos;
+	int64		nmiss = 0;
+	tapas_status st;
+
+	(void) tapas_ledger_key_indices(e->key.relid, keys, nkeys, idx);
+	for (int64 i = 0; i < nkeys; i++)
+		if (idx[i] >= e->nkeys)
+			idx[i] = -1;		/* indexed after our sync: not in this batch */
+	if (nnew <= 0)
+		return;
+	missing = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * Max(nkeys, 1));
+	for (int64 i = 0; i < nkeys; i++)
+		if (idx[i] < 0)
+			missing[nmiss++] = keys[i];
+	pos = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * Max(nmiss, 1));
+	st = tapas_keys_match((const int64_t *) batch->keys + e->nkeys, (size_t) nnew,
+						  (const int64_t *) missing, (size_t) nmiss, (int64_t *) pos);
+	if (st != TAPAS_OK)
+		tapas_raise_status(st, "could not look up the new keys of the audit", NULL);
+	nmiss = 0;
+	for (int64 i = 0; i < nkeys; i++)
+		if (idx[i] < 0)
+		{
+			int64		p = pos[nmiss++];
+
+			idx[i] = p >= 0 ? e->nkeys + p : -1;
+		}
+	pfree(missing);
+	pfree(pos);
 }
 
 /*
