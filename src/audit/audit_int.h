@@ -170,7 +170,8 @@ extern void tapas_audit_trial_end(TapasAuditEntry *e);
 extern void tapas_audit_trial_park(TapasAuditBatch *batch);
 extern void tapas_audit_trial_logged(TapasAuditEntry *e, int64 first_log_id);
 extern int	tapas_audit_parked_adopt(TapasAuditEntry *e,
-									 const TapasLedgerSnapshot *snap);
+									 const TapasLedgerSnapshot *snap,
+									 const bool *in_class);
 extern void tapas_audit_parked_drop(TapasAuditEntry *e);
 extern void tapas_audit_entry_drop(TapasAuditEntry *e);
 extern MemoryContext tapas_audit_cxt(void);

@@ -296,6 +296,40 @@ entry_forget_rows(TapasAuditEntry *e)
 }
 
 /*
+ * Whether each row of snap belongs to e's class (palloc'd).  A statement's
+ * rows repeat a few statistic texts, so the last few texts seen and their
+ * classes are kept: a string compare instead of a hash of the text per row.
+ */
+#define CLASS_MEMO	4
+
+static bool *
+rows_in_class(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
+{
+	bool	   *in = palloc(sizeof(bool) * Max(snap->nrows, 1));
+	const char *memo_text[CLASS_MEMO] = {NULL};
+	bool		memo_in[CLASS_MEMO] = {false};
+	int			next = 0;
+
+	for (int i = 0; i < snap->nrows; i++)
+	{
+		int			m;
+
+		for (m = 0; m < CLASS_MEMO; m++)
+			if (memo_text[m] != NULL && strcmp(memo_text[m], snap->statistics[i]) == 0)
+				break;
+		if (m == CLASS_MEMO)
+		{
+			m = next;
+			next = (next + 1) % CLASS_MEMO;
+			memo_text[m] = snap->statistics[i];
+			memo_in[m] = tapas_audit_class(e->key.relid, snap->statistics[i]) == e->cls;
+		}
+		in[i] = memo_in[m];
+	}
+	return in;
+}
+
+/*
  * Takes the rows of e's class logged since e->synced from the ledger (by
  * the roles of e's scope: every role, or the session user) and adds them
  * to the row space until the deadline.  Returns false when the row space
@@ -309,6 +343,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	MemoryContext old;
 	int			adopted;
 	int			nrows0;
+	bool	   *in_class;
 
 	/* a trial left open by an error is rolled back; a parked one may be kept */
 	if (!e->parked)
@@ -334,8 +369,9 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		f.after_log_id = 0;
 		snap = tapas_ledger_snapshot(&f);
 	}
+	in_class = rows_in_class(e, snap);
 	/* the statement tried last, logged as tried: its rows are in rs already (parked.c) */
-	adopted = tapas_audit_parked_adopt(e, snap);
+	adopted = tapas_audit_parked_adopt(e, snap, in_class);
 	nrows0 = e->nrows;
 	old = MemoryContextSwitchTo(audit_cxt);
 	if (e->nrows + snap->nrows > e->maxrows)
@@ -355,7 +391,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		e->synced = Max(e->synced, snap->log_ids[i]);
 		if ((i & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (tapas_audit_class(e->key.relid, snap->statistics[i]) != e->cls)
+		if (!in_class[i])
 			continue;
 		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
 		e->answers[e->nrows] = snap->answers[i];
@@ -372,6 +408,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	}
 	MemoryContextSwitchTo(old);
 	tapas_ledger_snapshot_free(snap);
+	pfree(in_class);
 	if (adopted > 0 && e->rs_rows == nrows0)
 		e->rs_rows = nrows0 + adopted;	/* the adopted rows come first */
 

@@ -97,7 +97,8 @@ tapas_audit_trial_logged(TapasAuditEntry *e, int64 first_log_id)
 
 /* whether snap holds exactly the parked trial (see the banner) */
 static bool
-parked_matches(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
+parked_matches(TapasAuditEntry *e, const TapasLedgerSnapshot *snap,
+			   const bool *in_class)
 {
 	int			j = 0;
 
@@ -109,7 +110,7 @@ parked_matches(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
 		return false;
 	for (int i = 0; i < snap->nrows && j < e->parked_ncells; i++)
 	{
-		if (tapas_audit_class(e->key.relid, snap->statistics[i]) != e->cls)
+		if (!in_class[i])
 			continue;
 		if (snap->log_ids[i] != e->parked_first_log_id + e->parked_cell_no[j])
 			return false;
@@ -119,18 +120,19 @@ parked_matches(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
 }
 
 /*
- * Called by the sync with the rows logged since e->synced (snap) before it
- * copies them: commits the parked trial if snap holds exactly what it
+ * Called by the sync with the rows logged since e->synced (snap; in_class[i]
+ * tells whether row i is of e's class) before it copies them: commits the parked trial if snap holds exactly what it
  * tried and returns the number of its rows (the first rows of e's class in
  * snap, now in the row space), else rolls any open trial back and returns
  * 0.
  */
 int
-tapas_audit_parked_adopt(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
+tapas_audit_parked_adopt(TapasAuditEntry *e, const TapasLedgerSnapshot *snap,
+						 const bool *in_class)
 {
 	int			adopted = 0;
 
-	if (parked_matches(e, snap))
+	if (parked_matches(e, snap, in_class))
 	{
 		tapas_status st = tapas_rowspace_commit(e->rs);
 
