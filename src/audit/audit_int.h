@@ -84,6 +84,20 @@ struct TapasAuditEntry
 	bool		rs_broken;		/* rank limit reached: no further test */
 	bool		trial_open;		/* a batch's trial awaits tapas_audit_trial_end */
 
+	/*
+	 * A trial kept open after its statement was audited (parked, in
+	 * determined.c): if the statement is logged exactly as tried, the next
+	 * sync commits it instead of rolling it back and adding the same rows
+	 * again.
+	 */
+	bool		parked;
+	int64		parked_first_log_id;	/* 0 until the statement is logged */
+	int			parked_ncells;
+	int		   *parked_cell_no; /* [parked_ncells] cells in the statement */
+	int64		parked_nkeys;	/* nkeys of the trial: its new keys follow */
+	int64		parked_nnew;
+	int64	   *parked_newkeys; /* [parked_nnew] key of index nkeys + i */
+
 	/* logged rows of A and b, in the order taken from the ledger */
 	int			nrows;
 	int			maxrows;
@@ -145,9 +159,20 @@ extern bool tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 									const TapasCell *cells, int ncells,
 									const int *cell_no, int nbatch,
 									TimestampTz deadline);
+extern void tapas_audit_batch_indices(const TapasAuditBatch *batch,
+									  const int64 *keys, int64 nkeys,
+									  int64 *idx);
 extern int	tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
 								   TimestampTz deadline);
 extern void tapas_audit_trial_end(TapasAuditEntry *e);
+
+/* parked.c */
+extern void tapas_audit_trial_park(TapasAuditBatch *batch);
+extern void tapas_audit_trial_logged(TapasAuditEntry *e, int64 first_log_id);
+extern int	tapas_audit_parked_adopt(TapasAuditEntry *e,
+									 const TapasLedgerSnapshot *snap,
+									 const bool *in_class);
+extern void tapas_audit_parked_drop(TapasAuditEntry *e);
 extern void tapas_audit_entry_drop(TapasAuditEntry *e);
 extern MemoryContext tapas_audit_cxt(void);
 

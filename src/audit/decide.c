@@ -95,6 +95,8 @@ struct TapasAuditPending
 	Incomplete *incomplete;
 	int			nlocks;
 	LOCKTAG    *locks;			/* held until tapas_audit_logged */
+	int			nparked;
+	TapasAuditEntry **parked;	/* entries whose trial is parked (parked.c) */
 };
 
 /* grouping key of the statement's cells: (table, class) */
@@ -413,7 +415,11 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 		pending_add(p, fr, nr, e, g);
 	}
 	nr = tapas_audit_reconstructed(&batch, &fr, deadline, &why);
-	tapas_audit_trial_end(e);
+	/* kept open: committed at the next sync if the statement is logged as tried */
+	tapas_audit_trial_park(&batch);
+	p->parked = p->parked ? repalloc(p->parked, sizeof(TapasAuditEntry *) * (p->nparked + 1))
+		: palloc(sizeof(TapasAuditEntry *));
+	p->parked[p->nparked++] = e;
 	pending_add(p, fr, nr, e, g);
 	if (why != NULL)
 		incomplete_add(p, e, why);
@@ -499,6 +505,8 @@ tapas_audit_logged(TapasAuditPending *p, int64 first_log_id)
 
 	if (p == NULL)
 		return;
+	for (int i = 0; i < p->nparked; i++)
+		tapas_audit_trial_logged(p->parked[i], first_log_id);
 	unlock_tables(p);
 	action = tapas_mode == TAPAS_MODE_WARN ? TAPAS_ALERT_WARNED : TAPAS_ALERT_LOGGED;
 	if (p->nincomplete > 0)

@@ -25,12 +25,13 @@
  * rows.
  *
  * Trial.  The candidate cells (with provisional indices n, n+1, ... for
- * keys the ledger has not seen) are tried on top of the synced state, the
- * decoders look at the atoms under the trial, and the trial is always
- * rolled back: if the statement is answered, its rows come back
- * through the next sync with the indices the ledger really assigned.  So an
- * error anywhere between the decision and the ledger append leaves the
- * state exactly as logged.
+ * keys the ledger has not seen; batch.c) are tried on top of the synced
+ * state, the decoders look at the atoms under the trial, and the trial is
+ * parked (parked.c): the next sync commits it if the statement was logged
+ * exactly as tried, and otherwise rolls it back and takes the rows from
+ * the ledger with the indices it really assigned.  So an error anywhere
+ * between the decision and the ledger append leaves the state exactly as
+ * logged.
  *
  * tapas.reset(tbl) renumbers the table's dense index; a sync that finds
  * the index shorter or changed drops its rows and starts over.
@@ -129,6 +130,7 @@ tapas_audit_drop_relation(Oid relid)
 void
 tapas_audit_entry_drop(TapasAuditEntry *e)
 {
+	tapas_audit_parked_drop(e);
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	tapas_rowspace_free(e->rs);
@@ -270,6 +272,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 static void
 entry_forget_rows(TapasAuditEntry *e)
 {
+	tapas_audit_parked_drop(e);
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	e->nrows = 0;
@@ -295,6 +298,40 @@ entry_forget_rows(TapasAuditEntry *e)
 }
 
 /*
+ * Whether each row of snap belongs to e's class (palloc'd).  A statement's
+ * rows repeat a few statistic texts, so the last few texts seen and their
+ * classes are kept: a string compare instead of a hash of the text per row.
+ */
+#define CLASS_MEMO	4
+
+static bool *
+rows_in_class(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
+{
+	bool	   *in = palloc(sizeof(bool) * Max(snap->nrows, 1));
+	const char *memo_text[CLASS_MEMO] = {NULL};
+	bool		memo_in[CLASS_MEMO] = {false};
+	int			next = 0;
+
+	for (int i = 0; i < snap->nrows; i++)
+	{
+		int			m;
+
+		for (m = 0; m < CLASS_MEMO; m++)
+			if (memo_text[m] != NULL && strcmp(memo_text[m], snap->statistics[i]) == 0)
+				break;
+		if (m == CLASS_MEMO)
+		{
+			m = next;
+			next = (next + 1) % CLASS_MEMO;
+			memo_text[m] = snap->statistics[i];
+			memo_in[m] = tapas_audit_class(e->key.relid, snap->statistics[i]) == e->cls;
+		}
+		in[i] = memo_in[m];
+	}
+	return in;
+}
+
+/*
  * Takes the rows of e's class logged since e->synced from the ledger (by
  * the roles of e's scope: every role, or the session user) and adds them
  * to the row space until the deadline.  Returns false when the row space
@@ -306,8 +343,13 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	TapasLedgerFilter f;
 	TapasLedgerSnapshot *snap;
 	MemoryContext old;
+	int			adopted;
+	int			nrows0;
+	bool	   *in_class;
 
-	tapas_audit_trial_end(e);	/* left open by an error, if any */
+	/* a trial left open by an error is rolled back; a parked one may be kept */
+	if (!e->parked)
+		tapas_audit_trial_end(e);
 	memset(&f, 0, sizeof(f));
 	f.relid = e->key.relid;
 	f.statistic = NULL;			/* every spelling: the class decides */
@@ -329,6 +371,10 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		f.after_log_id = 0;
 		snap = tapas_ledger_snapshot(&f);
 	}
+	in_class = rows_in_class(e, snap);
+	/* the statement tried last, logged as tried: its rows are in rs already (parked.c) */
+	adopted = tapas_audit_parked_adopt(e, snap, in_class);
+	nrows0 = e->nrows;
 	old = MemoryContextSwitchTo(audit_cxt);
 	if (e->nrows + snap->nrows > e->maxrows)
 	{
@@ -347,7 +393,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		e->synced = Max(e->synced, snap->log_ids[i]);
 		if ((i & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (tapas_audit_class(e->key.relid, snap->statistics[i]) != e->cls)
+		if (!in_class[i])
 			continue;
 		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
 		e->answers[e->nrows] = snap->answers[i];
@@ -364,112 +410,13 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	}
 	MemoryContextSwitchTo(old);
 	tapas_ledger_snapshot_free(snap);
+	pfree(in_class);
+	if (adopted > 0 && e->rs_rows == nrows0)
+		e->rs_rows = nrows0 + adopted;	/* the adopted rows come first */
 
 	if (e->rs == NULL || e->nkeys > (int64) e->cap_n)
 		ensure_capacity(e, e->nkeys);	/* rebuild: adds every row */
 	return rowspace_add_rows(e, deadline);
-}
-
-/*
- * Builds the batch of candidate cells cell_no[0..nbatch-1] of cells for
- * entry e (synced first): dense indices, provisional ones for new keys.
- */
-bool
-tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
-						const TapasCell *cells, int ncells,
-						const int *cell_no, int nbatch, TimestampTz deadline)
-{
-	bool		complete = false;
-	HTAB	   *newkeys = NULL;
-	size_t		total = 0;
-	int64		n;
-	int64		nnew = 0;
-	int64	   *newlist = NULL;
-	int64		maxnew = 0;
-
-	memset(batch, 0, sizeof(*batch));
-	batch->entry = e;
-	batch->ncells = nbatch;
-	batch->cell_no = palloc(sizeof(int) * Max(nbatch, 1));
-	memcpy(batch->cell_no, cell_no, sizeof(int) * nbatch);
-	batch->answers = palloc(sizeof(double) * Max(nbatch, 1));
-	batch->offsets = palloc(sizeof(size_t) * (nbatch + 1));
-	for (int i = 0; i < nbatch; i++)
-		total += cells[cell_no[i]].nkeys;
-	batch->ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
-
-	for (;;)
-	{
-		complete = tapas_audit_sync(e, deadline);
-		n = e->nkeys;
-		total = 0;
-		nnew = 0;
-		if (newkeys)
-			hash_destroy(newkeys);
-		newkeys = NULL;
-		for (int i = 0; i < nbatch; i++)
-		{
-			const TapasCell *c = &cells[cell_no[i]];
-			int64	   *idx = palloc(sizeof(int64) * Max(c->nkeys, 1));
-			int64		now = tapas_ledger_key_indices(e->key.relid, c->keys, c->nkeys, idx);
-
-			if (now > n)
-			{
-				pfree(idx);
-				n = -1;			/* another backend added keys: sync again */
-				break;
-			}
-			batch->offsets[i] = total;
-			batch->answers[i] = c->answer;
-			for (int64 k = 0; k < c->nkeys; k++)
-			{
-				if (idx[k] < 0)
-				{
-					bool		found;
-					int64	   *slot;
-
-					if (newkeys == NULL)
-					{
-						HASHCTL		ctl;
-
-						memset(&ctl, 0, sizeof(ctl));
-						ctl.keysize = sizeof(int64);
-						ctl.entrysize = 2 * sizeof(int64);
-						ctl.hcxt = CurrentMemoryContext;
-						newkeys = hash_create("tapas audit new keys", 256, &ctl,
-											  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-					}
-					slot = hash_search(newkeys, &c->keys[k], HASH_ENTER, &found);
-					if (!found)
-					{
-						if (nnew == maxnew)
-						{
-							maxnew = Max(256, 2 * maxnew);
-							newlist = newlist ? repalloc_huge(newlist, sizeof(int64) * maxnew)
-								: MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * maxnew);
-						}
-						newlist[nnew] = c->keys[k];
-						slot[1] = n + nnew++;
-					}
-					idx[k] = slot[1];
-				}
-				batch->ids[total++] = (uint32) idx[k];
-			}
-			pfree(idx);
-		}
-		if (n >= 0)
-			break;
-	}
-	batch->offsets[nbatch] = total;
-	batch->n_total = n + nnew;
-	batch->keys = MemoryContextAllocHuge(CurrentMemoryContext,
-										 sizeof(int64) * Max(batch->n_total, 1));
-	memcpy(batch->keys, e->keys, sizeof(int64) * n);
-	if (nnew > 0)
-		memcpy(batch->keys + n, newlist, sizeof(int64) * nnew);
-	if (newkeys)
-		hash_destroy(newkeys);
-	return complete;
 }
 
 /*

@@ -71,6 +71,7 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
+#include "util/sort_u32.h"
 #include "recon/binmat.h"
 #include "recon/cs.h"
 #include "recon/sparse_search.h"
@@ -153,9 +154,9 @@ tapas_audit_matrix_done(TapasAuditEntry *e)
 
 /*
  * The truth's support among the batch's dense indices (sorted); its size.
- * Keys the ledger has indexed map through it; the batch's new keys
- * (indices nkeys..n_total-1) through a hash of them, so the cost is
- * O(nnz + new keys) for a dense truth too.
+ * tapas_audit_batch_indices maps the keys (the ledger's index, or the
+ * batch's new keys by one sort-merge) and a radix sort orders them, so the
+ * cost is O(nnz + new keys) for a dense truth too.
  */
 static int
 truth_support(TapasAuditBatch *batch, int64 **supp)
@@ -163,47 +164,19 @@ truth_support(TapasAuditBatch *batch, int64 **supp)
 	TapasAuditEntry *e = batch->entry;
 	int64	   *idx = MemoryContextAllocHuge(CurrentMemoryContext,
 											 sizeof(int64) * Max(e->nnz, 1));
-	int64		nnew = batch->n_total - e->nkeys;
-	HTAB	   *newkeys = NULL;
+	uint32	   *sorted;
 	int			w = 0;
 
 	*supp = idx;
-	(void) tapas_ledger_key_indices(e->key.relid, e->nz_keys, e->nnz, idx);
-	if (nnew > 0)
-	{
-		HASHCTL		ctl;
-
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(int64);
-		ctl.entrysize = 2 * sizeof(int64);
-		ctl.hcxt = CurrentMemoryContext;
-		newkeys = hash_create("tapas truth new keys", (long) Min(nnew, 1 << 20), &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		for (int64 j = e->nkeys; j < batch->n_total; j++)
-		{
-			int64	   *slot = hash_search(newkeys, &batch->keys[j], HASH_ENTER, NULL);
-
-			slot[1] = j;
-		}
-	}
-	for (int64 i = 0; i < e->nnz; i++)
-	{
-		if (idx[i] >= e->nkeys)
-			idx[i] = -1;		/* indexed after our sync: not in this batch */
-		if (idx[i] < 0 && newkeys != NULL)
-		{
-			int64	   *slot = hash_search(newkeys, &e->nz_keys[i], HASH_FIND, NULL);
-
-			if (slot != NULL)
-				idx[i] = slot[1];
-		}
-	}
+	tapas_audit_batch_indices(batch, e->nz_keys, e->nnz, idx);
+	sorted = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * 2 * Max(e->nnz, 1));
 	for (int64 i = 0; i < e->nnz; i++)
 		if (idx[i] >= 0)
-			idx[w++] = idx[i];
-	qsort(idx, w, sizeof(int64), tapas_cmp_int64);
-	if (newkeys)
-		hash_destroy(newkeys);
+			sorted[w++] = (uint32) idx[i];	/* dense indices are below 2^31 */
+	tapas_sort_u32(sorted, sorted + Max(e->nnz, 1), w);
+	for (int i = 0; i < w; i++)
+		idx[i] = sorted[i];
+	pfree(sorted);
 	return w;
 }
 

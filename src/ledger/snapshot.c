@@ -77,12 +77,37 @@ snapshot_alloc_rows(TapasLedgerSnapshot *snap, int nrows)
 	snap->covers = palloc0(sizeof(roaring_bitmap_t *) * m);
 }
 
+/*
+ * The first cell with log_id > after: cells are in increasing log_id order
+ * (an invariant of the store, lstore/ledger_validate.c), so a sync that
+ * asks for the rows since its last one looks at those only, not at every
+ * cell of the ledger.
+ */
+static uint64
+first_cell_after(const tapas_ledger_store_t *store, int64 after)
+{
+	uint64		lo = 0,
+				hi = store->ncells;
+
+	while (lo < hi)
+	{
+		uint64		mid = lo + (hi - lo) / 2;
+
+		if (tapas_ledger_store_cell(store, mid)->log_id <= after)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* copies the selected cells; called with the lock held, in snap->cxt */
 static void
 snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store, uint64 tid,
 			  const TapasLedgerFilter *f)
 {
 	uint64		stat_off = 0,
+				first,
 				i;
 	int			nrows = 0,
 				k = 0;
@@ -97,11 +122,12 @@ snapshot_fill(TapasLedgerSnapshot *snap, const tapas_ledger_store_t *store, uint
 			return;
 		}
 	}
-	for (i = 0; i < store->ncells; i++)
+	first = first_cell_after(store, f->after_log_id);
+	for (i = first; i < store->ncells; i++)
 		if (cell_selected(tapas_ledger_store_cell(store, i), tid, f, stat_off))
 			nrows++;
 	snapshot_alloc_rows(snap, nrows);
-	for (i = 0; i < store->ncells && k < nrows; i++)
+	for (i = first; i < store->ncells && k < nrows; i++)
 	{
 		const tapas_ledger_store_cell_t *c = tapas_ledger_store_cell(store, i);
 		uint32		len;

@@ -58,6 +58,12 @@ validate_batch(tapas_rowspace_t *rs, const uint32_t *ids,
 		return TAPAS_OK;		/* every row is empty: nothing to check */
 	for (i = 0; i < nrows && st == TAPAS_OK; i++)
 	{
+		/* a strictly increasing row below n (any row read from the ledger) is valid */
+		for (l = offsets[i] + 1; l < offsets[i + 1] && ids[l - 1] < ids[l]; l++)
+			;
+		if (l >= offsets[i + 1] &&
+			(offsets[i + 1] == offsets[i] || ids[offsets[i + 1] - 1] < rs->n))
+			continue;
 		for (l = offsets[i]; l < offsets[i + 1]; l++)
 		{
 			uint32_t	j = ids[l];

@@ -46,6 +46,23 @@
 #include "recon/rowspace.h"
 #include "recon/rowspace_int.h"
 
+/*
+ * sum of z[idx[i]] mod p over i < len.  The terms are below p < 2^62, so
+ * 2^64 of them fit a 128-bit accumulator: one reduction per sum instead
+ * of a conditional subtraction per term (a rebuild from the ledger sums
+ * z over every id of every row, three times).
+ */
+static inline uint64_t
+sum_z(const uint64_t *z, const uint32_t *idx, size_t len, uint64_t p)
+{
+	unsigned __int128 acc = 0;
+	size_t		i;
+
+	for (i = 0; i < len; i++)
+		acc += z[idx[i]];
+	return (uint64_t) (acc % p);
+}
+
 /* ---------------------------------------------------------------------
  * Pivot search
  * ---------------------------------------------------------------------
@@ -295,11 +312,17 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 			acc = n_addmod(acc, row[rs->bidx[l]], p);
 		rs->g[k] = acc;
 	}
-	/* M += (g / sigma) u, new column -g / sigma */
+	/*
+	 * M += (g / sigma) u, new column -g / sigma.  g and u are mostly zero
+	 * when the new row overlaps few basis rows (a GROUP BY's disjoint
+	 * cells: both are 0), so zero entries skip their multiplication: the
+	 * bordering then costs O(r) word writes instead of O(r) mulmods.
+	 */
 	for (k = 0; k < r; k++)
 	{
 		uint64_t   *row = rs->M + (size_t) k * ld;
-		uint64_t	coef = n_mulmod2_preinv(rs->g[k], sinv, p, rs->mod.ninv);
+		uint64_t	coef = rs->g[k] == 0 ? 0
+			: n_mulmod2_preinv(rs->g[k], sinv, p, rs->mod.ninv);
 
 		row[r] = n_negmod(coef, p);
 		if (coef != 0)
@@ -307,8 +330,8 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 	}
 	/* new row -u / sigma, corner 1 / sigma */
 	for (j = 0; j < r; j++)
-		newrow[j] = n_negmod(n_mulmod2_preinv(rs->u[j], sinv, p, rs->mod.ninv),
-							 p);
+		newrow[j] = rs->u[j] == 0 ? 0
+			: n_negmod(n_mulmod2_preinv(rs->u[j], sinv, p, rs->mod.ninv), p);
 	newrow[r] = sinv;
 	/* t' = [t - g t_r; t_r] with t_r = (rho . z) / sigma */
 	for (e = 0; e < NPROJ; e++)
@@ -316,9 +339,10 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 		uint64_t	tr = n_mulmod2_preinv(rz[e], sinv, p, rs->mod.ninv);
 
 		for (k = 0; k < r; k++)
-			rs->t[e][k] = n_submod(rs->t[e][k],
-								   n_mulmod2_preinv(rs->g[k], tr, p,
-													rs->mod.ninv), p);
+			if (rs->g[k] != 0)
+				rs->t[e][k] = n_submod(rs->t[e][k],
+									   n_mulmod2_preinv(rs->g[k], tr, p,
+														rs->mod.ninv), p);
 		rs->t[e][r] = tr;
 	}
 }
@@ -342,7 +366,7 @@ tapas_rowspace_downdate(tapas_rowspace_t *rs)
 
 	/* v = M21 / M22 = -u, kept in the u scratch */
 	for (j = 0; j < k; j++)
-		rs->u[j] = n_mulmod2_preinv(last[j], sigma, p, rs->mod.ninv);
+		rs->u[j] = last[j] == 0 ? 0 : n_mulmod2_preinv(last[j], sigma, p, rs->mod.ninv);
 	/* row_i -= M12[i] v, M12[i] = -g_i / sigma: the exact reverse of the
 	 * update of border_inverse, since both products are reduced mod p */
 	for (i = 0; i < k; i++)
@@ -362,16 +386,14 @@ account_new_atom(tapas_rowspace_t *rs, uint32_t b)
 {
 	uint64_t	p = rs->mod.n;
 	uint32_t	a = rs->atoms.parent[b];
-	uint32_t	k;
 	int			e;
 
 	rs->pivot_of[b] = -1;
 	for (e = 0; e < NPROJ; e++)
 	{
-		uint64_t	sum = 0;
+		uint64_t	sum = sum_z(rs->z[e], rs->atoms.order + rs->atoms.start[b],
+								rs->atoms.size[b], p);
 
-		for (k = rs->atoms.start[b]; k < rs->atoms.start[b] + rs->atoms.size[b]; k++)
-			sum = n_addmod(sum, rs->z[e][rs->atoms.order[k]], p);
 		rs->za[e][b] = sum;
 		rs->za[e][a] = n_submod(rs->za[e][a], sum, p);
 	}
@@ -408,9 +430,16 @@ append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 		uint64_t   *sb = rs->bsum[e] + (size_t) rs->r * rs->nblocks;
 
 		memset(sb, 0, rs->nblocks * sizeof(uint64_t));
-		for (i = 0; i < len; i++)
-			sb[q[i] / rs->blk] = n_addmod(sb[q[i] / rs->blk], rs->z[e][q[i]],
-										  rs->mod.n);
+		/* runs of ids in one block (all of a sorted row's) sum unreduced */
+		for (i = 0; i < len;)
+		{
+			uint32_t	b = q[i] / rs->blk;
+			unsigned __int128 acc = 0;
+
+			for (; i < len && q[i] / rs->blk == b; i++)
+				acc += rs->z[e][q[i]];
+			sb[b] = n_addmod(sb[b], (uint64_t) (acc % rs->mod.n), rs->mod.n);
+		}
 		rs->s[e][rs->r] = az[e];
 	}
 	rs->piv[rs->r] = c;
@@ -429,11 +458,9 @@ row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 
 	for (e = 0; e < NPROJ; e++)
 	{
-		uint64_t	sum = 0,
+		uint64_t	sum = sum_z(rs->z[e], q, len, p),
 					ts = 0;
 
-		for (i = 0; i < len; i++)
-			sum = n_addmod(sum, rs->z[e][q[i]], p);
 		for (i = 0; i < ninside; i++)
 		{
 			int32_t		k = rs->pivot_of[rs->inside[i]];
