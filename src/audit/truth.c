@@ -23,7 +23,8 @@
  * expression (issue 10): the gate hands every cell with the canonical
  * basis tree of its statistic (capture/basis.c), kept here per (table,
  * statistic) for the life of the backend (the basis registry), and
- * evaluated with ExecEvalExpr over a heap scan of the table.  Errors of
+ * evaluated with ExecEvalExpr over a heap scan of the table (of every
+ * partition of a partitioned table: policy/partitions.c).  Errors of
  * the evaluation are swallowed, never shown to the analyst: the class is
  * then "unusable" (identified by its text alone) and every check that
  * needs its truth fails closed (decide.c).  A statistic this backend has
@@ -45,6 +46,7 @@
 #include "access/sysattr.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -165,15 +167,14 @@ statistic_prepare(Oid relid, const char *stat, bool *sensitive)
  * ----------------------------------------------------------------
  */
 
-/* changes to relid known to this backend (shared counters + own pending) */
+/* changes to one table known to this backend (shared counters + own pending) */
 static int64
-table_change_stamp(Oid relid)
+leaf_change_stamp(Oid relid)
 {
 	PgStat_StatTabEntry *t;
 	PgStat_TableStatus *own;
 	int64		stamp = 0;
 
-	pgstat_clear_snapshot();
 	t = pgstat_fetch_stat_tabentry(relid);
 	if (t != NULL)
 		stamp += t->tuples_inserted + t->tuples_updated + t->tuples_deleted;
@@ -186,6 +187,31 @@ table_change_stamp(Oid relid)
 			stamp += x->tuples_inserted + x->tuples_updated + x->tuples_deleted;
 	}
 	return stamp;
+}
+
+/*
+ * Changes to relid known to this backend: over its leaf partitions when
+ * it is partitioned (the partitioned table itself counts nothing), each
+ * leaf's count mixed with its OID, so that a partition created, attached
+ * or dropped also moves the stamp.  A stamp that cannot be read (a
+ * partition that cannot be scanned) is -1, which never matches.
+ */
+static int64
+table_change_stamp(Oid relid)
+{
+	List	   *leaves;
+	ListCell   *lc;
+	uint64		stamp = 0;
+
+	pgstat_clear_snapshot();
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return leaf_change_stamp(relid);
+	leaves = tapas_protected_leaves(relid, AccessShareLock);
+	foreach(lc, leaves)
+		stamp += (uint64) leaf_change_stamp(lfirst_oid(lc)) +
+			hash_bytes_uint32(lfirst_oid(lc)) * UINT64CONST(0x9E3779B97F4A7C15);
+	list_free(leaves);
+	return (int64) (stamp & ~(UINT64CONST(1) << 63));
 }
 
 /* the key of the scanned row as int8 */
@@ -227,18 +253,17 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 	MemoryContextSwitchTo(caller);
 	PG_TRY();
 	{
-		Relation	rel = table_open(c->relid, AccessShareLock);
+		TapasTableScan *scan = tapas_table_scan_begin(c->relid, GetActiveSnapshot());
 		EState	   *estate = CreateExecutorState();
 		ExprContext *econtext = GetPerTupleExprContext(estate);
 		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(c->vtree), estate);
-		TupleTableSlot *slot = table_slot_create(rel, NULL);
-		TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+		TupleTableSlot *slot;
 		int64		max = 1024;
 		int64		n = 0;
 		int64	   *kv = MemoryContextAllocHuge(caller, sizeof(int64) * 2 * max);
 		uint64		rows = 0;
 
-		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		while ((slot = tapas_table_scan_next(scan)) != NULL)
 		{
 			bool		vnull,
 						knull;
@@ -266,10 +291,8 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 			memcpy(&kv[2 * n + 1], &d, sizeof(double));
 			n++;
 		}
-		table_endscan(scan);
-		ExecDropSingleTupleTableSlot(slot);
 		FreeExecutorState(estate);
-		table_close(rel, AccessShareLock);
+		tapas_table_scan_end(scan);
 
 		qsort(kv, n, 2 * sizeof(int64), cmp_key_val);
 		c->nnz = n;

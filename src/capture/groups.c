@@ -169,16 +169,15 @@ tapas_grouped_create(const TapasStatSpec *spec, List *groupcols, TupleDesc desc)
 static int
 domain_values(TapasGroupedCover *gc, GroupRow ***extra)
 {
-	Relation	rel = table_open(gc->relid, AccessShareLock);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	TapasTableScan *scan = tapas_table_scan_begin(gc->relid, GetActiveSnapshot());
+	TupleTableSlot *slot;
 	int			g = gc->dom_group;
 	int			n = 0;
 	int			max = 16;
 	uint64		rows = 0;
 
 	*extra = palloc(sizeof(GroupRow *) * max);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	while ((slot = tapas_table_scan_next(scan)) != NULL)
 	{
 		bool		isnull;
 		Datum		d = slot_getattr(slot, gc->dom_attno, &isnull);
@@ -212,9 +211,7 @@ domain_values(TapasGroupedCover *gc, GroupRow ***extra)
 		(*extra)[n]->vals[g] = isnull ? (Datum) 0 : datumCopy(d, gc->typbyval[g], gc->typlen[g]);
 		n++;
 	}
-	table_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
-	table_close(rel, AccessShareLock);
+	tapas_table_scan_end(scan);
 	return n;
 }
 

@@ -225,6 +225,8 @@ tapas_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	/* DROP EXTENSION tapas while tables are protected (policy/guard.c) */
 	tapas_guard_utility(parsetree);
+	/* ATTACH/DETACH PARTITION out of a protection (policy/partitions.c) */
+	tapas_partition_guard_utility(parsetree);
 	if (IsA(parsetree, CopyStmt))
 		check_copy((CopyStmt *) parsetree);
 	if (IsA(parsetree, TruncateStmt))

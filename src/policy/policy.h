@@ -18,8 +18,12 @@
 #include "postgres.h"
 
 #include "nodes/bitmapset.h"
+#include "executor/tuptable.h"
+#include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
 #include "utils/elog.h"
 #include "utils/relcache.h"
+#include "utils/snapshot.h"
 
 #include "policy/status_error.h"
 
@@ -55,15 +59,27 @@ extern int	tapas_internal_read;
 extern void tapas_require_admin(const char *what);
 extern void tapas_require_preloaded(void);
 
-/* One protected table, as cached per backend (protect.c). */
+/*
+ * One protected table, or one partition of a protected partitioned table,
+ * as cached per backend (protect.c, partitions.c).  A partition is audited
+ * as its protected table: relid (the ledger's identity, and the name in
+ * messages) is the protected table's, the attribute numbers are the
+ * partition's own.
+ */
 typedef struct TapasProtection
 {
-	Oid			relid;			/* hash key */
+	Oid			lookup_relid;	/* hash key: the relation looked up */
+	Oid			relid;			/* the protected table (lookup_relid, or its
+								 * protected partitioned ancestor) */
 	AttrNumber	key_attno;		/* key column (int2/int4/int8, unique, not null) */
 	Oid			key_type;		/* its type */
 	Bitmapset  *sensitive;		/* attnos of sensitive columns */
 	int			k;				/* minimum covered-set size of a cell */
 	bool		broken;			/* key column vanished: refuse every read */
+	bool		partition;		/* lookup_relid is a partition of relid */
+	bool		remapped;		/* a partition whose columns are numbered
+								 * unlike relid's, or bounded by a sensitive
+								 * column: direct reads are refused */
 } TapasProtection;
 
 /* guard.c: DROP EXTENSION tapas (and what drops it) while tables are protected */
@@ -78,5 +94,21 @@ extern Oid	tapas_cover_aggregate_oid(Oid keytype);
 extern bool tapas_is_cover_aggregate(Oid fnoid);
 extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
 extern void tapas_protection_install(void);
+
+/* partitions.c: declarative partitioning of protected tables */
+extern void tapas_partition_check_protectable(Relation rel);
+extern void tapas_partition_derive(const TapasProtection *root, Oid partid,
+								   TapasProtection *out);
+extern List *tapas_protected_leaves(Oid relid, LOCKMODE lockmode);
+extern void tapas_partition_guard_utility(Node *parsetree);
+
+/*
+ * A heap scan of every row of a protected table (every leaf partition of
+ * a partitioned one), rows in the table's own attribute numbering.
+ */
+typedef struct TapasTableScan TapasTableScan;
+extern TapasTableScan *tapas_table_scan_begin(Oid relid, Snapshot snapshot);
+extern TupleTableSlot *tapas_table_scan_next(TapasTableScan *scan);
+extern void tapas_table_scan_end(TapasTableScan *scan);
 
 #endif							/* TAPAS_POLICY_H */

@@ -4,16 +4,19 @@
  *	  The protection catalog (tapas.protection), its SQL interface and its
  *	  per-backend cache.
  *
- * tapas.protect() validates a table (plain, permanent, not partitioned, no
- * inheritance children), its key column (int2/int4/int8, NOT NULL, with a
- * unique index on exactly that column), its sensitive columns and k >= 1,
- * then upserts one row of tapas.protection through SPI.  The catalog is an
+ * tapas.protect() validates a table (plain or a partitioned root,
+ * permanent, no inheritance children), its key column (int2/int4/int8,
+ * NOT NULL, with a unique index on exactly that column), its sensitive
+ * columns and k >= 1, then upserts one row of tapas.protection through
+ * SPI.  A partitioned table's partitions, present and future, are
+ * protected with it (partitions.c).  The catalog is an
  * extension configuration table (pg_extension_config_dump), so pg_dump
  * keeps it; it stores attribute numbers for the cache and names for
  * people.
  *
  * Cache: a hash table relid -> TapasProtection in a child of
- * CacheMemoryContext, loaded on first use in a transaction by a plain heap
+ * CacheMemoryContext (partitions are added when first looked up, as their
+ * protected ancestor's entry, or as a "not protected" entry), loaded on first use in a transaction by a plain heap
  * scan of the catalog (no SPI: the planner hook calls us, and SPI would
  * recurse into it).  protect() and unprotect() send a relcache
  * invalidation for the table and for the catalog itself; the relcache
@@ -37,6 +40,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
+#include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -64,6 +68,7 @@ PG_FUNCTION_INFO_V1(tapas_sql_is_admin);
 #define ANUM_PROT_K				6
 
 static HTAB *protection_cache = NULL;	/* relid -> TapasProtection */
+static int	nprotected = 0;		/* entries of protected tables themselves */
 static MemoryContext protection_cxt = NULL; /* owns the cache; rebuilt on inval */
 static bool cache_valid = false;
 static Oid	catalog_relid = InvalidOid; /* tapas.protection, once seen */
@@ -126,6 +131,9 @@ protection_add(HeapTuple tup, TupleDesc desc)
 	if (isnull || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 		return;
 	p = hash_search(protection_cache, &relid, HASH_ENTER, NULL);
+	p->relid = relid;
+	p->partition = p->remapped = false;
+	nprotected++;
 	p->key_attno = DatumGetInt16(heap_getattr(tup, ANUM_PROT_KEY_ATTNUM, desc, &isnull));
 	p->k = DatumGetInt32(heap_getattr(tup, ANUM_PROT_K, desc, &isnull));
 	p->sensitive = NULL;
@@ -166,6 +174,7 @@ protection_load(void)
 	else
 		MemoryContextReset(protection_cxt);
 	protection_cache = NULL;
+	nprotected = 0;
 
 	/* the cache lives until the next invalidation of a protected table */
 	old = MemoryContextSwitchTo(protection_cxt);
@@ -190,15 +199,70 @@ protection_load(void)
 	cache_valid = OidIsValid(catalog_relid);
 }
 
-/* The protection of relid, or NULL when it is not protected. */
+/* the protected table's own entry for relid, or NULL */
+static TapasProtection *
+protection_own(Oid relid)
+{
+	TapasProtection *p = hash_search(protection_cache, &relid, HASH_FIND, NULL);
+
+	return p != NULL && p->relid == relid && !p->partition ? p : NULL;
+}
+
+/*
+ * Adds the entry of partition relid: its protected ancestor's, with the
+ * partition's attribute numbers (partitions.c), or "not protected"
+ * (relid InvalidOid).  Ancestors are read before the entry is made, as
+ * reading them may process invalidations (which only mark the cache).
+ */
+static TapasProtection *
+protection_add_partition(Oid relid)
+{
+	List	   *ancestors = get_partition_ancestors(relid);
+	const TapasProtection *root = NULL;
+	TapasProtection *p;
+	TapasProtection derived;
+	ListCell   *lc;
+	MemoryContext old;
+
+	foreach(lc, ancestors)
+	{
+		if ((root = protection_own(lfirst_oid(lc))) != NULL)
+			break;
+	}
+	memset(&derived, 0, sizeof(derived));
+	old = MemoryContextSwitchTo(protection_cxt);
+	if (root != NULL)
+		tapas_partition_derive(root, relid, &derived);
+	p = hash_search(protection_cache, &relid, HASH_ENTER, NULL);
+	derived.lookup_relid = relid;
+	*p = derived;
+	MemoryContextSwitchTo(old);
+	list_free(ancestors);
+	return p;
+}
+
+/*
+ * The protection of relid, or NULL when it is not protected.  A partition
+ * (at any depth) of a protected partitioned table is protected as that
+ * table: the entry's relid is the protected table's.
+ */
 const TapasProtection *
 tapas_protection_lookup(Oid relid)
 {
+	TapasProtection *p;
+
 	if (!IsTransactionState())
 		return NULL;
 	if (!cache_valid)
 		protection_load();
-	return hash_search(protection_cache, &relid, HASH_FIND, NULL);
+	p = hash_search(protection_cache, &relid, HASH_FIND, NULL);
+	if (p == NULL)
+	{
+		if (!OidIsValid(relid) || !get_rel_relispartition(relid))
+			return NULL;
+		p = protection_add_partition(relid);
+	}
+	return OidIsValid(p->relid) ? p : NULL;
 }
 
 /* true when at least one table is protected (fast exit for the hooks) */
@@ -209,7 +273,7 @@ tapas_protection_any(void)
 		return false;
 	if (!cache_valid)
 		protection_load();
-	return hash_get_num_entries(protection_cache) > 0;
+	return nprotected > 0;
 }
 
 /*
@@ -266,11 +330,21 @@ check_protectable(Relation rel)
 	const char *name = RelationGetRelationName(rel);
 	char		kind = rel->rd_rel->relkind;
 
-	if (kind == RELKIND_PARTITIONED_TABLE)
+	if (rel->rd_rel->relispartition)
+	{
+		List	   *ancestors = get_partition_ancestors(RelationGetRelid(rel));
+
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot protect partitioned table \"%s\"", name),
-				 errhint("Protect a plain table.")));
+				 errmsg("cannot protect partition \"%s\" on its own", name),
+				 errhint("Protect its partitioned table \"%s\": the protection applies to every partition.",
+						 get_rel_name(llast_oid(ancestors)))));
+	}
+	if (kind == RELKIND_PARTITIONED_TABLE)
+	{
+		tapas_partition_check_protectable(rel);
+		return;
+	}
 	if (kind != RELKIND_RELATION)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
@@ -280,8 +354,7 @@ check_protectable(Relation rel)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot protect temporary table \"%s\"", name)));
-	if (has_subclass(RelationGetRelid(rel)) || has_superclass(RelationGetRelid(rel)) ||
-		rel->rd_rel->relispartition)
+	if (has_subclass(RelationGetRelid(rel)) || has_superclass(RelationGetRelid(rel)))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot protect table \"%s\" because it takes part in inheritance or partitioning", name)));
@@ -353,6 +426,14 @@ check_key_column(Relation rel, AttrNumber attno, const char *colname)
 				 errhint("ALTER TABLE %s ALTER COLUMN %s SET NOT NULL",
 						 quote_identifier(RelationGetRelationName(rel)),
 						 quote_identifier(colname))));
+	if (!tapas_column_is_unique(rel, attno) &&
+		rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("key column \"%s\" must be unique across the partitions of \"%s\"",
+						colname, RelationGetRelationName(rel)),
+				 errdetail("A unique index of a partitioned table must contain its partition key, and tapas needs a unique index on the key column alone."),
+				 errhint("Partition the table by its key column, so that a PRIMARY KEY or UNIQUE constraint on it covers every partition.")));
 	if (!tapas_column_is_unique(rel, attno))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
