@@ -214,16 +214,33 @@ table_change_stamp(Oid relid)
 	return (int64) (stamp & ~(UINT64CONST(1) << 63));
 }
 
-/* the key of the scanned row as int8 */
+/*
+ * The record key of the scanned row (in the protected table's format): the
+ * integer key, or the record identity of a hashed key (policy/keys.c),
+ * as the capture computes it.
+ */
 static int64
-slot_key(TupleTableSlot *slot, AttrNumber attno, Oid type, bool *isnull)
+slot_key(TupleTableSlot *slot, const TapasProtection *p, bool *isnull)
 {
-	Datum		d = slot_getattr(slot, attno, isnull);
+	Datum		d;
+	Datum		values[TAPAS_MAX_KEY_COLUMNS];
+	bool		nulls[TAPAS_MAX_KEY_COLUMNS];
 
+	if (p->key_hashed)
+	{
+		*isnull = false;
+		for (int i = 0; i < p->nkeys; i++)
+		{
+			values[i] = slot_getattr(slot, p->key_attnos[i], &nulls[i]);
+			*isnull |= nulls[i];
+		}
+		return *isnull ? 0 : tapas_key_hash(p->nkeys, values, nulls, p->key_typlen, p->key_typbyval);
+	}
+	d = slot_getattr(slot, p->key_attno, isnull);
 	if (*isnull)
 		return 0;
-	return type == INT8OID ? DatumGetInt64(d) :
-		type == INT4OID ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
+	return p->key_type == INT8OID ? DatumGetInt64(d) :
+		p->key_type == INT4OID ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
 }
 
 static int
@@ -279,7 +296,7 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 			if (vnull || DatumGetFloat8(v) == 0.0)
 				continue;
 			d = DatumGetFloat8(v);
-			key = slot_key(slot, prot->key_attno, prot->key_type, &knull);
+			key = slot_key(slot, prot, &knull);
 			if (knull)
 				continue;
 			if (n == max)

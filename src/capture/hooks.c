@@ -243,6 +243,8 @@ tapas_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		else
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 									params, queryEnv, dest, qc);
+		/* an attached partition's keys join the registry (policy/keys.c) */
+		tapas_partition_after_utility(parsetree);
 	}
 	PG_FINALLY();
 	{

@@ -171,9 +171,13 @@ tapas_partition_derive(const TapasProtection *root, Oid partid, TapasProtection 
 	out->lookup_relid = partid;
 	out->partition = true;
 	out->sensitive = NULL;
-	out->key_attno = same_column(root->relid, root->key_attno, partid);
-	if (out->key_attno == InvalidAttrNumber)
-		out->broken = true;
+	for (int i = 0; i < root->nkeys; i++)
+	{
+		out->key_attnos[i] = same_column(root->relid, root->key_attnos[i], partid);
+		if (out->key_attnos[i] == InvalidAttrNumber)
+			out->broken = true;
+	}
+	out->key_attno = out->key_attnos[0];
 	while ((a = bms_next_member(root->sensitive, a)) >= 0)
 	{
 		AttrNumber	pa = same_column(root->relid, a, partid);
@@ -361,4 +365,34 @@ tapas_partition_guard_utility(Node *parsetree)
 		return;
 	foreach(lc, stmt->cmds)
 		check_partition_cmd(stmt, lfirst_node(AlterTableCmd, lc));
+}
+
+/*
+ * After ALTER TABLE ... ATTACH PARTITION succeeded: a hashed key's rows of
+ * the attached table are registered (keys.c), in the same transaction.
+ */
+void
+tapas_partition_after_utility(Node *parsetree)
+{
+	AlterTableStmt *stmt;
+	ListCell   *lc;
+
+	if (!IsA(parsetree, AlterTableStmt))
+		return;
+	stmt = (AlterTableStmt *) parsetree;
+	if (stmt->objtype != OBJECT_TABLE || !tapas_protection_any())
+		return;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+		Oid			parent;
+		Oid			child;
+
+		if (cmd->subtype != AT_AttachPartition)
+			continue;
+		parent = RangeVarGetRelid(stmt->relation, NoLock, true);
+		child = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
+		if (OidIsValid(parent) && OidIsValid(child))
+			tapas_key_register_partition(parent, child);
+	}
 }

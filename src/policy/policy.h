@@ -59,6 +59,9 @@ extern int	tapas_internal_read;
 extern void tapas_require_admin(const char *what);
 extern void tapas_require_preloaded(void);
 
+/* most columns of a composite key */
+#define TAPAS_MAX_KEY_COLUMNS	8
+
 /*
  * One protected table, or one partition of a protected partitioned table,
  * as cached per backend (protect.c, partitions.c).  A partition is audited
@@ -71,8 +74,15 @@ typedef struct TapasProtection
 	Oid			lookup_relid;	/* hash key: the relation looked up */
 	Oid			relid;			/* the protected table (lookup_relid, or its
 								 * protected partitioned ancestor) */
-	AttrNumber	key_attno;		/* key column (int2/int4/int8, unique, not null) */
+	AttrNumber	key_attno;		/* the (first) key column */
 	Oid			key_type;		/* its type */
+	int			nkeys;			/* key columns (unique together, not null) */
+	AttrNumber	key_attnos[TAPAS_MAX_KEY_COLUMNS];	/* of lookup_relid */
+	Oid			key_types[TAPAS_MAX_KEY_COLUMNS];
+	int16		key_typlen[TAPAS_MAX_KEY_COLUMNS];
+	bool		key_typbyval[TAPAS_MAX_KEY_COLUMNS];
+	bool		key_hashed;		/* records named by tapas_key_hash (keys.c),
+								 * not by one integer column */
 	Bitmapset  *sensitive;		/* attnos of sensitive columns */
 	int			k;				/* minimum covered-set size of a cell */
 	bool		broken;			/* key column vanished: refuse every read */
@@ -93,7 +103,22 @@ extern bool tapas_protection_any(void);
 extern Oid	tapas_cover_aggregate_oid(Oid keytype);
 extern bool tapas_is_cover_aggregate(Oid fnoid);
 extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
+extern bool tapas_columns_are_unique(Relation rel, const AttrNumber *attnos, int n);
 extern void tapas_protection_install(void);
+
+/* keys.c: record identity of uuid, text and composite keys */
+extern bool tapas_key_is_hashed(const TapasProtection *p);
+extern int64 tapas_key_hash(int n, const Datum *values, const bool *isnull,
+							const int16 *typlen, const bool *typbyval);
+extern char *tapas_key_text_of(int n, const Datum *values, const bool *isnull,
+							   const Oid *types);
+extern Oid	tapas_key_id_oid(void);
+extern void tapas_key_forget_oids(void);
+extern void tapas_key_check_columns(Relation rel, TapasProtection *p, const Datum *names);
+extern bool tapas_key_has_trigger(Oid relid);
+extern void tapas_key_protect(Relation rel, const TapasProtection *p);
+extern void tapas_key_unprotect(Oid relid);
+extern void tapas_key_register_partition(Oid parent, Oid child);
 
 /* partitions.c: declarative partitioning of protected tables */
 extern void tapas_partition_check_protectable(Relation rel);
@@ -101,6 +126,7 @@ extern void tapas_partition_derive(const TapasProtection *root, Oid partid,
 								   TapasProtection *out);
 extern List *tapas_protected_leaves(Oid relid, LOCKMODE lockmode);
 extern void tapas_partition_guard_utility(Node *parsetree);
+extern void tapas_partition_after_utility(Node *parsetree);
 
 /*
  * A heap scan of every row of a protected table (every leaf partition of
