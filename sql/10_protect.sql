@@ -38,7 +38,9 @@ SELECT tapas.protect('pg_class', 'oid', ARRAY[]::name[], 2);
 -- the key column
 SELECT tapas.protect('prot_ok', 'no_such_column', ARRAY['hiv'], 2);
 SELECT tapas.protect('prot_ok', 'ctid', ARRAY['hiv'], 2);
+-- a text key is accepted (its records are named by a hash: sql/24_keys)
 SELECT tapas.protect('prot_text_key', 'id', ARRAY['hiv'], 2);
+SELECT tapas.unprotect('prot_text_key');
 SELECT tapas.protect('prot_nullable', 'id', ARRAY['hiv'], 2);
 SELECT tapas.protect('prot_not_unique', 'id', ARRAY['hiv'], 2);
 SELECT tapas.protect('prot_multi', 'id', ARRAY['hiv'], 2);

@@ -23,7 +23,8 @@
  * expression (issue 10): the gate hands every cell with the canonical
  * basis tree of its statistic (capture/basis.c), kept here per (table,
  * statistic) for the life of the backend (the basis registry), and
- * evaluated with ExecEvalExpr over a heap scan of the table.  A statistic
+ * evaluated with ExecEvalExpr over a heap scan of the table (of every
+ * partition of a partitioned table: policy/partitions.c).  A statistic
  * logged by another backend gets its tree from the ledger, which keeps
  * the nodeToString of the first tree logged with each statistic
  * (ledger.h: tapas_ledger_basis): a tree tapas built, read back with
@@ -49,6 +50,7 @@
 #include "access/sysattr.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "access/table.h"
 #include "access/tableam.h"
@@ -224,15 +226,14 @@ statistic_prepare(Oid relid, const char *stat, bool *sensitive)
  * ----------------------------------------------------------------
  */
 
-/* changes to relid known to this backend (shared counters + own pending) */
+/* changes to one table known to this backend (shared counters + own pending) */
 static int64
-table_change_stamp(Oid relid)
+leaf_change_stamp(Oid relid)
 {
 	PgStat_StatTabEntry *t;
 	PgStat_TableStatus *own;
 	int64		stamp = 0;
 
-	pgstat_clear_snapshot();
 	t = pgstat_fetch_stat_tabentry(relid);
 	if (t != NULL)
 		stamp += t->tuples_inserted + t->tuples_updated + t->tuples_deleted;
@@ -247,16 +248,58 @@ table_change_stamp(Oid relid)
 	return stamp;
 }
 
-/* the key of the scanned row as int8 */
+/*
+ * Changes to relid known to this backend: over its leaf partitions when
+ * it is partitioned (the partitioned table itself counts nothing), each
+ * leaf's count mixed with its OID, so that a partition created, attached
+ * or dropped also moves the stamp.  A stamp that cannot be read (a
+ * partition that cannot be scanned) is -1, which never matches.
+ */
 static int64
-slot_key(TupleTableSlot *slot, AttrNumber attno, Oid type, bool *isnull)
+table_change_stamp(Oid relid)
 {
-	Datum		d = slot_getattr(slot, attno, isnull);
+	List	   *leaves;
+	ListCell   *lc;
+	uint64		stamp = 0;
 
+	pgstat_clear_snapshot();
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return leaf_change_stamp(relid);
+	leaves = tapas_protected_leaves(relid, AccessShareLock);
+	foreach(lc, leaves)
+		stamp += (uint64) leaf_change_stamp(lfirst_oid(lc)) +
+			hash_bytes_uint32(lfirst_oid(lc)) * UINT64CONST(0x9E3779B97F4A7C15);
+	list_free(leaves);
+	return (int64) (stamp & ~(UINT64CONST(1) << 63));
+}
+
+/*
+ * The record key of the scanned row (in the protected table's format): the
+ * integer key, or the record identity of a hashed key (policy/keys.c),
+ * as the capture computes it.
+ */
+static int64
+slot_key(TupleTableSlot *slot, const TapasProtection *p, bool *isnull)
+{
+	Datum		d;
+	Datum		values[TAPAS_MAX_KEY_COLUMNS];
+	bool		nulls[TAPAS_MAX_KEY_COLUMNS];
+
+	if (p->key_hashed)
+	{
+		*isnull = false;
+		for (int i = 0; i < p->nkeys; i++)
+		{
+			values[i] = slot_getattr(slot, p->key_attnos[i], &nulls[i]);
+			*isnull |= nulls[i];
+		}
+		return *isnull ? 0 : tapas_key_hash(p->nkeys, values, nulls, p->key_typlen, p->key_typbyval);
+	}
+	d = slot_getattr(slot, p->key_attno, isnull);
 	if (*isnull)
 		return 0;
-	return type == INT8OID ? DatumGetInt64(d) :
-		type == INT4OID ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
+	return p->key_type == INT8OID ? DatumGetInt64(d) :
+		p->key_type == INT4OID ? (int64) DatumGetInt32(d) : (int64) DatumGetInt16(d);
 }
 
 static int
@@ -286,18 +329,17 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 	MemoryContextSwitchTo(caller);
 	PG_TRY();
 	{
-		Relation	rel = table_open(c->relid, AccessShareLock);
+		TapasTableScan *scan = tapas_table_scan_begin(c->relid, GetActiveSnapshot());
 		EState	   *estate = CreateExecutorState();
 		ExprContext *econtext = GetPerTupleExprContext(estate);
 		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(c->vtree), estate);
-		TupleTableSlot *slot = table_slot_create(rel, NULL);
-		TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+		TupleTableSlot *slot;
 		int64		max = 1024;
 		int64		n = 0;
 		int64	   *kv = MemoryContextAllocHuge(caller, sizeof(int64) * 2 * max);
 		uint64		rows = 0;
 
-		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+		while ((slot = tapas_table_scan_next(scan)) != NULL)
 		{
 			bool		vnull,
 						knull;
@@ -313,7 +355,7 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 			if (vnull || DatumGetFloat8(v) == 0.0)
 				continue;
 			d = DatumGetFloat8(v);
-			key = slot_key(slot, prot->key_attno, prot->key_type, &knull);
+			key = slot_key(slot, prot, &knull);
 			if (knull)
 				continue;
 			if (n == max)
@@ -325,10 +367,8 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 			memcpy(&kv[2 * n + 1], &d, sizeof(double));
 			n++;
 		}
-		table_endscan(scan);
-		ExecDropSingleTupleTableSlot(slot);
 		FreeExecutorState(estate);
-		table_close(rel, AccessShareLock);
+		tapas_table_scan_end(scan);
 
 		qsort(kv, n, 2 * sizeof(int64), cmp_key_val);
 		c->nnz = n;

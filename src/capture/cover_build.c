@@ -31,6 +31,7 @@
 #include "optimizer/optimizer.h"
 #include "parser/parse_agg.h"
 #include "parser/parse_coerce.h"
+#include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -56,6 +57,38 @@ coerce_to(Node *expr, Oid type)
 	return r;
 }
 
+/*
+ * The key argument of a capture over the level's varno: the integer key
+ * column as int4 or int8, or for any other key (uuid, text, composite)
+ * its record identity tapas._key_id(columns) (policy/keys.c).
+ */
+static Node *
+key_argument(TapasLevelContext *lc, Oid *keytype)
+{
+	const TapasProtection *p = lc->prot;
+	Oid			relid = rt_fetch(lc->varno, lc->q->rtable)->relid;
+	List	   *args = NIL;
+
+	if (!p->key_hashed)
+	{
+		*keytype = p->key_type == INT8OID ? INT8OID : INT4OID;
+		return coerce_to((Node *) makeVar(lc->varno, p->key_attno, p->key_type, -1, InvalidOid, 0),
+						 *keytype);
+	}
+	for (int i = 0; i < p->nkeys; i++)
+	{
+		Oid			type;
+		int32		typmod;
+		Oid			coll;
+
+		get_atttypetypmodcoll(relid, p->key_attnos[i], &type, &typmod, &coll);
+		args = lappend(args, makeVar(lc->varno, p->key_attnos[i], type, typmod, coll, 0));
+	}
+	*keytype = INT8OID;
+	return (Node *) makeFuncExpr(tapas_key_id_oid(), INT8OID, args, InvalidOid, InvalidOid,
+								 COERCE_EXPLICIT_CALL);
+}
+
 static TargetEntry *
 arg_tle(Node *expr, int resno)
 {
@@ -71,7 +104,7 @@ static Node *
 add_capture(TapasLevelContext *lc, Node *v, Node *filter, Node *spec)
 {
 	Aggref	   *cover;
-	Var		   *key;
+	Node	   *key;
 	Oid			keytype;
 	ListCell   *s,
 			   *f,
@@ -86,16 +119,15 @@ add_capture(TapasLevelContext *lc, Node *v, Node *filter, Node *spec)
 	lc->filters = lappend(lc->filters, filter);
 	lc->specs = lappend(lc->specs, spec);
 
-	key = makeVar(lc->varno, lc->prot->key_attno, lc->prot->key_type, -1, InvalidOid, 0);
+	key = key_argument(lc, &keytype);
 	cover = makeNode(Aggref);
-	cover->aggfnoid = tapas_cover_aggregate_oid(lc->prot->key_type);
+	cover->aggfnoid = tapas_cover_aggregate_oid(keytype);
 	cover->aggtype = BYTEAOID;
 	cover->aggcollid = InvalidOid;
 	cover->inputcollid = InvalidOid;
 	cover->aggtranstype = InvalidOid;
-	keytype = lc->prot->key_type == INT8OID ? INT8OID : INT4OID;
 	cover->aggargtypes = list_make3_oid(keytype, FLOAT8OID, INT4OID);
-	cover->args = list_make3(arg_tle(coerce_to((Node *) key, keytype), 1),
+	cover->args = list_make3(arg_tle(key, 1),
 							 arg_tle(copyObject(v), 2),
 							 arg_tle((Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
 														Int32GetDatum(lc->info->ncovers),

@@ -300,8 +300,8 @@ static int
 domain_values(TapasGroupedCover *gc, ParamListInfo params, GroupRow ***extra)
 {
 	Relation	rel = table_open(gc->relid, AccessShareLock);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	TapasTableScan *scan = tapas_table_scan_begin(gc->relid, GetActiveSnapshot());
+	TupleTableSlot *slot;
 	EState	   *estate = CreateExecutorState();
 	DomainScan	ds;
 	uint64		rows = 0;
@@ -318,14 +318,13 @@ domain_values(TapasGroupedCover *gc, ParamListInfo params, GroupRow ***extra)
 	ds.n = 0;
 	ds.max = 16;
 	ds.extra = palloc(sizeof(GroupRow *) * ds.max);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	while ((slot = tapas_table_scan_next(scan)) != NULL)
 	{
 		if ((++rows & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 		domain_add(&ds, slot);
 	}
-	table_endscan(scan);
-	ExecDropSingleTupleTableSlot(slot);
+	tapas_table_scan_end(scan);
 	declared_values(&ds, rel);
 	FreeExecutorState(estate);
 	table_close(rel, AccessShareLock);

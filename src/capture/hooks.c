@@ -227,6 +227,8 @@ tapas_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	/* DROP EXTENSION tapas while tables are protected (policy/guard.c) */
 	tapas_guard_utility(parsetree);
+	/* ATTACH/DETACH PARTITION out of a protection (policy/partitions.c) */
+	tapas_partition_guard_utility(parsetree);
 	if (IsA(parsetree, CopyStmt))
 		check_copy((CopyStmt *) parsetree);
 	if (IsA(parsetree, TruncateStmt))
@@ -243,6 +245,8 @@ tapas_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		else
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 									params, queryEnv, dest, qc);
+		/* an attached partition's keys join the registry (policy/keys.c) */
+		tapas_partition_after_utility(parsetree);
 	}
 	PG_FINALLY();
 	{

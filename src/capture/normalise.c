@@ -484,6 +484,13 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("protected table \"%s\" has lost its key column", get_rel_name(prot->relid)),
 				 errhint("An administrator must protect it again with tapas.protect().")));
+	if (prot->remapped)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot query partition \"%s\" of protected table \"%s\" directly",
+						get_rel_name(rte->relid), get_rel_name(prot->relid)),
+				 errdetail("Its columns are numbered unlike those of the protected table."),
+				 errhint("Query \"%s\" instead.", get_rel_name(prot->relid))));
 	if (rte->securityQuals != NIL &&
 		tapas_expr_refs((Node *) rte->securityQuals, varno, prot->sensitive))
 		ereport(ERROR,

@@ -361,7 +361,7 @@ tapas_verify_level(Query *q, int varno, const TapasProtection *prot)
 				 errmsg("only aggregate queries are allowed on protected table \"%s\"", name),
 				 errdetail("Reading individual rows (SELECT *, DISTINCT, LIMIT without aggregation) is refused."),
 				 errhint("Use count(*), count(x), sum(x) or avg(x), with WHERE and GROUP BY.")));
-	if (rte->inh && has_subclass(rte->relid))
+	if (rte->inh && rte->relkind != RELKIND_PARTITIONED_TABLE && has_subclass(rte->relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("protected table \"%s\" has inheritance children", name),

@@ -18,8 +18,12 @@
 #include "postgres.h"
 
 #include "nodes/bitmapset.h"
+#include "executor/tuptable.h"
+#include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
 #include "utils/elog.h"
 #include "utils/relcache.h"
+#include "utils/snapshot.h"
 
 #include "policy/status_error.h"
 
@@ -55,15 +59,37 @@ extern int	tapas_internal_read;
 extern void tapas_require_admin(const char *what);
 extern void tapas_require_preloaded(void);
 
-/* One protected table, as cached per backend (protect.c). */
+/* most columns of a composite key */
+#define TAPAS_MAX_KEY_COLUMNS	8
+
+/*
+ * One protected table, or one partition of a protected partitioned table,
+ * as cached per backend (protect.c, partitions.c).  A partition is audited
+ * as its protected table: relid (the ledger's identity, and the name in
+ * messages) is the protected table's, the attribute numbers are the
+ * partition's own.
+ */
 typedef struct TapasProtection
 {
-	Oid			relid;			/* hash key */
-	AttrNumber	key_attno;		/* key column (int2/int4/int8, unique, not null) */
+	Oid			lookup_relid;	/* hash key: the relation looked up */
+	Oid			relid;			/* the protected table (lookup_relid, or its
+								 * protected partitioned ancestor) */
+	AttrNumber	key_attno;		/* the (first) key column */
 	Oid			key_type;		/* its type */
+	int			nkeys;			/* key columns (unique together, not null) */
+	AttrNumber	key_attnos[TAPAS_MAX_KEY_COLUMNS];	/* of lookup_relid */
+	Oid			key_types[TAPAS_MAX_KEY_COLUMNS];
+	int16		key_typlen[TAPAS_MAX_KEY_COLUMNS];
+	bool		key_typbyval[TAPAS_MAX_KEY_COLUMNS];
+	bool		key_hashed;		/* records named by tapas_key_hash (keys.c),
+								 * not by one integer column */
 	Bitmapset  *sensitive;		/* attnos of sensitive columns */
 	int			k;				/* minimum covered-set size of a cell */
 	bool		broken;			/* key column vanished: refuse every read */
+	bool		partition;		/* lookup_relid is a partition of relid */
+	bool		remapped;		/* a partition whose columns are numbered
+								 * unlike relid's, or bounded by a sensitive
+								 * column: direct reads are refused */
 } TapasProtection;
 
 /* guard.c: DROP EXTENSION tapas (and what drops it) while tables are protected */
@@ -77,6 +103,38 @@ extern bool tapas_protection_any(void);
 extern Oid	tapas_cover_aggregate_oid(Oid keytype);
 extern bool tapas_is_cover_aggregate(Oid fnoid);
 extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
+extern bool tapas_columns_are_unique(Relation rel, const AttrNumber *attnos, int n);
 extern void tapas_protection_install(void);
+
+/* keys.c: record identity of uuid, text and composite keys */
+extern bool tapas_key_is_hashed(const TapasProtection *p);
+extern int64 tapas_key_hash(int n, const Datum *values, const bool *isnull,
+							const int16 *typlen, const bool *typbyval);
+extern char *tapas_key_text_of(int n, const Datum *values, const bool *isnull,
+							   const Oid *types);
+extern Oid	tapas_key_id_oid(void);
+extern void tapas_key_forget_oids(void);
+extern void tapas_key_check_columns(Relation rel, TapasProtection *p, const Datum *names);
+extern bool tapas_key_has_trigger(Oid relid);
+extern void tapas_key_protect(Relation rel, const TapasProtection *p);
+extern void tapas_key_unprotect(Oid relid);
+extern void tapas_key_register_partition(Oid parent, Oid child);
+
+/* partitions.c: declarative partitioning of protected tables */
+extern void tapas_partition_check_protectable(Relation rel);
+extern void tapas_partition_derive(const TapasProtection *root, Oid partid,
+								   TapasProtection *out);
+extern List *tapas_protected_leaves(Oid relid, LOCKMODE lockmode);
+extern void tapas_partition_guard_utility(Node *parsetree);
+extern void tapas_partition_after_utility(Node *parsetree);
+
+/*
+ * A heap scan of every row of a protected table (every leaf partition of
+ * a partitioned one), rows in the table's own attribute numbering.
+ */
+typedef struct TapasTableScan TapasTableScan;
+extern TapasTableScan *tapas_table_scan_begin(Oid relid, Snapshot snapshot);
+extern TupleTableSlot *tapas_table_scan_next(TapasTableScan *scan);
+extern void tapas_table_scan_end(TapasTableScan *scan);
 
 #endif							/* TAPAS_POLICY_H */

@@ -39,10 +39,11 @@ COMMENT ON VIEW tapas.alerts IS
 
 CREATE VIEW tapas.alert_records AS
 	SELECT a.alert_id, a.raised_at, a.role, a.pid, a."table", a.statistic, r.record_key,
-		   a.kind, a.method, a.action, a.log_ids, a.detail, a.database, a.table_name
+		   a.kind, a.method, a.action, a.log_ids, a.detail, a.database, a.table_name,
+		   tapas.key_text(a."table", r.record_key) AS record
 	  FROM tapas.alerts a CROSS JOIN LATERAL pg_catalog.unnest(a.record_keys) AS r(record_key);
 COMMENT ON VIEW tapas.alert_records IS
-	'The records listed in the alerts: one row per alert and listed record key (the first 32 of each alert), with the alert''s columns; admin only';
+	'The records listed in the alerts: one row per alert and listed record key (the first 32 of each alert), with the alert''s columns, and the record''s key in its own type (record: tapas.key_text); admin only';
 
 CREATE FUNCTION tapas.audit(tbl regclass,
 	OUT role text, OUT statistic text, OUT record_key bigint, OUT kind text,

@@ -41,4 +41,15 @@ attack "avg and count" "SELECT avg(income) FROM pt" "SELECT sum(income) FROM pt 
 attack "count(x) with nulls" "SELECT count(diagnosis) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT count(*) FROM pt WHERE diagnosis = 'hiv' AND age <> 91"
 attack "IN-list spelling" "SELECT count(*) FILTER (WHERE diagnosis IN ('hiv')) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt WHERE age <> 91"
 attack "prepared" "SELECT sum(income) FROM pt" "PREPARE p(int) AS SELECT sum(income) FROM pt WHERE age <> \$1; EXECUTE p(91)"
+
+# issue 12: partitions, uuid and composite keys (the difference isolates id 77)
+reset() { psql -X -qAt -d rt -c "SELECT tapas.reset(t) FROM unnest(ARRAY['pt', 'ppt', 'upt', 'cpt']::regclass[]) t" >/dev/null 2>&1; }
+attack "partition vs parent" "SELECT count(*) FILTER (WHERE rare) FROM ppt_1" "SELECT count(*) FILTER (WHERE rare) FROM ppt WHERE id <= 200 AND age <> 91"
+attack "partition vs partition" "SELECT sum(income) FROM ppt_1" "SELECT sum(income) FROM ppt_1 WHERE age <> 91"
+attack "parent vs partitions" "SELECT sum(income) FROM ppt" "SELECT (SELECT sum(income) FROM ppt_1 WHERE age <> 91) + (SELECT sum(income) FROM ppt_2)"
+attack "partition, pruned parent" "SELECT count(*) FILTER (WHERE rare) FROM ppt WHERE id < 150" "SELECT count(*) FILTER (WHERE rare) FROM ppt_1 WHERE id < 150 AND id <> 77"
+attack "uuid key" "SELECT count(*) FILTER (WHERE rare) FROM upt" "SELECT count(*) FILTER (WHERE rare) FROM upt WHERE uid <> md5('p77')::uuid"
+attack "uuid key, quasi-id" "SELECT sum(income) FROM upt" "SELECT sum(income) FROM upt WHERE age <> 91"
+attack "composite key" "SELECT count(*) FILTER (WHERE rare) FROM cpt" "SELECT count(*) FILTER (WHERE rare) FROM cpt WHERE (z, name) <> (7, 'p77')"
+attack "composite, one column" "SELECT sum(income) FROM cpt WHERE z = 7" "SELECT sum(income) FROM cpt WHERE z = 7 AND name <> 'p77'"
 reset

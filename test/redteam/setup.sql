@@ -34,3 +34,18 @@ CREATE TABLE IF NOT EXISTS lookup (zip int PRIMARY KEY, region text);
 INSERT INTO lookup SELECT z, 'r' || (z % 3) FROM generate_series(0, 9) z ON CONFLICT DO NOTHING;
 GRANT SELECT ON lookup TO rt_analyst, rt_analyst2;
 GRANT ALL ON SCHEMA mal TO rt_analyst;
+-- issue 12: the same people in a partitioned table (range on id), a uuid-keyed
+-- and a composite-keyed copy; the target is still id 77 (age 91)
+DROP TABLE IF EXISTS ppt, upt, cpt CASCADE;
+CREATE TABLE ppt (LIKE pt, PRIMARY KEY (id)) PARTITION BY RANGE (id);
+CREATE TABLE ppt_1 PARTITION OF ppt FOR VALUES FROM (1) TO (201);
+CREATE TABLE ppt_2 PARTITION OF ppt FOR VALUES FROM (201) TO (401);
+INSERT INTO ppt SELECT * FROM pt;
+SELECT tapas.protect('ppt', 'id', ARRAY['rare', 'diagnosis', 'income'], 10);
+CREATE TABLE upt AS SELECT md5('p' || id)::uuid AS uid, * FROM pt;
+ALTER TABLE upt ADD PRIMARY KEY (uid);
+SELECT tapas.protect('upt', 'uid', ARRAY['rare', 'diagnosis', 'income'], 10);
+CREATE TABLE cpt AS SELECT zip AS z, 'p' || id AS name, * FROM pt;
+ALTER TABLE cpt ADD PRIMARY KEY (z, name);
+SELECT tapas.protect('cpt', ARRAY['z', 'name'], ARRAY['rare', 'diagnosis', 'income'], 10);
+GRANT SELECT ON ppt, ppt_1, ppt_2, upt, cpt TO rt_analyst, rt_analyst2;
