@@ -46,6 +46,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -110,6 +111,51 @@ tapas_audit_entry(TapasClass *cls, Oid scope_roleid)
 	return e;
 }
 
+/*
+ * The entry of a group of related classes (relations.c, joint.c): one
+ * system over (region, record) for the cells of all its classes.
+ */
+TapasAuditEntry *
+tapas_audit_joint_entry(TapasJoint *jt, Oid scope_roleid)
+{
+	TapasAuditKey key;
+	TapasAuditEntry *e;
+	bool		found;
+
+	tapas_audit_cxt();
+	memset(&key, 0, sizeof(key));
+	key.relid = jt->relid;
+	key.roleid = scope_roleid;
+	strlcpy(key.statistic, jt->name, sizeof(key.statistic));
+	e = hash_search(audit_entries, &key, HASH_ENTER, &found);
+	if (!found || !e->initialised)
+	{
+		memset(((char *) e) + sizeof(TapasAuditKey), 0,
+			   sizeof(TapasAuditEntry) - sizeof(TapasAuditKey));
+		e->reported = roaring_bitmap_create();
+		e->sync_new = roaring_bitmap_create();
+		e->initialised = true;
+	}
+	e->cls = jt->cls[0];
+	e->joint = jt;
+	return e;
+}
+
+/* drops the entries of a group of related classes that is going away */
+void
+tapas_audit_drop_joint_entries(TapasJoint *jt)
+{
+	HASH_SEQ_STATUS seq;
+	TapasAuditEntry *e;
+
+	if (audit_entries == NULL)
+		return;
+	hash_seq_init(&seq, audit_entries);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->joint == jt)
+			tapas_audit_entry_drop(e);
+}
+
 void
 tapas_audit_drop_relation(Oid relid)
 {
@@ -122,6 +168,27 @@ tapas_audit_drop_relation(Oid relid)
 	while ((e = hash_seq_search(&seq)) != NULL)
 		if (e->key.relid == relid)
 			tapas_audit_entry_drop(e);
+	tapas_audit_relations_drop(relid);
+}
+
+/*
+ * Unknowns per record of e's row space: 1 for a class, the number of
+ * regions for a group of related classes (record j of region r is the
+ * kernel's index r cap_n + j).
+ */
+int
+tapas_audit_virtual_width(const TapasAuditEntry *e)
+{
+	return e->joint != NULL ? Max(e->joint->nregions, 1) : 1;
+}
+
+/* the row's member of e (0 for a class entry), or -1: not e's row */
+static int
+entry_row_member(const TapasAuditEntry *e, const TapasClass *cls)
+{
+	if (e->joint == NULL)
+		return cls == e->cls ? 0 : -1;
+	return cls == NULL ? -1 : tapas_audit_joint_member(e->joint, cls);
 }
 
 /* frees everything the entry owns and forgets it */
@@ -143,6 +210,8 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		pfree(e->answers);
 	if (e->log_ids)
 		pfree(e->log_ids);
+	if (e->row_member)
+		pfree(e->row_member);
 	if (e->keys)
 		pfree(e->keys);
 	if (e->design_tags)
@@ -150,7 +219,11 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
 }
 
-/* rows from..to-1 of e as (ids, offsets) for the kernel (palloc'd) */
+/*
+ * rows from..to-1 of e as (ids, offsets) for the kernel (palloc'd); a row
+ * of a group of related classes is its cover times the regions of its
+ * class (joint.c).
+ */
 static void
 rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets)
 {
@@ -158,14 +231,21 @@ rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets
 
 	*offsets = palloc(sizeof(size_t) * (to - from + 1));
 	for (int i = from; i < to; i++)
-		total += roaring_bitmap_get_cardinality(e->rows[i]);
+		total += roaring_bitmap_get_cardinality(e->rows[i]) *
+			(e->joint ? pg_popcount64(e->joint->regions[e->row_member[i]]) : 1);
 	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
 	total = 0;
 	for (int i = from; i < to; i++)
 	{
+		size_t		card = roaring_bitmap_get_cardinality(e->rows[i]);
+
 		(*offsets)[i - from] = total;
 		roaring_bitmap_to_uint32_array(e->rows[i], *ids + total);
-		total += roaring_bitmap_get_cardinality(e->rows[i]);
+		if (e->joint)
+			total = tapas_audit_joint_expand(e->joint->regions[e->row_member[i]],
+											 e->cap_n, *ids, total, card);
+		else
+			total += card;
 	}
 	(*offsets)[to - from] = total;
 }
@@ -226,11 +306,15 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 			return false;
 		}
 		for (size_t i = 0; i < count; i++)
-			if (!roaring_bitmap_contains(e->reported, newly[i]))
+		{
+			uint32		j = newly[i] % e->cap_n;	/* the record of a region's unknown */
+
+			if (!roaring_bitmap_contains(e->reported, j))
 			{
-				roaring_bitmap_add(e->reported, newly[i]);
-				roaring_bitmap_add(e->sync_new, newly[i]);
+				roaring_bitmap_add(e->reported, j);
+				roaring_bitmap_add(e->sync_new, j);
 			}
+		}
 		e->rs_rows = to;
 	}
 	return true;
@@ -243,7 +327,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	const char *reason = NULL;
 	uint32		cap;
 
-	if (e->rs != NULL && need <= (int64) e->cap_n)
+	if ((e->rs != NULL || e->rs_broken) && e->cap_n > 0 && need <= (int64) e->cap_n)
 		return;
 	if (need >= (int64) PG_INT32_MAX / 2)
 		ereport(ERROR,
@@ -252,8 +336,21 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 						get_rel_name(e->key.relid))));
 	cap = (uint32) Max(1024, need + need / 4 + 64);
 	tapas_rowspace_free(e->rs);
-	e->rs = tapas_rowspace_create(cap, tapas_audit_prime(), TAPAS_ROWSPACE_RANK_MAX,
-								  &audit_rng, &reason);
+	e->rs = NULL;
+	if ((int64) cap * tapas_audit_virtual_width(e) > TAPAS_JOINT_MAX_UNKNOWNS)
+	{
+		/* a group of related classes too wide to audit: fail closed */
+		e->cap_n = cap;
+		e->rs_broken = true;
+		e->rs_rows = 0;
+		ereport(LOG_SERVER_ONLY,
+				(errmsg("tapas: joint audit of table \"%s\" needs %lld unknowns for \"%s\", more than its limit",
+						get_rel_name(e->key.relid),
+						(long long) cap * tapas_audit_virtual_width(e), e->key.statistic)));
+		return;
+	}
+	e->rs = tapas_rowspace_create(cap * tapas_audit_virtual_width(e), tapas_audit_prime(),
+								  TAPAS_ROWSPACE_RANK_MAX, &audit_rng, &reason);
 	if (e->rs == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -304,6 +401,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	TapasLedgerFilter f;
 	TapasLedgerSnapshot *snap;
 	MemoryContext old;
+	int			member;
 
 	tapas_audit_trial_end(e);	/* left open by an error, if any */
 	memset(&f, 0, sizeof(f));
@@ -338,6 +436,8 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 			: palloc(sizeof(double) * newmax);
 		e->log_ids = e->log_ids ? repalloc(e->log_ids, sizeof(int64) * newmax)
 			: palloc(sizeof(int64) * newmax);
+		e->row_member = e->row_member ? repalloc(e->row_member, sizeof(int16) * newmax)
+			: palloc(sizeof(int16) * newmax);
 		e->maxrows = newmax;
 	}
 	for (int i = 0; i < snap->nrows; i++)
@@ -345,8 +445,10 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		e->synced = Max(e->synced, snap->log_ids[i]);
 		if ((i & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (tapas_audit_class(e->key.relid, snap->statistics[i]) != e->cls)
+		member = entry_row_member(e, tapas_audit_class(e->key.relid, snap->statistics[i]));
+		if (member < 0)
 			continue;
+		e->row_member[e->nrows] = (int16) member;
 		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
 		e->answers[e->nrows] = snap->answers[i];
 		e->log_ids[e->nrows] = snap->log_ids[i];
@@ -365,6 +467,18 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 
 	if (e->rs == NULL || e->nkeys > (int64) e->cap_n)
 		ensure_capacity(e, e->nkeys);	/* rebuild: adds every row */
+	return rowspace_add_rows(e, deadline);
+}
+
+/*
+ * Makes e's row space ready for a batch over n_total records: room for
+ * them, and every copied row added (until the deadline).  False when the
+ * test cannot run: rows left at the deadline, the rank or size limit.
+ */
+bool
+tapas_audit_rowspace_ready(TapasAuditEntry *e, int64 n_total, TimestampTz deadline)
+{
+	ensure_capacity(e, n_total);
 	return rowspace_add_rows(e, deadline);
 }
 
@@ -490,8 +604,7 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
 	int			nf = 0;
 
 	*found = NULL;
-	ensure_capacity(e, batch->n_total);
-	if (!rowspace_add_rows(e, deadline))
+	if (!tapas_audit_rowspace_ready(e, batch->n_total, deadline))
 		return -1;
 	if (batch->ncells == 0)
 		return 0;
