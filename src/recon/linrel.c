@@ -172,6 +172,15 @@ double_mod(double v, nmod_t mod, uint64_t *out)
 		*out = 0;
 		return 1;
 	}
+	if (fabs(v) < 4.0e18 && v == trunc(v))
+	{
+		/* an integer: the common case */
+		int64_t		iv = (int64_t) v;
+
+		r = (uint64_t) (iv < 0 ? -iv : iv) % mod.n;
+		*out = iv < 0 ? nmod_neg(r, mod) : r;
+		return 1;
+	}
 	f = frexp(v, &e);
 	m = (int64_t) ldexp(f, 53);
 	e -= 53;
