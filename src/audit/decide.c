@@ -64,8 +64,17 @@ int			tapas_audit_budget_ms = 300;
 int			tapas_audit_scope = TAPAS_SCOPE_ALL;
 int			tapas_min_candidates = 10;
 
-/* the row-space sync's time floor per group, whatever tapas.audit_budget_ms */
-#define SYNC_FLOOR_MS		1000
+/*
+ * The row-space sync's time floor per group, whatever tapas.audit_budget_ms.
+ * A statement takes over only the few rows logged since the last one, in
+ * far less; the floor matters when a backend rebuilds its state from the
+ * ledger (its first statement on the table, after a reconnect): 1,000
+ * attack rows over 100,000 records take seconds.  Doing that in one
+ * statement (cancellable) costs one slow answer; a short floor made each of
+ * the next several statements fail closed (TP004) after a second of
+ * rebuilding, the reconnect denial of service.
+ */
+#define SYNC_FLOOR_MS		10000
 
 /* field4 of tapas's advisory-style lock tags (SQL advisory locks use 1, 2) */
 #define TAPAS_LOCK_FIELD4	0x7461
