@@ -18,5 +18,14 @@ attack "difference income sum" "SELECT sum(income) FROM pt" "SELECT sum(income) 
 attack "difference income spell" "SELECT sum(income) FROM pt" "SELECT sum(coalesce(income, 0)) FROM pt WHERE age <> 91"
 attack "difference avg" "SELECT avg(income), count(income) FROM pt" "SELECT sum(income) FROM pt WHERE age < 91"
 attack "collusion 2 roles" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" rt_analyst2
-attack "complement filters" "SELECT count(*) FILTER (WHERE rare AND income > 3000) + 0 FROM pt" "SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM pt WHERE age <> 91"
+attack3() {	# attack3 NAME Q0 Q1 Q2: Q0, Q1 answered, then Q2; Q2 answered = leak
+	reset
+	q "$2" >/dev/null; a=$(q "$3"); b=$(q "$4")
+	if echo "$b" | grep -q ERROR; then v="refused $(echo "$b" | grep -oE 'ERROR:  [0-9A-Z]{5}' | cut -c9-)"; else v="answered  <== LEAK"; fi
+	printf '%-28s %s\n' "$1" "$v"
+}
+# rare over everyone minus (rare AND hi) and (rare AND NOT hi) over everyone but 91 = rare of the 91-year-old
+attack3 "complement filters" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM pt WHERE age <> 91"
+attack3 "complement sums" "SELECT sum(income) FROM pt" "SELECT sum(income) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT sum(income) FILTER (WHERE NOT rare) FROM pt WHERE age <> 91"
+attack3 "scaled class" "SELECT sum(rare::int * 2) FROM pt" "SELECT 1" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
 reset
