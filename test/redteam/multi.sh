@@ -29,3 +29,8 @@ attack3 "complement filters" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELE
 attack3 "complement sums" "SELECT sum(income) FROM pt" "SELECT sum(income) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT sum(income) FILTER (WHERE NOT rare) FROM pt WHERE age <> 91"
 attack3 "scaled class" "SELECT sum(rare::int * 2) FROM pt" "SELECT 1" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
 reset
+# more relations between classes (issue 11 item 1), each over separate connections
+attack3 "complement filters, sum" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt" "SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack3 "income split, avg" "SELECT avg(income) FILTER (WHERE rare) FROM pt" "SELECT avg(income) FILTER (WHERE NOT rare) FROM pt" "SELECT avg(income) FROM pt WHERE age <> 91"
+attack3 "split in three" "SELECT count(*) FILTER (WHERE rare AND income < 2000) FROM pt" "SELECT count(*) FILTER (WHERE rare AND income >= 2000) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare) FROM pt"
+reset
