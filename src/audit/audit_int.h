@@ -26,6 +26,8 @@
 
 #include <roaring/roaring.h>
 
+#include "nodes/pg_list.h"
+
 #include "audit/audit.h"
 #include "recon/rowspace.h"
 
@@ -70,11 +72,30 @@ typedef struct TapasClass
 	bool		binary;			/* every v in {0, 1} */
 } TapasClass;
 
+/*
+ * A group of related classes (relations.c): classes whose truth vectors
+ * take part in a linear relation, audited as one joint system (joint.c)
+ * over the unknowns (region, record), where class cls[i] is the sum of the
+ * regions in regions[i] (recon/linrel.h).  Kept per backend and table.
+ */
+typedef struct TapasJoint
+{
+	Oid			relid;
+	int			ncls;
+	TapasClass **cls;			/* [ncls] the related classes */
+	uint64	   *regions;		/* [ncls] bit r: region r holds the class */
+	int			nregions;		/* G, or -1: no 0/1 coordinates (fail closed) */
+	char	   *name;			/* key.statistic of its entries */
+} TapasJoint;
+
 struct TapasAuditEntry
 {
 	TapasAuditKey key;			/* hash key: must be first */
 	bool		initialised;
 	TapasClass *cls;			/* the class of the entry (key.statistic = cls->rep) */
+	TapasJoint *joint;			/* or the group of related classes (key.statistic
+								 * = joint->name; cls = its first class) */
+	int16	   *row_member;		/* [maxrows] joint: class of each row in joint->cls */
 
 	/* row space (determined.c) */
 	tapas_rowspace_t *rs;		/* over dense indices 0..cap_n-1 */
@@ -185,6 +206,27 @@ extern bool tapas_audit_truth_unknown(Oid relid, const char **statistic);
 
 /* determined.c: drops every entry of relid (its classes are about to go) */
 extern void tapas_audit_drop_relation(Oid relid);
+extern TapasAuditEntry *tapas_audit_joint_entry(TapasJoint *jt, Oid scope_roleid);
+extern void tapas_audit_drop_joint_entries(TapasJoint *jt);
+extern bool tapas_audit_rowspace_ready(TapasAuditEntry *e, int64 n_total,
+									   TimestampTz deadline);
+extern int	tapas_audit_virtual_width(const TapasAuditEntry *e);
+extern List *tapas_audit_table_classes(Oid relid);
+
+/* relations.c */
+extern TapasJoint *tapas_audit_joint_of(Oid relid, const TapasClass *cls);
+extern int	tapas_audit_joint_member(const TapasJoint *jt, const TapasClass *cls);
+extern void tapas_audit_relations_drop(Oid relid);
+
+/* joint.c */
+
+/* most unknowns (regions x records) of a joint system: about 80 bytes each */
+#define TAPAS_JOINT_MAX_UNKNOWNS	(INT64CONST(1) << 21)
+
+extern size_t tapas_audit_joint_expand(uint64 regions, uint32 cap_n, uint32 *ids,
+									   size_t at, size_t card);
+extern int	tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,
+										 TapasFinding **found, TimestampTz deadline);
 
 /* reconstructed.c */
 extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,

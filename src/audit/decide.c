@@ -64,8 +64,17 @@ int			tapas_audit_budget_ms = 300;
 int			tapas_audit_scope = TAPAS_SCOPE_ALL;
 int			tapas_min_candidates = 10;
 
-/* the row-space sync's time floor per group, whatever tapas.audit_budget_ms */
-#define SYNC_FLOOR_MS		1000
+/*
+ * The row-space sync's time floor per group, whatever tapas.audit_budget_ms.
+ * A statement takes over only the few rows logged since the last one, in
+ * far less; the floor matters when a backend rebuilds its state from the
+ * ledger (its first statement on the table, after a reconnect): 1,000
+ * attack rows over 100,000 records take seconds.  Doing that in one
+ * statement (cancellable) costs one slow answer; a short floor made each of
+ * the next several statements fail closed (TP004) after a second of
+ * rebuilding, the reconnect denial of service.
+ */
+#define SYNC_FLOOR_MS		10000
 
 /* field4 of tapas's advisory-style lock tags (SQL advisory locks use 1, 2) */
 #define TAPAS_LOCK_FIELD4	0x7461
@@ -427,6 +436,102 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 		p->relid = e->key.relid;
 }
 
+/* ----------------------------------------------------------------
+ *		Groups of related classes (relations.c, joint.c)
+ * ----------------------------------------------------------------
+ */
+
+/* the statement's cells of one group of related classes */
+typedef struct JointCells
+{
+	TapasJoint *jt;
+	Group		g;				/* cell_no of the cells of the group's classes */
+	int16	   *member;			/* [g.n] class of each cell in jt->cls */
+} JointCells;
+
+/* the groups of related classes the statement's cells touch */
+static List *
+joint_cells(List *groups)
+{
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	foreach(lc, groups)
+	{
+		Group	   *g = lfirst(lc);
+		TapasJoint *jt = tapas_audit_joint_of(g->key.relid, g->key.cls);
+		JointCells *jc = NULL;
+		ListCell   *lc2;
+		int16		m;
+
+		if (jt == NULL)
+			continue;
+		foreach(lc2, out)
+			if (((JointCells *) lfirst(lc2))->jt == jt)
+				jc = lfirst(lc2);
+		if (jc == NULL)
+		{
+			jc = palloc0(sizeof(JointCells));
+			jc->jt = jt;
+			jc->g.key = g->key;
+			out = lappend(out, jc);
+		}
+		m = (int16) tapas_audit_joint_member(jt, g->key.cls);
+		jc->g.cell_no = jc->g.cell_no
+			? repalloc(jc->g.cell_no, sizeof(int) * (jc->g.n + g->n))
+			: palloc(sizeof(int) * g->n);
+		jc->member = jc->member
+			? repalloc(jc->member, sizeof(int16) * (jc->g.n + g->n))
+			: palloc(sizeof(int16) * g->n);
+		for (int i = 0; i < g->n; i++)
+		{
+			jc->g.cell_no[jc->g.n] = g->cell_no[i];
+			jc->member[jc->g.n++] = m;
+		}
+	}
+	return out;
+}
+
+/*
+ * The joint row-space test of one group of related classes: its cells
+ * of every class are rows of one system (joint.c).  A group without 0/1
+ * coordinates, or too wide, cannot be audited: incomplete.
+ */
+static void
+audit_joint(TapasAuditPending *p, JointCells *jc, const TapasCell *cells,
+			int ncells, TimestampTz deadline)
+{
+	TapasAuditEntry *e = tapas_audit_joint_entry(jc->jt, scope_roleid());
+	TapasAuditBatch batch;
+	TapasFinding *fd;
+	int			nd;
+	bool		complete;
+	TimestampTz rs_deadline = Max(deadline,
+								  TimestampTzPlusMilliseconds(GetCurrentTimestamp(), SYNC_FLOOR_MS));
+
+	if (jc->jt->nregions < 1)
+	{
+		incomplete_add(p, e, "related classes have no 0/1 coordinates for the joint row-space test");
+		return;
+	}
+	complete = tapas_audit_build_batch(&batch, e, cells, ncells, jc->g.cell_no, jc->g.n,
+									   rs_deadline);
+	alert_synced(e);
+	nd = complete ? tapas_audit_joint_determined(&batch, jc->member, &fd, rs_deadline) : -1;
+	if (nd < 0)
+	{
+		tapas_audit_trial_end(e);
+		incomplete_add(p, e, e->rs_broken
+					   ? "the joint row-space test of related classes reached its size or rank limit"
+					   : "the joint audit state was not rebuilt from the ledger within the budget");
+		return;
+	}
+	pending_add(p, fd, nd, e, &jc->g);
+	tapas_audit_trial_end(e);
+	if (p->n > 0)
+		p->relid = e->key.relid;
+}
+
 /* deny mode: alerts for the findings and TP001 */
 static void
 deny_isolated(TapasAuditPending *p)
@@ -489,6 +594,17 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 
 		CHECK_FOR_INTERRUPTS();
 		audit_group(p, lfirst(lc), cells, ncells, share);
+	}
+
+	/*
+	 * Then the groups of related classes, once every group's sync has
+	 * classed the statistics logged on its table (relations.c sees them
+	 * all).
+	 */
+	foreach(lc, joint_cells(groups))
+	{
+		CHECK_FOR_INTERRUPTS();
+		audit_joint(p, lfirst(lc), cells, ncells, deadline);
 	}
 	if (tapas_mode == TAPAS_MODE_DENY && p->n > 0)
 		deny_isolated(p);

@@ -47,6 +47,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -112,6 +113,51 @@ tapas_audit_entry(TapasClass *cls, Oid scope_roleid)
 	return e;
 }
 
+/*
+ * The entry of a group of related classes (relations.c, joint.c): one
+ * system over (region, record) for the cells of all its classes.
+ */
+TapasAuditEntry *
+tapas_audit_joint_entry(TapasJoint *jt, Oid scope_roleid)
+{
+	TapasAuditKey key;
+	TapasAuditEntry *e;
+	bool		found;
+
+	tapas_audit_cxt();
+	memset(&key, 0, sizeof(key));
+	key.relid = jt->relid;
+	key.roleid = scope_roleid;
+	strlcpy(key.statistic, jt->name, sizeof(key.statistic));
+	e = hash_search(audit_entries, &key, HASH_ENTER, &found);
+	if (!found || !e->initialised)
+	{
+		memset(((char *) e) + sizeof(TapasAuditKey), 0,
+			   sizeof(TapasAuditEntry) - sizeof(TapasAuditKey));
+		e->reported = roaring_bitmap_create();
+		e->sync_new = roaring_bitmap_create();
+		e->initialised = true;
+	}
+	e->cls = jt->cls[0];
+	e->joint = jt;
+	return e;
+}
+
+/* drops the entries of a group of related classes that is going away */
+void
+tapas_audit_drop_joint_entries(TapasJoint *jt)
+{
+	HASH_SEQ_STATUS seq;
+	TapasAuditEntry *e;
+
+	if (audit_entries == NULL)
+		return;
+	hash_seq_init(&seq, audit_entries);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->joint == jt)
+			tapas_audit_entry_drop(e);
+}
+
 void
 tapas_audit_drop_relation(Oid relid)
 {
@@ -124,6 +170,27 @@ tapas_audit_drop_relation(Oid relid)
 	while ((e = hash_seq_search(&seq)) != NULL)
 		if (e->key.relid == relid)
 			tapas_audit_entry_drop(e);
+	tapas_audit_relations_drop(relid);
+}
+
+/*
+ * Unknowns per record of e's row space: 1 for a class, the number of
+ * regions for a group of related classes (record j of region r is the
+ * kernel's index r cap_n + j).
+ */
+int
+tapas_audit_virtual_width(const TapasAuditEntry *e)
+{
+	return e->joint != NULL ? Max(e->joint->nregions, 1) : 1;
+}
+
+/* the row's member of e (0 for a class entry), or -1: not e's row */
+static int
+entry_row_member(const TapasAuditEntry *e, const TapasClass *cls)
+{
+	if (e->joint == NULL)
+		return cls == e->cls ? 0 : -1;
+	return cls == NULL ? -1 : tapas_audit_joint_member(e->joint, cls);
 }
 
 /* frees everything the entry owns and forgets it */
@@ -146,6 +213,8 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		pfree(e->answers);
 	if (e->log_ids)
 		pfree(e->log_ids);
+	if (e->row_member)
+		pfree(e->row_member);
 	if (e->keys)
 		pfree(e->keys);
 	if (e->design_tags)
@@ -153,7 +222,11 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
 }
 
-/* rows from..to-1 of e as (ids, offsets) for the kernel (palloc'd) */
+/*
+ * rows from..to-1 of e as (ids, offsets) for the kernel (palloc'd); a row
+ * of a group of related classes is its cover times the regions of its
+ * class (joint.c).
+ */
 static void
 rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets)
 {
@@ -161,14 +234,21 @@ rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets
 
 	*offsets = palloc(sizeof(size_t) * (to - from + 1));
 	for (int i = from; i < to; i++)
-		total += roaring_bitmap_get_cardinality(e->rows[i]);
+		total += roaring_bitmap_get_cardinality(e->rows[i]) *
+			(e->joint ? pg_popcount64(e->joint->regions[e->row_member[i]]) : 1);
 	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
 	total = 0;
 	for (int i = from; i < to; i++)
 	{
+		size_t		card = roaring_bitmap_get_cardinality(e->rows[i]);
+
 		(*offsets)[i - from] = total;
 		roaring_bitmap_to_uint32_array(e->rows[i], *ids + total);
-		total += roaring_bitmap_get_cardinality(e->rows[i]);
+		if (e->joint)
+			total = tapas_audit_joint_expand(e->joint->regions[e->row_member[i]],
+											 e->cap_n, *ids, total, card);
+		else
+			total += card;
 	}
 	(*offsets)[to - from] = total;
 }
@@ -230,11 +310,15 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 			return false;
 		}
 		for (size_t i = 0; i < count; i++)
-			if (!roaring_bitmap_contains(e->reported, newly[i]))
+		{
+			uint32		j = newly[i] % e->cap_n;	/* the record of a region's unknown */
+
+			if (!roaring_bitmap_contains(e->reported, j))
 			{
-				roaring_bitmap_add(e->reported, newly[i]);
-				roaring_bitmap_add(e->sync_new, newly[i]);
+				roaring_bitmap_add(e->reported, j);
+				roaring_bitmap_add(e->sync_new, j);
 			}
+		}
 		e->rs_rows = to;
 	}
 	return true;
@@ -247,7 +331,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	const char *reason = NULL;
 	uint32		cap;
 
-	if (e->rs != NULL && need <= (int64) e->cap_n)
+	if ((e->rs != NULL || e->rs_broken) && e->cap_n > 0 && need <= (int64) e->cap_n)
 		return;
 	if (need >= (int64) PG_INT32_MAX / 2)
 		ereport(ERROR,
@@ -256,8 +340,21 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 						get_rel_name(e->key.relid))));
 	cap = (uint32) Max(1024, need + need / 4 + 64);
 	tapas_rowspace_free(e->rs);
-	e->rs = tapas_rowspace_create(cap, tapas_audit_prime(), TAPAS_ROWSPACE_RANK_MAX,
-								  &audit_rng, &reason);
+	e->rs = NULL;
+	if ((int64) cap * tapas_audit_virtual_width(e) > TAPAS_JOINT_MAX_UNKNOWNS)
+	{
+		/* a group of related classes too wide to audit: fail closed */
+		e->cap_n = cap;
+		e->rs_broken = true;
+		e->rs_rows = 0;
+		ereport(LOG_SERVER_ONLY,
+				(errmsg("tapas: joint audit of table \"%s\" needs %lld unknowns for \"%s\", more than its limit",
+						get_rel_name(e->key.relid),
+						(long long) cap * tapas_audit_virtual_width(e), e->key.statistic)));
+		return;
+	}
+	e->rs = tapas_rowspace_create(cap * tapas_audit_virtual_width(e), tapas_audit_prime(),
+								  TAPAS_ROWSPACE_RANK_MAX, &audit_rng, &reason);
 	if (e->rs == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -298,18 +395,20 @@ entry_forget_rows(TapasAuditEntry *e)
 }
 
 /*
- * Whether each row of snap belongs to e's class (palloc'd).  A statement's
+ * Each row of snap's member index in e (palloc'd): 0 for e's class, the
+ * class's index in a group of related classes, -1 for a row e does not
+ * take.  A statement's
  * rows repeat a few statistic texts, so the last few texts seen and their
  * classes are kept: a string compare instead of a hash of the text per row.
  */
 #define CLASS_MEMO	4
 
-static bool *
-rows_in_class(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
+static int16 *
+rows_member(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
 {
-	bool	   *in = palloc(sizeof(bool) * Max(snap->nrows, 1));
+	int16	   *member = palloc(sizeof(int16) * Max(snap->nrows, 1));
 	const char *memo_text[CLASS_MEMO] = {NULL};
-	bool		memo_in[CLASS_MEMO] = {false};
+	int16		memo_member[CLASS_MEMO] = {0};
 	int			next = 0;
 
 	for (int i = 0; i < snap->nrows; i++)
@@ -324,11 +423,12 @@ rows_in_class(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
 			m = next;
 			next = (next + 1) % CLASS_MEMO;
 			memo_text[m] = snap->statistics[i];
-			memo_in[m] = tapas_audit_class(e->key.relid, snap->statistics[i]) == e->cls;
+			memo_member[m] = (int16) entry_row_member(e, tapas_audit_class(e->key.relid,
+																		  snap->statistics[i]));
 		}
-		in[i] = memo_in[m];
+		member[i] = memo_member[m];
 	}
-	return in;
+	return member;
 }
 
 /*
@@ -345,6 +445,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	MemoryContext old;
 	int			adopted;
 	int			nrows0;
+	int16	   *member;
 	bool	   *in_class;
 
 	/* a trial left open by an error is rolled back; a parked one may be kept */
@@ -371,9 +472,22 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		f.after_log_id = 0;
 		snap = tapas_ledger_snapshot(&f);
 	}
-	in_class = rows_in_class(e, snap);
-	/* the statement tried last, logged as tried: its rows are in rs already (parked.c) */
-	adopted = tapas_audit_parked_adopt(e, snap, in_class);
+	member = rows_member(e, snap);
+	in_class = palloc(sizeof(bool) * Max(snap->nrows, 1));
+	for (int i = 0; i < snap->nrows; i++)
+		in_class[i] = member[i] >= 0;
+	/*
+	 * The statement tried last, logged as tried: its rows are in rs already
+	 * (parked.c).  Not for a group of related classes, whose rows expand
+	 * over regions (joint.c): its trial is rolled back and redone.
+	 */
+	if (e->joint == NULL)
+		adopted = tapas_audit_parked_adopt(e, snap, in_class);
+	else
+	{
+		tapas_audit_parked_drop(e);
+		adopted = 0;
+	}
 	nrows0 = e->nrows;
 	old = MemoryContextSwitchTo(audit_cxt);
 	if (e->nrows + snap->nrows > e->maxrows)
@@ -386,6 +500,8 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 			: palloc(sizeof(double) * newmax);
 		e->log_ids = e->log_ids ? repalloc(e->log_ids, sizeof(int64) * newmax)
 			: palloc(sizeof(int64) * newmax);
+		e->row_member = e->row_member ? repalloc(e->row_member, sizeof(int16) * newmax)
+			: palloc(sizeof(int16) * newmax);
 		e->maxrows = newmax;
 	}
 	for (int i = 0; i < snap->nrows; i++)
@@ -393,8 +509,9 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		e->synced = Max(e->synced, snap->log_ids[i]);
 		if ((i & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (!in_class[i])
+		if (member[i] < 0)
 			continue;
+		e->row_member[e->nrows] = member[i];
 		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
 		e->answers[e->nrows] = snap->answers[i];
 		e->log_ids[e->nrows] = snap->log_ids[i];
@@ -411,11 +528,24 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	MemoryContextSwitchTo(old);
 	tapas_ledger_snapshot_free(snap);
 	pfree(in_class);
+	pfree(member);
 	if (adopted > 0 && e->rs_rows == nrows0)
 		e->rs_rows = nrows0 + adopted;	/* the adopted rows come first */
 
 	if (e->rs == NULL || e->nkeys > (int64) e->cap_n)
 		ensure_capacity(e, e->nkeys);	/* rebuild: adds every row */
+	return rowspace_add_rows(e, deadline);
+}
+
+/*
+ * Makes e's row space ready for a batch over n_total records: room for
+ * them, and every copied row added (until the deadline).  False when the
+ * test cannot run: rows left at the deadline, the rank or size limit.
+ */
+bool
+tapas_audit_rowspace_ready(TapasAuditEntry *e, int64 n_total, TimestampTz deadline)
+{
+	ensure_capacity(e, n_total);
 	return rowspace_add_rows(e, deadline);
 }
 
@@ -439,8 +569,7 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
 	int			nf = 0;
 
 	*found = NULL;
-	ensure_capacity(e, batch->n_total);
-	if (!rowspace_add_rows(e, deadline))
+	if (!tapas_audit_rowspace_ready(e, batch->n_total, deadline))
 		return -1;
 	if (batch->ncells == 0)
 		return 0;

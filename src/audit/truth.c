@@ -534,6 +534,13 @@ relation_classes(Oid relid, bool check)
 	return r;
 }
 
+/* the classes of relid known to this backend, in order of creation (relations.c) */
+List *
+tapas_audit_table_classes(Oid relid)
+{
+	return relation_classes(relid, false)->classes;
+}
+
 void
 tapas_audit_classes_check(Oid relid)
 {

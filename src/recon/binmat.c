@@ -312,6 +312,19 @@ tapas_binmat_colbytes_free(tapas_binmat_colbytes_t *P)
 	tapas_free(P);
 }
 
+/*
+ * Bits set in a byte.  A table, not __builtin_popcount: the baseline
+ * x86-64 build has no POPCNT, so the builtin is a libgcc call per byte
+ * (a fifth of an audited attack statement at n = 100,000, m = 1,000).
+ */
+#define PC2(k)	(k), (k) + 1, (k) + 1, (k) + 2
+#define PC4(k)	PC2(k), PC2((k) + 1), PC2((k) + 1), PC2((k) + 2)
+#define PC6(k)	PC4(k), PC4((k) + 1), PC4((k) + 1), PC4((k) + 2)
+static const uint8_t popcount8[256] = {PC6(0), PC6(1), PC6(1), PC6(2)};
+#undef PC2
+#undef PC4
+#undef PC6
+
 void
 tapas_binmat_colbytes_weights(const tapas_binmat_colbytes_t *P, size_t *counts)
 {
@@ -324,7 +337,7 @@ tapas_binmat_colbytes_weights(const tapas_binmat_colbytes_t *P, size_t *counts)
 		const uint8_t *pg = P->p + g * P->n;
 
 		for (j = 0; j < P->n; j++)
-			counts[j] += (size_t) __builtin_popcount(pg[j]);
+			counts[j] += popcount8[pg[j]];
 	}
 }
 

@@ -151,6 +151,23 @@ extern int	tapas_rowspace_is_determined(const tapas_rowspace_t *rs,
 extern const uint32_t *tapas_rowspace_determined(const tapas_rowspace_t *rs,
 												 size_t *count);
 
+/* --- rowspace_span.c: membership of a 0/1 vector --- */
+
+/* longest vector tapas_rowspace_contains accepts */
+#define TAPAS_ROWSPACE_SPAN_MAX	64
+
+/*
+ * 1 if the 0/1 vector w with support ids[0..len) (distinct, < n, len <=
+ * TAPAS_ROWSPACE_SPAN_MAX) lies in the row space of the rows so far (an
+ * open trial's included), 0 if not, -1 on a bad argument.  For the joint
+ * system (audit/joint.c): the value of a class at one record is the sum of
+ * a few of its virtual records, not one of them.  One-sided like the
+ * determined set: a vector of the row space is always found; one outside
+ * it is reported inside with probability about p^-2.  O(len^2).
+ */
+extern int	tapas_rowspace_contains(const tapas_rowspace_t *rs,
+									const uint32_t *ids, size_t len);
+
 /* Work counters since creation (trials that were rolled back included). */
 typedef struct tapas_rowspace_stats
 {

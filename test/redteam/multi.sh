@@ -53,3 +53,8 @@ attack "uuid key, quasi-id" "SELECT sum(income) FROM upt" "SELECT sum(income) FR
 attack "composite key" "SELECT count(*) FILTER (WHERE rare) FROM cpt" "SELECT count(*) FILTER (WHERE rare) FROM cpt WHERE (z, name) <> (7, 'p77')"
 attack "composite, one column" "SELECT sum(income) FROM cpt WHERE z = 7" "SELECT sum(income) FROM cpt WHERE z = 7 AND name <> 'p77'"
 reset
+# more relations between classes (issue 11 item 1), each over separate connections
+attack3 "complement filters, sum" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt" "SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack3 "income split, avg" "SELECT avg(income) FILTER (WHERE rare) FROM pt" "SELECT avg(income) FILTER (WHERE NOT rare) FROM pt" "SELECT avg(income) FROM pt WHERE age <> 91"
+attack3 "split in three" "SELECT count(*) FILTER (WHERE rare AND income < 2000) FROM pt" "SELECT count(*) FILTER (WHERE rare AND income >= 2000) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare) FROM pt"
+reset

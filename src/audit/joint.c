@@ -1,0 +1,235 @@
+/*-------------------------------------------------------------------------
+ *
+ * joint.c
+ *	  The row-space test of a group of related classes: which records
+ *	  would the candidate cells determine, when cells of classes that are
+ *	  linearly related (relations.c) combine?
+ *
+ * Coordinates (recon/linrel.h).  The group's classes are sums of regions:
+ * s_b v_b = sum of g_r over the regions r of b, with the g_r linearly
+ * independent.  The unknowns are (region r, record j), numbered r cap_n +
+ * j in the kernel, and a cell of class b over cover Q is the 0/1 row
+ * Q x (regions of b): its cover repeated once per region of its class.
+ * The row space of these rows is the attacker's: it holds e_j x c_b
+ * exactly when the value of class b at record j follows from the answers
+ * by linear algebra, whichever classes the cells were of.
+ *
+ * The test.  A record is determined when, for some class b of the group,
+ * the vector with support {r cap_n + j : r in regions(b)} lies in the row
+ * space (tapas_rowspace_contains), or when one region's unknown at j does
+ * (the kernel's determined set: a combination of the classes' values at j
+ * that the answers pin down).  Like the per-class test it reads no
+ * answer, so refusing on it leaks nothing.  Cost per statement: the trial
+ * (as for one class, over regions x records unknowns) plus O(classes x
+ * records) constant-time atom-size checks; only records whose unknowns
+ * sit in atoms no larger than the class's region count are tested
+ * further (an atom reaching another record makes the sum non-constant on
+ * it, so it cannot be in the row space).
+ *
+ * IDENTIFICATION
+ *	  src/audit/joint.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "utils/lsyscache.h"
+
+#include "audit/audit_int.h"
+#include "policy/status_error.h"
+
+/*
+ * Expands the card record indices at ids[at ..) in place to the row's
+ * unknowns, record j of region r as r cap_n + j, for the regions set in
+ * regions, region by region; returns the new end.  The buffer must have
+ * room for popcount(regions) * card ids from at.
+ */
+size_t
+tapas_audit_joint_expand(uint64 regions, uint32 cap_n, uint32 *ids, size_t at,
+						 size_t card)
+{
+	int			nreg = pg_popcount64(regions);
+	int			k = nreg;
+
+	/* the last region's block first: block 0 holds the records until last */
+	for (int r = 63; r >= 0; r--)
+	{
+		if (!(regions & (UINT64CONST(1) << r)))
+			continue;
+		k--;
+		for (size_t i = 0; i < card; i++)
+			ids[at + k * card + i] = (uint32) r * cap_n + ids[at + i];
+	}
+	return at + (size_t) nreg * card;
+}
+
+/* kernel progress: stop on a pending cancel */
+static int
+interrupt_progress(void *arg, double fraction)
+{
+	return tapas_cancel_requested() ? 1 : 0;
+}
+
+static const tapas_progress_t interrupt_poll = {interrupt_progress, NULL};
+
+/* the batch's rows over the group's unknowns (palloc'd) */
+static void
+batch_rows(TapasAuditBatch *batch, const int16 *member, uint32 **ids,
+		   size_t **offsets)
+{
+	TapasAuditEntry *e = batch->entry;
+	size_t		total = 0;
+
+	for (int i = 0; i < batch->ncells; i++)
+		total += (batch->offsets[i + 1] - batch->offsets[i]) *
+			pg_popcount64(e->joint->regions[member[i]]);
+	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
+	*offsets = palloc(sizeof(size_t) * (batch->ncells + 1));
+	total = 0;
+	for (int i = 0; i < batch->ncells; i++)
+	{
+		size_t		card = batch->offsets[i + 1] - batch->offsets[i];
+
+		(*offsets)[i] = total;
+		memcpy(*ids + total, batch->ids + batch->offsets[i], sizeof(uint32) * card);
+		total = tapas_audit_joint_expand(e->joint->regions[member[i]], e->cap_n,
+										 *ids, total, card);
+	}
+	(*offsets)[batch->ncells] = total;
+}
+
+/* is the value of member m at record j in the row space? */
+static bool
+class_value_determined(TapasAuditEntry *e, int m, uint32 j)
+{
+	uint64		regions = e->joint->regions[m];
+	uint32		ids[TAPAS_ROWSPACE_SPAN_MAX];
+	size_t		len = 0;
+	uint32		nreg = (uint32) pg_popcount64(regions);
+
+	for (int r = 0; r < 64; r++)
+		if (regions & (UINT64CONST(1) << r))
+		{
+			ids[len] = (uint32) r * e->cap_n + j;
+			/* an atom wider than the vector reaches another record */
+			if (tapas_rowspace_atom_size(e->rs, ids[len]) > nreg)
+				return false;
+			len++;
+		}
+	return len > 0 && tapas_rowspace_contains(e->rs, ids, len) == 1;
+}
+
+static void
+add_finding(TapasAuditBatch *batch, TapasFinding *f, uint32 j, const char *what)
+{
+	TapasAuditEntry *e = batch->entry;
+
+	f->index = j;
+	f->key = batch->keys[j];
+	f->kind = TAPAS_ALERT_DETERMINED;
+	f->method = "rowspace_joint";
+	snprintf(f->detail, sizeof(f->detail),
+			 "%s lies in the row space of %d related classes (%d regions): %d logged rows plus %d candidate rows (rank %u)",
+			 what, e->joint->ncls, e->joint->nregions, e->nrows, batch->ncells,
+			 tapas_rowspace_rank(e->rs));
+}
+
+/*
+ * Records the batch would make determined in the group's joint system
+ * (not reported before), with the trial left open as in
+ * tapas_audit_determined (the caller closes it with tapas_audit_trial_end).
+ * member[i] is cell i's class in the group.  Returns the number of
+ * findings (palloc'd array in *found), or -1 when the test cannot
+ * complete (no 0/1 coordinates, size or rank limit, rows left at the
+ * deadline).
+ */
+int
+tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,
+							 TapasFinding **found, TimestampTz deadline)
+{
+	TapasAuditEntry *e = batch->entry;
+	const uint32 *newly;
+	size_t		count = 0;
+	uint32	   *ids;
+	size_t	   *offsets;
+	tapas_status st;
+	int			nf = 0,
+				maxf = 16;
+	roaring_bitmap_t *hit;
+
+	*found = NULL;
+	if (e->joint == NULL || e->joint->nregions < 1)
+		return -1;
+	if (!tapas_audit_rowspace_ready(e, batch->n_total, deadline))
+		return -1;
+	if (batch->ncells == 0)
+		return 0;
+	batch_rows(batch, member, &ids, &offsets);
+	st = tapas_rowspace_trial(e->rs, ids, offsets, batch->ncells, &interrupt_poll,
+							  &newly, &count);
+	pfree(ids);
+	pfree(offsets);
+	if (st == TAPAS_ECANCELED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		return -1;
+	}
+	if (st == TAPAS_ELIMIT)
+	{
+		e->rs_broken = true;
+		ereport(LOG_SERVER_ONLY,
+				(errmsg("tapas: joint audit of table \"%s\" reached its rank limit for \"%s\"",
+						get_rel_name(e->key.relid), e->key.statistic)));
+		return -1;
+	}
+	if (st != TAPAS_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("joint row-space audit failed (status %d)", (int) st)));
+	e->trial_open = true;		/* closed by tapas_audit_trial_end */
+
+	*found = palloc0(sizeof(TapasFinding) * maxf);
+	hit = roaring_bitmap_create();
+	/* one region's unknown pinned down: a combination of the classes' values */
+	for (size_t i = 0; i < count; i++)
+	{
+		uint32		j = newly[i] % e->cap_n;
+
+		if (roaring_bitmap_contains(e->reported, j) || !roaring_bitmap_add_checked(hit, j))
+			continue;
+		if (nf == maxf)
+		{
+			maxf *= 2;
+			*found = repalloc(*found, sizeof(TapasFinding) * maxf);
+		}
+		add_finding(batch, &(*found)[nf++], j, "a combination of the record's class values");
+	}
+	/* the value of each class of the group at each record */
+	for (int64 j = 0; j < batch->n_total; j++)
+	{
+		if ((j & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (roaring_bitmap_contains(e->reported, (uint32) j) ||
+			roaring_bitmap_contains(hit, (uint32) j))
+			continue;
+		for (int m = 0; m < e->joint->ncls; m++)
+			if (class_value_determined(e, m, (uint32) j))
+			{
+				char		what[TAPAS_ALERT_DETAIL_LEN / 2];
+
+				roaring_bitmap_add(hit, (uint32) j);
+				if (nf == maxf)
+				{
+					maxf *= 2;
+					*found = repalloc(*found, sizeof(TapasFinding) * maxf);
+				}
+				snprintf(what, sizeof(what), "the value of class %d", e->joint->cls[m]->id);
+				add_finding(batch, &(*found)[nf++], (uint32) j, what);
+				break;
+			}
+	}
+	roaring_bitmap_free(hit);
+	return nf;
+}

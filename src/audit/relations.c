@@ -1,0 +1,288 @@
+/*-------------------------------------------------------------------------
+ *
+ * relations.c
+ *	  Linear relations between the basis-value classes of a table, found
+ *	  by value, and the groups of related classes whose cells the joint
+ *	  system (joint.c) audits together.
+ *
+ * Classes (truth.c) with identical truth vectors are one class already.
+ * Classes whose truth vectors are linearly related are not: the cells of
+ * count(*) FILTER (WHERE rare AND income > 3000), count(*) FILTER (WHERE
+ * rare AND NOT income > 3000) and count(*) FILTER (WHERE rare) combine
+ * (the first two add up to the third), and so do sum(income) FILTER
+ * (WHERE rare) + sum(income) FILTER (WHERE NOT rare) = sum(income), or
+ * sum(rare::int * 2) = 2 count(*) FILTER (WHERE rare).  The kernel
+ * (recon/linrel.h) keeps an echelon basis of the classes' truth vectors
+ * modulo the audit's secret prime, in the order the classes were created,
+ * and groups the classes that take part in a relation (the components);
+ * a class in no relation keeps its own system (determined.c), as before.
+ * Each group gets 0/1 coordinates (regions) when it has them; a group
+ * without them is audited as incomplete (the caller fails closed).
+ *
+ * Relations are found by value, so like the classes themselves they may
+ * include coincidences of this table's data: that only adds rows an
+ * attacker who knew them could combine (more refusals, never fewer).  A
+ * class whose truth cannot be read (no tree in this backend, an error) or
+ * holds a value that is not finite is taken as related to nothing.
+ *
+ * The groups are kept per backend and table in the audit cache and
+ * recomputed when the table's class list grows; a group whose classes
+ * are unchanged keeps its identity, and with it its audit entries.
+ * Everything is dropped with the table's classes (truth.c).
+ *
+ * IDENTIFICATION
+ *	  src/audit/relations.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "lib/stringinfo.h"
+#include "nodes/pg_list.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "audit/audit_int.h"
+#include "recon/linrel.h"
+
+typedef struct TableRelations
+{
+	Oid			relid;			/* hash key */
+	tapas_linrel_t *lr;			/* malloc'd by the kernel */
+	int			nadded;			/* classes 1..nadded of the table are in lr */
+	int			planned;		/* nadded when the groups were computed */
+	List	   *joints;			/* TapasJoint *, the current groups */
+	TapasJoint **of;			/* [ofmax] group of class id i + 1, or NULL */
+	int			ofmax;
+	TapasJoint *overflow;		/* classes past TAPAS_LINREL_MAX_CLASSES */
+} TableRelations;
+
+static HTAB *relations = NULL;
+
+static TableRelations *
+table_relations(Oid relid, bool create)
+{
+	bool		found;
+	TableRelations *tr;
+
+	if (relations == NULL)
+	{
+		HASHCTL		ctl;
+
+		if (!create)
+			return NULL;
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(TableRelations);
+		ctl.hcxt = tapas_audit_cxt();
+		relations = hash_create("tapas class relations", 16, &ctl,
+								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	tr = hash_search(relations, &relid, create ? HASH_ENTER : HASH_FIND, &found);
+	if (tr != NULL && !found)
+	{
+		memset(((char *) tr) + sizeof(Oid), 0, sizeof(TableRelations) - sizeof(Oid));
+		tr->planned = -1;
+	}
+	return tr;
+}
+
+static void
+joint_free(TapasJoint *jt)
+{
+	tapas_audit_drop_joint_entries(jt);
+	pfree(jt->cls);
+	pfree(jt->regions);
+	pfree(jt->name);
+	pfree(jt);
+}
+
+void
+tapas_audit_relations_drop(Oid relid)
+{
+	TableRelations *tr = table_relations(relid, false);
+	ListCell   *lc;
+
+	if (tr == NULL)
+		return;
+	foreach(lc, tr->joints)
+		joint_free(lfirst(lc));
+	list_free(tr->joints);
+	if (tr->overflow)
+		joint_free(tr->overflow);
+	if (tr->of)
+		pfree(tr->of);
+	tapas_linrel_free(tr->lr);
+	hash_search(relations, &relid, HASH_REMOVE, NULL);
+}
+
+/* "related classes 1,3,4: rep; rep; rep", the key of the group's entries */
+static char *
+joint_name(TapasClass **cls, int n)
+{
+	StringInfoData s;
+
+	initStringInfo(&s);
+	appendStringInfoString(&s, "related classes ");
+	for (int i = 0; i < n; i++)
+		appendStringInfo(&s, "%s%d", i ? "," : "", cls[i]->id);
+	appendStringInfoString(&s, ":");
+	for (int i = 0; i < n; i++)
+		appendStringInfo(&s, "%s %s", i ? ";" : "", cls[i]->rep);
+	if (s.len > TAPAS_LEDGER_MAX_STATISTIC)
+		s.data[TAPAS_LEDGER_MAX_STATISTIC] = '\0';
+	return s.data;
+}
+
+static TapasJoint *
+joint_make(Oid relid, TapasClass **cls, const uint64 *regions, int n, int nregions)
+{
+	MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
+	TapasJoint *jt = palloc0(sizeof(TapasJoint));
+
+	jt->relid = relid;
+	jt->ncls = n;
+	jt->cls = palloc(sizeof(TapasClass *) * Max(n, 1));
+	memcpy(jt->cls, cls, sizeof(TapasClass *) * n);
+	jt->regions = palloc0(sizeof(uint64) * Max(n, 1));
+	if (regions)
+		memcpy(jt->regions, regions, sizeof(uint64) * n);
+	jt->nregions = nregions;
+	jt->name = joint_name(cls, n);
+	MemoryContextSwitchTo(old);
+	return jt;
+}
+
+/* adds the table's classes created since the last call to the kernel */
+static void
+add_new_classes(TableRelations *tr, List *classes)
+{
+	int			K = list_length(classes);
+
+	if (tr->lr == NULL)
+	{
+		tr->lr = tapas_linrel_create(tapas_audit_prime());
+		if (tr->lr == NULL)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+							errmsg("out of memory in the joint audit")));
+	}
+	for (; tr->nadded < K; tr->nadded++)
+	{
+		TapasClass *c = list_nth(classes, tr->nadded);
+		tapas_status st = TAPAS_ELIMIT;
+
+		CHECK_FOR_INTERRUPTS();
+		if (tr->nadded < TAPAS_LINREL_MAX_CLASSES)
+			st = c->usable
+				? tapas_linrel_add(tr->lr, c->keys, c->vals, (size_t) c->nnz)
+				: tapas_linrel_add(tr->lr, NULL, NULL, 0);
+		if (st == TAPAS_ENOMEM)
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+							errmsg("out of memory in the joint audit")));
+		if (st == TAPAS_ELIMIT && tr->overflow == NULL)
+			tr->overflow = joint_make(c->relid, &c, NULL, 1, -1);
+		/* TAPAS_EINVAL: a value that is not finite; the class is related to nothing */
+	}
+}
+
+/* an existing group with this name (kept, with its entries), or NULL */
+static TapasJoint *
+take_existing(List **old, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, *old)
+	{
+		TapasJoint *jt = lfirst(lc);
+
+		if (strcmp(jt->name, name) == 0)
+		{
+			*old = foreach_delete_current(*old, lc);
+			return jt;
+		}
+	}
+	return NULL;
+}
+
+/* recomputes the groups from the kernel's plan */
+static void
+plan_groups(TableRelations *tr, List *classes)
+{
+	tapas_linrel_plan_t plan;
+	List	   *old = tr->joints;
+	MemoryContext oldcxt;
+	int			K = Min(tr->nadded, TAPAS_LINREL_MAX_CLASSES);
+
+	if (tapas_linrel_plan(tr->lr, &plan) != TAPAS_OK)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory in the joint audit")));
+	tr->joints = NIL;
+	if (tr->ofmax < tr->nadded)
+	{
+		tr->ofmax = Max(64, 2 * tr->nadded);
+		tr->of = tr->of ? repalloc(tr->of, sizeof(TapasJoint *) * tr->ofmax)
+			: MemoryContextAlloc(tapas_audit_cxt(), sizeof(TapasJoint *) * tr->ofmax);
+	}
+	for (int i = 0; i < tr->nadded; i++)
+		tr->of[i] = i < K ? NULL : tr->overflow;
+	for (uint32 c = 0; c < plan.ncomp; c++)
+	{
+		TapasClass **cls = palloc(sizeof(TapasClass *) * K);
+		uint64	   *reg = palloc(sizeof(uint64) * K);
+		int			n = 0;
+		char	   *name;
+		TapasJoint *jt;
+
+		for (int b = 0; b < K; b++)
+			if (plan.comp[b] == (int32) c)
+			{
+				cls[n] = list_nth(classes, b);
+				reg[n++] = plan.regions[b];
+			}
+		name = joint_name(cls, n);
+		jt = take_existing(&old, name);
+		if (jt == NULL)
+			jt = joint_make(cls[0]->relid, cls, reg, n, plan.nregions[c]);
+		pfree(name);
+		for (int m = 0; m < n; m++)
+			tr->of[cls[m]->id - 1] = jt;
+		oldcxt = MemoryContextSwitchTo(tapas_audit_cxt());
+		tr->joints = lappend(tr->joints, jt);
+		MemoryContextSwitchTo(oldcxt);
+		pfree(cls);
+		pfree(reg);
+	}
+	tapas_linrel_plan_clear(&plan);
+	{
+		ListCell   *lc;
+
+		foreach(lc, old)
+			joint_free(lfirst(lc));
+		list_free(old);
+	}
+	tr->planned = tr->nadded;
+}
+
+TapasJoint *
+tapas_audit_joint_of(Oid relid, const TapasClass *cls)
+{
+	TableRelations *tr = table_relations(relid, true);
+	List	   *classes = tapas_audit_table_classes(relid);
+
+	if (tr->nadded < list_length(classes))
+		add_new_classes(tr, classes);
+	if (tr->planned != tr->nadded)
+		plan_groups(tr, classes);
+	if (cls == NULL || cls->id < 1 || cls->id > tr->nadded)
+		return NULL;
+	return tr->of[cls->id - 1];
+}
+
+int
+tapas_audit_joint_member(const TapasJoint *jt, const TapasClass *cls)
+{
+	for (int i = 0; i < jt->ncls; i++)
+		if (jt->cls[i] == cls)
+			return i;
+	return -1;
+}

@@ -1,0 +1,103 @@
+/*-------------------------------------------------------------------------
+ *
+ * linrel.h
+ *	  Linear relations between the truth vectors of the basis-value
+ *	  classes of one table, and a 0/1 coordinate system for each group of
+ *	  related classes (the joint system of audit/joint.c).
+ *
+ * A class b is a vector v_b over the table's records (its per-row value).
+ * Classes are added one at a time; the kernel keeps an echelon basis of
+ * their span over F_p (exactly, for values that are integers or binary
+ * fractions, e.g. every finite double: Z[1/2] -> F_p is a ring map) and
+ * writes each class that depends on earlier ones as a combination of the
+ * generator classes.  A relation sum_b lambda_b v_b = 0 joins its classes;
+ * the components (the matroid's connected components, from the
+ * fundamental circuits of the basis) are the groups of classes whose cells
+ * combine.  A class in no relation (independent of all others, or zero)
+ * stays alone: its cells form a system of their own.
+ *
+ * Coordinates.  For a component, records are grouped into regions by
+ * their pattern (the component's classes that are nonzero at the record).
+ * When scales s_b exist with s_b v_b(j) equal for every class b of the
+ * pattern of j (true for filters of one base value: rare AND x, rare AND
+ * NOT x, rare; income FILTER (x), income FILTER (NOT x), income; and for
+ * multiples: 2 rare, rare), then with g_rho(j) = that common value on the
+ * records of region rho,
+ *		s_b v_b = sum over the regions rho whose pattern holds b of g_rho,
+ * a 0/1 combination of linearly independent generators (disjoint
+ * supports).  A cell of class b over cover Q is then the 0/1 row
+ * Q x (regions of b) over the unknowns (region, record), and the
+ * row-space test of the product system decides what the cells determine:
+ * the embedding span(v) -> span(g) is injective, so membership of e_j x c_b
+ * is the same in any such coordinates.  Components without such scales
+ * (e.g. 2 rare + other, rare, other) have no 0/1 coordinates here: the
+ * caller fails closed.
+ *
+ * Usage: create, add each class (tapas_linrel_add), then tapas_linrel_plan
+ * (recomputed from scratch, O(sum of nnz of the related classes * log)).
+ * Not thread-safe.
+ *
+ * IDENTIFICATION
+ *	  src/recon/linrel.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef TAPAS_LINREL_H
+#define TAPAS_LINREL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/status.h"
+
+typedef struct tapas_linrel tapas_linrel_t;
+
+/* most classes per table, and most regions (and classes) per component */
+#define TAPAS_LINREL_MAX_CLASSES	256
+#define TAPAS_LINREL_MAX_REGIONS	64
+
+/* Creates an empty set of classes modulo prime (odd, < 2^62); NULL on a bad prime or out of memory. */
+extern tapas_linrel_t *tapas_linrel_create(uint64_t prime);
+
+/* Frees lr; accepts NULL. */
+extern void tapas_linrel_free(tapas_linrel_t *lr);
+
+/*
+ * Adds class number tapas_linrel_count(lr) with values val[i] at records
+ * keys[i] (keys strictly ascending; zero values allowed and ignored).
+ * TAPAS_EINVAL on unsorted keys or a value that is not finite (the class
+ * is then added as the zero class: in no relation), TAPAS_ELIMIT beyond
+ * TAPAS_LINREL_MAX_CLASSES, TAPAS_ENOMEM.  O(G (nnz + fill)) for G
+ * generators so far.
+ */
+extern tapas_status tapas_linrel_add(tapas_linrel_t *lr, const int64_t *keys,
+									 const double *val, size_t nnz);
+
+/* Number of classes added. */
+extern uint32_t tapas_linrel_count(const tapas_linrel_t *lr);
+
+/* Rank of the classes' span. */
+extern uint32_t tapas_linrel_rank(const tapas_linrel_t *lr);
+
+/* The relations, grouped (see the banner); arrays owned by the plan. */
+typedef struct tapas_linrel_plan
+{
+	uint32_t	nclasses;
+	int32_t    *comp;			/* [nclasses] component, or -1: in no relation */
+	uint64_t   *regions;		/* [nclasses] bit rho set: region rho holds the class */
+	uint32_t	ncomp;
+	int32_t    *nregions;		/* [ncomp] regions, or -1: no 0/1 coordinates */
+	uint32_t   *nmembers;		/* [ncomp] classes in the component */
+} tapas_linrel_plan_t;
+
+/*
+ * Computes the plan of the classes added so far into *plan (free with
+ * tapas_linrel_plan_clear).  TAPAS_ENOMEM, else TAPAS_OK.
+ */
+extern tapas_status tapas_linrel_plan(tapas_linrel_t *lr,
+									  tapas_linrel_plan_t *plan);
+
+/* Frees the plan's arrays; accepts a zeroed plan. */
+extern void tapas_linrel_plan_clear(tapas_linrel_plan_t *plan);
+
+#endif							/* TAPAS_LINREL_H */

@@ -1,0 +1,86 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowspace_span.c
+ *	  Is a given 0/1 vector in the row space?  The determined set answers
+ *	  this for unit vectors e_j; the joint system of related classes
+ *	  (audit/joint.c) asks it for sums of a few unit vectors.
+ *
+ * Over atoms (notation of rowspace.c).  The rows are constant on every
+ * atom, so w lies in rowspace(A) iff w is constant on every atom (here: w
+ * covers each atom it touches wholly, being 0/1) and its atom vector
+ * y = sum of e_a over those atoms lies in rowspace(A[:, atoms]).  With the
+ * RREF R = B^-1 A[I,:] (R[:,P] = 1), y is in the row space iff
+ * y = sum_k y[p_k] R_k, and projecting on the secret z:
+ *		y . za = sum_k y[p_k] t_k,		t = R za = M s.
+ * Equality always holds for y in the row space; for y outside it the
+ * difference is a nonzero linear form in the free z, zero with
+ * probability 1/p, so two projections give a one-sided test with false
+ * alarms below p^-2 (as for the determined set).
+ *
+ * IDENTIFICATION
+ *	  src/recon/rowspace_span.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <flint/ulong_extras.h>
+
+#include "recon/atoms.h"
+#include "recon/rowspace.h"
+#include "recon/rowspace_int.h"
+
+int
+tapas_rowspace_contains(const tapas_rowspace_t *rs, const uint32_t *ids,
+						size_t len)
+{
+	uint32_t	atom[TAPAS_ROWSPACE_SPAN_MAX];
+	uint32_t	count[TAPAS_ROWSPACE_SPAN_MAX];
+	size_t		na = 0,
+				i,
+				k;
+	uint64_t	p;
+	int			e;
+
+	if (rs == NULL || (ids == NULL && len > 0) || len > TAPAS_ROWSPACE_SPAN_MAX)
+		return -1;
+	for (i = 0; i < len; i++)
+	{
+		uint32_t	a;
+
+		if (ids[i] >= rs->n)
+			return -1;
+		for (k = 0; k < i; k++)
+			if (ids[k] == ids[i])
+				return -1;
+		a = rs->atoms.atom_of[ids[i]];
+		for (k = 0; k < na && atom[k] != a; k++)
+			;
+		if (k == na)
+		{
+			atom[na] = a;
+			count[na++] = 0;
+		}
+		count[k]++;
+	}
+	/* w must cover each atom it touches wholly */
+	for (k = 0; k < na; k++)
+		if (count[k] != rs->atoms.size[atom[k]])
+			return 0;
+	p = rs->mod.n;
+	for (e = 0; e < NPROJ; e++)
+	{
+		uint64_t	lhs = 0,
+					rhs = 0;
+
+		for (k = 0; k < na; k++)
+		{
+			int32_t		piv = rs->pivot_of[atom[k]];
+
+			lhs = n_addmod(lhs, rs->za[e][atom[k]], p);
+			if (piv >= 0)
+				rhs = n_addmod(rhs, rs->t[e][piv], p);
+		}
+		if (lhs != rhs)
+			return 0;
+	}
+	return 1;
+}

@@ -1,0 +1,484 @@
+/*
+ * t-linrel.c
+ *	  Unit tests for src/recon/linrel.c (relations between class truth
+ *	  vectors, components, 0/1 region coordinates) and
+ *	  src/recon/rowspace_span.c (membership of a 0/1 vector).
+ *
+ * Oracles: exact ranks over Q (fmpz_mat_rank).  The rank of the classes;
+ * a class is in no relation iff it is zero or a coloop (removing it lowers
+ * the rank); every record's pattern is a region.  End to end: classes are
+ * built as known 0/1 combinations (times a class scale) of hidden
+ * generators with disjoint supports and random integer values; a cell of
+ * class b over Q is the row Q x C[b] over the unknowns (record, hidden
+ * generator), and "is the value of class b at record j determined" is
+ * rank([A; e_j x C[b]]) == rank(A) over Q.  The kernel answers the same
+ * question in its own region coordinates with tapas_rowspace_contains.
+ */
+#include <string.h>
+
+#include <flint/fmpz_mat.h>
+
+#include "util/memory.h"
+#include "util/rng.h"
+#include "recon/linrel.h"
+#include "recon/rowspace.h"
+#include "tapas_test.h"
+
+#define P_TEST	UINT64_C(4611686018427387847)	/* a prime below 2^62 */
+
+/* rank over Q of the K x n integer matrix V, without row skip (-1: none) */
+static slong
+rank_rows(const long *V, int K, int n, int skip)
+{
+	fmpz_mat_t	M;
+	slong		r;
+	int			i,
+				j,
+				c = 0;
+
+	if (K - (skip >= 0) <= 0)
+		return 0;
+	fmpz_mat_init(M, K - (skip >= 0), n);
+	for (i = 0; i < K; i++)
+	{
+		if (i == skip)
+			continue;
+		for (j = 0; j < n; j++)
+			fmpz_set_si(fmpz_mat_entry(M, c, j), V[i * n + j]);
+		c++;
+	}
+	r = fmpz_mat_rank(M);
+	fmpz_mat_clear(M);
+	return r;
+}
+
+/* adds the K x n dense rows of V as classes (records 1..n as keys) */
+static tapas_linrel_t *
+make_lr(const long *V, int K, int n)
+{
+	tapas_linrel_t *lr = tapas_linrel_create(P_TEST);
+	int64_t		keys[64];
+	double		val[64];
+
+	TAPAS_CHECK(lr != NULL);
+	for (int b = 0; b < K; b++)
+	{
+		size_t		nnz = 0;
+
+		for (int j = 0; j < n; j++)
+			if (V[b * n + j] != 0)
+			{
+				keys[nnz] = 10 * j + 3;
+				val[nnz++] = (double) V[b * n + j];
+			}
+		TAPAS_CHECK(tapas_linrel_add(lr, keys, val, nnz) == TAPAS_OK);
+	}
+	return lr;
+}
+
+/* checks rank, coloops and patterns of a plan against the oracle */
+static void
+check_plan(const long *V, int K, int n)
+{
+	tapas_linrel_t *lr = make_lr(V, K, n);
+	tapas_linrel_plan_t plan;
+	slong		full = rank_rows(V, K, n, -1);
+
+	TAPAS_CHECK(tapas_linrel_rank(lr) == (uint32_t) full);
+	TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+	for (int b = 0; b < K; b++)
+	{
+		int			zero = 1;
+
+		for (int j = 0; j < n; j++)
+			zero &= V[b * n + j] == 0;
+		if (zero || rank_rows(V, K, n, b) < full)
+			TAPAS_CHECK_MSG(plan.comp[b] == -1, "class %d is in no relation", b);
+		else
+			TAPAS_CHECK_MSG(plan.comp[b] >= 0, "class %d is in a relation", b);
+	}
+	/* every record's pattern within a component is exactly one region */
+	for (uint32_t c = 0; c < plan.ncomp; c++)
+	{
+		if (plan.nregions[c] < 0)
+			continue;
+		for (int j = 0; j < n; j++)
+		{
+			uint64_t	inter = ~UINT64_C(0);
+			int			any = 0;
+
+			for (int b = 0; b < K; b++)
+				if (plan.comp[b] == (int32_t) c)
+				{
+					if (V[b * n + j] != 0)
+					{
+						inter &= plan.regions[b];
+						any = 1;
+					}
+				}
+			if (!any)
+				continue;
+			for (int b = 0; b < K; b++)
+				if (plan.comp[b] == (int32_t) c && V[b * n + j] == 0)
+					inter &= ~plan.regions[b];
+			TAPAS_CHECK_MSG(__builtin_popcountll(inter) == 1,
+							"record %d: %d regions match its pattern", j,
+							__builtin_popcountll(inter));
+		}
+	}
+	tapas_linrel_plan_clear(&plan);
+	tapas_linrel_free(lr);
+}
+
+/* the three relations of the issue, and their negative controls */
+static void
+test_named_relations(void)
+{
+	/* records: 0..3 rare with income > 3000, 4..5 rare with less, 6..9 not rare */
+	long		V1[3 * 10] = {
+		1, 1, 1, 1, 0, 0, 0, 0, 0, 0,	/* rare AND income > 3000 */
+		0, 0, 0, 0, 1, 1, 0, 0, 0, 0,	/* rare AND NOT income > 3000 */
+		1, 1, 1, 1, 1, 1, 0, 0, 0, 0};	/* rare */
+	long		V2[3 * 10] = {
+		5, 7, 9, 4, 0, 0, 0, 0, 0, 0,	/* income FILTER rare */
+		0, 0, 0, 0, 3, 8, 2, 6, 1, 5,	/* income FILTER NOT rare */
+		5, 7, 9, 4, 3, 8, 2, 6, 1, 5};	/* income */
+	long		V3[2 * 10] = {
+		2, 2, 2, 2, 2, 2, 0, 0, 0, 0,	/* rare::int * 2 */
+		1, 1, 1, 1, 1, 1, 0, 0, 0, 0};	/* count FILTER rare */
+	long		V4[3 * 10] = {
+		1, 1, 1, 1, 1, 1, 1, 1, 0, 0,	/* r1 + r2 */
+		1, 1, 1, 1, 1, 1, 2, 2, 0, 0,	/* r1 + 2 r2: the scales of r1 and r2 disagree */
+		1, 1, 1, 1, 1, 1, 0, 0, 0, 0};	/* r1: no 0/1 coordinates */
+	long		V5[2 * 10] = {
+		1, 1, 1, 1, 1, 1, 0, 0, 0, 0,	/* rare */
+		5, 7, 9, 4, 3, 8, 2, 6, 1, 5};	/* income: independent */
+	tapas_linrel_t *lr;
+	tapas_linrel_plan_t plan;
+
+	check_plan(V1, 3, 10);
+	check_plan(V2, 3, 10);
+	check_plan(V3, 2, 10);
+	check_plan(V4, 3, 10);
+	check_plan(V5, 2, 10);
+
+	lr = make_lr(V1, 3, 10);
+	TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+	TAPAS_CHECK(plan.ncomp == 1 && plan.nregions[0] == 2 && plan.nmembers[0] == 3);
+	TAPAS_CHECK(__builtin_popcountll(plan.regions[2]) == 2);
+	tapas_linrel_plan_clear(&plan);
+	tapas_linrel_free(lr);
+
+	lr = make_lr(V2, 3, 10);
+	TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+	TAPAS_CHECK(plan.ncomp == 1 && plan.nregions[0] == 2);
+	tapas_linrel_plan_clear(&plan);
+	tapas_linrel_free(lr);
+
+	lr = make_lr(V3, 2, 10);
+	TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+	TAPAS_CHECK(plan.ncomp == 1 && plan.nregions[0] == 1);
+	TAPAS_CHECK(plan.regions[0] == 1 && plan.regions[1] == 1);
+	tapas_linrel_plan_clear(&plan);
+	tapas_linrel_free(lr);
+
+	lr = make_lr(V4, 3, 10);
+	TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+	TAPAS_CHECK(plan.ncomp == 1 && plan.nregions[0] == -1);
+	tapas_linrel_plan_clear(&plan);
+	tapas_linrel_free(lr);
+
+	lr = make_lr(V5, 2, 10);
+	TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+	TAPAS_CHECK(plan.ncomp == 0 && plan.comp[0] == -1 && plan.comp[1] == -1);
+	tapas_linrel_plan_clear(&plan);
+	tapas_linrel_free(lr);
+}
+
+/* binary fractions, zero classes and bad input */
+static void
+test_values(void)
+{
+	tapas_linrel_t *lr = tapas_linrel_create(P_TEST);
+	int64_t		k[3] = {1, 2, 3},
+				bad[2] = {2, 1};
+	double		a[3] = {0.5, 1.25, -3.0},
+				b[3] = {1.0, 2.5, -6.0},
+				c[3] = {0.0, 0.0, 0.0},
+				inf[1] = {1.0 / 0.0};
+	tapas_linrel_plan_t plan;
+
+	TAPAS_CHECK(tapas_linrel_create(4) == NULL);
+	TAPAS_CHECK(tapas_linrel_add(lr, k, a, 3) == TAPAS_OK);
+	TAPAS_CHECK(tapas_linrel_add(lr, k, b, 3) == TAPAS_OK);	/* 2 a */
+	TAPAS_CHECK(tapas_linrel_add(lr, k, c, 3) == TAPAS_OK);	/* zero */
+	TAPAS_CHECK(tapas_linrel_add(lr, bad, a, 2) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_linrel_add(lr, k, inf, 1) == TAPAS_EINVAL);
+	TAPAS_CHECK(tapas_linrel_add(lr, NULL, NULL, 0) == TAPAS_OK);
+	TAPAS_CHECK(tapas_linrel_count(lr) == 6);
+	TAPAS_CHECK(tapas_linrel_rank(lr) == 1);
+	TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+	TAPAS_CHECK(plan.comp[0] == 0 && plan.comp[1] == 0);
+	TAPAS_CHECK(plan.comp[2] == -1 && plan.comp[3] == -1 && plan.comp[4] == -1 && plan.comp[5] == -1);
+	TAPAS_CHECK(plan.nregions[0] == 1);
+	tapas_linrel_plan_clear(&plan);
+	tapas_linrel_free(lr);
+}
+
+/* random class systems: rank, coloops and patterns against the oracle */
+static void
+test_random_plans(void)
+{
+	tapas_rng_t rng;
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (int it = 0; it < 300; it++)
+	{
+		int			n = 4 + (int) tapas_rng_below(&rng, 12);
+		int			K = 1 + (int) tapas_rng_below(&rng, 7);
+		long		V[8 * 16];
+
+		for (int b = 0; b < K; b++)
+		{
+			int			mode = (int) tapas_rng_below(&rng, 3);
+
+			for (int j = 0; j < n; j++)
+			{
+				if (mode == 0 || b < 2)
+					V[b * n + j] = (long) tapas_rng_below(&rng, 3) == 0;
+				else if (mode == 1)
+					V[b * n + j] = V[0 * n + j] + V[1 * n + j];	/* a relation */
+				else
+					V[b * n + j] = (long) tapas_rng_below(&rng, 5) - 2;
+			}
+		}
+		check_plan(V, K, n);
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * End to end: the product system against the oracle over Q
+ * ---------------------------------------------------------------------
+ */
+
+#define EN	9				/* records */
+#define EH	3				/* hidden generators */
+#define EK	5				/* classes */
+#define EM	7				/* cells */
+
+/* rank over Q of the m x (EN EH) rows, plus optionally one more row */
+static slong
+rank_cells(long A[][EN * EH], int m, const long *extra)
+{
+	fmpz_mat_t	M;
+	slong		r;
+	int			rows = m + (extra != NULL);
+
+	if (rows == 0)
+		return 0;
+	fmpz_mat_init(M, rows, EN * EH);
+	for (int i = 0; i < rows; i++)
+		for (int c = 0; c < EN * EH; c++)
+			fmpz_set_si(fmpz_mat_entry(M, i, c), i < m ? A[i][c] : extra[c]);
+	r = fmpz_mat_rank(M);
+	fmpz_mat_clear(M);
+	return r;
+}
+
+static void
+test_product_system(void)
+{
+	tapas_rng_t rng;
+	int			agreed = 0,
+				determined = 0;
+
+	tapas_rng_seed(&rng, tapas_test_seed() ^ 0x5A5A);
+	for (int it = 0; it < 200; it++)
+	{
+		int			region[EN];		/* hidden generator of each record, or -1 */
+		long		h[EH][EN];
+		int			C[EK][EH];
+		long		V[EK * EN];
+		long		A[EM][EN * EH];
+		uint8_t		cover[EM][EN];
+		int			cls[EM];
+		tapas_linrel_t *lr = tapas_linrel_create(P_TEST);
+		tapas_linrel_plan_t plan;
+		int64_t		keys[EN];
+		double		val[EN];
+
+		memset(h, 0, sizeof(h));
+		for (int j = 0; j < EN; j++)
+		{
+			/* every hidden generator is nonzero somewhere: else classes that
+			 * differ only there are equal by value, and related */
+			region[j] = j < EH ? j : (int) tapas_rng_below(&rng, EH + 1) - 1;
+			if (region[j] >= 0)
+				h[region[j]][j] = 1 + (long) tapas_rng_below(&rng, 4);
+		}
+		for (int b = 0; b < EK; b++)
+		{
+			long		scale = 1 + (long) tapas_rng_below(&rng, 2);
+			int			nz = 0;
+
+			for (int i = 0; i < EH; i++)
+				nz += C[b][i] = tapas_rng_below(&rng, 2);
+			if (!nz)
+				C[b][tapas_rng_below(&rng, EH)] = 1;
+			for (int j = 0; j < EN; j++)
+			{
+				V[b * EN + j] = 0;
+				for (int i = 0; i < EH; i++)
+					V[b * EN + j] += scale * C[b][i] * h[i][j];
+			}
+			/* the class's vector */
+			{
+				size_t		nnz = 0;
+
+				for (int j = 0; j < EN; j++)
+					if (V[b * EN + j] != 0)
+					{
+						keys[nnz] = j;
+						val[nnz++] = (double) V[b * EN + j];
+					}
+				TAPAS_CHECK(tapas_linrel_add(lr, keys, val, nnz) == TAPAS_OK);
+			}
+		}
+		TAPAS_CHECK(tapas_linrel_plan(lr, &plan) == TAPAS_OK);
+		/* cells, and the oracle's rows over (record, hidden generator) */
+		for (int q = 0; q < EM; q++)
+		{
+			cls[q] = (int) tapas_rng_below(&rng, EK);
+			for (int j = 0; j < EN; j++)
+			{
+				cover[q][j] = tapas_rng_below(&rng, 3) != 0;
+				for (int i = 0; i < EH; i++)
+					A[q][j * EH + i] = cover[q][j] * C[cls[q]][i];
+			}
+		}
+		/*
+		 * The kernel's side, per component: the cells of its classes over
+		 * (region, record); classes in no relation are their own system,
+		 * which the oracle covers too (its unknowns split the same way).
+		 */
+		for (int b = 0; b < EK; b++)
+		{
+			int32_t		c = plan.comp[b];
+			int			G;
+			tapas_rng_t rr;
+			tapas_rowspace_t *rs;
+			uint32_t	ids[EN * TAPAS_LINREL_MAX_REGIONS];
+			size_t		off[EM + 1];
+			size_t		nrows = 0,
+						len = 0,
+						count;
+			const uint32_t *newly;
+
+			if (c >= 0 && plan.nregions[c] < 0)
+				continue;
+			G = c >= 0 ? plan.nregions[c] : 1;
+			tapas_rng_seed(&rr, (uint64_t) it * 7919 + b);
+			rs = tapas_rowspace_create(EN * G, P_TEST, 0, &rr, NULL);
+			off[0] = 0;
+			for (int q = 0; q < EM; q++)
+			{
+				uint64_t	mask;
+
+				if (c >= 0 ? plan.comp[cls[q]] != c : cls[q] != b)
+					continue;
+				mask = c >= 0 ? plan.regions[cls[q]] : 1;
+				for (int r = 0; r < G; r++)
+					if (mask & (UINT64_C(1) << r))
+						for (int j = 0; j < EN; j++)
+							if (cover[q][j])
+								ids[len++] = (uint32_t) (r * EN + j);
+				off[++nrows] = len;
+			}
+			TAPAS_CHECK(tapas_rowspace_add(rs, ids, off, nrows, NULL, &newly, &count) == TAPAS_OK);
+			for (int j = 0; j < EN; j++)
+			{
+				uint64_t	mask = c >= 0 ? plan.regions[b] : 1;
+				uint32_t	w[TAPAS_LINREL_MAX_REGIONS];
+				size_t		wl = 0;
+				long		target[EN * EH];
+				int			mine,
+							truth;
+				slong		r0;
+				long		Ab[EM][EN * EH];
+				int			mb = 0;
+
+				for (int r = 0; r < G; r++)
+					if (mask & (UINT64_C(1) << r))
+						w[wl++] = (uint32_t) (r * EN + j);
+				mine = tapas_rowspace_contains(rs, w, wl);
+				/* the oracle over the cells of b's system (all cells when related) */
+				for (int q = 0; q < EM; q++)
+					if (c >= 0 ? plan.comp[cls[q]] == c : cls[q] == b)
+						memcpy(Ab[mb++], A[q], sizeof(A[q]));
+				memset(target, 0, sizeof(target));
+				for (int i = 0; i < EH; i++)
+					target[j * EH + i] = C[b][i];
+				r0 = rank_cells(Ab, mb, NULL);
+				truth = rank_cells(Ab, mb, target) == r0;
+				TAPAS_CHECK_MSG(mine == truth, "it %d class %d record %d: kernel %d, oracle %d",
+								it, b, j, mine, truth);
+				agreed += mine == truth;
+				determined += truth;
+			}
+			tapas_rowspace_free(rs);
+		}
+		tapas_linrel_plan_clear(&plan);
+		tapas_linrel_free(lr);
+	}
+	TAPAS_CHECK_MSG(determined > 50, "only %d determined values: the test is too weak", determined);
+	(void) agreed;
+}
+
+/* tapas_rowspace_contains on its own: bad input, atoms, a difference */
+static void
+test_contains(void)
+{
+	tapas_rng_t rng;
+	tapas_rowspace_t *rs;
+	uint32_t	all[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9},
+				w[2];
+	size_t		off[3] = {0, 10, 19},
+				count;
+	const uint32_t *newly;
+	uint32_t	ids[19];
+
+	tapas_rng_seed(&rng, 17);
+	rs = tapas_rowspace_create(10, P_TEST, 0, &rng, NULL);
+	TAPAS_CHECK(tapas_rowspace_contains(rs, NULL, 1) == -1);
+	w[0] = 10;
+	TAPAS_CHECK(tapas_rowspace_contains(rs, w, 1) == -1);
+	w[0] = w[1] = 3;
+	TAPAS_CHECK(tapas_rowspace_contains(rs, w, 2) == -1);
+	TAPAS_CHECK(tapas_rowspace_contains(rs, w, 0) == 1);
+	/* everyone, then everyone but 9: e_9 is in, e_9 + e_8 is not, 0..9 is */
+	memcpy(ids, all, sizeof(all));
+	memcpy(ids + 10, all, 9 * sizeof(uint32_t));
+	TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, 2, NULL, &newly, &count) == TAPAS_OK);
+	w[0] = 9;
+	TAPAS_CHECK(tapas_rowspace_contains(rs, w, 1) == 1);
+	w[1] = 8;
+	TAPAS_CHECK(tapas_rowspace_contains(rs, w, 2) == 0);
+	TAPAS_CHECK(tapas_rowspace_contains(rs, all, 10) == 1);
+	TAPAS_CHECK(tapas_rowspace_contains(rs, all, 9) == 1);
+	TAPAS_CHECK(tapas_rowspace_contains(rs, all, 8) == 0);
+	TAPAS_CHECK(tapas_rowspace_rollback(rs) == TAPAS_OK);
+	w[0] = 9;
+	TAPAS_CHECK(tapas_rowspace_contains(rs, w, 1) == 0);
+	tapas_rowspace_free(rs);
+}
+
+int
+main(void)
+{
+	TAPAS_TEST_RUN(test_named_relations);
+	TAPAS_TEST_RUN(test_values);
+	TAPAS_TEST_RUN(test_random_plans);
+	TAPAS_TEST_RUN(test_product_system);
+	TAPAS_TEST_RUN(test_contains);
+	TAPAS_TEST_DONE();
+}
