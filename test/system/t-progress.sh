@@ -61,7 +61,7 @@ echo "evaluate, fit: $(grep -c 'training the classifier' "$dir/progress.out") NO
 
 # 2b. shadow modelling (targeted queries, random forest): the same loops
 run 1500 "SELECT accuracy FROM tapas.evaluate('targeted_mia', 'shadow_modelling', 'census', '1',
-	'{\"num_training_records\": 100, \"num_training_datasets\": 20000, \"num_test_datasets\": 10,
+	'{\"num_training_records\": 100, \"num_training_datasets\": 80000, \"num_test_datasets\": 10,
 	  \"features\": [\"queries\"], \"order\": [1, 2, 3], \"number\": [20, 100, 100]}')"
 grep -q 'NOTICE:  tapas.evaluate: generating and featurising the datasets, [0-9]*% (' "$dir/progress.out" ||
 	{ cat "$dir/progress.out"; fail "no progress NOTICE from shadow modelling"; }
