@@ -27,7 +27,7 @@ attack3() {	# attack3 NAME Q0 Q1 Q2: Q0, Q1 answered, then Q2; Q2 answered = lea
 # rare over everyone minus (rare AND hi) and (rare AND NOT hi) over everyone but 91 = rare of the 91-year-old
 attack3 "complement filters" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM pt WHERE age <> 91"
 attack3 "complement sums" "SELECT sum(income) FROM pt" "SELECT sum(income) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT sum(income) FILTER (WHERE NOT rare) FROM pt WHERE age <> 91"
-attack3 "scaled class" "SELECT sum(rare::int * 2) FROM pt" "SELECT 1" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack3 "scaled class" "SELECT sum(rare::int::numeric * 2) FROM pt" "SELECT 1" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
 # session 4: more spellings of the difference
 attack "groups sum to the rest" "SELECT sum(income) FROM pt" "SELECT sex, sum(income) FROM pt WHERE age <> 91 GROUP BY sex"
 attack "rollup" "SELECT sum(income) FROM pt" "SELECT zip, sum(income) FROM pt WHERE age <> 91 GROUP BY ROLLUP (zip)"
