@@ -39,7 +39,7 @@
  * The start basis is primal feasible by construction (x = 0 non-basic at
  * its lower bound, ep_i basic for b_i >= 0, em_i basic otherwise, the
  * fixed row variables non-basic), so the primal simplex needs no phase 1.
- * It runs in chunks of 2,000 iterations between which the progress
+ * It runs in chunks of 2,000 iterations or 250 ms between which the progress
  * callback may cancel.  GLPK's terminal output is switched off, and a
  * GLPK error (glp_error: a misuse, never expected with valid input) is
  * caught by glp_error_hook, which longjmps back here; GLPK's environment
@@ -63,6 +63,7 @@
 
 #define LP_MU_EXACT	1e-3
 #define LP_CHUNK	2000
+#define LP_CHUNK_MS	250		/* and at most this long, so a cancel acts within it */
 
 static jmp_buf lp_jump;
 
@@ -189,11 +190,13 @@ lp_solve(glp_prob *lp, int *iterations, const tapas_progress_t *progress)
 	{
 		before = glp_get_it_cnt(lp);
 		parm.it_lim = LP_CHUNK;
+		/* a chunk also ends after LP_CHUNK_MS: iterations of a big LP take ms each */
+		parm.tm_lim = LP_CHUNK_MS;
 		ret = glp_simplex(lp, &parm);
 		*iterations = glp_get_it_cnt(lp);
-		if (ret != GLP_EITLIM)
+		if (ret != GLP_EITLIM && ret != GLP_ETMLIM)
 			break;
-		if (*iterations == before)
+		if (ret == GLP_EITLIM && *iterations == before)
 			return TAPAS_ENUMERIC;
 		if (tapas_progress_poll(progress, -1.0))
 			return TAPAS_ECANCELED;

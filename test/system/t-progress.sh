@@ -106,7 +106,7 @@ grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
 echo "reconstruct: NOTICEs, cancelled"
 
 # 6. reconstruct_matrix: cancelled by the timeout (in the SPI read of the
-# matrix or in the LP, which polls every 2,000 simplex iterations)
+# matrix or in the LP, which polls every 2,000 simplex iterations or 250 ms)
 run 1500 "SELECT count(*) FROM tapas.reconstruct_matrix(
 	'SELECT q, id FROM generate_series(1, 400) q, generate_series(1, 20000) id
 	  WHERE (hashint8(q * 1000003 + id) & 1) = 1',
