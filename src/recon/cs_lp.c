@@ -39,8 +39,10 @@
  * The start basis is primal feasible by construction (x = 0 non-basic at
  * its lower bound, ep_i basic for b_i >= 0, em_i basic otherwise, the
  * fixed row variables non-basic), so the primal simplex needs no phase 1.
- * It runs in chunks of 2,000 iterations or 250 ms between which the progress
- * callback may cancel.  GLPK's terminal output is switched off, and a
+ * The progress callback may cancel between rows of the loading and, from
+ * GLPK's terminal hook (which prints nothing), every 100 ms of the simplex;
+ * the longest stretch without a poll is GLPK's set-up of the simplex, 0.5 s
+ * at 4 million entries.  A
  * GLPK error (glp_error: a misuse, never expected with valid input) is
  * caught by glp_error_hook, which longjmps back here; GLPK's environment
  * is then freed (glp_free_env), as its manual requires, and
@@ -62,10 +64,10 @@
 #include "recon/cs.h"
 
 #define LP_MU_EXACT	1e-3
-#define LP_CHUNK	2000
-#define LP_CHUNK_MS	250		/* and at most this long, so a cancel acts within it */
+#define LP_POLL_MS	100		/* the simplex reports (and polls) this often */
 
 static jmp_buf lp_jump;
+static const tapas_progress_t *lp_progress;	/* of the running tapas_cs_lp */
 
 static void
 lp_error_hook(void *info)
@@ -73,35 +75,31 @@ lp_error_hook(void *info)
 	longjmp(lp_jump, 1);
 }
 
-/* Loads the LP above into a new problem; NULL when memory is short. */
-static glp_prob *
-lp_build(const tapas_binmat_t *A, const double *b, int binary, double mu)
+/*
+ * Loads the LP above into lp a row at a time, so that a cancel acts
+ * between rows of a big matrix (one glp_load_matrix of 4 million entries
+ * takes 0.3 s, measured).  TAPAS_ENOMEM when memory is short,
+ * TAPAS_ECANCELED.
+ */
+static tapas_status
+lp_build(glp_prob *lp, const tapas_binmat_t *A, const double *b,
+		 int binary, double mu, const tapas_progress_t *progress)
 {
-	size_t		nnz = 0,
-				i,
-				w,
-				k = 1;
-	int		   *ia,
-			   *ja;
-	double	   *ar;
-	glp_prob   *lp;
+	size_t		i,
+				w;
 	int			m = (int) A->m,
-				n = (int) A->n;
+				n = (int) A->n,
+				k,
+				j;
+	int		   *ind = tapas_malloc(((size_t) n + 4) * sizeof(int));
+	double	   *val = tapas_malloc(((size_t) n + 4) * sizeof(double));
 
-	for (i = 0; i < A->m; i++)
-		nnz += tapas_binmat_row_weight(A, i);
-	nnz += 3 * A->m;
-	ia = tapas_malloc((nnz + 1) * sizeof(int));
-	ja = tapas_malloc((nnz + 1) * sizeof(int));
-	ar = tapas_malloc((nnz + 1) * sizeof(double));
-	if (!ia || !ja || !ar)
+	if (!ind || !val)
 	{
-		tapas_free(ia);
-		tapas_free(ja);
-		tapas_free(ar);
-		return NULL;
+		tapas_free(ind);
+		tapas_free(val);
+		return TAPAS_ENOMEM;
 	}
-	lp = glp_create_prob();
 	glp_set_obj_dir(lp, GLP_MIN);
 	glp_add_rows(lp, m);
 	glp_add_cols(lp, n + 2 * m + 1);
@@ -109,48 +107,48 @@ lp_build(const tapas_binmat_t *A, const double *b, int binary, double mu)
 	{
 		const uint64_t *row = tapas_binmat_row(A, i);
 
-		glp_set_row_bnds(lp, (int) i + 1, GLP_FX, b[i], b[i]);
+		if (tapas_progress_poll(progress, -1.0))
+			break;
+		k = 0;
 		for (w = 0; w < A->words; w++)
 		{
 			uint64_t	bits = row[w];
 
 			while (bits)
 			{
-				ia[k] = (int) i + 1;
-				ja[k] = (int) (w * 64 + (size_t) __builtin_ctzll(bits)) + 1;
-				ar[k++] = 1.0;
+				ind[++k] = (int) (w * 64 + (size_t) __builtin_ctzll(bits)) + 1;
+				val[k] = 1.0;
 				bits &= bits - 1;
 			}
 		}
-		ia[k] = (int) i + 1;	/* ep_i */
-		ja[k] = n + 2 * (int) i + 1;
-		ar[k++] = 1.0;
-		ia[k] = (int) i + 1;	/* em_i */
-		ja[k] = n + 2 * (int) i + 2;
-		ar[k++] = -1.0;
-		ia[k] = (int) i + 1;	/* intercept */
-		ja[k] = n + 2 * m + 1;
-		ar[k++] = 1.0;
+		ind[++k] = n + 2 * (int) i + 1;	/* ep_i */
+		val[k] = 1.0;
+		ind[++k] = n + 2 * (int) i + 2;	/* em_i */
+		val[k] = -1.0;
+		ind[++k] = n + 2 * m + 1;	/* intercept */
+		val[k] = 1.0;
+		glp_set_mat_row(lp, (int) i + 1, k, ind, val);
+		glp_set_row_bnds(lp, (int) i + 1, GLP_FX, b[i], b[i]);
 	}
-	glp_load_matrix(lp, (int) nnz, ia, ja, ar);
-	tapas_free(ia);
-	tapas_free(ja);
-	tapas_free(ar);
-	for (i = 1; i <= A->n; i++)
+	tapas_free(ind);
+	tapas_free(val);
+	if (i < A->m)
+		return TAPAS_ECANCELED;
+	for (j = 1; j <= n; j++)
 	{
 		if (binary)
-			glp_set_col_bnds(lp, (int) i, GLP_DB, 0.0, 1.0);
+			glp_set_col_bnds(lp, j, GLP_DB, 0.0, 1.0);
 		else
-			glp_set_col_bnds(lp, (int) i, GLP_LO, 0.0, 0.0);
-		glp_set_obj_coef(lp, (int) i, mu);
+			glp_set_col_bnds(lp, j, GLP_LO, 0.0, 0.0);
+		glp_set_obj_coef(lp, j, mu);
 	}
-	for (i = (size_t) n + 1; i <= (size_t) n + 2 * A->m; i++)
+	for (j = n + 1; j <= n + 2 * m; j++)
 	{
-		glp_set_col_bnds(lp, (int) i, GLP_LO, 0.0, 0.0);
-		glp_set_obj_coef(lp, (int) i, 1.0);
+		glp_set_col_bnds(lp, j, GLP_LO, 0.0, 0.0);
+		glp_set_obj_coef(lp, j, 1.0);
 	}
 	glp_set_col_bnds(lp, n + 2 * m + 1, GLP_FX, 0.0, 0.0);
-	return lp;
+	return TAPAS_OK;
 }
 
 /* The feasible start basis described in the banner. */
@@ -174,33 +172,42 @@ lp_start_basis(glp_prob *lp, const tapas_binmat_t *A, const double *b)
 	glp_set_col_stat(lp, n + 2 * (int) A->m + 1, GLP_NS);
 }
 
-/* Runs the simplex in chunks; TAPAS_OK when optimal. */
+/*
+ * GLPK's terminal hook, called with every line the simplex prints: the
+ * solver prints its progress every LP_POLL_MS, and the hook polls the
+ * caller's progress callback there.  A cancel longjmps out of the solver
+ * (as the error hook does); tapas_cs_lp then frees GLPK's environment.
+ * (A simplex run in chunks of iterations, polled between them, repeats
+ * GLPK's set-up each time: 0.5 s per chunk at 4 million entries.)
+ */
+
+static int
+lp_term_hook(void *info, const char *s)
+{
+	if (tapas_progress_poll(lp_progress, -1.0))
+		longjmp(lp_jump, 2);
+	return 1;					/* nothing reaches the terminal */
+}
+
+/* Runs the simplex, polling for a cancel; TAPAS_OK when optimal. */
 static tapas_status
-lp_solve(glp_prob *lp, int *iterations, const tapas_progress_t *progress)
+lp_solve(glp_prob *lp, int *iterations)
 {
 	glp_smcp	parm;
-	int			ret,
-				before;
+	int			ret;
 
 	glp_init_smcp(&parm);
-	parm.msg_lev = GLP_MSG_OFF;
+	parm.msg_lev = GLP_MSG_ON;
+	parm.out_frq = LP_POLL_MS;
+	parm.out_dly = 0;
 	parm.meth = GLP_PRIMAL;
 	parm.presolve = GLP_OFF;
-	for (;;)
-	{
-		before = glp_get_it_cnt(lp);
-		parm.it_lim = LP_CHUNK;
-		/* a chunk also ends after LP_CHUNK_MS: iterations of a big LP take ms each */
-		parm.tm_lim = LP_CHUNK_MS;
-		ret = glp_simplex(lp, &parm);
-		*iterations = glp_get_it_cnt(lp);
-		if (ret != GLP_EITLIM && ret != GLP_ETMLIM)
-			break;
-		if (ret == GLP_EITLIM && *iterations == before)
-			return TAPAS_ENUMERIC;
-		if (tapas_progress_poll(progress, -1.0))
-			return TAPAS_ECANCELED;
-	}
+	glp_term_hook(lp_term_hook, NULL);
+	glp_term_out(GLP_ON);
+	ret = glp_simplex(lp, &parm);
+	glp_term_out(GLP_OFF);
+	glp_term_hook(NULL, NULL);
+	*iterations = glp_get_it_cnt(lp);
 	if (ret != 0 || glp_get_status(lp) != GLP_OPT)
 		return TAPAS_ENUMERIC;
 	return TAPAS_OK;
@@ -267,7 +274,8 @@ tapas_cs_lp(const tapas_binmat_t *A, const double *b, double noise_scale,
 {
 	glp_prob   *volatile lp = NULL;
 	volatile tapas_status st = TAPAS_OK;
-	int			its = 0;
+	int			its = 0,
+				jumped;
 	double		mu;
 	size_t		i,
 				j;
@@ -281,20 +289,22 @@ tapas_cs_lp(const tapas_binmat_t *A, const double *b, double noise_scale,
 	memset(x_out, 0, A->n * sizeof(double));
 	glp_term_out(GLP_OFF);
 	glp_error_hook(lp_error_hook, NULL);
-	if (setjmp(lp_jump) != 0)
+	if ((jumped = setjmp(lp_jump)) != 0)
 	{
-		/* GLPK failed inside: its memory is gone with its environment */
+		/* GLPK failed or was cancelled inside: its memory goes with its environment */
+		glp_term_out(GLP_OFF);
+		glp_term_hook(NULL, NULL);
 		glp_error_hook(NULL, NULL);
 		glp_free_env();
 		memset(x_out, 0, A->n * sizeof(double));
-		return TAPAS_ENUMERIC;
+		return jumped == 2 ? TAPAS_ECANCELED : TAPAS_ENUMERIC;
 	}
 	mu = noise_scale > 0.0 ?
 		0.5 * sqrt((double) A->m * log(A->n > 2 ? (double) A->n : 2.0)) : LP_MU_EXACT;
-	lp = lp_build(A, b, binary, mu);
-	if (lp == NULL)
-		st = TAPAS_ENOMEM;
-	else
+	lp_progress = progress;
+	lp = glp_create_prob();
+	st = lp_build(lp, A, b, binary, mu, progress);
+	if (st == TAPAS_OK)
 	{
 		lp_start_basis(lp, A, b);
 		if (noise_scale > 0.0)
@@ -303,16 +313,16 @@ tapas_cs_lp(const tapas_binmat_t *A, const double *b, double noise_scale,
 			glp_set_col_bnds(lp, (int) (A->n + 2 * A->m + 1), GLP_FR, 0.0, 0.0);
 			glp_set_col_stat(lp, (int) (A->n + 2 * A->m + 1), GLP_NF);
 		}
-		st = lp_solve(lp, &its, progress);
-		if (st == TAPAS_OK)
-			for (j = 0; j < A->n; j++)
-			{
-				double		v = glp_get_col_prim(lp, (int) j + 1);
-
-				x_out[j] = v > 0.0 ? v : 0.0;
-			}
-		glp_delete_prob(lp);
+		st = lp_solve(lp, &its);
 	}
+	if (st == TAPAS_OK)
+		for (j = 0; j < A->n; j++)
+		{
+			double		v = glp_get_col_prim(lp, (int) j + 1);
+
+			x_out[j] = v > 0.0 ? v : 0.0;
+		}
+	glp_delete_prob(lp);
 	glp_error_hook(NULL, NULL);
 	if (st == TAPAS_OK && noise_scale > 0.0)
 		st = lp_debias(A, b, binary, x_out);

@@ -393,6 +393,48 @@ cancel_now(void *arg, double fraction)
 	return ++*(int *) arg >= 1;
 }
 
+/* cancels at the (*arg)th poll */
+static int
+cancel_at(void *arg, double fraction)
+{
+	return --*(int *) arg <= 0;
+}
+
+/*
+ * The LP polls between the rows of its loading and inside the simplex
+ * (from GLPK's terminal hook, whose cancel longjmps out of GLPK): either
+ * cancel returns TAPAS_ECANCELED and a zero x, and GLPK still works after.
+ */
+static void
+test_cs_lp_cancel(void)
+{
+	tapas_rng_t rng;
+	double		x[100],
+				xo[100],
+				b[40];
+	tapas_binmat_t *A;
+	tapas_cs_report rep;
+	int			calls,
+				at;
+	tapas_progress_t cancel = {cancel_at, &calls};
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 6);
+	A = planted(&rng, 40, 100, 2, 0.0, x, b);
+	for (at = 1; at <= 42; at += 20)
+	{
+		calls = at;				/* 1, 21: loading; 41: the simplex's first report */
+		memset(xo, 0xff, sizeof(xo));
+		TAPAS_CHECK_MSG(tapas_cs_recover(A, b, 2, 0.0, TAPAS_CS_LP, 1, xo, &rep, &cancel) == TAPAS_ECANCELED,
+						"cancel at poll %d", at);
+		TAPAS_CHECK(same_vector(xo, (double[100]) {0}, 100, 0.0));
+	}
+	calls = 1000000;
+	TAPAS_CHECK(tapas_cs_recover(A, b, 2, 0.0, TAPAS_CS_LP, 1, xo, &rep, &cancel) == TAPAS_OK);
+	TAPAS_CHECK(same_vector(x, xo, 100, 0.0));
+	tapas_binmat_free(A);
+	TAPAS_CHECK(tapas_memory_live() == 0);
+}
+
 static void
 test_cs_errors(void)
 {
@@ -457,6 +499,7 @@ main(void)
 	TAPAS_TEST_RUN(test_cs_lp_hand_solved);
 	TAPAS_TEST_RUN(test_cs_noisy_recovery);
 	TAPAS_TEST_RUN(test_cs_inconsistent);
+	TAPAS_TEST_RUN(test_cs_lp_cancel);
 	TAPAS_TEST_RUN(test_cs_errors);
 	TAPAS_TEST_DONE();
 }
