@@ -8,6 +8,31 @@
 export PG_CONFIG=/usr/lib/postgresql/15/bin/pg_config
 PGBIN=/usr/lib/postgresql/15/bin
 
+# TAPAS_PGROOT=DIR: test against a relocated copy of the PostgreSQL
+# installation under DIR instead of the system one (PostgreSQL finds its
+# share and lib directories relative to its binaries), so that several
+# checkouts on one machine test at once without sharing an installation.
+if [ -n "${TAPAS_PGROOT:-}" ]; then
+	PGBIN=$TAPAS_PGROOT/usr/lib/postgresql/15/bin
+fi
+
+# tapas_install: make install into the system directories, or into the
+# copy under TAPAS_PGROOT (made on first use)
+tapas_install() {
+	if [ -z "${TAPAS_PGROOT:-}" ]; then
+		make -s install >/dev/null
+		return
+	fi
+	if [ ! -x "$PGBIN/postgres" ]; then
+		mkdir -p "$TAPAS_PGROOT/usr/lib/postgresql" "$TAPAS_PGROOT/usr/share/postgresql" || return 1
+		cp -a /usr/lib/postgresql/15 "$TAPAS_PGROOT/usr/lib/postgresql/" &&
+			cp -a /usr/share/postgresql/15 "$TAPAS_PGROOT/usr/share/postgresql/" || return 1
+		# the postgres user runs the server from here
+		chmod 755 "$TAPAS_PGROOT"
+	fi
+	make -s install DESTDIR="$TAPAS_PGROOT" >/dev/null
+}
+
 as_postgres() {
 	if [ "$(id -u)" -eq 0 ]; then
 		runuser -u postgres -- "$@"

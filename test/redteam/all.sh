@@ -7,14 +7,14 @@ set -u
 cd "$(dirname "$0")/../.."
 source test/lib.sh
 make -s -j2 >/dev/null 2>&1 || { echo "build failed"; exit 1; }
-exec 9>/tmp/tapas-install.lock; flock 9
-make -s install >/dev/null || exit 1
+[ -z "${TAPAS_PGROOT:-}" ] && { exec 9>/tmp/tapas-install.lock; flock 9; }
+tapas_install || exit 1
 inst=$(mktemp -d /tmp/tapas-redteam.XXXXXX)
 instance_start "$inst" >/dev/null || exit 1
 trap 'instance_destroy "$inst"' EXIT
 psql -X -q -d postgres -c "CREATE DATABASE rt" >/dev/null
 psql -X -q -d rt -f test/redteam/setup.sql >/dev/null 2>&1
-flock -u 9
+[ -z "${TAPAS_PGROOT:-}" ] && flock -u 9
 export PGUSER=postgres
 bash test/redteam/multi.sh
 psql -X -q -d rt -f test/redteam/data.sql >/dev/null 2>&1
