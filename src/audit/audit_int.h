@@ -85,6 +85,7 @@ typedef struct TapasJoint
 	TapasClass **cls;			/* [ncls] the related classes */
 	uint64	   *regions;		/* [ncls] bit r: region r holds the class */
 	int			nregions;		/* G, or -1: no 0/1 coordinates (fail closed) */
+	bool		split;			/* split coordinates: a cell is one row per region */
 	char	   *name;			/* key.statistic of its entries */
 } TapasJoint;
 
@@ -223,6 +224,10 @@ extern void tapas_audit_relations_drop(Oid relid);
 /* most unknowns (regions x records) of a joint system: about 80 bytes each */
 #define TAPAS_JOINT_MAX_UNKNOWNS	(INT64CONST(1) << 21)
 
+extern size_t tapas_audit_joint_nrows(const TapasJoint *jt, int member);
+extern size_t tapas_audit_joint_cell_rows(const TapasJoint *jt, int member, uint32 cap_n,
+										  uint32 *ids, size_t at, size_t card,
+										  size_t *offsets, size_t *nrows);
 extern size_t tapas_audit_joint_expand(uint64 regions, uint32 cap_n, uint32 *ids,
 									   size_t at, size_t card);
 extern int	tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,

@@ -225,32 +225,39 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 /*
  * rows from..to-1 of e as (ids, offsets) for the kernel (palloc'd); a row
  * of a group of related classes is its cover times the regions of its
- * class (joint.c).
+ * class, or one row per region in split coordinates (joint.c).  Returns
+ * the number of kernel rows.
  */
-static void
+static size_t
 rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets)
 {
-	size_t		total = 0;
+	size_t		total = 0,
+				nrows = 0;
 
-	*offsets = palloc(sizeof(size_t) * (to - from + 1));
 	for (int i = from; i < to; i++)
+	{
 		total += roaring_bitmap_get_cardinality(e->rows[i]) *
 			(e->joint ? pg_popcount64(e->joint->regions[e->row_member[i]]) : 1);
+		nrows += e->joint ? tapas_audit_joint_nrows(e->joint, e->row_member[i]) : 1;
+	}
+	*offsets = palloc(sizeof(size_t) * (nrows + 1));
 	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
 	total = 0;
+	nrows = 0;
 	for (int i = from; i < to; i++)
 	{
 		size_t		card = roaring_bitmap_get_cardinality(e->rows[i]);
 
-		(*offsets)[i - from] = total;
+		(*offsets)[nrows++] = total;
 		roaring_bitmap_to_uint32_array(e->rows[i], *ids + total);
 		if (e->joint)
-			total = tapas_audit_joint_expand(e->joint->regions[e->row_member[i]],
-											 e->cap_n, *ids, total, card);
+			total = tapas_audit_joint_cell_rows(e->joint, e->row_member[i], e->cap_n,
+												*ids, total, card, *offsets, &nrows);
 		else
 			total += card;
 	}
-	(*offsets)[to - from] = total;
+	(*offsets)[nrows] = total;
+	return nrows;
 }
 
 /* kernel progress: stop on a pending cancel or termination (the caller then raises it) */
@@ -275,7 +282,8 @@ static bool
 rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 {
 	uint32	   *ids;
-	size_t	   *offsets;
+	size_t	   *offsets,
+				nrows;
 	const uint32 *newly;
 	size_t		count;
 	tapas_status st;
@@ -290,8 +298,8 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 		tapas_progress_active_notice((double) e->rs_rows / e->nrows);	/* in tapas.audit */
 		if (deadline != DT_NOEND && GetCurrentTimestamp() > deadline)
 			return false;
-		rows_as_ids(e, e->rs_rows, to, &ids, &offsets);
-		st = tapas_rowspace_add(e->rs, ids, offsets, to - e->rs_rows, &interrupt_poll,
+		nrows = rows_as_ids(e, e->rs_rows, to, &ids, &offsets);
+		st = tapas_rowspace_add(e->rs, ids, offsets, nrows, &interrupt_poll,
 								&newly, &count);
 		pfree(ids);
 		pfree(offsets);

@@ -10,6 +10,9 @@
  * independent.  The unknowns are (region r, record j), numbered r cap_n +
  * j in the kernel, and a cell of class b over cover Q is the 0/1 row
  * Q x (regions of b): its cover repeated once per region of its class.
+ * In split coordinates (classes that are multiples of the generators with
+ * unequal weights) a cell is instead one row Q x r per region r of its
+ * class: more than the answer tells, so the test is sound.
  * The row space of these rows is the attacker's: it holds e_j x c_b
  * exactly when the value of class b at record j follows from the answers
  * by linear algebra, whichever classes the cells were of.
@@ -65,6 +68,31 @@ tapas_audit_joint_expand(uint64 regions, uint32 cap_n, uint32 *ids, size_t at,
 	return at + (size_t) nreg * card;
 }
 
+/* the kernel rows of one cell of member m: 1, or its regions in split coordinates */
+size_t
+tapas_audit_joint_nrows(const TapasJoint *jt, int member)
+{
+	return jt->split ? (size_t) pg_popcount64(jt->regions[member]) : 1;
+}
+
+/*
+ * Expands the cell of member m whose card record indices are at ids[at ..)
+ * into its rows (tapas_audit_joint_expand), and appends the start of each
+ * row but the first to offsets[*nrows ..) (the caller set the first):
+ * one row, or in split coordinates one row per region.  Returns the end.
+ */
+size_t
+tapas_audit_joint_cell_rows(const TapasJoint *jt, int member, uint32 cap_n, uint32 *ids,
+							size_t at, size_t card, size_t *offsets, size_t *nrows)
+{
+	size_t		end = tapas_audit_joint_expand(jt->regions[member], cap_n, ids, at, card);
+
+	if (jt->split)
+		for (size_t k = 1; k < tapas_audit_joint_nrows(jt, member); k++)
+			offsets[(*nrows)++] = at + k * card;
+	return end;
+}
+
 /* kernel progress: stop on a pending cancel */
 static int
 interrupt_progress(void *arg, double fraction)
@@ -74,30 +102,36 @@ interrupt_progress(void *arg, double fraction)
 
 static const tapas_progress_t interrupt_poll = {interrupt_progress, NULL};
 
-/* the batch's rows over the group's unknowns (palloc'd) */
-static void
+/* the batch's rows over the group's unknowns (palloc'd); returns their number */
+static size_t
 batch_rows(TapasAuditBatch *batch, const int16 *member, uint32 **ids,
 		   size_t **offsets)
 {
 	TapasAuditEntry *e = batch->entry;
-	size_t		total = 0;
+	size_t		total = 0,
+				nrows = 0;
 
 	for (int i = 0; i < batch->ncells; i++)
+	{
 		total += (batch->offsets[i + 1] - batch->offsets[i]) *
 			pg_popcount64(e->joint->regions[member[i]]);
+		nrows += tapas_audit_joint_nrows(e->joint, member[i]);
+	}
 	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
-	*offsets = palloc(sizeof(size_t) * (batch->ncells + 1));
+	*offsets = palloc(sizeof(size_t) * (nrows + 1));
 	total = 0;
+	nrows = 0;
 	for (int i = 0; i < batch->ncells; i++)
 	{
 		size_t		card = batch->offsets[i + 1] - batch->offsets[i];
 
-		(*offsets)[i] = total;
+		(*offsets)[nrows++] = total;
 		memcpy(*ids + total, batch->ids + batch->offsets[i], sizeof(uint32) * card);
-		total = tapas_audit_joint_expand(e->joint->regions[member[i]], e->cap_n,
-										 *ids, total, card);
+		total = tapas_audit_joint_cell_rows(e->joint, member[i], e->cap_n, *ids, total, card,
+											*offsets, &nrows);
 	}
-	(*offsets)[batch->ncells] = total;
+	(*offsets)[nrows] = total;
+	return nrows;
 }
 
 /* is the value of member m at record j in the row space? */
@@ -153,7 +187,8 @@ tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,
 	const uint32 *newly;
 	size_t		count = 0;
 	uint32	   *ids;
-	size_t	   *offsets;
+	size_t	   *offsets,
+				nrows;
 	tapas_status st;
 	int			nf = 0,
 				maxf = 16;
@@ -166,8 +201,8 @@ tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,
 		return -1;
 	if (batch->ncells == 0)
 		return 0;
-	batch_rows(batch, member, &ids, &offsets);
-	st = tapas_rowspace_trial(e->rs, ids, offsets, batch->ncells, &interrupt_poll,
+	nrows = batch_rows(batch, member, &ids, &offsets);
+	st = tapas_rowspace_trial(e->rs, ids, offsets, nrows, &interrupt_poll,
 							  &newly, &count);
 	pfree(ids);
 	pfree(offsets);

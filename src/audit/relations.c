@@ -16,8 +16,11 @@
  * modulo the audit's secret prime, in the order the classes were created,
  * and groups the classes that take part in a relation (the components);
  * a class in no relation keeps its own system (determined.c), as before.
- * Each group gets 0/1 coordinates (regions) when it has them; a group
- * without them is audited as incomplete (the caller fails closed).
+ * Each group gets 0/1 coordinates (regions) when it has them, or split
+ * coordinates (a cell taken as known region by region: sum(health) with
+ * count(*) FILTER (WHERE health = v) for each v); a group with neither
+ * (more than 64 regions) is audited as incomplete (the caller fails
+ * closed).
  *
  * Relations are found by value, so like the classes themselves they may
  * include coincidences of this table's data: that only adds rows an
@@ -135,7 +138,8 @@ joint_name(TapasClass **cls, int n)
 }
 
 static TapasJoint *
-joint_make(Oid relid, TapasClass **cls, const uint64 *regions, int n, int nregions)
+joint_make(Oid relid, TapasClass **cls, const uint64 *regions, int n, int nregions,
+		   bool split)
 {
 	MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
 	TapasJoint *jt = palloc0(sizeof(TapasJoint));
@@ -148,6 +152,7 @@ joint_make(Oid relid, TapasClass **cls, const uint64 *regions, int n, int nregio
 	if (regions)
 		memcpy(jt->regions, regions, sizeof(uint64) * n);
 	jt->nregions = nregions;
+	jt->split = split;
 	jt->name = joint_name(cls, n);
 	MemoryContextSwitchTo(old);
 	return jt;
@@ -180,7 +185,7 @@ add_new_classes(TableRelations *tr, List *classes)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("out of memory in the joint audit")));
 		if (st == TAPAS_ELIMIT && tr->overflow == NULL)
-			tr->overflow = joint_make(c->relid, &c, NULL, 1, -1);
+			tr->overflow = joint_make(c->relid, &c, NULL, 1, -1, false);
 		/* TAPAS_EINVAL: a value that is not finite; the class is related to nothing */
 	}
 }
@@ -242,7 +247,7 @@ plan_groups(TableRelations *tr, List *classes)
 		name = joint_name(cls, n);
 		jt = take_existing(&old, name);
 		if (jt == NULL)
-			jt = joint_make(cls[0]->relid, cls, reg, n, plan.nregions[c]);
+			jt = joint_make(cls[0]->relid, cls, reg, n, plan.nregions[c], plan.split[c] != 0);
 		pfree(name);
 		for (int m = 0; m < n; m++)
 			tr->of[cls[m]->id - 1] = jt;

@@ -463,10 +463,62 @@ find_scales(const entry *ent, size_t ne, uint32_t nm, uint64_t *s, nmod_t mod)
 	return 1;
 }
 
-/* the regions of one component of nm members (classes cl[]); -1: none */
+/* a region's signature: the classes nonzero at its records, and their ratios to the first */
+typedef struct region_sig
+{
+	uint64_t	mask;
+	uint64_t	ratio[TAPAS_LINREL_MAX_REGIONS];	/* [member] v_m / v_first, members in mask */
+} region_sig;
+
+/*
+ * The region of the record whose entries are ent[lo..hi), found or added
+ * in sig[0..*nr); -1 past TAPAS_LINREL_MAX_REGIONS.  With by_ratio, two
+ * records share a region only if their classes also have the same ratios
+ * to the first class nonzero there (so that every class is a multiple of
+ * one generator on each region); without it, the pattern alone decides.
+ */
+static int32_t
+record_region(const entry *ent, size_t lo, size_t hi, int by_ratio, nmod_t mod,
+			  region_sig *sig, int32_t *nr)
+{
+	region_sig	cur;
+	uint64_t	inv = by_ratio ? n_invmod(ent[lo].val, mod.n) : 0;
+	int32_t		r;
+
+	cur.mask = 0;
+	for (size_t i = lo; i < hi; i++)
+	{
+		cur.mask |= UINT64_C(1) << ent[i].member;
+		cur.ratio[ent[i].member] = by_ratio ? nmod_mul(ent[i].val, inv, mod) : 0;
+	}
+	for (r = 0; r < *nr; r++)
+	{
+		size_t		i;
+
+		if (sig[r].mask != cur.mask)
+			continue;
+		for (i = lo; i < hi && sig[r].ratio[ent[i].member] == cur.ratio[ent[i].member]; i++)
+			;
+		if (i == hi)
+			return r;
+	}
+	if (*nr == TAPAS_LINREL_MAX_REGIONS)
+		return -1;
+	sig[(*nr)++] = cur;
+	return r;
+}
+
+/*
+ * The regions of one component of nm members (classes cl[]); -1: none
+ * within the limits.  *split is set when the classes are not 0/1 sums of
+ * the regions (no scales: sum(health) with count(*) FILTER (WHERE health
+ * = v) for each v): the regions then refine the patterns by the classes'
+ * ratios, each class is a multiple of one generator on each region, and
+ * the caller takes every cell as known region by region (linrel.h).
+ */
 static int32_t
 component_regions(tapas_linrel_t *lr, const uint32_t *cl, uint32_t nm,
-				  uint64_t *regions, tapas_status *st)
+				  uint64_t *regions, int *split, tapas_status *st)
 {
 	size_t		ne = 0,
 				lo,
@@ -475,17 +527,21 @@ component_regions(tapas_linrel_t *lr, const uint32_t *cl, uint32_t nm,
 	uint32_t	m;
 	entry	   *ent;
 	uint64_t	s[TAPAS_LINREL_MAX_REGIONS];
-	uint64_t	pattern[TAPAS_LINREL_MAX_REGIONS];
+	region_sig *sig;
 	int32_t		nr = 0;
 
 	*st = TAPAS_OK;
+	*split = 0;
 	if (nm > TAPAS_LINREL_MAX_REGIONS)
 		return -1;
 	for (m = 0; m < nm; m++)
 		ne += lr->cls[cl[m]].nnz;
 	ent = tapas_malloc((ne ? ne : 1) * sizeof(entry));
-	if (ent == NULL)
+	sig = tapas_malloc(TAPAS_LINREL_MAX_REGIONS * sizeof(region_sig));
+	if (ent == NULL || sig == NULL)
 	{
+		tapas_free(ent);
+		tapas_free(sig);
 		*st = TAPAS_ENOMEM;
 		return -1;
 	}
@@ -498,38 +554,24 @@ component_regions(tapas_linrel_t *lr, const uint32_t *cl, uint32_t nm,
 			ent[ne++].val = lr->cls[cl[m]].val[i];
 		}
 	qsort(ent, ne, sizeof(entry), cmp_entry);
-	if (!find_scales(ent, ne, nm, s, lr->mod))
+	*split = !find_scales(ent, ne, nm, s, lr->mod);
+	for (lo = 0; lo < ne && nr >= 0; lo = hi)
 	{
-		tapas_free(ent);
-		return -1;
-	}
-	for (lo = 0; lo < ne; lo = hi)
-	{
-		uint64_t	mask = 0;
-		int32_t		r;
-
 		for (hi = lo; hi < ne && ent[hi].key == ent[lo].key; hi++)
-			mask |= UINT64_C(1) << ent[hi].member;
-		for (r = 0; r < nr && pattern[r] != mask; r++)
 			;
-		if (r == nr)
-		{
-			if (nr == TAPAS_LINREL_MAX_REGIONS)
-			{
-				tapas_free(ent);
-				return -1;
-			}
-			pattern[nr++] = mask;
-		}
+		if (record_region(ent, lo, hi, *split, lr->mod, sig, &nr) < 0)
+			nr = -1;
 	}
 	tapas_free(ent);
-	for (m = 0; m < nm; m++)
-	{
-		regions[cl[m]] = 0;
-		for (int32_t r = 0; r < nr; r++)
-			if (pattern[r] & (UINT64_C(1) << m))
-				regions[cl[m]] |= UINT64_C(1) << r;
-	}
+	if (nr >= 0)
+		for (m = 0; m < nm; m++)
+		{
+			regions[cl[m]] = 0;
+			for (int32_t r = 0; r < nr; r++)
+				if (sig[r].mask & (UINT64_C(1) << m))
+					regions[cl[m]] |= UINT64_C(1) << r;
+		}
+	tapas_free(sig);
 	return nr;
 }
 
@@ -540,6 +582,7 @@ tapas_linrel_plan_clear(tapas_linrel_plan_t *plan)
 	tapas_free(plan->regions);
 	tapas_free(plan->nregions);
 	tapas_free(plan->nmembers);
+	tapas_free(plan->split);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -561,7 +604,8 @@ tapas_linrel_plan(tapas_linrel_t *lr, tapas_linrel_plan_t *plan)
 	plan->regions = tapas_calloc(K ? K : 1, sizeof(uint64_t));
 	plan->nregions = tapas_malloc((K ? K : 1) * sizeof(int32_t));
 	plan->nmembers = tapas_calloc(K ? K : 1, sizeof(uint32_t));
-	if (!plan->comp || !plan->regions || !plan->nregions || !plan->nmembers)
+	plan->split = tapas_calloc(K ? K : 1, sizeof(uint8_t));
+	if (!plan->comp || !plan->regions || !plan->nregions || !plan->nmembers || !plan->split)
 	{
 		tapas_linrel_plan_clear(plan);
 		return TAPAS_ENOMEM;
@@ -609,12 +653,14 @@ tapas_linrel_plan(tapas_linrel_t *lr, tapas_linrel_plan_t *plan)
 	for (uint32_t c = 0; c < plan->ncomp && st == TAPAS_OK; c++)
 	{
 		uint32_t	nm = 0;
+		int			split;
 
 		for (b = 0; b < K; b++)
 			if (plan->comp[b] == (int32_t) c)
 				members[nm++] = b;
 		plan->nmembers[c] = nm;
-		plan->nregions[c] = component_regions(lr, members, nm, plan->regions, &st);
+		plan->nregions[c] = component_regions(lr, members, nm, plan->regions, &split, &st);
+		plan->split[c] = (uint8_t) split;
 	}
 	if (st != TAPAS_OK)
 		tapas_linrel_plan_clear(plan);

@@ -29,9 +29,23 @@
  * Q x (regions of b) over the unknowns (region, record), and the
  * row-space test of the product system decides what the cells determine:
  * the embedding span(v) -> span(g) is injective, so membership of e_j x c_b
- * is the same in any such coordinates.  Components without such scales
- * (e.g. 2 rare + other, rare, other) have no 0/1 coordinates here: the
- * caller fails closed.
+ * is the same in any such coordinates.
+ *
+ * Split coordinates.  Components without such scales (sum(health) with
+ * count(*) FILTER (WHERE health = v) for each v; 2 rare + other, rare,
+ * other) get regions that refine the patterns by the ratios of the
+ * classes to the first class nonzero at the record, so that on each
+ * region rho every class is a multiple of one generator: v_b = c_{b,rho}
+ * g_rho there.  A cell of class b over Q, sum over rho of c_{b,rho}
+ * (Q x rho), is then taken as the separate rows Q x rho for each region
+ * rho of b (plan->split): the attacker is credited with more than the
+ * answer tells (each region's part of it), so the test refuses at least
+ * whenever the exact one would (sound, possibly more refusals).  The row
+ * space of such rows is a direct sum over the regions, so e_j x c_b, a
+ * combination with nonzero weights of the unknowns (rho, j), lies in it
+ * exactly when each of them does: the 0/1 test of e_j x (regions of b)
+ * is the same.  A component with more than TAPAS_LINREL_MAX_REGIONS
+ * regions has no coordinates here: the caller fails closed.
  *
  * Usage: create, add each class (tapas_linrel_add), then tapas_linrel_plan
  * (recomputed from scratch, O(sum of nnz of the related classes * log)).
@@ -88,6 +102,7 @@ typedef struct tapas_linrel_plan
 	uint32_t	ncomp;
 	int32_t    *nregions;		/* [ncomp] regions, or -1: no 0/1 coordinates */
 	uint32_t   *nmembers;		/* [ncomp] classes in the component */
+	uint8_t    *split;			/* [ncomp] 1: split coordinates (a cell is a row per region) */
 } tapas_linrel_plan_t;
 
 /*
