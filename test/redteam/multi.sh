@@ -73,3 +73,14 @@ attack3 "complement filters, sum" "SELECT count(*) FILTER (WHERE rare AND income
 attack3 "income split, avg" "SELECT avg(income) FILTER (WHERE rare) FROM pt" "SELECT avg(income) FILTER (WHERE NOT rare) FROM pt" "SELECT avg(income) FROM pt WHERE age <> 91"
 attack3 "split in three" "SELECT count(*) FILTER (WHERE rare AND income < 2000) FROM pt" "SELECT count(*) FILTER (WHERE rare AND income >= 2000) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare) FROM pt"
 reset
+# session 5: complements with the public count (count(*) over the same rows is known):
+# NOT rare over everyone, rare over everyone but the target, and other spellings
+attack "complement, public base" "SELECT count(*) FILTER (WHERE NOT rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack "complement, reversed" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE NOT rare) FROM pt WHERE age <> 91"
+attack "complement, CASE 0 1" "SELECT sum(CASE WHEN rare THEN 0 ELSE 1 END) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack "complement, IS NOT TRUE" "SELECT count(*) FILTER (WHERE rare IS NOT TRUE) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare) FROM pt"
+attack "complement, difference" "SELECT count(*) - count(*) FILTER (WHERE rare) FROM pt" "SELECT sum(rare::int) FROM pt WHERE age <> 91"
+attack "complement, group false" "SELECT rare, count(*) FROM pt GROUP BY rare" "SELECT count(*) FILTER (WHERE NOT rare) FROM pt WHERE age <> 91"
+attack "complement, nullable" "SELECT count(*) FILTER (WHERE diagnosis <> 'hiv' OR diagnosis IS NULL) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt WHERE age <> 91"
+attack "complement, count(x)" "SELECT count(NULLIF(rare, true)) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+reset
