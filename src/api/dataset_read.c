@@ -40,11 +40,15 @@
  * ----------------------------------------------------------------
  */
 
-/* the SELECT reading rel's dataset columns (and key) in schema order */
+/*
+ * The SELECT reading the dataset columns (and key) in schema order from
+ * the FROM item from, whose columns are rc; with_optional: the AIA
+ * sensitive column is read too (only from the synthetic table).
+ */
 static char *
-read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
+read_sql(TapasAttackSchema *schema, const RelColumns *rc, bool with_optional,
+		 const char *from, bool with_key)
 {
-	RelColumns	rc = tapas_dataset_rel_columns(relid, "input");
 	StringInfoData buf;
 	int			j;
 
@@ -57,8 +61,8 @@ read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 
 		if (j > 0)
 			appendStringInfoString(&buf, ", ");
-		if (tapas_dataset_find_name(&rc, col->name) < 0 ||
-			(relid != schema->synthetic && schema->optional != NULL &&
+		if (tapas_dataset_find_name(rc, col->name) < 0 ||
+			(!with_optional && schema->optional != NULL &&
 			 strcmp(col->name, schema->optional) == 0))
 			appendStringInfoString(&buf, "NULL::text");
 		else if (col->kind == TAPAS_COLUMN_CONTINUOUS)
@@ -68,7 +72,7 @@ read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 	}
 	if (with_key)
 		appendStringInfo(&buf, ", (%s)::text", quote_identifier(schema->key));
-	appendStringInfo(&buf, " FROM %s", tapas_dataset_rel_sql_name(relid));
+	appendStringInfo(&buf, " FROM %s", from);
 	return buf.data;
 }
 
@@ -105,9 +109,10 @@ read_cell(TapasAttackColumn *col, Datum d, bool isnull, const char *role)
 	return code < 0 ? 0.0 : (double) code;
 }
 
-double *
-tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
-						size_t *n, char ***keys, MemoryContext cxt)
+/* runs sql (read_sql's shape) and decodes its rows; name: for errors */
+static double *
+read_rows(TapasAttackSchema *schema, const char *sql, const char *role,
+		  const char *name, size_t *n, char ***keys, MemoryContext cxt)
 {
 	uint64		i,
 				rows;
@@ -117,12 +122,12 @@ tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
 	Datum	   *datums;
 	bool	   *nulls;
 
-	tapas_dataset_run_query(read_sql(schema, relid, keys != NULL));
+	tapas_dataset_run_query(sql);
 	rows = SPI_processed;
 	if (rows == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s table \"%s\" is empty", role, get_rel_name(relid))));
+				 errmsg("%s table \"%s\" is empty", role, name)));
 	values = MemoryContextAllocHuge(cxt, sizeof(double) * rows * c);
 	if (keys != NULL)
 		*keys = MemoryContextAlloc(cxt, sizeof(char *) * rows);
@@ -142,8 +147,51 @@ tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
 	}
 	pfree(datums);
 	pfree(nulls);
+	SPI_freetuptable(SPI_tuptable);
 	*n = rows;
 	return values;
+}
+
+double *
+tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
+						size_t *n, char ***keys, MemoryContext cxt)
+{
+	RelColumns	rc = tapas_dataset_rel_columns(relid, "input");
+	char	   *sql = read_sql(schema, &rc, relid == schema->synthetic,
+							   tapas_dataset_rel_sql_name(relid), keys != NULL);
+
+	return read_rows(schema, sql, role, get_rel_name(relid), n, keys, cxt);
+}
+
+double *
+tapas_attack_read_from(TapasAttackSchema *schema, TupleDesc desc, const char *from,
+					   const char *role, const char *name, size_t *n,
+					   MemoryContext cxt)
+{
+	RelColumns	rc;
+	int			i,
+				j;
+
+	rc.n = 0;
+	rc.names = palloc(sizeof(char *) * (desc->natts + 1));
+	rc.types = palloc(sizeof(Oid) * (desc->natts + 1));
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		rc.names[rc.n] = pstrdup(NameStr(att->attname));
+		rc.types[rc.n++] = att->atttypid;
+	}
+	for (j = 0; j < schema->ncols; j++)
+		if (tapas_dataset_find_name(&rc, schema->cols[j].name) < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("%s %s has no column \"%s\"", role, name,
+							schema->cols[j].name)));
+	return read_rows(schema, read_sql(schema, &rc, false, from, false),
+					 role, name, n, NULL, cxt);
 }
 
 /* ----------------------------------------------------------------
