@@ -25,6 +25,7 @@
 
 #include "postgres.h"
 
+#include "access/tupdesc.h"
 #include "fmgr.h"
 #include "utils/jsonb.h"
 
@@ -138,6 +139,17 @@ extern TapasAttackSchema *tapas_attack_schema_build_holdout(Oid synthetic,
 extern double *tapas_attack_read_table(TapasAttackSchema *schema, Oid rel,
 									   const char *role, size_t *n,
 									   char ***keys, MemoryContext cxt);
+
+/*
+ * tapas_attack_read_table on the rows of the FROM item from (a function
+ * call, say) whose columns are desc; every dataset column must be one of
+ * them.  role and name (from's name) are for errors.  The caller makes
+ * from's writes visible to the active snapshot (the query is read-only).
+ */
+extern double *tapas_attack_read_from(TapasAttackSchema *schema, TupleDesc desc,
+									  const char *from, const char *role,
+									  const char *name, size_t *n,
+									  MemoryContext cxt);
 
 /* Index of a dataset column by name, or -1. */
 extern int	tapas_attack_schema_column(TapasAttackSchema *schema,

@@ -460,9 +460,14 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 	st = tapas_shadow_eval_fit(ev, &progress);
 	if (st != TAPAS_OK)
 		raise_status(st, "the classifier rejected its parameters");
-	memcpy(all_scores + req->sp.tm.n_train, ev->scores, req->sp.tm.n_test * sizeof(double));
-	/* the classifier predicts 1 iff p > 1/2; metrics decide s >= tau */
-	tau[0] = nextafter(0.5, 1.0);
+	/* one classifier per target, each on the shared datasets' features */
+	for (t = 0; t < T; t++)
+	{
+		memcpy(all_scores + t * total + req->sp.tm.n_train,
+			   ev->scores + t * req->sp.tm.n_test, req->sp.tm.n_test * sizeof(double));
+		/* the classifier predicts 1 iff p > 1/2; metrics decide s >= tau */
+		tau[t] = nextafter(0.5, 1.0);
+	}
 }
 
 /* progress callback of the bootstrap: stop on a pending cancel */

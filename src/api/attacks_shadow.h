@@ -59,6 +59,7 @@ typedef struct ShadowUserGen
 {
 	Oid			fn;				/* the function */
 	char	   *fn_sql;			/* its quoted, qualified name */
+	TupleDesc	out_desc;		/* the columns of its rows */
 	TapasAttackSchema *schema;	/* dataset columns and dictionaries */
 	char	   *train_name;		/* name of the temp training table */
 	Oid			train_rel;

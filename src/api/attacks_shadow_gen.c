@@ -7,13 +7,19 @@
  * SETOF <a row type with the dataset's columns> (RETURNS TABLE or SETOF a
  * table type; extra columns are ignored, missing ones are an error).  For
  * each dataset the training rows are written, decoded to their original
- * values, into a temporary table with the auxiliary table's column types
- * (created once per call, ON COMMIT DROP); the function's result is
- * materialised into a second temporary table, read back with the
- * auxiliary table's dictionaries (a value the auxiliary table never has is
- * an error) and dropped.  Everything runs as the calling user.
- * This costs a few SPI round trips per dataset, which only user
- * generators pay: the built-in ones never leave C.
+ * values, into one temporary table with the auxiliary table's column types
+ * (created once per call, truncated and refilled per dataset, dropped at
+ * the end), and the function's result is read straight from a SELECT on
+ * the call with the auxiliary table's dictionaries (a value the auxiliary
+ * table never has is an error).  Everything runs as the calling user.
+ *
+ * No relation is created per dataset: each CREATE/DROP takes locks that
+ * are held until the transaction ends, so a table per dataset filled the
+ * shared lock table ("out of shared memory") after about a thousand
+ * datasets (max_locks_per_transaction x max_connections entries).  With
+ * one table the call holds a fixed handful of locks whatever the number
+ * of datasets.  This costs a few SPI round trips per dataset, which only
+ * user generators pay: the built-in ones never leave C.
  *
  * IDENTIFICATION
  *	  src/api/attacks_shadow_gen.c
@@ -25,6 +31,7 @@
 #include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "parser/parse_func.h"
@@ -34,6 +41,7 @@
 #include "utils/regproc.h"
 #include "utils/snapmgr.h"
 
+#include "api/attacks_pg.h"
 #include "api/attacks_shadow.h"
 
 static int	usergen_counter = 0;
@@ -81,6 +89,20 @@ column_list(TapasAttackSchema *schema)
 	return buf.data;
 }
 
+/* the columns of fn's rows (RETURNS TABLE, OUT parameters or SETOF a row type) */
+static TupleDesc
+result_desc(Oid fn, const char *sig)
+{
+	TupleDesc	desc = NULL;
+
+	if (get_func_result_type(fn, NULL, &desc) != TYPEFUNC_COMPOSITE || desc == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("generator function %s must return rows of a named row type", sig),
+				 errhint("Declare it RETURNS TABLE (...) with the dataset's columns, or RETURNS SETOF a table type.")));
+	return CreateTupleDescCopy(desc);
+}
+
 void
 tapas_shadow_usergen_init(ShadowUserGen *gen, const char *fname,
 						  TapasAttackSchema *schema, Oid auxiliary)
@@ -100,6 +122,7 @@ tapas_shadow_usergen_init(ShadowUserGen *gen, const char *fname,
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("generator function %s must return a set of rows", sig)));
+	gen->out_desc = result_desc(gen->fn, sig);
 	gen->fn_sql = quote_qualified_identifier(get_namespace_name(get_func_namespace(gen->fn)),
 											 get_func_name(gen->fn));
 	gen->schema = schema;
@@ -154,17 +177,15 @@ tapas_shadow_usergen_run(ShadowUserGen *gen, const double *rows, size_t n,
 						 size_t num_rows, int64 seed, double *out, size_t cap)
 {
 	MemoryContext old = MemoryContextSwitchTo(gen->cxt);
-	char	   *out_name = psprintf("tapas_evaluate_out_%d_%d", MyProcPid, usergen_counter);
+	char	   *call;
 	double	   *syn;
 	size_t		n_out;
 
 	run_sql(psprintf("TRUNCATE pg_temp.%s", quote_identifier(gen->train_name)),
 			SPI_OK_UTILITY);
 	run_sql(insert_sql(gen, rows, n), SPI_OK_INSERT);
-	run_sql(psprintf("CREATE TEMP TABLE %s ON COMMIT DROP AS SELECT * FROM %s(%u::oid::regclass, %zu, " INT64_FORMAT ")",
-					 quote_identifier(out_name), gen->fn_sql, gen->train_rel,
-					 num_rows, seed),
-			SPI_OK_UTILITY);
+	call = psprintf("%s(%u::oid::regclass, %zu, " INT64_FORMAT ") AS g",
+					gen->fn_sql, gen->train_rel, num_rows, seed);
 	/*
 	 * The reader runs read-only SPI, which uses the active snapshot: make it
 	 * one that sees the rows this transaction just wrote.
@@ -172,8 +193,8 @@ tapas_shadow_usergen_run(ShadowUserGen *gen, const double *rows, size_t n,
 	CommandCounterIncrement();
 	PushCopiedSnapshot(GetActiveSnapshot());
 	UpdateActiveSnapshotCommandId();
-	syn = tapas_attack_read_table(gen->schema, temp_table_oid(out_name),
-								  "generator output", &n_out, NULL, gen->cxt);
+	syn = tapas_attack_read_from(gen->schema, gen->out_desc, call,
+								 "generator output", gen->fn_sql, &n_out, gen->cxt);
 	PopActiveSnapshot();
 	if (n_out > cap)
 		ereport(ERROR,
@@ -181,7 +202,6 @@ tapas_shadow_usergen_run(ShadowUserGen *gen, const double *rows, size_t n,
 				 errmsg("generator %s returned %zu rows, more than the %zu requested",
 						gen->fn_sql, n_out, cap)));
 	memcpy(out, syn, n_out * gen->schema->ncols * sizeof(double));
-	run_sql(psprintf("DROP TABLE pg_temp.%s", quote_identifier(out_name)), SPI_OK_UTILITY);
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(gen->cxt);
 	return n_out;

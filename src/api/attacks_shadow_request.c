@@ -649,11 +649,6 @@ tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req, bool many)
 							  psprintf("attack \"%s\"", a->name));
 	parse_threat_model(req);
 	req->sp.tm.n_targets = (size_t) req->n_targets;
-	if (req->n_targets > 1 && a->kind != ATTACK_SCORE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("attack \"%s\" evaluates one target at a time", a->name),
-				 errhint("Several targets share their datasets with the score-based attacks; call tapas.evaluate per target for shadow modelling.")));
 	if (a->kind == ATTACK_SCORE)
 		parse_score_attack(req, a);
 	else

@@ -23,9 +23,11 @@
 #include "access/relation.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "executor/tuptable.h"
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "tcop/dest.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -40,11 +42,15 @@
  * ----------------------------------------------------------------
  */
 
-/* the SELECT reading rel's dataset columns (and key) in schema order */
+/*
+ * The SELECT reading the dataset columns (and key) in schema order from
+ * the FROM item from, whose columns are rc; with_optional: the AIA
+ * sensitive column is read too (only from the synthetic table).
+ */
 static char *
-read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
+read_sql(TapasAttackSchema *schema, const RelColumns *rc, bool with_optional,
+		 const char *from, bool with_key)
 {
-	RelColumns	rc = tapas_dataset_rel_columns(relid, "input");
 	StringInfoData buf;
 	int			j;
 
@@ -57,8 +63,8 @@ read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 
 		if (j > 0)
 			appendStringInfoString(&buf, ", ");
-		if (tapas_dataset_find_name(&rc, col->name) < 0 ||
-			(relid != schema->synthetic && schema->optional != NULL &&
+		if (tapas_dataset_find_name(rc, col->name) < 0 ||
+			(!with_optional && schema->optional != NULL &&
 			 strcmp(col->name, schema->optional) == 0))
 			appendStringInfoString(&buf, "NULL::text");
 		else if (col->kind == TAPAS_COLUMN_CONTINUOUS)
@@ -68,7 +74,7 @@ read_sql(TapasAttackSchema *schema, Oid relid, bool with_key)
 	}
 	if (with_key)
 		appendStringInfo(&buf, ", (%s)::text", quote_identifier(schema->key));
-	appendStringInfo(&buf, " FROM %s", tapas_dataset_rel_sql_name(relid));
+	appendStringInfo(&buf, " FROM %s", from);
 	return buf.data;
 }
 
@@ -105,45 +111,146 @@ read_cell(TapasAttackColumn *col, Datum d, bool isnull, const char *role)
 	return code < 0 ? 0.0 : (double) code;
 }
 
+/*
+ * The rows are decoded as the executor emits them, by a DestReceiver
+ * given to SPI: no copy of each row into an SPI tuple table first (on a
+ * 50,000-row table the copies and their deforming cost as much as the
+ * decoding itself).  The matrix grows by doubling.
+ */
+typedef struct RowReader
+{
+	DestReceiver pub;
+	TapasAttackSchema *schema;
+	const char *role;
+	MemoryContext cxt;			/* of the result */
+	bool		with_key;
+	double	   *values;
+	char	  **keys;
+	uint64		rows,
+				cap;
+} RowReader;
+
+static bool
+reader_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	RowReader  *r = (RowReader *) self;
+	int			c = r->schema->ncols,
+				j;
+	double	   *row;
+
+	if (r->rows == r->cap)
+	{
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->values = r->values == NULL ?
+			MemoryContextAllocHuge(r->cxt, sizeof(double) * r->cap * c) :
+			repalloc_huge(r->values, sizeof(double) * r->cap * c);
+		if (r->with_key)
+			r->keys = r->keys == NULL ?
+				MemoryContextAllocHuge(r->cxt, sizeof(char *) * r->cap) :
+				repalloc_huge(r->keys, sizeof(char *) * r->cap);
+	}
+	/* one deform per row: attribute by attribute costs O(c) each */
+	slot_getallattrs(slot);
+	row = r->values + r->rows * c;
+	for (j = 0; j < c; j++)
+		row[j] = read_cell(&r->schema->cols[j], slot->tts_values[j],
+						   slot->tts_isnull[j], r->role);
+	if (r->with_key)
+		r->keys[r->rows] = slot->tts_isnull[c] ? NULL :
+			MemoryContextStrdup(r->cxt, TextDatumGetCString(slot->tts_values[c]));
+	if ((r->rows++ & 1023) == 0)
+		CHECK_FOR_INTERRUPTS();
+	return true;
+}
+
+static void
+reader_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+}
+
+static void
+reader_shutdown(DestReceiver *self)
+{
+}
+
+static void
+reader_destroy(DestReceiver *self)
+{
+}
+
+/* runs sql (read_sql's shape) and decodes its rows; name: for errors */
+static double *
+read_rows(TapasAttackSchema *schema, const char *sql, const char *role,
+		  const char *name, size_t *n, char ***keys, MemoryContext cxt)
+{
+	RowReader	r;
+	SPIExecuteOptions opt;
+
+	memset(&r, 0, sizeof(r));
+	r.pub.receiveSlot = reader_receive;
+	r.pub.rStartup = reader_startup;
+	r.pub.rShutdown = reader_shutdown;
+	r.pub.rDestroy = reader_destroy;
+	r.pub.mydest = DestTuplestore;	/* not DestNone: SPI would drop the rows */
+	r.schema = schema;
+	r.role = role;
+	r.cxt = cxt;
+	r.with_key = keys != NULL;
+	memset(&opt, 0, sizeof(opt));
+	opt.read_only = true;
+	opt.dest = &r.pub;
+	if (SPI_execute_extended(sql, &opt) != SPI_OK_SELECT)
+		elog(ERROR, "could not run \"%s\"", sql);
+	if (r.rows == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s table \"%s\" is empty", role, name)));
+	if (keys != NULL)
+		*keys = r.keys;
+	*n = r.rows;
+	return r.values;
+}
+
 double *
 tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
 						size_t *n, char ***keys, MemoryContext cxt)
 {
-	uint64		i,
-				rows;
-	int			j,
-				c = schema->ncols;
-	double	   *values;
-	Datum	   *datums;
-	bool	   *nulls;
+	RelColumns	rc = tapas_dataset_rel_columns(relid, "input");
+	char	   *sql = read_sql(schema, &rc, relid == schema->synthetic,
+							   tapas_dataset_rel_sql_name(relid), keys != NULL);
 
-	tapas_dataset_run_query(read_sql(schema, relid, keys != NULL));
-	rows = SPI_processed;
-	if (rows == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("%s table \"%s\" is empty", role, get_rel_name(relid))));
-	values = MemoryContextAllocHuge(cxt, sizeof(double) * rows * c);
-	if (keys != NULL)
-		*keys = MemoryContextAlloc(cxt, sizeof(char *) * rows);
-	/* one deform per row: attribute by attribute costs O(c) each */
-	datums = palloc(sizeof(Datum) * (c + 1));
-	nulls = palloc(sizeof(bool) * (c + 1));
-	for (i = 0; i < rows; i++)
+	return read_rows(schema, sql, role, get_rel_name(relid), n, keys, cxt);
+}
+
+double *
+tapas_attack_read_from(TapasAttackSchema *schema, TupleDesc desc, const char *from,
+					   const char *role, const char *name, size_t *n,
+					   MemoryContext cxt)
+{
+	RelColumns	rc;
+	int			i,
+				j;
+
+	rc.n = 0;
+	rc.names = palloc(sizeof(char *) * (desc->natts + 1));
+	rc.types = palloc(sizeof(Oid) * (desc->natts + 1));
+	for (i = 0; i < desc->natts; i++)
 	{
-		heap_deform_tuple(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, datums, nulls);
-		for (j = 0; j < c; j++)
-			values[i * c + j] = read_cell(&schema->cols[j], datums[j], nulls[j], role);
-		if (keys != NULL)
-			(*keys)[i] = nulls[c] ? NULL :
-				MemoryContextStrdup(cxt, TextDatumGetCString(datums[c]));
-		if ((i & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped)
+			continue;
+		rc.names[rc.n] = pstrdup(NameStr(att->attname));
+		rc.types[rc.n++] = att->atttypid;
 	}
-	pfree(datums);
-	pfree(nulls);
-	*n = rows;
-	return values;
+	for (j = 0; j < schema->ncols; j++)
+		if (tapas_dataset_find_name(&rc, schema->cols[j].name) < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("%s %s has no column \"%s\"", role, name,
+							schema->cols[j].name)));
+	return read_rows(schema, read_sql(schema, &rc, false, from, false),
+					 role, name, n, NULL, cxt);
 }
 
 /* ----------------------------------------------------------------

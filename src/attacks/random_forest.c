@@ -193,6 +193,11 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->rank_value);
 	tapas_free(b->rank_off);
 	tapas_free(b->count);
+	tapas_free(b->bucket_w0);
+	tapas_free(b->bucket_w1);
+	tapas_free(b->bucket_n);
+	tapas_free(b->bucket_bits);
+	tapas_free(b->seg_rank);
 	tapas_free(b->tmp_idx);
 	tapas_free(b->tmp_w0);
 	tapas_free(b->tmp_w1);

@@ -60,6 +60,16 @@ typedef struct rf_builder
 	float	   *rank_value;		/* the value of each rank, rank_off[f] + r */
 	size_t	   *rank_off;		/* d */
 	uint32_t   *count;			/* n + 1 counters (counting sort) */
+	/*
+	 * The rank sweep's buckets (rf_split.c, sweep_ranks): per rank of a
+	 * segment its weights and positions, and a bitmap of the ranks present;
+	 * n + 1 entries, all zero between two uses.
+	 */
+	double	   *bucket_w0;
+	double	   *bucket_w1;
+	uint32_t   *bucket_n;
+	uint64_t   *bucket_bits;	/* n / 64 + 1 words */
+	uint32_t   *seg_rank;		/* n: the segment's ranks */
 	int32_t    *tmp_idx;		/* partition buffers */
 	double	   *tmp_w0;
 	double	   *tmp_w1;
@@ -81,6 +91,13 @@ typedef struct rf_split
  * the unit tests (to 0, to test the float-key path on small inputs).
  */
 extern size_t tapas_rf_rank_max_n;
+
+/*
+ * 1 (the default): a node's ranks are swept through buckets (rf_split.c,
+ * sweep_ranks); 0: sorted first, as before (the unit tests and the
+ * benchmark's baseline; both grow the same trees).
+ */
+extern int	tapas_rf_sweep_buckets;
 
 /*
  * Fills the ranks of b from b->Xc (b->n <= RF_RANK_MAX_N, no NaN): rank r

@@ -6,7 +6,10 @@
  * Memory is allocated once in create: the feature matrix dominates
  * (n_datasets x dim doubles; the census Groundhog setting is 1,100 x 6,099,
  * about 54 MB).  The fit step copies the training rows' features into the
- * classifier (float, feature-major) and scores the test rows.
+ * classifier (float, feature-major) and scores the test rows.  Several
+ * targets add, when there are query features, one small extractor and
+ * matrix of query features per further target, and one n_datasets x dim
+ * buffer where a target's rows are assembled before its fit.
  *
  * IDENTIFICATION
  *	  src/attacks/shadow_eval.c
@@ -39,11 +42,50 @@ check_params(const tapas_coded_schema_t *schema, const tapas_shadow_params_t *p,
 		*reason = "attribute inference needs a sensitive column and 2 to 64 values";
 	else if (p->tm.goal == TAPAS_THREAT_MODEL_AIA && p->n_items > 0 && p->tm.n_values != 2)
 		*reason = "shadow modelling classifies two sensitive values";
-	else if (p->n_items > 0 && p->tm.n_targets > 1)
-		*reason = "shadow modelling evaluates one target at a time";
 	else
 		return TAPAS_OK;
 	return TAPAS_EINVAL;
+}
+
+/*
+ * Several targets with query features: the query items alone, with target
+ * t, for every t >= 1 (target 0's are in ev->fs), and their matrices.
+ */
+static tapas_status
+create_query_extractors(tapas_shadow_eval_t *ev, const tapas_shadow_params_t *p,
+						const double *target, size_t n_max, const char **reason)
+{
+	size_t		T = p->tm.n_targets,
+				nq = 0,
+				i,
+				t;
+	tapas_setfeat_item_t *q;
+	tapas_status st = TAPAS_OK;
+
+	q = tapas_malloc(p->n_items * sizeof(*q));
+	if (q == NULL)
+		return TAPAS_ENOMEM;
+	for (i = 0; i < p->n_items; i++)
+		if (p->items[i].type == TAPAS_SETFEAT_QUERIES)
+			q[nq++] = p->items[i];
+	if (nq > 0)
+	{
+		ev->fsq = tapas_calloc(T - 1, sizeof(*ev->fsq));
+		st = ev->fsq == NULL ? TAPAS_ENOMEM : TAPAS_OK;
+		for (t = 1; t < T && st == TAPAS_OK; t++)
+			st = tapas_setfeat_create(&ev->fsq[t - 1], ev->schema, q, nq,
+									  target + t * ev->schema->m, n_max, reason);
+		if (st == TAPAS_OK)
+		{
+			ev->dq = ev->fsq[0]->dim;
+			ev->Fq = tapas_malloc(((T - 1) * ev->tm->n_datasets * ev->dq + 1) * sizeof(double));
+			ev->Ft = tapas_malloc((ev->tm->n_datasets * ev->dim + 1) * sizeof(double));
+			if (ev->Fq == NULL || ev->Ft == NULL)
+				st = TAPAS_ENOMEM;
+		}
+	}
+	tapas_free(q);
+	return st;
 }
 
 tapas_status
@@ -60,7 +102,8 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 				T = p->tm.n_targets > 1 ? p->tm.n_targets : 1,
 				n_real = p->tm.num_training_records + T,
 				n_max,
-				k;
+				k,
+				t;
 
 	if (reason == NULL)
 		reason = &dummy;
@@ -91,6 +134,12 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 			goto fail;
 		ev->dim = ev->fs->dim;
 	}
+	if (p->n_items > 0 && T > 1)
+	{
+		st = create_query_extractors(ev, p, target, n_max, reason);
+		if (st != TAPAS_OK)
+			goto fail;
+	}
 	st = TAPAS_ENOMEM;
 	ev->target = tapas_malloc(T * m * sizeof(double));
 	ev->target_k = tapas_malloc(T * m * sizeof(double));
@@ -98,14 +147,15 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	ev->syn = tapas_malloc(p->num_synthetic_records * m * sizeof(double));
 	ev->scratch = tapas_malloc(n_real * sizeof(size_t));
 	ev->F = tapas_malloc((ev->tm->n_datasets * ev->dim + 1) * sizeof(double));
-	ev->y = tapas_malloc(ev->tm->n_datasets * sizeof(int));
-	ev->scores = tapas_calloc(p->tm.n_test, sizeof(double));
+	ev->y = tapas_malloc(T * ev->tm->n_datasets * sizeof(int));
+	ev->scores = tapas_calloc(T * p->tm.n_test, sizeof(double));
 	if (!ev->target || !ev->target_k || !ev->real || !ev->syn || !ev->scratch ||
 		!ev->F || !ev->y || !ev->scores)
 		goto fail;
 	memcpy(ev->target, target, T * m * sizeof(double));
-	for (k = 0; k < ev->tm->n_datasets; k++)
-		ev->y[k] = ev->tm->ds[k].label;
+	for (t = 0; t < T; t++)
+		for (k = 0; k < ev->tm->n_datasets; k++)
+			ev->y[t * ev->tm->n_datasets + k] = ev->tm->ds[k].labels[t];
 	*out = ev;
 	return TAPAS_OK;
 fail:
@@ -146,13 +196,55 @@ tapas_status
 tapas_shadow_eval_featurise(tapas_shadow_eval_t *ev, size_t k, size_t n_syn)
 {
 	tapas_status st;
+	size_t		t;
 
 	if (ev->fs == NULL)
 		return TAPAS_EINVAL;
 	st = tapas_setfeat_extract(ev->fs, ev->syn, n_syn, ev->F + k * ev->dim);
+	for (t = 1; ev->fsq != NULL && t < ev->tm->n_targets && st == TAPAS_OK; t++)
+		st = tapas_setfeat_extract(ev->fsq[t - 1], ev->syn, n_syn,
+								   ev->Fq + ((t - 1) * ev->tm->n_datasets + k) * ev->dq);
 	if (st == TAPAS_OK)
 		ev->n_done++;
 	return st;
+}
+
+/*
+ * Target t's feature rows: target 0's (ev->F) with every query item's
+ * features replaced by target t's, in the items' order, as a single-target
+ * extractor lays them out.
+ */
+static const double *
+target_features(tapas_shadow_eval_t *ev, size_t t)
+{
+	size_t		nd = ev->tm->n_datasets,
+				k,
+				i;
+
+	if (t == 0 || ev->fsq == NULL)
+		return ev->F;
+	for (k = 0; k < nd; k++)
+	{
+		const double *src = ev->F + k * ev->dim,
+				   *q = ev->Fq + ((t - 1) * nd + k) * ev->dq;
+		double	   *dst = ev->Ft + k * ev->dim;
+
+		for (i = 0; i < ev->fs->n_items; i++)
+		{
+			size_t		d = ev->fs->items[i].dim;
+
+			if (ev->fs->items[i].type == TAPAS_SETFEAT_QUERIES)
+			{
+				memcpy(dst, q, d * sizeof(double));
+				q += d;
+			}
+			else
+				memcpy(dst, src, d * sizeof(double));
+			src += d;
+			dst += d;
+		}
+	}
+	return ev->Ft;
 }
 
 tapas_status
@@ -161,16 +253,25 @@ tapas_shadow_eval_fit(tapas_shadow_eval_t *ev, const tapas_progress_t *progress)
 	tapas_clf_t *clf;
 	tapas_status st;
 	size_t		n_train = ev->p.tm.n_train,
-				i;
+				n_test = ev->p.tm.n_test,
+				i,
+				t;
 
 	if (ev->fs == NULL)
 		return TAPAS_EINVAL;
-	st = tapas_clf_fit(&clf, ev->F, ev->y, n_train, ev->dim, &ev->p.clf, progress);
-	if (st != TAPAS_OK)
-		return st;
-	for (i = 0; i < ev->p.tm.n_test; i++)
-		ev->scores[i] = tapas_clf_predict_proba(clf, ev->F + (n_train + i) * ev->dim);
-	tapas_clf_free(clf);
+	for (t = 0; t < ev->tm->n_targets; t++)
+	{
+		const double *X = target_features(ev, t);
+
+		st = tapas_clf_fit(&clf, X, ev->y + t * ev->tm->n_datasets, n_train, ev->dim,
+						   &ev->p.clf, progress);
+		if (st != TAPAS_OK)
+			return st;
+		for (i = 0; i < n_test; i++)
+			ev->scores[t * n_test + i] =
+				tapas_clf_predict_proba(clf, X + (n_train + i) * ev->dim);
+		tapas_clf_free(clf);
+	}
 	return TAPAS_OK;
 }
 
@@ -201,8 +302,18 @@ tapas_shadow_eval_free(tapas_shadow_eval_t *ev)
 {
 	if (ev == NULL)
 		return;
+	if (ev->fsq != NULL)
+	{
+		size_t		t;
+
+		for (t = 1; t < ev->p.tm.n_targets; t++)
+			tapas_setfeat_free(ev->fsq[t - 1]);
+		tapas_free(ev->fsq);
+	}
 	tapas_threat_model_free(ev->tm);
 	tapas_setfeat_free(ev->fs);
+	tapas_free(ev->Fq);
+	tapas_free(ev->Ft);
 	tapas_free(ev->target);
 	tapas_free(ev->target_k);
 	tapas_free(ev->real);

@@ -21,6 +21,14 @@
  * reference does (its sensitive value carries no information about the
  * randomised label).
  *
+ * Several targets (tm.n_targets = T > 1, the reference's multiple-target
+ * mode): the datasets, their generation and the target-free features
+ * (naive, hist, corr) are shared; only the query features, which count
+ * records equal to the target, are extracted per target, and each target
+ * gets its own classifier on its own labels, fitted with the same clf
+ * params (seed included).  Target t's scores are thus exactly those of a
+ * single-target fit on the same datasets with its labels and features.
+ *
  * Randomness: the threat model draws from tm.seed; the generator of
  * dataset k from a generator seeded with mix(gen_seed, k), so a dataset's
  * synthetic copy does not depend on the order of evaluation; the
@@ -76,17 +84,21 @@ typedef struct tapas_shadow_eval
 	double	   *real;			/* (num_training_records + T) x m */
 	double	   *syn;			/* num_synthetic_records x m */
 	size_t	   *scratch;		/* generator scratch */
-	double	   *F;				/* n_datasets x dim */
-	int		   *y;				/* n_datasets binary labels */
-	double	   *scores;			/* n_test: probability of label 1 */
+	double	   *F;				/* n_datasets x dim (target 0's) */
+	int		   *y;				/* T x n_datasets binary labels, target-major */
+	double	   *scores;			/* T x n_test: probability of label 1 */
+	/* T > 1 with query features only (else NULL / 0) */
+	tapas_setfeat_t **fsq;		/* T - 1: the query items, target t = 1.. */
+	size_t		dq;				/* query features per dataset */
+	double	   *Fq;				/* (T - 1) x n_datasets x dq */
+	double	   *Ft;				/* n_datasets x dim: target t's rows, assembled */
 	size_t		n_done;			/* datasets featurised so far */
 } tapas_shadow_eval_t;
 
 /*
  * Samples the threat model and prepares the buffers.  pool: n_pool coded
  * records (m = schema->m columns), target: the targets' coded records
- * (p->tm.n_targets of them, 0 meaning 1, none in the pool; several only for
- * score-based attacks, n_items 0).  Returns TAPAS_OK (free with tapas_shadow_eval_free),
+ * (p->tm.n_targets of them, 0 meaning 1, none in the pool).  Returns TAPAS_OK (free with tapas_shadow_eval_free),
  * TAPAS_EINVAL with *reason, or TAPAS_ENOMEM.
  */
 extern tapas_status tapas_shadow_eval_create(tapas_shadow_eval_t **out,
@@ -108,7 +120,10 @@ extern tapas_status tapas_shadow_eval_generate(tapas_shadow_eval_t *ev, size_t k
 extern tapas_status tapas_shadow_eval_featurise(tapas_shadow_eval_t *ev, size_t k,
 												size_t n_syn);
 
-/* Trains on the training datasets and scores the test ones (ev->scores). */
+/*
+ * Trains on the training datasets and scores the test ones (ev->scores),
+ * one classifier per target.
+ */
 extern tapas_status tapas_shadow_eval_fit(tapas_shadow_eval_t *ev,
 										  const tapas_progress_t *progress);
 

@@ -72,8 +72,9 @@ COMMENT ON FUNCTION tapas.evaluate_targets(text, text, regclass, text[], jsonb) 
 'sampled for all of them (each target with its own label per dataset: in MIA pairs each target is '
 'in exactly one dataset of the pair; in AIA every dataset holds every target with its own value), '
 'each dataset goes through the generator once, and each target is scored and thresholded on its own. '
-'Score-based attacks only. One row per target, in the order of target_keys, with the columns of '
-'tapas.evaluate.';
+'Groundhog and shadow modelling share the datasets'' target-free features (naive, hist, corr) and '
+'fit one classifier per target (same seed) on its labels and its own query features. One row per '
+'target, in the order of target_keys, with the columns of tapas.evaluate.';
 
 CREATE FUNCTION tapas.evaluate_scores(
 	threat_model text,

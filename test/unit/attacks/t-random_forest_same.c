@@ -1,8 +1,8 @@
 /*
  * t-random_forest_same.c
- *	  The optimised split search (src/attacks/rf_split.c: key sort, constant
- *	  features before sorting, perfect splits) grows exactly the trees of
- *	  the straightforward one.
+ *	  The optimised split search (src/attacks/rf_split.c: rank buckets or
+ *	  key sort, constant features before sorting, perfect splits) grows
+ *	  exactly the trees of the straightforward one.
  *
  * Oracle: the forest as it was before (rf_reference.h, the float sort of
  * every drawn feature), fitted on the same data from the same seed.  Every
@@ -299,6 +299,21 @@ test_rf_same_trees_near_perfect(void)
 	free(y);
 }
 
+/*
+ * The sorted rank sweep (tapas_rf_sweep_buckets = 0, the benchmark's
+ * baseline) grows the same trees too, on the random problems and both
+ * shapes.
+ */
+static void
+test_rf_same_trees_sorted_sweep(void)
+{
+	tapas_rf_sweep_buckets = 0;
+	random_problems(tapas_test_seed() + 5, RF_RANK_MAX_N);
+	same_trees_shape(120, 600, tapas_test_seed() + 6);
+	same_trees_shape(1500, 30, tapas_test_seed() + 7);
+	tapas_rf_sweep_buckets = 1;
+}
+
 int
 main(void)
 {
@@ -308,5 +323,6 @@ main(void)
 	TAPAS_TEST_RUN(test_rf_same_trees_wide);
 	TAPAS_TEST_RUN(test_rf_same_trees_tall);
 	TAPAS_TEST_RUN(test_rf_same_trees_near_perfect);
+	TAPAS_TEST_RUN(test_rf_same_trees_sorted_sweep);
 	TAPAS_TEST_DONE();
 }

@@ -70,12 +70,26 @@ params(int goal, int generator, int features, int classifier)
 		items[2].type = TAPAS_SETFEAT_CORR;
 		p.n_items = 3;
 	}
-	else
+	else if (features == 1)
 	{
 		items[0].type = TAPAS_SETFEAT_QUERIES;
 		items[0].order = 2;
 		items[0].number = 10;
 		p.n_items = 1;
+	}
+	else
+	{
+		/* mixed: target-free features between two query sets */
+		items[0].type = TAPAS_SETFEAT_QUERIES;
+		items[0].order = 2;
+		items[0].number = 10;
+		items[0].seed = 7;
+		items[1].type = TAPAS_SETFEAT_NAIVE;
+		items[2].type = TAPAS_SETFEAT_QUERIES;
+		items[2].order = 3;
+		items[2].number = 6;
+		items[2].seed = 8;
+		p.n_items = 3;
 	}
 	p.items = items;
 	tapas_clf_params_default(&p.clf);
@@ -160,6 +174,94 @@ test_shadow_deterministic_and_external(void)
 	tapas_shadow_eval_free(a);
 	tapas_shadow_eval_free(b);
 	tapas_shadow_eval_free(c);
+}
+
+/*
+ * The oracle of one target of a several-target evaluation: the same
+ * datasets (ev's threat model and generator) featurised by a
+ * single-target extractor built for target t, a classifier fitted on
+ * target t's labels with the same parameters; its test scores.
+ */
+static double *
+single_target_scores(tapas_shadow_eval_t *ev, const tapas_shadow_params_t *p,
+					 const double *targets, size_t t)
+{
+	size_t		nd = ev->tm->n_datasets,
+				k,
+				i,
+				n_syn;
+	tapas_setfeat_t *fs;
+	tapas_clf_t *clf;
+	double	   *F,
+			   *scores = malloc(p->tm.n_test * sizeof(double));
+	int		   *y = malloc(nd * sizeof(int));
+
+	TAPAS_CHECK(tapas_setfeat_create(&fs, schema, p->items, p->n_items, targets + t * M,
+									 p->num_synthetic_records + p->tm.n_targets, NULL) == TAPAS_OK);
+	F = malloc(nd * fs->dim * sizeof(double));
+	for (k = 0; k < nd; k++)
+	{
+		TAPAS_CHECK(tapas_shadow_eval_generate(ev, k, &n_syn) == TAPAS_OK);
+		TAPAS_CHECK(tapas_setfeat_extract(fs, ev->syn, n_syn, F + k * fs->dim) == TAPAS_OK);
+		y[k] = ev->tm->ds[k].labels[t];
+	}
+	TAPAS_CHECK(tapas_clf_fit(&clf, F, y, p->tm.n_train, fs->dim, &p->clf, NULL) == TAPAS_OK);
+	for (i = 0; i < p->tm.n_test; i++)
+		scores[i] = tapas_clf_predict_proba(clf, F + (p->tm.n_train + i) * fs->dim);
+	tapas_clf_free(clf);
+	tapas_setfeat_free(fs);
+	free(F);
+	free(y);
+	return scores;
+}
+
+/*
+ * Three targets share the datasets: each target's scores equal, bit for
+ * bit, its single-target oracle's, for target-free, query and mixed
+ * features, MIA and AIA; the unique targets are found; nothing leaks.
+ */
+static void
+test_shadow_several_targets(void)
+{
+	/* 0 and 1 unique (category 3 never occurs in the pool), 2 a pool record */
+	double		targets[3 * M] = {3, 3, 3, 3, 3, 3, 0, 3, 1, 3, 0, 0, 0, 0, 0};
+	int			goal,
+				features;
+	long		live = tapas_memory_live();
+
+	memcpy(targets + 2 * M, pool, M * sizeof(double));
+	for (goal = 0; goal < 2; goal++)
+		for (features = 0; features < 3; features++)
+		{
+			tapas_shadow_params_t p = params(goal, TAPAS_GEN_RAW, features,
+											 TAPAS_CLF_RANDOM_FOREST);
+			tapas_shadow_eval_t *ev;
+			size_t		t,
+						i;
+
+			p.tm.n_targets = 3;
+			TAPAS_CHECK(tapas_shadow_eval_create(&ev, schema, pool, NPOOL, targets, &p, NULL) == TAPAS_OK);
+			TAPAS_CHECK(tapas_shadow_eval_run(ev, NULL) == TAPAS_OK);
+			for (t = 0; t < 3; t++)
+			{
+				double	   *oracle = single_target_scores(ev, &p, targets, t);
+				const double *got = ev->scores + t * p.tm.n_test;
+				const int  *y = ev->y + t * ev->tm->n_datasets + p.tm.n_train;
+				double		acc = 0;
+
+				TAPAS_CHECK_MSG(memcmp(oracle, got, p.tm.n_test * sizeof(double)) == 0,
+								"goal %d features %d target %zu", goal, features, t);
+				for (i = 0; i < p.tm.n_test; i++)
+					acc += (got[i] > 0.5) == (y[i] == 1);
+				/* MIA: the two unique targets are found every time */
+				if (goal == TAPAS_THREAT_MODEL_MIA && t < 2)
+					TAPAS_CHECK_MSG(acc == p.tm.n_test, "features %d target %zu: accuracy %g",
+									features, t, acc / p.tm.n_test);
+				free(oracle);
+			}
+			tapas_shadow_eval_free(ev);
+		}
+	TAPAS_CHECK(tapas_memory_live() == live);
 }
 
 static int
@@ -355,6 +457,7 @@ main(void)
 	setup();
 	TAPAS_TEST_RUN(test_shadow_unique_target);
 	TAPAS_TEST_RUN(test_shadow_deterministic_and_external);
+	TAPAS_TEST_RUN(test_shadow_several_targets);
 	TAPAS_TEST_RUN(test_shadow_errors_and_cancel);
 	TAPAS_TEST_RUN(test_clf_logistic);
 	TAPAS_TEST_RUN(test_clf_logistic_cancel);
