@@ -150,7 +150,9 @@ extern void tapas_ledger_snapshot_free(TapasLedgerSnapshot *snap);
 /*
  * Maps key values of relid to dense indices: idx[i] = index of keys[i], or
  * -1 when that key was never logged.  idx is caller-allocated [nkeys].
- * Returns the table's current n.
+ * Returns the table's current n (the largest seen: the lookup goes a chunk
+ * at a time and is cancellable), or PG_INT64_MAX when a tapas.reset came
+ * between two chunks (the indices then mix two numberings: sync again).
  */
 extern int64 tapas_ledger_key_indices(Oid relid, const int64 *keys,
 									  int64 nkeys, int64 *idx);

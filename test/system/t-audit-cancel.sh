@@ -6,8 +6,10 @@
 # tapas.mode = off), which takes seconds; the same statement with a
 # statement_timeout of 300 ms, and with pg_cancel_backend after 300 ms,
 # stops within a second of it (57014), and a later backend still audits
-# (the cancelled rebuild left nothing behind).  The timing check is
-# relative: the rebuild must take at least three times the timeout here,
+# (the cancelled rebuild left nothing behind); the same for the first
+# statement on a table of 10^6 rows, cancelled while it reads the truth
+# of its class and creates its row space.  The timing check is
+# relative: the work must take well over the timeout here,
 # so a faster machine cannot make the test pass without cancelling.
 # Usage: t-audit-cancel.sh INSTANCE_DIR (a running instance from test/lib.sh).
 set -uo pipefail
@@ -98,6 +100,35 @@ grep -qE 'answered|query refused' "$dir/cancel.out" ||
 after=$(q "SELECT count(*) FROM tapas.query_log WHERE tbl = 'big'::regclass")
 [ $((after - before)) -le 1 ] || fail "cells logged by cancelled statements"
 echo "after the cancels: audited again"
+
+# 5. the truth: the first statement on a table of 10^6 rows reads the
+# truth of its class (a scan of the table evaluating the basis tree) and
+# creates its row space, after the query's own scan; a statement_timeout
+# placed a third of the way into that work stops it within a second
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL' || fail "truth table"
+SET client_min_messages = warning;
+CREATE TABLE tr (id int PRIMARY KEY, grp int NOT NULL, income int NOT NULL);
+INSERT INTO tr SELECT g, g % 10, (g::int8 * 7919 % 100000)::int FROM generate_series(1, 1000000) g;
+VACUUM ANALYZE tr;
+SELECT tapas.protect('tr', 'id', ARRAY['income'], 100);
+GRANT SELECT ON tr TO tapas_cancel_analyst;
+SQL
+tstmt="SELECT grp, sum(income) > 0 AS s FROM tr GROUP BY grp"
+psql -X -q -d "$db" -c "SET tapas.mode = deny" -c "SET SESSION AUTHORIZATION tapas_cancel_analyst" \
+	-c '\timing on' -c "$tstmt" -c "$tstmt" >"$dir/cancel.out" 2>&1
+t1=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 1p)
+t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
+[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "truth statements"; }
+echo "first statement on 10^6 rows: $t1 ms, again (truth and state kept): $t2 ms"
+[ $((t1 - t2)) -ge 400 ] || fail "the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
+q "SELECT tapas.reset('tr')" >/dev/null || fail "reset tr"
+timeout=$((t2 + (t1 - t2) / 3))
+took=$(analyst "$tstmt" "SET statement_timeout = $timeout")
+grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
+	{ cat "$dir/cancel.out"; fail "truth: not cancelled by statement_timeout"; }
+[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
+	{ cat "$dir/cancel.out"; fail "truth: statement_timeout $timeout ms took ${took:-?} ms"; }
+echo "truth: statement_timeout $timeout ms stopped after $took ms"
 
 psql -X -q -d postgres -c "DROP DATABASE $db"
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS tapas_cancel_analyst"
