@@ -129,6 +129,7 @@ struct TapasAuditEntry
 	/* the table's dense index at the last sync: keys[j] of index j */
 	int64		nkeys;
 	int64	   *keys;
+	uint64		keys_generation;	/* the ledger's reset generation of keys */
 
 	/* A as a bit matrix for the decoders (reconstructed.c), built lazily */
 	struct tapas_binmat *A;		/* A_cap rows x cap_n columns, or NULL */

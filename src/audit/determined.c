@@ -489,6 +489,9 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	f.statistic = NULL;			/* every spelling: the class decides */
 	f.roleid = e->key.roleid;	/* InvalidOid under tapas.audit_scope = all */
 	f.after_log_id = e->synced;
+	f.keys_known = e->keys != NULL;
+	f.known_nkeys = e->nkeys;
+	f.known_generation = e->keys_generation;
 	snap = tapas_ledger_snapshot(&f);
 
 	/*
@@ -496,13 +499,14 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	 * different index means our rows are stale.  Start over from the
 	 * ledger as it is now.
 	 */
-	if (e->keys != NULL &&
+	if (!snap->keys_unchanged && e->keys != NULL &&
 		(snap->nrecords < e->nkeys ||
 		 memcmp(snap->keys, e->keys, sizeof(int64) * e->nkeys) != 0))
 	{
 		tapas_ledger_snapshot_free(snap);
 		entry_forget_rows(e);
 		f.after_log_id = 0;
+		f.keys_known = false;
 		snap = tapas_ledger_snapshot(&f);
 	}
 	member = rows_member(e, snap);
@@ -551,7 +555,8 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		e->log_ids[e->nrows] = snap->log_ids[i];
 		e->nrows++;
 	}
-	if (e->keys == NULL || snap->nrecords != e->nkeys)
+	e->keys_generation = snap->generation;
+	if (!snap->keys_unchanged && (e->keys == NULL || snap->nrecords != e->nkeys))
 	{
 		if (e->keys)
 			pfree(e->keys);

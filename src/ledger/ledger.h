@@ -102,6 +102,15 @@ typedef struct TapasLedgerFilter
 	int32		pid;			/* 0: every session; else with session_start */
 	TimestampTz session_start;	/* backend start time of that pid */
 	int64		after_log_id;	/* only rows with log_id > this; 0 for all */
+
+	/*
+	 * The caller's copy of the dense index, from an earlier snapshot: when
+	 * the table still has known_nkeys records at known_generation, the
+	 * snapshot does not copy the index again (keys_unchanged).
+	 */
+	bool		keys_known;
+	int64		known_nkeys;
+	uint64		known_generation;
 } TapasLedgerFilter;
 
 /*
@@ -120,7 +129,10 @@ typedef struct TapasLedgerSnapshot
 	MemoryContext cxt;			/* owns everything below */
 	Oid			relid;
 	int64		nrecords;		/* n: dense indices are 0..n-1 */
-	int64	   *keys;			/* keys[j] = key value of dense index j */
+	int64	   *keys;			/* keys[j] = key value of dense index j, or
+								 * NULL when keys_unchanged */
+	bool		keys_unchanged; /* the filter's known index is the table's */
+	uint64		generation;		/* reset generation the index belongs to */
 	int			nrows;			/* selected logged cells */
 	int64	   *log_ids;		/* [nrows], increasing */
 	double	   *answers;		/* [nrows] b */
