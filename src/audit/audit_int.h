@@ -130,6 +130,7 @@ struct TapasAuditEntry
 	/* the table's dense index at the last sync: keys[j] of index j */
 	int64		nkeys;
 	int64	   *keys;
+	uint64		keys_generation;	/* the ledger's reset generation of keys */
 
 	/* A as a bit matrix for the decoders (reconstructed.c), built lazily */
 	struct tapas_binmat *A;		/* A_cap rows x cap_n columns, or NULL */
@@ -155,6 +156,11 @@ struct TapasAuditEntry
 	/* design recognition of the logged rows (designs.c) */
 	TapasDesignTag *design_tags;	/* [design_tags_max], entry i for logged row i */
 	int			design_tags_max;
+
+	/* tapas.audit_memory (state_memory.c) */
+	size_t		rows_bytes;		/* serialised size of rows[0..nrows) */
+	bool		over_memory;	/* the bound was reached: rs freed, rs_broken */
+	int			over_memory_kb; /* the bound then (a larger one retries) */
 };
 
 /*
@@ -187,6 +193,15 @@ extern void tapas_audit_batch_indices(const TapasAuditBatch *batch,
 extern int	tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
 								   TimestampTz deadline);
 extern void tapas_audit_trial_end(TapasAuditEntry *e);
+extern size_t tapas_audit_scope_memory(Oid relid, Oid roleid);
+
+/* state_memory.c */
+extern int	tapas_audit_memory_kb;
+extern void tapas_audit_define_memory_guc(void);
+extern size_t tapas_audit_entry_memory(const TapasAuditEntry *e);
+extern bool tapas_audit_memory_ok(TapasAuditEntry *e);
+extern bool tapas_audit_memory_retry(const TapasAuditEntry *e);
+extern const char *tapas_audit_broken_reason(const TapasAuditEntry *e, bool joint);
 
 /* parked.c */
 extern void tapas_audit_trial_park(TapasAuditBatch *batch);

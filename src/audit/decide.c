@@ -407,7 +407,7 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 	if (nd < 0)
 	{
 		incomplete_add(p, e, e->rs_broken
-					   ? "the row-space test reached its rank limit"
+					   ? tapas_audit_broken_reason(e, false)
 					   : "the audit state was not rebuilt from the ledger within the budget");
 		return;
 	}
@@ -522,7 +522,7 @@ audit_joint(TapasAuditPending *p, JointCells *jc, const TapasCell *cells,
 	{
 		tapas_audit_trial_end(e);
 		incomplete_add(p, e, e->rs_broken
-					   ? "the joint row-space test of related classes reached its size or rank limit"
+					   ? tapas_audit_broken_reason(e, true)
 					   : "the joint audit state was not rebuilt from the ledger within the budget");
 		return;
 	}
@@ -707,6 +707,7 @@ tapas_audit_define_gucs(void)
 							300, 0, 600000,
 							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
+	tapas_audit_define_memory_guc();
 	tapas_alerts_define_gucs();
 }
 

@@ -173,6 +173,23 @@ tapas_audit_drop_relation(Oid relid)
 	tapas_audit_relations_drop(relid);
 }
 
+/* bytes held by the entries of one (table, scope) (state_memory.c) */
+size_t
+tapas_audit_scope_memory(Oid relid, Oid roleid)
+{
+	HASH_SEQ_STATUS seq;
+	TapasAuditEntry *e;
+	size_t		total = 0;
+
+	if (audit_entries == NULL)
+		return 0;
+	hash_seq_init(&seq, audit_entries);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->key.relid == relid && e->key.roleid == roleid)
+			total += tapas_audit_entry_memory(e);
+	return total;
+}
+
 /*
  * Unknowns per record of e's row space: 1 for a class, the number of
  * regions for a group of related classes (record j of region r is the
@@ -328,6 +345,8 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 			}
 		}
 		e->rs_rows = to;
+		if (!tapas_audit_memory_ok(e))
+			return false;
 	}
 	return true;
 }
@@ -341,6 +360,8 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 
 	if ((e->rs != NULL || e->rs_broken) && e->cap_n > 0 && need <= (int64) e->cap_n)
 		return;
+	if (e->over_memory)
+		return;					/* stays closed until the bound is raised */
 	if (need >= (int64) PG_INT32_MAX / 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
@@ -349,7 +370,13 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	cap = (uint32) Max(1024, need + need / 4 + 64);
 	tapas_rowspace_free(e->rs);
 	e->rs = NULL;
-	if ((int64) cap * tapas_audit_virtual_width(e) > TAPAS_JOINT_MAX_UNKNOWNS)
+	/*
+	 * The joint system's bound on unknowns applies to groups of related
+	 * classes only: a class's own row space has one unknown per record and
+	 * is bounded by tapas.audit_memory (a 10^7-row table needs 1.25 10^7).
+	 */
+	if (e->joint != NULL &&
+		(int64) cap * tapas_audit_virtual_width(e) > TAPAS_JOINT_MAX_UNKNOWNS)
 	{
 		/* a group of related classes too wide to audit: fail closed */
 		e->cap_n = cap;
@@ -371,6 +398,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	e->cap_n = cap;
 	e->rs_broken = false;
 	e->rs_rows = 0;				/* every copied row is added again (rowspace_add_rows) */
+	(void) tapas_audit_memory_ok(e);	/* else rs freed, rs_broken */
 }
 
 /* forgets the rows taken from the ledger (after tapas.reset of the table) */
@@ -381,6 +409,8 @@ entry_forget_rows(TapasAuditEntry *e)
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	e->nrows = 0;
+	e->rows_bytes = 0;
+	e->over_memory = false;
 	e->rs_rows = 0;
 	e->synced = 0;
 	tapas_rowspace_free(e->rs);
@@ -459,11 +489,17 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	/* a trial left open by an error is rolled back; a parked one may be kept */
 	if (!e->parked)
 		tapas_audit_trial_end(e);
+	/* closed by tapas.audit_memory, which has been raised since: rebuild */
+	if (tapas_audit_memory_retry(e))
+		entry_forget_rows(e);
 	memset(&f, 0, sizeof(f));
 	f.relid = e->key.relid;
 	f.statistic = NULL;			/* every spelling: the class decides */
 	f.roleid = e->key.roleid;	/* InvalidOid under tapas.audit_scope = all */
 	f.after_log_id = e->synced;
+	f.keys_known = e->keys != NULL;
+	f.known_nkeys = e->nkeys;
+	f.known_generation = e->keys_generation;
 	snap = tapas_ledger_snapshot(&f);
 
 	/*
@@ -471,13 +507,14 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	 * different index means our rows are stale.  Start over from the
 	 * ledger as it is now.
 	 */
-	if (e->keys != NULL &&
+	if (!snap->keys_unchanged && e->keys != NULL &&
 		(snap->nrecords < e->nkeys ||
 		 memcmp(snap->keys, e->keys, sizeof(int64) * e->nkeys) != 0))
 	{
 		tapas_ledger_snapshot_free(snap);
 		entry_forget_rows(e);
 		f.after_log_id = 0;
+		f.keys_known = false;
 		snap = tapas_ledger_snapshot(&f);
 	}
 	member = rows_member(e, snap);
@@ -521,11 +558,13 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 			continue;
 		e->row_member[e->nrows] = member[i];
 		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
+		e->rows_bytes += roaring_bitmap_portable_size_in_bytes(e->rows[e->nrows]);
 		e->answers[e->nrows] = snap->answers[i];
 		e->log_ids[e->nrows] = snap->log_ids[i];
 		e->nrows++;
 	}
-	if (e->keys == NULL || snap->nrecords != e->nkeys)
+	e->keys_generation = snap->generation;
+	if (!snap->keys_unchanged && (e->keys == NULL || snap->nrecords != e->nkeys))
 	{
 		if (e->keys)
 			pfree(e->keys);
@@ -601,6 +640,8 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("row-space audit failed (status %d)", (int) st)));
 	e->trial_open = true;		/* closed by tapas_audit_trial_end */
+	if (!tapas_audit_memory_ok(e))
+		return -1;				/* the trial's basis rows were too many */
 	*found = palloc0(sizeof(TapasFinding) * Max(count, 1));
 	for (size_t i = 0; i < count; i++)
 	{

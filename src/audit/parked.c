@@ -105,8 +105,9 @@ parked_matches(TapasAuditEntry *e, const TapasLedgerSnapshot *snap,
 	if (!e->parked || !e->trial_open || e->rs == NULL || e->parked_first_log_id <= 0 ||
 		e->parked_nkeys != e->nkeys ||
 		snap->nrecords < e->parked_nkeys + e->parked_nnew ||
-		memcmp(snap->keys + e->parked_nkeys, e->parked_newkeys,
-			   sizeof(int64) * e->parked_nnew) != 0)
+		(e->parked_nnew > 0 &&	/* else snap->keys may be NULL (unchanged) */
+		 memcmp(snap->keys + e->parked_nkeys, e->parked_newkeys,
+				sizeof(int64) * e->parked_nnew) != 0))
 		return false;
 	for (int i = 0; i < snap->nrows && j < e->parked_ncells; i++)
 	{

@@ -30,9 +30,16 @@
 #include "ledger/ledger_int.h"
 #include "policy/policy.h"
 
+/*
+ * 2^24 records: a protected table of 10^7 rows (and others beside it) is
+ * audited without a setting change.  Its hash then has exactly 2^25 slots
+ * (load at most 1/2, ledger_store.c).
+ */
+#define TAPAS_DEFAULT_MAX_RECORDS	(1 << 24)
+
 int			tapas_ledger_memory_kb = 32 * 1024;
 int			tapas_ledger_max_cells = 100000;
-int			tapas_max_records = 1000000;
+int			tapas_max_records = TAPAS_DEFAULT_MAX_RECORDS;
 int			tapas_ledger_max_cells_per_role = -1;
 int			tapas_ledger_memory_per_role_kb = -1;
 bool		tapas_ledger_sync = false;
@@ -63,9 +70,12 @@ tapas_ledger_define_gucs(void)
 
 	DefineCustomIntVariable("tapas.max_records",
 							"Maximum number of distinct (table, key) records the ledger indexes.",
-							"Each costs 24 bytes of shared memory.",
+							"Each costs 16 bytes of shared memory plus 8-16 bytes of hash "
+							"slots (the default, 2^24, reserves 384 MB; pages nobody "
+							"used yet cost no memory, the hash's 128 MB are cleared at "
+							"start).",
 							&tapas_max_records,
-							1000000, 16, INT_MAX,
+							TAPAS_DEFAULT_MAX_RECORDS, 16, INT_MAX,
 							PGC_POSTMASTER,
 							0,
 							NULL, NULL, NULL);

@@ -102,6 +102,15 @@ typedef struct TapasLedgerFilter
 	int32		pid;			/* 0: every session; else with session_start */
 	TimestampTz session_start;	/* backend start time of that pid */
 	int64		after_log_id;	/* only rows with log_id > this; 0 for all */
+
+	/*
+	 * The caller's copy of the dense index, from an earlier snapshot: when
+	 * the table still has known_nkeys records at known_generation, the
+	 * snapshot does not copy the index again (keys_unchanged).
+	 */
+	bool		keys_known;
+	int64		known_nkeys;
+	uint64		known_generation;
 } TapasLedgerFilter;
 
 /*
@@ -120,7 +129,10 @@ typedef struct TapasLedgerSnapshot
 	MemoryContext cxt;			/* owns everything below */
 	Oid			relid;
 	int64		nrecords;		/* n: dense indices are 0..n-1 */
-	int64	   *keys;			/* keys[j] = key value of dense index j */
+	int64	   *keys;			/* keys[j] = key value of dense index j, or
+								 * NULL when keys_unchanged */
+	bool		keys_unchanged; /* the filter's known index is the table's */
+	uint64		generation;		/* reset generation the index belongs to */
 	int			nrows;			/* selected logged cells */
 	int64	   *log_ids;		/* [nrows], increasing */
 	double	   *answers;		/* [nrows] b */
@@ -150,7 +162,9 @@ extern void tapas_ledger_snapshot_free(TapasLedgerSnapshot *snap);
 /*
  * Maps key values of relid to dense indices: idx[i] = index of keys[i], or
  * -1 when that key was never logged.  idx is caller-allocated [nkeys].
- * Returns the table's current n.
+ * Returns the table's current n (the largest seen: the lookup goes a chunk
+ * at a time and is cancellable), or PG_INT64_MAX when a tapas.reset came
+ * between two chunks (the indices then mix two numberings: sync again).
  */
 extern int64 tapas_ledger_key_indices(Oid relid, const int64 *keys,
 									  int64 nkeys, int64 *idx);

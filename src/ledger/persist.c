@@ -44,7 +44,10 @@
  *	- rewrite (tapas.reset): the store without the table is dumped to
  *	  ledger.log.tmp, fsync'd and renamed over ledger.log (durable_rename),
  *	  so the removed entries leave the disk too; file_generation tells
- *	  backends to reopen.
+ *	  backends to reopen.  A cancel (or statement_timeout) between two
+ *	  frames of the dump removes ledger.log.tmp and raises 57014 before
+ *	  anything changed; the in-memory reset after the rename cannot be
+ *	  cancelled, and costs what the store holds (lstore/ledger_reset.c).
  * Each backend keeps its own descriptor (ledger_fd), reopened when
  * file_generation changes.  tapas.ledger_sync uses fdatasync directly, so
  * it holds even with fsync = off (PostgreSQL's own data then is not
@@ -62,12 +65,14 @@
 #include <unistd.h>
 
 #include "common/file_perm.h"
+#include "miscadmin.h"
 #include "storage/fd.h"
 
 #include "lstore/ledger_file.h"
 #include "ledger/ledger.h"
 #include "ledger/ledger_int.h"
 #include "policy/policy.h"
+#include "policy/status_error.h"
 
 #define TAPAS_LEDGER_EXTEND	(1024 * 1024)	/* bytes of zeros added at a time */
 
@@ -440,6 +445,7 @@ typedef struct DumpTarget
 	int			fd;
 	uint64		size;
 	int			save_errno;
+	bool		canceled;		/* stopped for a pending cancel */
 } DumpTarget;
 
 static int
@@ -447,6 +453,15 @@ dump_write(void *arg, const void *data, size_t len)
 {
 	DumpTarget *t = arg;
 
+	/*
+	 * A cancel stops the rewrite between frames: the new file is not
+	 * renamed yet, so the ledger (file and memory) is as it was.
+	 */
+	if (tapas_cancel_requested())
+	{
+		t->canceled = true;
+		return -1;
+	}
 	if (!write_all(t->fd, data, len, (off_t) t->size))
 	{
 		t->save_errno = errno;
@@ -460,7 +475,7 @@ void
 tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *store,
 							 uint64 skip)
 {
-	DumpTarget	t = {-1, 0, 0};
+	DumpTarget	t = {-1, 0, 0, false};
 	tapas_status st;
 
 	t.fd = OpenTransientFile(TAPAS_LEDGER_TMPFILE, O_WRONLY | O_CREAT | O_TRUNC | PG_BINARY);
@@ -476,6 +491,13 @@ tapas_ledger_persist_rewrite(TapasLedgerShared *sh, const tapas_ledger_store_t *
 
 		CloseTransientFile(t.fd);
 		unlink(TAPAS_LEDGER_TMPFILE);
+		if (t.canceled)
+		{
+			CHECK_FOR_INTERRUPTS();
+			ereport(ERROR,
+					(errcode(ERRCODE_QUERY_CANCELED),
+					 errmsg("canceling the rewrite of the tapas ledger file")));
+		}
 		errno = save_errno;
 		/* any other status is the write callback failing: errno says why */
 		if (st == TAPAS_ENOMEM)

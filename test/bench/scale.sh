@@ -19,8 +19,9 @@
 # Usage: bash test/bench/scale.sh [n ...]   (default: 100000 1000000;
 #        10000000 works too, about 2 GB of disk and a few minutes, not in CI)
 # Environment: ROUNDS (default 5), REPS (default 5).  Starts a private
-# instance (tapas installed from this checkout, under the machine-wide
-# install lock) unless PGHOST is set.
+# instance (tapas installed from this checkout: into TAPAS_PGROOT's copy of
+# PostgreSQL if set, else under the machine-wide install lock) unless PGHOST
+# is set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
@@ -47,12 +48,13 @@ trap 'rm -rf "$work"; [ -n "$inst" ] && instance_destroy "$inst"' EXIT
 if [ -z "${PGHOST:-}" ]; then
 	make -s -j2 >/dev/null
 	inst=$(mktemp -d /tmp/tapas-bench.XXXXXX)
-	# the extension's files must not change between install and CREATE EXTENSION
+	# the extension's files must not change between install and CREATE
+	# EXTENSION: a shared installation is locked, TAPAS_PGROOT's is private
 	exec 9>/tmp/tapas-install.lock
-	flock 9
-	make -s install >/dev/null
+	[ -n "${TAPAS_PGROOT:-}" ] || flock 9
+	tapas_install
 	instance_start "$inst" "tapas.ledger_memory = '256MB'" \
-		"tapas.max_records = $((maxn + 1000))" "shared_buffers = '256MB'" >/dev/null
+		"shared_buffers = '256MB'" >/dev/null
 	setup_db
 	flock -u 9
 	exec 9>&-
