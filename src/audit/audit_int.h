@@ -134,6 +134,11 @@ struct TapasAuditEntry
 	struct tapas_binmat *A;		/* A_cap rows x cap_n columns, or NULL */
 	size_t		A_cap;
 	int			A_rows;			/* logged rows copied into A */
+	/* A's column patterns for the decoders' A^T r (tapas_audit_patterns) */
+	struct tapas_binmat_colbytes *P;	/* or NULL */
+	int			P_rows;			/* rows of A whose patterns in P are current */
+	struct tapas_sparse_hashes *H;	/* sparse search's column hashes of the
+									 * logged rows of A, or NULL */
 
 	/* records already reported (dense indices) */
 	roaring_bitmap_t *reported;
@@ -234,6 +239,13 @@ extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **foun
 /* A (logged rows, then the batch's) for the decoders, and b; cached in e */
 extern struct tapas_binmat *tapas_audit_matrix(TapasAuditBatch *batch, double **b);
 extern void tapas_audit_matrix_done(TapasAuditEntry *e);
+/* the column patterns of the A just returned by tapas_audit_matrix, cached in e */
+extern struct tapas_binmat_colbytes *tapas_audit_patterns(TapasAuditBatch *batch,
+														  struct tapas_binmat *A);
+/* the sparse search's column hashes of A's logged rows, cached in e (or NULL) */
+extern struct tapas_sparse_hashes *tapas_audit_hashes(TapasAuditBatch *batch,
+													  struct tapas_binmat *A);
+extern bool tapas_audit_pattern_cache;
 
 /* a kernel progress callback's argument: stop at the deadline */
 typedef struct TapasAuditDeadline

@@ -707,6 +707,13 @@ tapas_audit_define_gucs(void)
 							300, 0, 600000,
 							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
+	DefineCustomBoolVariable("tapas.audit_pattern_cache",
+							 "Keeps the decoders' column patterns from one statement to the next.",
+							 "off rebuilds them on every statement, as before the cache: the baseline of test/bench/audit-joint.sh.",
+							 &tapas_audit_pattern_cache,
+							 true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	tapas_alerts_define_gucs();
 }
 

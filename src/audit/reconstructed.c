@@ -108,6 +108,9 @@ tapas_audit_matrix(TapasAuditBatch *batch, double **b)
 		e->A_cap = Max(64, 2 * m);
 		A = e->A = tapas_binmat_create(e->A_cap, e->cap_n);
 		e->A_rows = 0;
+		e->P_rows = 0;			/* every row of A is new to the patterns */
+		tapas_sparse_hashes_free(e->H);
+		e->H = NULL;
 		if (A == NULL)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("out of memory in the reconstruction audit")));
@@ -142,6 +145,53 @@ tapas_audit_matrix(TapasAuditBatch *batch, double **b)
 		pfree(buf);
 	A->m = m;
 	return A;
+}
+
+/*
+ * Whether the patterns are kept from one statement to the next (on), or
+ * rebuilt from A by every statement, as before the cache
+ * (tapas.audit_pattern_cache, for test/bench/audit-joint.sh's baseline).
+ */
+bool		tapas_audit_pattern_cache = true;
+
+/*
+ * The column patterns of A (recon/binmat.h) for the decoders' products
+ * A^T r, cached in the entry: A's logged rows never change, so only the
+ * groups of 8 rows from the first row added since the last statement (its
+ * logged rows, then the batch's, which are rewritten) are rebuilt, about
+ * (new rows / 8 + 1) n bytes instead of m n / 8.  A must be what
+ * tapas_audit_matrix just returned.
+ */
+tapas_binmat_colbytes_t *
+tapas_audit_patterns(TapasAuditBatch *batch, tapas_binmat_t *A)
+{
+	TapasAuditEntry *e = batch->entry;
+	size_t		from = tapas_audit_pattern_cache ? (size_t) e->P_rows : 0;
+
+	if (tapas_binmat_colbytes_update(&e->P, A, from) != TAPAS_OK)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory in the reconstruction audit")));
+	e->P_rows = e->nrows;
+	return e->P;
+}
+
+/*
+ * The sparse search's column hashes of A's logged rows (recon/
+ * sparse_search.h), cached in the entry and extended by the rows logged
+ * since the last statement; the search hashes the batch's rows on top.
+ * NULL (the search hashes every row) when the cache is off.
+ */
+tapas_sparse_hashes *
+tapas_audit_hashes(TapasAuditBatch *batch, tapas_binmat_t *A)
+{
+	TapasAuditEntry *e = batch->entry;
+
+	if (!tapas_audit_pattern_cache)
+		return NULL;
+	if (tapas_sparse_hashes_extend(&e->H, A, (size_t) e->nrows) != TAPAS_OK)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory in the reconstruction audit")));
+	return e->H;
 }
 
 /* the cached matrix back to its capacity (batch rows are rewritten next time) */
@@ -242,7 +292,8 @@ run_sparse_search(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 	memset(&res, 0, sizeof(res));
 	for (size_t i = 0; i < A->m; i++)
 		bi[i] = (int64) llround(b[i]);
-	st = tapas_sparse_search(A, bi, w, 2, TAPAS_SPARSE_WORK_LIMIT, &res, progress);
+	st = tapas_sparse_search_hashed(A, tapas_audit_hashes(batch, A), bi, w, 2,
+									TAPAS_SPARSE_WORK_LIMIT, &res, progress);
 	if (st == TAPAS_OK && res.found == 1 && tapas_sparse_result_weight(&res, 0) == w)
 	{
 		hit = true;
@@ -278,6 +329,16 @@ is_truth(const double *x, size_t n, const int64 *supp, int w)
 	return k == w;
 }
 
+/* tapas_cs_check of a binary x for exact answers */
+static tapas_status
+check(const tapas_binmat_t *A, const tapas_binmat_colbytes_t *P,
+	  const double *b, double *x, tapas_cs_report *rep)
+{
+	if (!tapas_audit_pattern_cache)
+		return tapas_cs_check(A, b, 0.0, 1, x, rep);	/* the bench's baseline */
+	return tapas_cs_check_patterns(P, b, 0.0, 1, x, rep);
+}
+
 /*
  * The greedy decoders on the true answers: OMP up to CS_OMP_MAX_WEIGHT
  * positives, binary hard-thresholding pursuit (recon/cs_bhtp.c) beyond or
@@ -291,21 +352,30 @@ run_greedy(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 {
 	double	   *x = MemoryContextAllocHuge(CurrentMemoryContext,
 										   sizeof(double) * A->n);
+	tapas_binmat_colbytes_t *P = tapas_audit_patterns(batch, A);
 	tapas_cs_report rep;
 	tapas_status st = TAPAS_EINVAL;
 	bool		hit = false;
 	const char *method = "omp";
 	char		detail[TAPAS_ALERT_DETAIL_LEN];
 
+	/*
+	 * tapas_cs_recover's OMP and BHTP, on the cached patterns (the
+	 * consistency check too: A x over x's support only)
+	 */
 	if (w <= CS_OMP_MAX_WEIGHT)
 	{
-		st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_OMP, 1, x, &rep, progress);
+		st = tapas_cs_omp_patterns(A, P, b, w, 0.0, x, NULL, progress);
+		if (st == TAPAS_OK)
+			st = check(A, P, b, x, &rep);
 		hit = st == TAPAS_OK && rep.consistent && is_truth(x, A->n, supp, w);
 	}
 	if (!hit && st != TAPAS_ECANCELED)
 	{
 		method = "bhtp";
-		st = tapas_cs_recover(A, b, w, 0.0, TAPAS_CS_BHTP, 1, x, &rep, progress);
+		st = tapas_cs_bhtp_patterns(P, b, w, x, NULL, progress);
+		if (st == TAPAS_OK)
+			st = check(A, P, b, x, &rep);
 		hit = st == TAPAS_OK && rep.consistent && is_truth(x, A->n, supp, w);
 	}
 	pfree(x);

@@ -80,21 +80,10 @@ bhtp_free(bhtp_work *w)
 }
 
 /* r += sign a_j, from the column patterns */
-static void
+static inline void
 add_column(const tapas_binmat_colbytes_t *P, size_t j, double sign, double *r)
 {
-	for (size_t g = 0; g < P->groups; g++)
-	{
-		unsigned	byte = P->p[g * P->n + j];
-
-		while (byte)
-		{
-			int			t = __builtin_ctz(byte);
-
-			r[8 * g + t] += sign;
-			byte &= byte - 1;
-		}
-	}
+	tapas_binmat_colbytes_add_column(P, j, sign, r);
 }
 
 static double

@@ -9,12 +9,16 @@
 #              (column pos_in_design), 2 positives
 # and how many measured statements were answered without a complete audit
 # (an 'incomplete' alert in log mode; in deny mode those are refused, TP004).
+# Deny mode is measured with the decoders' caches (column patterns,
+# sparse-search hashes) and, interleaved in the same run, without them
+# (tapas.audit_pattern_cache = off: the baseline), with their ratio.
 # Then, per attack on a fresh table in deny mode, the query at which tapas
 # first refuses against the query at which the attacker's own decoder
 # single out the positives (the same attack in log mode, decoded on each
 # prefix by tapas.reconstruct_matrix).
-# Starts a private instance (tapas installed from this checkout, under the
-# machine-wide install lock) unless PGHOST is set.
+# Starts a private instance (tapas installed from this checkout into the
+# PostgreSQL copy under TAPAS_PGROOT, else under the machine-wide install
+# lock) unless PGHOST is set.
 # Usage: bash test/bench/audit-joint.sh [queries per point, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,15 +28,23 @@ if [ -z "${PGHOST:-}" ]; then
 	make -s -j2 >/dev/null
 	dir=$(mktemp -d /tmp/tapas-bench.XXXXXX)
 	trap 'instance_destroy "$dir"' EXIT
-	# the extension's SQL script is read at CREATE EXTENSION: inside the
-	# lock too, so that another checkout's install cannot come in between
-	(
-		flock 9
-		make -s install >/dev/null
+	if [ -n "${TAPAS_PGROOT:-}" ]; then
+		# a private copy of PostgreSQL (test/lib.sh): no shared install
+		tapas_install
 		instance_start "$dir" "tapas.ledger_memory = '512MB'" >/dev/null
 		psql -X -q -d postgres -c "CREATE DATABASE tapas_bench_joint"
 		psql -X -q -d tapas_bench_joint -c "CREATE EXTENSION tapas"
-	) 9>/tmp/tapas-install.lock
+	else
+		# the extension's SQL script is read at CREATE EXTENSION: inside the
+		# lock too, so that another checkout's install cannot come in between
+		(
+			flock 9
+			make -s install >/dev/null
+			instance_start "$dir" "tapas.ledger_memory = '512MB'" >/dev/null
+			psql -X -q -d postgres -c "CREATE DATABASE tapas_bench_joint"
+			psql -X -q -d tapas_bench_joint -c "CREATE EXTENSION tapas"
+		) 9>/tmp/tapas-install.lock
+	fi
 	export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres PGDATABASE=postgres
 fi
 db=tapas_bench_joint
@@ -97,13 +109,26 @@ DECLARE r record;
 BEGIN
 	-- deny mode first (log mode marks what it alerts as reported): every
 	-- statement is answered with a complete audit or refused
+	-- the first statement of a backend rebuilds its audit state from the
+	-- ledger (measured apart: first_ms); then, interleaved, each statement
+	-- with the decoders' caches (deny) and without (deny_base: column
+	-- patterns and sparse-search hashes rebuilt by every statement, the
+	-- state before the caches)
+	SET tapas.mode = deny;
+	SET SESSION AUTHORIZATION bench_analyst;
+	r := run('$w', 1400);
+	RESET SESSION AUTHORIZATION;
+	INSERT INTO timings VALUES ('$w', 'first', r.ms, r.outcome);
 	FOR k IN 1..$reps LOOP
-		SET tapas.mode = deny;
-		SET SESSION AUTHORIZATION bench_analyst;
-		r := run('$w', 1400 + k);
-		RESET SESSION AUTHORIZATION;
-		INSERT INTO timings VALUES ('$w', 'deny', r.ms, r.outcome);
+		FOREACH m IN ARRAY ARRAY['on', 'off'] LOOP
+			PERFORM set_config('tapas.audit_pattern_cache', m, false);
+			SET SESSION AUTHORIZATION bench_analyst;
+			r := run('$w', 1400 + k);
+			RESET SESSION AUTHORIZATION;
+			INSERT INTO timings VALUES ('$w', CASE m WHEN 'on' THEN 'deny' ELSE 'deny_base' END, r.ms, r.outcome);
+		END LOOP;
 	END LOOP;
+	RESET tapas.audit_pattern_cache;
 	FOR k IN 1..$reps LOOP
 		FOREACH m IN ARRAY ARRAY['off', 'log'] LOOP
 			PERFORM set_config('tapas.mode', m, false);
@@ -129,12 +154,22 @@ SELECT workload,
 			- percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'off'))::numeric, 2) AS added_ms,
 	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'log')
 			/ percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'off'))::numeric, 2) AS ratio,
-	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny')::numeric, 2) AS deny_ms,
 	   max(ms) FILTER (WHERE mode = 'incomplete_alerts')::int AS log_incomplete,
+	   round(max(ms) FILTER (WHERE mode = 'first')::numeric, 0) AS first_ms,
+	   max(outcome) FILTER (WHERE mode = 'first') AS first,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny')::numeric, 2) AS deny_ms,
+	   round(max(ms) FILTER (WHERE mode = 'deny')::numeric, 2) AS deny_max_ms,
 	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'answered') AS deny_answered,
 	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'TP001') AS deny_tp001,
-	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'TP004') AS deny_tp004
+	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'TP004') AS deny_tp004,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_base')::numeric, 2) AS base_ms,
+	   count(*) FILTER (WHERE mode = 'deny_base' AND outcome = 'TP004') AS base_tp004,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_base')
+			/ percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny'))::numeric, 2) AS speedup
   FROM timings GROUP BY 1 ORDER BY 1"
+echo "first_ms: the backend's first statement, which rebuilds the audit state from the ledger;"
+echo "deny_*: later statements in deny mode with the decoders' caches; base_*: the same, interleaved,"
+echo "with tapas.audit_pattern_cache = off (patterns and hashes rebuilt per statement); speedup = base_ms / deny_ms"
 
 # first refusal against the attacker's need, on fresh tables
 psql -X -q -o /dev/null <<'SQL'
