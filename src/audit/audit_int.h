@@ -245,7 +245,7 @@ extern struct tapas_binmat_colbytes *tapas_audit_patterns(TapasAuditBatch *batch
 /* the sparse search's column hashes of A's logged rows, cached in e (or NULL) */
 extern struct tapas_sparse_hashes *tapas_audit_hashes(TapasAuditBatch *batch,
 													  struct tapas_binmat *A);
-extern bool tapas_audit_pattern_cache;
+extern bool tapas_audit_fast_decoders;
 
 /* a kernel progress callback's argument: stop at the deadline */
 typedef struct TapasAuditDeadline
@@ -264,6 +264,7 @@ extern int	tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 extern void tapas_audit_candidates_reset(TapasAuditEntry *e);
 extern int	tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found,
 								   bool simulate);
+extern int	tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found);
 
 /* designs.c */
 extern int	tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,

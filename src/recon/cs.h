@@ -168,6 +168,23 @@ extern tapas_status tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P,
 										   const tapas_progress_t *progress);
 
 /*
+ * A simulated trial of BHTP (the audit's, audit/simulated.c): the decoder
+ * on b = A target, stopped as soon as its support holds need positives of
+ * target (0/1, n entries; *found then >= need), or after max_steps steps
+ * (at most 100, the decoder's own bound), or when it converges; *found =
+ * the positives of target in the final support.  target NULL: no early
+ * stop (tapas_cs_bhtp_patterns is max_steps = 100).  TAPAS_EINVAL for
+ * max_steps outside 0..100 or need < 1 with a target.
+ */
+#define TAPAS_CS_BHTP_MAX_STEPS	100
+extern tapas_status tapas_cs_bhtp_trial(tapas_binmat_colbytes_t *P,
+										const double *b, int s,
+										const double *target, int need,
+										int max_steps, double *x_out,
+										int *iterations, int *found,
+										const tapas_progress_t *progress);
+
+/*
  * Fills report for a candidate x (rounding it first when binary) against
  * b with noise scale lambda: support, residuals and consistency as
  * defined above.  Returns TAPAS_ENOMEM or TAPAS_OK.
