@@ -36,6 +36,9 @@
  * The alert names the candidates that are truly positive (the auditor knows
  * the truth), else the smallest candidate; the decision never looks at it.
  *
+ * tapas.audit (the offline audit) asks the same of the whole ledger:
+ * tapas_audit_candidates_logged.
+ *
  * Cost: O(rows logged since the last statement) CRoaring operations
  * (the folded zero union and one intersection are kept in the entry) plus
  * O(cells) per statement, on every statement of a 0/1 class.
@@ -237,5 +240,27 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 		return 0;
 	n = narrowed_finding(batch, hit, simulate, found);
 	roaring_bitmap_free(hit);
+	return n;
+}
+
+/*
+ * The offline audit (tapas.audit, audit_sql.c): what the logged answers,
+ * all given, leave the attacker of this prior, as log mode decides it
+ * statement by statement.  Returns 1 (one finding in *found) when some
+ * row answered 1 and the candidates for the one positive number 1 ..
+ * tapas.min_candidates - 1 and include a true positive, else 0.
+ */
+int
+tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found)
+{
+	bool		known;
+	roaring_bitmap_t *c = logged_candidates(batch->entry, (uint64) batch->n_total, &known);
+	uint64		size = roaring_bitmap_get_cardinality(c);
+	int			n = 0;
+
+	*found = NULL;
+	if (known && size >= 1 && size < (uint64) tapas_min_candidates)
+		n = narrowed_finding(batch, c, false, found);
+	roaring_bitmap_free(c);
 	return n;
 }
