@@ -265,6 +265,8 @@ extern void tapas_audit_candidates_reset(TapasAuditEntry *e);
 extern int	tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found,
 								   bool simulate);
 extern int	tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found);
+extern int	tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
+										 TapasFinding **found, bool simulate);
 
 /* designs.c */
 extern int	tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,

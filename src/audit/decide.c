@@ -501,9 +501,20 @@ joint_cells(List *groups)
 	return out;
 }
 
+/* every class of the group is 0/1 (the one-positive prior applies) */
+static bool
+joint_is_binary(const TapasJoint *jt)
+{
+	for (int i = 0; i < jt->ncls; i++)
+		if (!class_is_binary(jt->cls[i]))
+			return false;
+	return true;
+}
+
 /*
  * The joint row-space test of one group of related classes: its cells
- * of every class are rows of one system (joint.c).  A group without 0/1
+ * of every class are rows of one system (joint.c); for 0/1 classes, the
+ * one-positive candidates test over the same unknowns (candidates.c).  A group without 0/1
  * coordinates, or too wide, cannot be audited: incomplete.
  */
 static void
@@ -536,6 +547,14 @@ audit_joint(TapasAuditPending *p, JointCells *jc, const TapasCell *cells,
 		return;
 	}
 	pending_add(p, fd, nd, e, &jc->g);
+	if (joint_is_binary(jc->jt))
+	{
+		TapasFinding *fr;
+		int			nr = tapas_audit_joint_candidates(&batch, jc->member, &fr,
+													  tapas_mode == TAPAS_MODE_DENY);
+
+		pending_add(p, fr, nr, e, &jc->g);
+	}
 	tapas_audit_trial_end(e);
 	if (p->n > 0)
 		p->relid = e->key.relid;
