@@ -246,6 +246,8 @@ extern struct tapas_binmat_colbytes *tapas_audit_patterns(TapasAuditBatch *batch
 extern struct tapas_sparse_hashes *tapas_audit_hashes(TapasAuditBatch *batch,
 													  struct tapas_binmat *A);
 extern bool tapas_audit_fast_decoders;
+/* warms the matrix and the decoders' caches; the time taken (not the decoders') */
+extern int64 tapas_audit_warm(TapasAuditBatch *batch, bool patterns, bool hashes);
 
 /* a kernel progress callback's argument: stop at the deadline */
 typedef struct TapasAuditDeadline

@@ -428,6 +428,7 @@ tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 		*why = "more positives than the reconstruction decoders cover";
 		return 0;
 	}
+	deadline += tapas_audit_warm(batch, s > TAPAS_SPARSE_MAX_WEIGHT, s <= TAPAS_SPARSE_MAX_WEIGHT);
 	if (GetCurrentTimestamp() > deadline)
 	{
 		*why = "the audit budget was spent before a reconstruction check";
