@@ -101,6 +101,21 @@ SELECT count(*) AS alerts_on_qi FROM tapas.alerts WHERE "table" = 'staff3'::regc
 -- 6. The on-demand audit finds the same records from the ledger.
 SELECT role, statistic, record_key, kind, method FROM tapas.audit('staff') ORDER BY 2, 3;
 SELECT role, statistic, record_key, kind, method FROM tapas.audit('staff3') ORDER BY 2, 3;
+-- and the one-positive candidates test (log mode alerts it at the query
+-- that leaves 7 candidates, fewer than tapas.min_candidates = 10; no row
+-- determines a record and no decoder singles it out)
+SET client_min_messages = warning;
+CREATE TABLE cand1 (id int PRIMARY KEY, rare boolean NOT NULL);
+INSERT INTO cand1 SELECT g, g = 123 FROM generate_series(1, 400) g;
+SELECT tapas.protect('cand1', 'id', ARRAY['rare'], 5);
+GRANT SELECT ON cand1 TO regress_tapas_analyst;
+RESET client_min_messages;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FILTER (WHERE rare) AS half FROM cand1 WHERE id <= 200;
+SELECT count(*) FILTER (WHERE rare) AS seven FROM cand1 WHERE id BETWEEN 120 AND 126;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM alerts_on('cand1');
+SELECT role, statistic, record_key, kind, method, detail FROM tapas.audit('cand1') ORDER BY 2, 3;
 
 -- 7. Audited roles cannot read alerts or run the audit.
 SET SESSION AUTHORIZATION regress_tapas_analyst;

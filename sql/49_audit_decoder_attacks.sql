@@ -6,6 +6,9 @@
 --	   is a permutation of the key (no design recognition): fails closed;
 --  2. Bernoulli(1/2) with 64 positives among 2,000 records.
 SET tapas.audit_scope = role;
+-- the attacker's LP can take longer than 5 s on a loaded machine: no
+-- progress NOTICE in the output
+SET tapas.progress_interval = '1h';
 SET client_min_messages = warning;
 DO $$
 BEGIN
@@ -209,3 +212,4 @@ SELECT count(*) AS answered_at_least_150 FROM folks_done WHERE outcome = 'answer
 SELECT count(*) AS alerts FROM tapas.alerts WHERE "table" = 'folks'::regclass;
 RESET tapas.mode;
 RESET tapas.audit_budget_ms;
+RESET tapas.progress_interval;

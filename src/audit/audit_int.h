@@ -136,6 +136,11 @@ struct TapasAuditEntry
 	struct tapas_binmat *A;		/* A_cap rows x cap_n columns, or NULL */
 	size_t		A_cap;
 	int			A_rows;			/* logged rows copied into A */
+	/* A's column patterns for the decoders' A^T r (tapas_audit_patterns) */
+	struct tapas_binmat_colbytes *P;	/* or NULL */
+	int			P_rows;			/* rows of A whose patterns in P are current */
+	struct tapas_sparse_hashes *H;	/* sparse search's column hashes of the
+									 * logged rows of A, or NULL */
 
 	/* records already reported (dense indices) */
 	roaring_bitmap_t *reported;
@@ -254,6 +259,15 @@ extern int	tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **foun
 /* A (logged rows, then the batch's) for the decoders, and b; cached in e */
 extern struct tapas_binmat *tapas_audit_matrix(TapasAuditBatch *batch, double **b);
 extern void tapas_audit_matrix_done(TapasAuditEntry *e);
+/* the column patterns of the A just returned by tapas_audit_matrix, cached in e */
+extern struct tapas_binmat_colbytes *tapas_audit_patterns(TapasAuditBatch *batch,
+														  struct tapas_binmat *A);
+/* the sparse search's column hashes of A's logged rows, cached in e (or NULL) */
+extern struct tapas_sparse_hashes *tapas_audit_hashes(TapasAuditBatch *batch,
+													  struct tapas_binmat *A);
+extern bool tapas_audit_fast_decoders;
+/* warms the matrix and the decoders' caches; the time taken (not the decoders') */
+extern int64 tapas_audit_warm(TapasAuditBatch *batch, bool patterns, bool hashes);
 
 /* a kernel progress callback's argument: stop at the deadline */
 typedef struct TapasAuditDeadline
@@ -272,6 +286,9 @@ extern int	tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 extern void tapas_audit_candidates_reset(TapasAuditEntry *e);
 extern int	tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found,
 								   bool simulate);
+extern int	tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found);
+extern int	tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
+										 TapasFinding **found, bool simulate);
 
 /* designs.c */
 extern int	tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,

@@ -11,8 +11,10 @@
  * tapas.audit(tbl) re-runs the full audit of every (class, scope role) the
  * ledger holds for tbl, from scratch (the backend's cached state for those
  * keys is dropped and rebuilt from the ledger): every record determined by
- * the logged rows, and every record a decoder reconstructs from the logged
- * answers (no time budget).  It reports; it raises no alert.
+ * the logged rows, every record a decoder reconstructs from the logged
+ * answers (no time budget), and, for a 0/1 class, the one positive when
+ * the logged answers leave fewer than tapas.min_candidates candidates for
+ * it (candidates.c, as log mode decides it).  It reports; it raises no alert.
  *
  * IDENTIFICATION
  *	  src/audit/audit_sql.c
@@ -113,11 +115,13 @@ audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid, TapasProgressNotic
 	TapasAuditEntry *e = tapas_audit_entry(cls, roleid);
 	TapasAuditBatch batch;
 	TapasFinding *fr;
+	TapasFinding *fc = NULL;
 	TapasFinding f;
 	const uint32 *det = NULL;
 	size_t		ndet = 0;
 	const char *why = NULL;
 	int			nr;
+	int			nc = 0;
 
 	tapas_audit_entry_drop(e);
 	e = tapas_audit_entry(cls, roleid);
@@ -151,11 +155,18 @@ audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid, TapasProgressNotic
 	nr = tapas_audit_reconstructed(&batch, &fr, DT_NOEND, &why);
 	for (int i = 0; i < nr; i++)
 		audit_row(rsinfo, e, &fr[i]);
+	/* the one-positive candidates test, as log mode runs it (candidates.c) */
+	if (cls->usable ? cls->binary : strncmp(cls->rep, "count(", 6) == 0)
+		nc = tapas_audit_candidates_logged(&batch, &fc);
+	for (int i = 0; i < nc; i++)
+		audit_row(rsinfo, e, &fc[i]);
 	/* what this backend reports from now on starts from the full audit */
 	for (size_t i = 0; i < ndet; i++)
 		roaring_bitmap_add(e->reported, det[i]);
 	for (int i = 0; i < nr; i++)
 		roaring_bitmap_add(e->reported, (uint32) fr[i].index);
+	for (int i = 0; i < nc; i++)
+		roaring_bitmap_add(e->reported, (uint32) fc[i].index);
 }
 
 /* one (class, scope role) of the ledger's rows of a table */

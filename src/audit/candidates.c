@@ -36,6 +36,11 @@
  * The alert names the candidates that are truly positive (the auditor knows
  * the truth), else the smallest candidate; the decision never looks at it.
  *
+ * tapas.audit (the offline audit) asks the same of the whole ledger:
+ * tapas_audit_candidates_logged.  A group of related 0/1 classes
+ * (relations.c) gets the same test over its (region, record) unknowns:
+ * tapas_audit_joint_candidates.
+ *
  * Cost: O(rows logged since the last statement) CRoaring operations
  * (the folded zero union and one intersection are kept in the entry) plus
  * O(cells) per statement, on every statement of a 0/1 class.
@@ -108,6 +113,46 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 	return c;
 }
 
+/* whether key is in the sorted keys[0..n-1] */
+static bool
+key_in(const int64 *keys, int64 n, int64 key)
+{
+	int64		lo = 0,
+				hi = n - 1;
+
+	while (lo <= hi)
+	{
+		int64		mid = (lo + hi) / 2;
+
+		if (keys[mid] == key)
+			return true;
+		if (keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return false;
+}
+
+/*
+ * Whether the record is positive in the entry's class, or, for a group of
+ * related classes, in one of them whose truth was read.
+ */
+static bool
+is_positive(TapasAuditEntry *e, int64 key)
+{
+	if (e->joint == NULL)
+		return key_in(e->nz_keys, e->nnz, key);
+	for (int i = 0; i < e->joint->ncls; i++)
+	{
+		TapasClass *c = e->joint->cls[i];
+
+		if (c->usable && key_in(c->keys, c->nnz, key))
+			return true;
+	}
+	return false;
+}
+
 /*
  * A finding for the candidate set cand (palloc'd into *found).  Without
  * simulate (log, warn: the answers were given), only when a true positive
@@ -125,38 +170,17 @@ narrowed_finding(TapasAuditBatch *batch, const roaring_bitmap_t *cand,
 	uint32		pick = roaring_bitmap_minimum(cand);
 
 	/* name a true positive among the candidates if there is one */
-	if (tapas_audit_ensure_truth(e))
+	if (e->joint != NULL || tapas_audit_ensure_truth(e))
 	{
 		roaring_uint32_iterator_t *it = roaring_create_iterator(cand);
 
 		for (; it->has_value; roaring_advance_uint32_iterator(it))
-		{
-			int64		key = batch->keys[it->current_value];
-			bool		pos = false;
-			int64		lo = 0,
-						hi = e->nnz - 1;
-
-			while (lo <= hi)
-			{
-				int64		mid = (lo + hi) / 2;
-
-				if (e->nz_keys[mid] == key)
-				{
-					pos = true;
-					break;
-				}
-				if (e->nz_keys[mid] < key)
-					lo = mid + 1;
-				else
-					hi = mid - 1;
-			}
-			if (pos)
+			if (is_positive(e, batch->keys[it->current_value]))
 			{
 				pick = it->current_value;
 				named = true;
 				break;
 			}
-		}
 		roaring_free_uint32_iterator(it);
 	}
 	if (!simulate && !named)
@@ -230,6 +254,186 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 
 		if (left >= 1 && left < floor)
 			hit = roaring_bitmap_copy(z);
+	}
+	roaring_bitmap_free(c);
+	roaring_bitmap_free(all0);
+	if (hit == NULL)
+		return 0;
+	n = narrowed_finding(batch, hit, simulate, found);
+	roaring_bitmap_free(hit);
+	return n;
+}
+
+/*
+ * The offline audit (tapas.audit, audit_sql.c): what the logged answers,
+ * all given, leave the attacker of this prior, as log mode decides it
+ * statement by statement.  Returns 1 (one finding in *found) when some
+ * row answered 1 and the candidates for the one positive number 1 ..
+ * tapas.min_candidates - 1 and include a true positive, else 0.
+ */
+int
+tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found)
+{
+	bool		known;
+	roaring_bitmap_t *c = logged_candidates(batch->entry, (uint64) batch->n_total, &known);
+	uint64		size = roaring_bitmap_get_cardinality(c);
+	int			n = 0;
+
+	*found = NULL;
+	if (known && size >= 1 && size < (uint64) tapas_min_candidates)
+		n = narrowed_finding(batch, c, false, found);
+	roaring_bitmap_free(c);
+	return n;
+}
+
+/* ----------------------------------------------------------------
+ *		Groups of related classes (relations.c, joint.c)
+ * ----------------------------------------------------------------
+ */
+
+/*
+ * The cover of a row of class regions as the group's unknowns (region r,
+ * record j) = r cap_n + j (joint.c).
+ */
+static roaring_bitmap_t *
+expand_cover(const roaring_bitmap_t *cover, uint64 regions, uint32 cap_n)
+{
+	uint64		card = roaring_bitmap_get_cardinality(cover);
+	uint32	   *ids = palloc(sizeof(uint32) * Max(card, 1));
+	uint32	   *out = palloc(sizeof(uint32) * Max(card, 1));
+	roaring_bitmap_t *u = roaring_bitmap_create();
+
+	roaring_bitmap_to_uint32_array(cover, ids);
+	for (int r = 0; r < 64; r++)
+	{
+		if (!(regions & (UINT64CONST(1) << r)))
+			continue;
+		for (uint64 i = 0; i < card; i++)
+			out[i] = (uint32) r * cap_n + ids[i];
+		roaring_bitmap_add_many(u, card, out);
+	}
+	pfree(ids);
+	pfree(out);
+	return u;
+}
+
+/* the records of a set of unknowns (their j) */
+static roaring_bitmap_t *
+records_of(const roaring_bitmap_t *u, uint32 cap_n)
+{
+	roaring_bitmap_t *rec = roaring_bitmap_create();
+	roaring_uint32_iterator_t *it = roaring_create_iterator(u);
+
+	for (; it->has_value; roaring_advance_uint32_iterator(it))
+		roaring_bitmap_add(rec, it->current_value % cap_n);
+	roaring_free_uint32_iterator(it);
+	return rec;
+}
+
+static uint64
+record_count(const roaring_bitmap_t *u, uint32 cap_n)
+{
+	roaring_bitmap_t *rec = records_of(u, cap_n);
+	uint64		n = roaring_bitmap_get_cardinality(rec);
+
+	roaring_bitmap_free(rec);
+	return n;
+}
+
+/*
+ * The one-positive test over a group of related 0/1 classes (relations.c:
+ * e.g. rare AND x, rare AND NOT x and rare): under the same prior (one
+ * positive of the group's base, a row answered 1 holds it), the unknowns
+ * are (region, record) pairs and a cell of class b over Q covers Q x
+ * (regions of b), so a difference split over a class and its linear
+ * relative narrows the positive's candidates as one class's cells would.
+ * The candidates are the records of the surviving pairs.  Same
+ * decisions as tapas_audit_candidates (deny: every answer tried, none
+ * read); recomputed from the logged rows on each statement (O(m) bitmap
+ * operations over regions x records).  member[t] is the class of cell t
+ * in the group.  Called only when every class of the group is 0/1.
+ */
+int
+tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
+							 TapasFinding **found, bool simulate)
+{
+	TapasAuditEntry *e = batch->entry;
+	TapasJoint *jt = e->joint;
+	uint64		floor = (uint64) tapas_min_candidates;
+	roaring_bitmap_t *one = NULL;
+	roaring_bitmap_t *zero = roaring_bitmap_create();
+	roaring_bitmap_t *c;
+	roaring_bitmap_t *all0;
+	roaring_bitmap_t *hit = NULL;
+	bool		known;
+	int			n = 0;
+
+	*found = NULL;
+	if (batch->ncells == 0 || jt == NULL || jt->nregions < 1)
+		return 0;
+	for (int i = 0; i < e->nrows; i++)
+	{
+		roaring_bitmap_t *u;
+
+		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
+			continue;
+		u = expand_cover(e->rows[i], jt->regions[e->row_member[i]], e->cap_n);
+		if (e->answers[i] == 0.0)
+			roaring_bitmap_or_inplace(zero, u);
+		else if (one == NULL)
+			one = roaring_bitmap_copy(u);
+		else
+			roaring_bitmap_and_inplace(one, u);
+		roaring_bitmap_free(u);
+		if ((i & 255) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	known = one != NULL;
+	if (known)
+		c = roaring_bitmap_andnot(one, zero);
+	else
+	{
+		c = roaring_bitmap_create();
+		for (int r = 0; r < jt->nregions; r++)
+			roaring_bitmap_add_range(c, (uint64) r * e->cap_n,
+									 (uint64) r * e->cap_n + Min((uint64) batch->n_total, e->cap_n));
+		roaring_bitmap_andnot_inplace(c, zero);
+	}
+	if (one)
+		roaring_bitmap_free(one);
+	roaring_bitmap_free(zero);
+	if (record_count(c, e->cap_n) < floor)
+	{
+		roaring_bitmap_free(c);
+		return 0;				/* refuted or narrowed before */
+	}
+	all0 = roaring_bitmap_copy(c);
+	for (int t = 0; t < batch->ncells && hit == NULL; t++)
+	{
+		roaring_bitmap_t *q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
+													 batch->ids + batch->offsets[t]);
+		roaring_bitmap_t *q = expand_cover(q0, jt->regions[member[t]], e->cap_n);
+		roaring_bitmap_t *cq = roaring_bitmap_and(c, q);
+		uint64		in = record_count(cq, e->cap_n);
+		double		a = batch->answers[t];
+
+		if ((simulate || a == 1.0) && in >= 1 && in < floor)
+			hit = records_of(cq, e->cap_n);
+		if (!simulate && a == 0.0)
+			roaring_bitmap_andnot_inplace(c, q);
+		roaring_bitmap_andnot_inplace(all0, q);
+		roaring_bitmap_free(cq);
+		roaring_bitmap_free(q);
+		roaring_bitmap_free(q0);
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (hit == NULL && known)
+	{
+		roaring_bitmap_t *z = simulate ? all0 : c;
+		uint64		left = record_count(z, e->cap_n);
+
+		if (left >= 1 && left < floor)
+			hit = records_of(z, e->cap_n);
 	}
 	roaring_bitmap_free(c);
 	roaring_bitmap_free(all0);

@@ -400,8 +400,17 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 	TimestampTz rs_deadline = Max(deadline,
 								  TimestampTzPlusMilliseconds(GetCurrentTimestamp(), SYNC_FLOOR_MS));
 
+	TimestampTz t0 = GetCurrentTimestamp();
+
 	complete = tapas_audit_build_batch(&batch, e, cells, ncells, g->cell_no, g->n,
 									   rs_deadline);
+	/*
+	 * The sync is not the decoders' time: a rebuild from the ledger (the
+	 * backend's first statement on the table) takes seconds on its own
+	 * floor, and spent the share, so that an attack the decoders decide
+	 * in a fraction of it failed closed (TP004) at every reconnect.
+	 */
+	deadline += GetCurrentTimestamp() - t0;
 	alert_synced(e);
 	nd = complete ? tapas_audit_determined(&batch, &fd, rs_deadline) : -1;
 	if (nd < 0)
@@ -492,9 +501,20 @@ joint_cells(List *groups)
 	return out;
 }
 
+/* every class of the group is 0/1 (the one-positive prior applies) */
+static bool
+joint_is_binary(const TapasJoint *jt)
+{
+	for (int i = 0; i < jt->ncls; i++)
+		if (!class_is_binary(jt->cls[i]))
+			return false;
+	return true;
+}
+
 /*
  * The joint row-space test of one group of related classes: its cells
- * of every class are rows of one system (joint.c).  A group without 0/1
+ * of every class are rows of one system (joint.c); for 0/1 classes, the
+ * one-positive candidates test over the same unknowns (candidates.c).  A group without 0/1
  * coordinates, or too wide, cannot be audited: incomplete.
  */
 static void
@@ -527,6 +547,14 @@ audit_joint(TapasAuditPending *p, JointCells *jc, const TapasCell *cells,
 		return;
 	}
 	pending_add(p, fd, nd, e, &jc->g);
+	if (joint_is_binary(jc->jt))
+	{
+		TapasFinding *fr;
+		int			nr = tapas_audit_joint_candidates(&batch, jc->member, &fr,
+													  tapas_mode == TAPAS_MODE_DENY);
+
+		pending_add(p, fr, nr, e, &jc->g);
+	}
 	tapas_audit_trial_end(e);
 	if (p->n > 0)
 		p->relid = e->key.relid;
@@ -708,6 +736,13 @@ tapas_audit_define_gucs(void)
 							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	tapas_audit_define_memory_guc();
+	DefineCustomBoolVariable("tapas.audit_fast_decoders",
+							 "Keeps the decoders' column patterns and hashes from one statement to the next, and runs short simulated trials.",
+							 "off: patterns and hashes rebuilt by every statement, three full pursuit runs per simulated decision, as before; the baseline of test/bench/audit-joint.sh.",
+							 &tapas_audit_fast_decoders,
+							 true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	tapas_alerts_define_gucs();
 }
 

@@ -56,6 +56,7 @@
 #include "audit/audit_int.h"
 #include "util/rng.h"
 #include "recon/binmat.h"
+#include "recon/sparse_search.h"
 #include "policy/policy.h"
 #include "policy/progress_pg.h"
 #include "policy/status_error.h"
@@ -219,6 +220,8 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 		roaring_bitmap_free(e->rows[i]);
 	tapas_rowspace_free(e->rs);
 	tapas_binmat_free(e->A);
+	tapas_binmat_colbytes_free(e->P);
+	tapas_sparse_hashes_free(e->H);
 	if (e->reported)
 		roaring_bitmap_free(e->reported);
 	if (e->sync_new)
@@ -421,6 +424,11 @@ entry_forget_rows(TapasAuditEntry *e)
 	e->A = NULL;
 	e->A_cap = 0;
 	e->A_rows = 0;
+	tapas_binmat_colbytes_free(e->P);
+	e->P = NULL;
+	e->P_rows = 0;
+	tapas_sparse_hashes_free(e->H);
+	e->H = NULL;
 	for (int i = 0; i < e->design_tags_max; i++)
 		e->design_tags[i].log_id = -1;
 	roaring_bitmap_clear(e->reported);

@@ -119,17 +119,36 @@ typedef struct tapas_binmat_colbytes
 	size_t		m;				/* rows of A */
 	size_t		n;				/* columns of A */
 	size_t		groups;			/* ceil(m / 8) */
+	size_t		cap_groups;		/* groups p and tables have room for */
 	uint8_t    *p;				/* groups * n patterns, group-major */
 	double	   *tables;			/* scratch: groups * 256 subset sums */
+	uint32_t   *weights;		/* [n] column weights, kept with the patterns */
 } tapas_binmat_colbytes_t;
 
 /* Builds the patterns of A, or NULL when memory is short. */
 extern tapas_binmat_colbytes_t *tapas_binmat_colbytes_create(const tapas_binmat_t *A);
 
+/*
+ * Brings *P up to date with A when only rows from..A->m - 1 changed since
+ * *P was built from A (rows appended, or the trailing rows rewritten, or
+ * fewer of them): the groups from from / 8 on are rebuilt, the room grows
+ * by doubling.  *P NULL, or of another column count, is built afresh.  So
+ * a cache of patterns costs (rows changed / 8 + 1) n bytes per update
+ * instead of m n / 8.  Returns TAPAS_ENOMEM (*P then freed and NULL) or
+ * TAPAS_OK.
+ */
+extern tapas_status tapas_binmat_colbytes_update(tapas_binmat_colbytes_t **P,
+												 const tapas_binmat_t *A,
+												 size_t from);
+
+/* r += sign a_j (column j of A, m entries) from the patterns. */
+extern void tapas_binmat_colbytes_add_column(const tapas_binmat_colbytes_t *P,
+											 size_t j, double sign, double *r);
+
 /* Frees P; P may be NULL. */
 extern void tapas_binmat_colbytes_free(tapas_binmat_colbytes_t *P);
 
-/* Column weights of A from its patterns: counts[j], j < n. */
+/* Column weights of A from its patterns: counts[j], j < n (a copy: O(n)). */
 extern void tapas_binmat_colbytes_weights(const tapas_binmat_colbytes_t *P,
 										  size_t *counts);
 

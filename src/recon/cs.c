@@ -42,28 +42,32 @@ tapas_cs_method_from_name(const char *name)
 	return -1;
 }
 
-tapas_status
-tapas_cs_check(const tapas_binmat_t *A, const double *b, double noise_scale,
-			   int binary, double *x, tapas_cs_report *report)
+/* rounds x when binary; its support */
+static int
+check_round(double *x, size_t n, int binary)
 {
-	double	   *y = tapas_malloc((A->m ? A->m : 1) * sizeof(double));
-	double		ss = 0.0,
-				mx = 0.0,
-				bmax = 0.0;
-	size_t		i,
-				j;
 	int			support = 0;
 
-	if (y == NULL)
-		return TAPAS_ENOMEM;
-	for (j = 0; j < A->n; j++)
+	for (size_t j = 0; j < n; j++)
 	{
 		if (binary)
 			x[j] = x[j] >= 0.5 ? 1.0 : 0.0;
 		support += x[j] != 0.0;
 	}
-	tapas_binmat_mul(A, x, y);
-	for (i = 0; i < A->m; i++)
+	return support;
+}
+
+/* the report for y = A x against b (m answers) */
+static void
+check_report(const double *y, const double *b, size_t m, double noise_scale,
+			 int binary, int support, tapas_cs_report *report)
+{
+	double		ss = 0.0,
+				mx = 0.0,
+				bmax = 0.0;
+	size_t		i;
+
+	for (i = 0; i < m; i++)
 	{
 		double		r = y[i] - b[i];
 
@@ -73,7 +77,6 @@ tapas_cs_check(const tapas_binmat_t *A, const double *b, double noise_scale,
 		if (fabs(b[i]) > bmax)
 			bmax = fabs(b[i]);
 	}
-	tapas_free(y);
 	report->support = support;
 	report->residual_norm = sqrt(ss);
 	report->max_residual = mx;
@@ -82,10 +85,44 @@ tapas_cs_check(const tapas_binmat_t *A, const double *b, double noise_scale,
 	else
 	{
 		double		var = 2.0 * noise_scale * noise_scale;
-		double		mm = (double) (A->m ? A->m : 1);
+		double		mm = (double) (m ? m : 1);
 
 		report->consistent = ss / mm <= var * (1.0 + 5.0 * sqrt(5.0 / mm));
 	}
+}
+
+tapas_status
+tapas_cs_check(const tapas_binmat_t *A, const double *b, double noise_scale,
+			   int binary, double *x, tapas_cs_report *report)
+{
+	double	   *y = tapas_malloc((A->m ? A->m : 1) * sizeof(double));
+	int			support;
+
+	if (y == NULL)
+		return TAPAS_ENOMEM;
+	support = check_round(x, A->n, binary);
+	tapas_binmat_mul(A, x, y);
+	check_report(y, b, A->m, noise_scale, binary, support, report);
+	tapas_free(y);
+	return TAPAS_OK;
+}
+
+tapas_status
+tapas_cs_check_patterns(const tapas_binmat_colbytes_t *P, const double *b,
+						double noise_scale, int binary, double *x,
+						tapas_cs_report *report)
+{
+	double	   *y = tapas_calloc(P->m ? P->m : 1, sizeof(double));
+	int			support;
+
+	if (y == NULL)
+		return TAPAS_ENOMEM;
+	support = check_round(x, P->n, binary);
+	for (size_t j = 0; j < P->n; j++)
+		if (x[j] != 0.0)
+			tapas_binmat_colbytes_add_column(P, j, x[j], y);
+	check_report(y, b, P->m, noise_scale, binary, support, report);
+	tapas_free(y);
 	return TAPAS_OK;
 }
 

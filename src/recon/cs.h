@@ -122,6 +122,19 @@ extern tapas_status tapas_cs_omp(const tapas_binmat_t *A, const double *b,
 								 int *iterations,
 								 const tapas_progress_t *progress);
 
+/*
+ * OMP with A's column patterns given (tapas_binmat_colbytes_create or a
+ * cache kept up to date by tapas_binmat_colbytes_update; P->m and P->n
+ * must be A's, else TAPAS_EINVAL): the same result as tapas_cs_omp
+ * without building them.  P's scratch tables are used.
+ */
+extern tapas_status tapas_cs_omp_patterns(const tapas_binmat_t *A,
+										  tapas_binmat_colbytes_t *P,
+										  const double *b, int s,
+										  double noise_scale, double *x_out,
+										  int *iterations,
+										  const tapas_progress_t *progress);
+
 /* OMP that re-solves the full least squares (dgels) at each step: the
  * baseline of the benchmark; same results up to rounding. */
 extern tapas_status tapas_cs_omp_resolve(const tapas_binmat_t *A,
@@ -155,6 +168,23 @@ extern tapas_status tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P,
 										   const tapas_progress_t *progress);
 
 /*
+ * A simulated trial of BHTP (the audit's, audit/simulated.c): the decoder
+ * on b = A target, stopped as soon as its support holds need positives of
+ * target (0/1, n entries; *found then >= need), or after max_steps steps
+ * (at most 100, the decoder's own bound), or when it converges; *found =
+ * the positives of target in the final support.  target NULL: no early
+ * stop (tapas_cs_bhtp_patterns is max_steps = 100).  TAPAS_EINVAL for
+ * max_steps outside 0..100 or need < 1 with a target.
+ */
+#define TAPAS_CS_BHTP_MAX_STEPS	100
+extern tapas_status tapas_cs_bhtp_trial(tapas_binmat_colbytes_t *P,
+										const double *b, int s,
+										const double *target, int need,
+										int max_steps, double *x_out,
+										int *iterations, int *found,
+										const tapas_progress_t *progress);
+
+/*
  * Fills report for a candidate x (rounding it first when binary) against
  * b with noise scale lambda: support, residuals and consistency as
  * defined above.  Returns TAPAS_ENOMEM or TAPAS_OK.
@@ -162,6 +192,16 @@ extern tapas_status tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P,
 extern tapas_status tapas_cs_check(const tapas_binmat_t *A, const double *b,
 								   double noise_scale, int binary, double *x,
 								   tapas_cs_report *report);
+
+/*
+ * tapas_cs_check from A's column patterns: A x over the nonzero entries of
+ * x only (O(groups) each), for a sparse x far cheaper than the m n / 2 of
+ * tapas_cs_check.  The same report.
+ */
+extern tapas_status tapas_cs_check_patterns(const tapas_binmat_colbytes_t *P,
+											const double *b, double noise_scale,
+											int binary, double *x,
+											tapas_cs_report *report);
 
 /* "omp", "nnls", "lp", "bhtp", "auto" -> method; returns -1 for other names. */
 extern int	tapas_cs_method_from_name(const char *name);

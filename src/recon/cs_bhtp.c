@@ -48,7 +48,7 @@
 #include "util/memory.h"
 #include "recon/cs.h"
 
-#define BHTP_MAX_STEPS		100
+#define BHTP_MAX_STEPS		TAPAS_CS_BHTP_MAX_STEPS
 
 typedef struct bhtp_work
 {
@@ -80,21 +80,10 @@ bhtp_free(bhtp_work *w)
 }
 
 /* r += sign a_j, from the column patterns */
-static void
+static inline void
 add_column(const tapas_binmat_colbytes_t *P, size_t j, double sign, double *r)
 {
-	for (size_t g = 0; g < P->groups; g++)
-	{
-		unsigned	byte = P->p[g * P->n + j];
-
-		while (byte)
-		{
-			int			t = __builtin_ctz(byte);
-
-			r[8 * g + t] += sign;
-			byte &= byte - 1;
-		}
-	}
+	tapas_binmat_colbytes_add_column(P, j, sign, r);
 }
 
 static double
@@ -251,10 +240,31 @@ bhtp_init(bhtp_work *w, tapas_binmat_colbytes_t *P, const double *b, int s)
 	return TAPAS_OK;
 }
 
+/* positives of target (0/1, n entries) in the support of w */
+static int
+overlap(const bhtp_work *w, const double *target)
+{
+	int			k = 0;
+
+	for (size_t j = 0; j < w->n; j++)
+		k += w->in[j] && target[j] == 1.0;
+	return k;
+}
+
 tapas_status
 tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P, const double *b, int s,
 					   double *x_out, int *iterations,
 					   const tapas_progress_t *progress)
+{
+	return tapas_cs_bhtp_trial(P, b, s, NULL, 0, BHTP_MAX_STEPS, x_out,
+							   iterations, NULL, progress);
+}
+
+tapas_status
+tapas_cs_bhtp_trial(tapas_binmat_colbytes_t *P, const double *b, int s,
+					const double *target, int need, int max_steps,
+					double *x_out, int *iterations, int *found,
+					const tapas_progress_t *progress)
 {
 	bhtp_work	w;
 	tapas_status st;
@@ -262,7 +272,8 @@ tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P, const double *b, int s,
 	int			steps = 0;
 	double		ss;
 
-	if (s < 1 || P->m == 0 || P->n == 0)
+	if (s < 1 || P->m == 0 || P->n == 0 || max_steps < 0 ||
+		max_steps > BHTP_MAX_STEPS || (target != NULL && need < 1))
 		return TAPAS_EINVAL;
 	if ((st = bhtp_init(&w, P, b, s)) != TAPAS_OK)
 		return st;
@@ -275,7 +286,8 @@ tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P, const double *b, int s,
 		add_column(P, (size_t) w.in_by[i], -1.0, w.r);
 	}
 	ss = sumsq(w.r, w.m);
-	while (ss > 0.25 && steps < BHTP_MAX_STEPS)
+	while (ss > 0.25 && steps < max_steps &&
+		   (target == NULL || overlap(&w, target) < need))
 	{
 		int			k;
 
@@ -308,6 +320,8 @@ tapas_cs_bhtp_patterns(tapas_binmat_colbytes_t *P, const double *b, int s,
 		x_out[j] = w.in[j] ? 1.0 : 0.0;
 	if (iterations)
 		*iterations = steps;
+	if (found)
+		*found = target != NULL ? overlap(&w, target) : 0;
 	bhtp_free(&w);
 	return TAPAS_OK;
 }

@@ -64,6 +64,7 @@ typedef struct omp_work
 {
 	const tapas_binmat_t *A;
 	tapas_binmat_colbytes_t *P; /* column patterns for A^T r */
+	int			own_P;			/* P was built here (else the caller's) */
 	size_t		m;
 	size_t		n;
 	int			kmax;			/* s, plus one for the intercept */
@@ -83,7 +84,8 @@ typedef struct omp_work
 static void
 omp_free(omp_work *w)
 {
-	tapas_binmat_colbytes_free(w->P);
+	if (w->own_P)
+		tapas_binmat_colbytes_free(w->P);
 	tapas_free(w->Q);
 	tapas_free(w->R);
 	tapas_free(w->qtb);
@@ -97,7 +99,8 @@ omp_free(omp_work *w)
 
 /* Allocates the work space and the selection norms; decides centring. */
 static tapas_status
-omp_init(omp_work *w, const tapas_binmat_t *A, int s, const double *b)
+omp_init(omp_work *w, const tapas_binmat_t *A, tapas_binmat_colbytes_t *P,
+		 int s, const double *b)
 {
 	size_t	   *counts;
 	size_t		j;
@@ -109,7 +112,8 @@ omp_init(omp_work *w, const tapas_binmat_t *A, int s, const double *b)
 	w->m = A->m;
 	w->n = A->n;
 	w->kmax = s + 1;
-	w->P = tapas_binmat_colbytes_create(A);
+	w->own_P = P == NULL;
+	w->P = P != NULL ? P : tapas_binmat_colbytes_create(A);
 	w->Q = tapas_calloc(w->m * (size_t) w->kmax, sizeof(double));
 	w->R = tapas_calloc((size_t) w->kmax * w->kmax, sizeof(double));
 	w->qtb = tapas_calloc(w->kmax, sizeof(double));
@@ -305,9 +309,9 @@ omp_resolve_step(omp_work *w, const double *b, long col)
 
 /* The shared driver: incremental QR (resolve = 0) or full re-solve. */
 static tapas_status
-omp_run(const tapas_binmat_t *A, const double *b, int s, double lambda,
-		double *x_out, int *iterations, const tapas_progress_t *progress,
-		int resolve)
+omp_run(const tapas_binmat_t *A, tapas_binmat_colbytes_t *P, const double *b,
+		int s, double lambda, double *x_out, int *iterations,
+		const tapas_progress_t *progress, int resolve)
 {
 	omp_work	w;
 	tapas_status st;
@@ -319,7 +323,9 @@ omp_run(const tapas_binmat_t *A, const double *b, int s, double lambda,
 		A->m > (size_t) 1 << 30)
 		return TAPAS_EINVAL;
 	memset(x_out, 0, A->n * sizeof(double));
-	if ((st = omp_init(&w, A, s, b)) != TAPAS_OK)
+	if (P != NULL && (P->m != A->m || P->n != A->n))
+		return TAPAS_EINVAL;
+	if ((st = omp_init(&w, A, P, s, b)) != TAPAS_OK)
 		return st;
 	thr2 = omp_threshold(&w, lambda, b);
 	bnorm = cblas_dnrm2((int) w.m, b, 1);
@@ -382,7 +388,16 @@ tapas_cs_omp(const tapas_binmat_t *A, const double *b, int s,
 			 double noise_scale, double *x_out, int *iterations,
 			 const tapas_progress_t *progress)
 {
-	return omp_run(A, b, s, noise_scale, x_out, iterations, progress, 0);
+	return omp_run(A, NULL, b, s, noise_scale, x_out, iterations, progress, 0);
+}
+
+tapas_status
+tapas_cs_omp_patterns(const tapas_binmat_t *A, tapas_binmat_colbytes_t *P,
+					  const double *b, int s, double noise_scale,
+					  double *x_out, int *iterations,
+					  const tapas_progress_t *progress)
+{
+	return omp_run(A, P, b, s, noise_scale, x_out, iterations, progress, 0);
 }
 
 tapas_status
@@ -390,5 +405,5 @@ tapas_cs_omp_resolve(const tapas_binmat_t *A, const double *b, int s,
 					 double noise_scale, double *x_out, int *iterations,
 					 const tapas_progress_t *progress)
 {
-	return omp_run(A, b, s, noise_scale, x_out, iterations, progress, 1);
+	return omp_run(A, NULL, b, s, noise_scale, x_out, iterations, progress, 1);
 }

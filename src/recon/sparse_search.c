@@ -359,38 +359,115 @@ search_three(search_ctx *c, int64_t *U, int64_t *V, double work_limit)
 	return st;
 }
 
-/* column and answer hashes */
-static tapas_status
-hash_columns(search_ctx *c)
+/* the rows' random words R_i (fixed seed): R[i] for i < m */
+static uint64_t *
+row_words(size_t m)
 {
-	const tapas_binmat_t *A = c->A;
+	uint64_t   *R = tapas_malloc((m ? m : 1) * sizeof(uint64_t));
 	tapas_rng_t rng;
-	size_t		i,
-				k;
 
-	c->h = tapas_calloc(A->n ? A->n : 1, sizeof(uint64_t));
-	if (c->h == NULL)
-		return TAPAS_ENOMEM;
+	if (R == NULL)
+		return NULL;
 	tapas_rng_seed(&rng, UINT64_C(0x5a17c0de));
-	c->H = 0;
-	for (i = 0; i < A->m; i++)
+	for (size_t i = 0; i < m; i++)
+		R[i] = tapas_rng_u64(&rng);
+	return R;
+}
+
+/* h += the hashes of rows from .. to - 1 of A */
+static void
+hash_rows(const tapas_binmat_t *A, const uint64_t *R, size_t from, size_t to,
+		  uint64_t *h)
+{
+	for (size_t i = from; i < to; i++)
 	{
-		uint64_t	R = tapas_rng_u64(&rng);
 		const uint64_t *row = tapas_binmat_row(A, i);
 
-		c->H += (uint64_t) c->b[i] * R;
-		for (k = 0; k < A->words; k++)
+		for (size_t k = 0; k < A->words; k++)
 		{
 			uint64_t	bits = row[k];
 
 			while (bits)
 			{
-				c->h[k * 64 + (size_t) __builtin_ctzll(bits)] += R;
+				h[k * 64 + (size_t) __builtin_ctzll(bits)] += R[i];
 				bits &= bits - 1;
 			}
 		}
 	}
+}
+
+/* column and answer hashes, from H's rows on when H matches A */
+static tapas_status
+hash_columns(search_ctx *c, const tapas_sparse_hashes *H)
+{
+	const tapas_binmat_t *A = c->A;
+	uint64_t   *R = row_words(A->m);
+	size_t		from = 0;
+
+	c->h = tapas_calloc(A->n ? A->n : 1, sizeof(uint64_t));
+	if (c->h == NULL || R == NULL)
+	{
+		tapas_free(R);
+		return TAPAS_ENOMEM;
+	}
+	if (H != NULL && H->n == A->n && H->rows <= A->m)
+	{
+		memcpy(c->h, H->h, A->n * sizeof(uint64_t));
+		from = H->rows;
+	}
+	c->H = 0;
+	for (size_t i = 0; i < A->m; i++)
+		c->H += (uint64_t) c->b[i] * R[i];
+	hash_rows(A, R, from, A->m, c->h);
+	tapas_free(R);
 	return TAPAS_OK;
+}
+
+tapas_status
+tapas_sparse_hashes_extend(tapas_sparse_hashes **Hp, const tapas_binmat_t *A,
+						   size_t upto)
+{
+	tapas_sparse_hashes *H = *Hp;
+	uint64_t   *R;
+
+	if (upto > A->m)
+		upto = A->m;
+	if (H == NULL || H->n != A->n || H->rows > upto)
+	{
+		tapas_sparse_hashes_free(H);
+		*Hp = H = tapas_calloc(1, sizeof(tapas_sparse_hashes));
+		if (H == NULL)
+			return TAPAS_ENOMEM;
+		H->n = A->n;
+		H->h = tapas_calloc(A->n ? A->n : 1, sizeof(uint64_t));
+		if (H->h == NULL)
+		{
+			tapas_sparse_hashes_free(H);
+			*Hp = NULL;
+			return TAPAS_ENOMEM;
+		}
+	}
+	if (H->rows == upto)
+		return TAPAS_OK;
+	if ((R = row_words(upto)) == NULL)
+	{
+		tapas_sparse_hashes_free(H);
+		*Hp = NULL;
+		return TAPAS_ENOMEM;
+	}
+	hash_rows(A, R, H->rows, upto, H->h);
+	H->rows = upto;
+	tapas_free(R);
+	return TAPAS_OK;
+}
+
+void
+tapas_sparse_hashes_free(tapas_sparse_hashes *H)
+{
+	if (H == NULL)
+		return;
+	tapas_free(H->h);
+	tapas_free(H);
 }
 
 static int
@@ -415,6 +492,16 @@ tapas_sparse_search(const tapas_binmat_t *A, const int64_t *b,
 					int max_weight, size_t cap, double work_limit,
 					tapas_sparse_result *res, const tapas_progress_t *progress)
 {
+	return tapas_sparse_search_hashed(A, NULL, b, max_weight, cap, work_limit,
+									  res, progress);
+}
+
+tapas_status
+tapas_sparse_search_hashed(const tapas_binmat_t *A, const tapas_sparse_hashes *H,
+						   const int64_t *b, int max_weight, size_t cap,
+						   double work_limit, tapas_sparse_result *res,
+						   const tapas_progress_t *progress)
+{
 	search_ctx	c;
 	int64_t    *U = NULL,
 			   *V = NULL;
@@ -432,7 +519,7 @@ tapas_sparse_search(const tapas_binmat_t *A, const int64_t *b,
 	c.progress = progress;
 	U = tapas_malloc((A->n ? A->n : 1) * sizeof(int64_t));
 	V = tapas_malloc((A->n ? A->n : 1) * sizeof(int64_t));
-	if (U == NULL || V == NULL || (st = hash_columns(&c)) != TAPAS_OK)
+	if (U == NULL || V == NULL || (st = hash_columns(&c, H)) != TAPAS_OK)
 		st = TAPAS_ENOMEM;
 	for (w = 0; w <= max_weight && st == TAPAS_OK; w++)
 	{

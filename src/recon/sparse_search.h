@@ -60,6 +60,42 @@ extern tapas_status tapas_sparse_search(const tapas_binmat_t *A,
 										tapas_sparse_result *res,
 										const tapas_progress_t *progress);
 
+/*
+ * The column hashes h_j = sum_{i < rows} A[i][j] R_i (sparse_search.c) of
+ * A's first rows, kept by a caller whose A only grows by rows (the
+ * audit's logged rows): computing them reads every bit of A, the larger
+ * part of a search's cost, and they only change by the rows added.
+ */
+typedef struct tapas_sparse_hashes
+{
+	size_t		rows;			/* rows of A hashed */
+	size_t		n;				/* columns */
+	uint64_t   *h;				/* [n] */
+} tapas_sparse_hashes;
+
+/*
+ * Adds rows H->rows .. upto - 1 of A to *H (the caller guarantees that
+ * rows below H->rows did not change since they were added); *H NULL or
+ * of another column count is built afresh over rows 0 .. upto - 1.
+ * Returns TAPAS_ENOMEM (*H then freed and NULL) or TAPAS_OK.
+ */
+extern tapas_status tapas_sparse_hashes_extend(tapas_sparse_hashes **H,
+											   const tapas_binmat_t *A,
+											   size_t upto);
+extern void tapas_sparse_hashes_free(tapas_sparse_hashes *H);
+
+/*
+ * tapas_sparse_search with the hashes of A's first H->rows rows given
+ * (H may be NULL, or not match A: then they are computed): the same
+ * result, at the cost of hashing A's remaining rows only.
+ */
+extern tapas_status tapas_sparse_search_hashed(const tapas_binmat_t *A,
+											   const tapas_sparse_hashes *H,
+											   const int64_t *b, int max_weight,
+											   size_t cap, double work_limit,
+											   tapas_sparse_result *res,
+											   const tapas_progress_t *progress);
+
 /* Frees res->supports and zeroes res (res may be zeroed already). */
 extern void tapas_sparse_result_clear(tapas_sparse_result *res);
 

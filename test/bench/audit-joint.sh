@@ -5,16 +5,22 @@
 # interleaved, medians, the ratio in the same run, for
 #   benign     GROUP BY over quasi-identifiers (14 cells per query)
 #   bernoulli  Bernoulli(1/2) attack rows, 10 positives
+#   bern256    the total, then Bernoulli(1/2) attack rows, 256 positives
+#              (the most the simulated decision covers; TP004 beyond)
 #   bch_perm   BCH s = 2 rows over a random permutation of the records
 #              (column pos_in_design), 2 positives
 # and how many measured statements were answered without a complete audit
 # (an 'incomplete' alert in log mode; in deny mode those are refused, TP004).
+# Deny mode is measured with the decoders' caches (column patterns,
+# sparse-search hashes) and, interleaved in the same run, without them
+# (tapas.audit_fast_decoders = off: the baseline), with their ratio.
 # Then, per attack on a fresh table in deny mode, the query at which tapas
 # first refuses against the query at which the attacker's own decoder
 # single out the positives (the same attack in log mode, decoded on each
 # prefix by tapas.reconstruct_matrix).
-# Starts a private instance (tapas installed from this checkout, under the
-# machine-wide install lock) unless PGHOST is set.
+# Starts a private instance (tapas installed from this checkout into the
+# PostgreSQL copy under TAPAS_PGROOT, else under the machine-wide install
+# lock) unless PGHOST is set.
 # Usage: bash test/bench/audit-joint.sh [queries per point, default 15]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,15 +30,23 @@ if [ -z "${PGHOST:-}" ]; then
 	make -s -j2 >/dev/null
 	dir=$(mktemp -d /tmp/tapas-bench.XXXXXX)
 	trap 'instance_destroy "$dir"' EXIT
-	# the extension's SQL script is read at CREATE EXTENSION: inside the
-	# lock too, so that another checkout's install cannot come in between
-	(
-		flock 9
-		make -s install >/dev/null
+	if [ -n "${TAPAS_PGROOT:-}" ]; then
+		# a private copy of PostgreSQL (test/lib.sh): no shared install
+		tapas_install
 		instance_start "$dir" "tapas.ledger_memory = '512MB'" >/dev/null
 		psql -X -q -d postgres -c "CREATE DATABASE tapas_bench_joint"
 		psql -X -q -d tapas_bench_joint -c "CREATE EXTENSION tapas"
-	) 9>/tmp/tapas-install.lock
+	else
+		# the extension's SQL script is read at CREATE EXTENSION: inside the
+		# lock too, so that another checkout's install cannot come in between
+		(
+			flock 9
+			make -s install >/dev/null
+			instance_start "$dir" "tapas.ledger_memory = '512MB'" >/dev/null
+			psql -X -q -d postgres -c "CREATE DATABASE tapas_bench_joint"
+			psql -X -q -d tapas_bench_joint -c "CREATE EXTENSION tapas"
+		) 9>/tmp/tapas-install.lock
+	fi
 	export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres PGDATABASE=postgres
 fi
 db=tapas_bench_joint
@@ -42,13 +56,14 @@ CREATE EXTENSION IF NOT EXISTS tapas;
 DO $$ BEGIN CREATE ROLE bench_analyst LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
 SELECT setseed(0.25);
 CREATE TABLE bp (id int PRIMARY KEY, sex int NOT NULL, ward int NOT NULL, band int NOT NULL,
-				 pos_in_design int NOT NULL, pos boolean NOT NULL, pos2 boolean NOT NULL);
-INSERT INTO bp SELECT g, g % 2, (g / 2) % 7, (g / 14) % 9, r, false, false
+				 pos_in_design int NOT NULL, pos boolean NOT NULL, pos2 boolean NOT NULL,
+				 pos3 boolean NOT NULL);
+INSERT INTO bp SELECT g, g % 2, (g / 2) % 7, (g / 14) % 9, r, false, false, g % 390 = 11 AND g < 99800
   FROM (SELECT g, row_number() OVER (ORDER BY random()) AS r FROM generate_series(1, 100000) g) s;
 UPDATE bp SET pos = true WHERE id IN (SELECT 1 + floor(random() * 100000)::int FROM generate_series(1, 10));
 UPDATE bp SET pos2 = true WHERE id IN (17, 65000);
 ANALYZE bp;
-SELECT tapas.protect('bp', 'id', ARRAY['pos', 'pos2'], 500);
+SELECT tapas.protect('bp', 'id', ARRAY['pos', 'pos2', 'pos3'], 500);
 GRANT SELECT ON bp TO bench_analyst;
 CREATE TABLE timings (workload text, mode text, ms float8, outcome text);
 GRANT ALL ON timings TO bench_analyst;
@@ -65,6 +80,12 @@ BEGIN
 		ELSIF w = 'bernoulli' THEN
 			EXECUTE format('SELECT count(*) FILTER (WHERE pos) FROM bp WHERE tapas.design_member(''bernoulli'', 100000, 80, %s, id, 0, 7)',
 						   1 + i % 1647);
+		ELSIF w = 'bern256' AND i = 0 THEN
+			-- the total first: every consistent vector has 256 positives
+			EXECUTE 'SELECT count(*) FILTER (WHERE pos3) FROM bp';
+		ELSIF w = 'bern256' THEN
+			EXECUTE format('SELECT count(*) FILTER (WHERE pos3) FROM bp WHERE tapas.design_member(''bernoulli'', 100000, 80, %s, id, 0, 9)',
+						   1 + i % 5000);
 		ELSE
 			EXECUTE format('SELECT sum(pos2::int) FROM bp WHERE tapas.design_member(''bch'', 100000, 2, %s, pos_in_design, 50000)',
 						   1 + i % tapas.design_size('bch', 100000, 2, 50000));
@@ -88,7 +109,7 @@ BEGIN
 	END LOOP;
 END $$;
 SQL
-for w in benign bernoulli bch_perm; do
+for w in benign bernoulli bern256 bch_perm; do
 	psql -X -q -o /dev/null -c "SELECT fill('$w', 1000)"
 	psql -X -q -o /dev/null <<SQL
 DO \$\$
@@ -97,13 +118,26 @@ DECLARE r record;
 BEGIN
 	-- deny mode first (log mode marks what it alerts as reported): every
 	-- statement is answered with a complete audit or refused
+	-- the first statement of a backend rebuilds its audit state from the
+	-- ledger (measured apart: first_ms); then, interleaved, each statement
+	-- with the decoders' caches (deny) and without (deny_base: column
+	-- patterns and sparse-search hashes rebuilt by every statement, the
+	-- state before the caches)
+	SET tapas.mode = deny;
+	SET SESSION AUTHORIZATION bench_analyst;
+	r := run('$w', 1400);
+	RESET SESSION AUTHORIZATION;
+	INSERT INTO timings VALUES ('$w', 'first', r.ms, r.outcome);
 	FOR k IN 1..$reps LOOP
-		SET tapas.mode = deny;
-		SET SESSION AUTHORIZATION bench_analyst;
-		r := run('$w', 1400 + k);
-		RESET SESSION AUTHORIZATION;
-		INSERT INTO timings VALUES ('$w', 'deny', r.ms, r.outcome);
+		FOREACH m IN ARRAY ARRAY['on', 'off'] LOOP
+			PERFORM set_config('tapas.audit_fast_decoders', m, false);
+			SET SESSION AUTHORIZATION bench_analyst;
+			r := run('$w', 1400 + k);
+			RESET SESSION AUTHORIZATION;
+			INSERT INTO timings VALUES ('$w', CASE m WHEN 'on' THEN 'deny' ELSE 'deny_base' END, r.ms, r.outcome);
+		END LOOP;
 	END LOOP;
+	RESET tapas.audit_fast_decoders;
 	FOR k IN 1..$reps LOOP
 		FOREACH m IN ARRAY ARRAY['off', 'log'] LOOP
 			PERFORM set_config('tapas.mode', m, false);
@@ -129,12 +163,23 @@ SELECT workload,
 			- percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'off'))::numeric, 2) AS added_ms,
 	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'log')
 			/ percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'off'))::numeric, 2) AS ratio,
-	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny')::numeric, 2) AS deny_ms,
 	   max(ms) FILTER (WHERE mode = 'incomplete_alerts')::int AS log_incomplete,
+	   round(max(ms) FILTER (WHERE mode = 'first')::numeric, 0) AS first_ms,
+	   max(outcome) FILTER (WHERE mode = 'first') AS first,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny')::numeric, 2) AS deny_ms,
+	   round(max(ms) FILTER (WHERE mode = 'deny')::numeric, 2) AS deny_max_ms,
 	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'answered') AS deny_answered,
 	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'TP001') AS deny_tp001,
-	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'TP004') AS deny_tp004
+	   count(*) FILTER (WHERE mode = 'deny' AND outcome = 'TP004') AS deny_tp004,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_base')::numeric, 2) AS base_ms,
+	   count(*) FILTER (WHERE mode = 'deny_base' AND outcome = 'TP004') AS base_tp004,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_base')
+			/ percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny'))::numeric, 2) AS speedup
   FROM timings GROUP BY 1 ORDER BY 1"
+echo "first_ms: the backend's first statement, which rebuilds the audit state from the ledger;"
+echo "deny_*: later statements in deny mode with the decoders' caches; base_*: the same, interleaved,"
+echo "with tapas.audit_fast_decoders = off (patterns and hashes rebuilt per statement, three full pursuit runs"
+echo "per simulated decision: as before); speedup = base_ms / deny_ms"
 
 # first refusal against the attacker's need, on fresh tables
 psql -X -q -o /dev/null <<'SQL'

@@ -236,12 +236,98 @@ test_binmat_empty_and_nomem(void)
 	TAPAS_CHECK(tapas_memory_live() == 0);
 }
 
+/*
+ * Incremental patterns (tapas_binmat_colbytes_update), as the audit uses
+ * them: a matrix with room for 80 rows, whose first `logged` rows only
+ * grow and whose trailing "batch" rows are rewritten, fewer or more, at
+ * every step.  After each update, A^T r, the column weights and every
+ * column (add_column) must equal the schoolbook oracle on D.
+ */
+static void
+test_colbytes_update(void)
+{
+	tapas_rng_t rng;
+	const size_t n = 150,
+				cap = 80;
+	unsigned char *D = calloc(cap * n, 1);
+	tapas_binmat_t *A = tapas_binmat_create(cap, n);
+	tapas_binmat_colbytes_t *P = NULL;
+	double	   *r = malloc(cap * sizeof(double)),
+			   *z = malloc(n * sizeof(double)),
+			   *col = malloc(cap * sizeof(double));
+	size_t	   *cw = malloc(n * sizeof(size_t));
+	size_t		logged = 0,
+				prev = 0;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 7);
+	for (int step = 0; step < 40; step++)
+	{
+		size_t		add = tapas_rng_below(&rng, 5),
+					batch = tapas_rng_below(&rng, 12),
+					m;
+
+		if (logged + add + batch > cap)
+			break;
+		logged += add;
+		m = logged + batch;
+		/* the new logged rows and the batch rows are rewritten */
+		for (size_t i = prev; i < cap; i++)
+			for (size_t j = 0; j < n; j++)
+			{
+				D[i * n + j] = i < m ? (unsigned char) (tapas_rng_u64(&rng) & 1) : 0;
+				tapas_binmat_set(A, i, j, D[i * n + j]);
+			}
+		A->m = m;
+		TAPAS_CHECK(tapas_binmat_colbytes_update(&P, A, step % 7 == 3 ? 0 : prev) == TAPAS_OK);
+		TAPAS_CHECK(P != NULL && P->m == m && P->n == n && P->groups == (m + 7) / 8);
+		for (size_t i = 0; i < m; i++)
+			r[i] = tapas_rng_normal(&rng);
+		tapas_binmat_colbytes_mul_t(P, r, z);
+		tapas_binmat_colbytes_weights(P, cw);
+		for (size_t j = 0; j < n; j++)
+		{
+			double		sum = 0.0;
+			size_t		c = 0;
+
+			memset(col, 0, cap * sizeof(double));
+			tapas_binmat_colbytes_add_column(P, j, 1.0, col);
+			for (size_t i = 0; i < m; i++)
+			{
+				sum += D[i * n + j] ? r[i] : 0.0;
+				c += D[i * n + j];
+				TAPAS_CHECK_MSG(col[i] == D[i * n + j], "add_column step %d row %zu col %zu", step, i, j);
+			}
+			TAPAS_CHECK_MSG(fabs(sum - z[j]) <= 1e-9 * (1 + fabs(sum)), "update A^T r step %d col %zu", step, j);
+			TAPAS_CHECK_MSG(cw[j] == c, "update weights step %d col %zu", step, j);
+		}
+		prev = logged;
+	}
+	/* another column count: built afresh */
+	{
+		tapas_binmat_t *B = tapas_binmat_create(9, 70);
+
+		tapas_binmat_set(B, 8, 69, 1);
+		TAPAS_CHECK(tapas_binmat_colbytes_update(&P, B, 5) == TAPAS_OK);
+		TAPAS_CHECK(P->n == 70 && P->groups == 2 && P->weights[69] == 1 && P->weights[0] == 0);
+		tapas_binmat_free(B);
+	}
+	tapas_binmat_colbytes_free(P);
+	tapas_binmat_free(A);
+	free(D);
+	free(r);
+	free(z);
+	free(col);
+	free(cw);
+	TAPAS_CHECK(tapas_memory_live() == 0);
+}
+
 int
 main(void)
 {
 	TAPAS_TEST_RUN(test_binmat_set_get_weights);
 	TAPAS_TEST_RUN(test_binmat_products);
 	TAPAS_TEST_RUN(test_binmat_transpose_dense);
+	TAPAS_TEST_RUN(test_colbytes_update);
 	TAPAS_TEST_RUN(test_binmat_empty_and_nomem);
 	TAPAS_TEST_DONE();
 }

@@ -120,6 +120,33 @@ test_cs_omp_variants_agree(void)
 		TAPAS_CHECK_MSG(i1 == i2 && same_vector(x1, x2, n, 1e-8),
 						"trial %d iterations %d %d", trial, i1, i2);
 		TAPAS_CHECK_MSG(same_vector(x1, x, n, 1e-8), "trial %d: not recovered", trial);
+		/* with the patterns given (as the audit's cache passes them): the same */
+		{
+			tapas_binmat_colbytes_t *P = NULL;
+			tapas_cs_report r1,
+						r2;
+			double		x3[500];
+			int			i3;
+
+			TAPAS_CHECK(tapas_binmat_colbytes_update(&P, A, 0) == TAPAS_OK);
+			TAPAS_CHECK(tapas_cs_omp_patterns(A, P, b, 8, 0.0, x3, &i3, NULL) == TAPAS_OK);
+			TAPAS_CHECK_MSG(i3 == i1 && same_vector(x1, x3, n, 0.0), "trial %d: patterns", trial);
+			/* the sparse consistency check agrees with the dense one, hit or miss */
+			x3[trial % n] = x3[trial % n] != 0.0 ? 0.0 : 2.0;
+			memcpy(x2, x3, sizeof(x3));
+			TAPAS_CHECK(tapas_cs_check(A, b, 0.0, 0, x2, &r1) == TAPAS_OK);
+			TAPAS_CHECK(tapas_cs_check_patterns(P, b, 0.0, 0, x3, &r2) == TAPAS_OK);
+			TAPAS_CHECK(r1.consistent == r2.consistent && r1.support == r2.support &&
+						fabs(r1.residual_norm - r2.residual_norm) <= 1e-9 &&
+						fabs(r1.max_residual - r2.max_residual) <= 1e-9);
+			TAPAS_CHECK(tapas_cs_check(A, b, 0.0, 0, x1, &r1) == TAPAS_OK && r1.consistent);
+			TAPAS_CHECK(tapas_cs_check_patterns(P, b, 0.0, 0, x1, &r2) == TAPAS_OK && r2.consistent);
+			/* patterns of another matrix: refused */
+			P->m--;
+			TAPAS_CHECK(tapas_cs_omp_patterns(A, P, b, 8, 0.0, x3, &i3, NULL) == TAPAS_EINVAL);
+			P->m++;
+			tapas_binmat_colbytes_free(P);
+		}
 		tapas_binmat_free(A);
 	}
 }

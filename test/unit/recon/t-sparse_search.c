@@ -103,6 +103,26 @@ test_sparse_vs_bruteforce(void)
 						"trial %d m %zu n %zu: found %zu oracle %zu", trial, m, n,
 						res.found, cnt);
 		tapas_sparse_result_clear(&res);
+		/*
+		 * with the hashes of the first rows cached (built in two
+		 * extensions, as the audit grows them): the same solutions
+		 */
+		{
+			tapas_sparse_hashes *H = NULL;
+			size_t		part = tapas_rng_below(&rng, m + 1);
+
+			TAPAS_CHECK(tapas_sparse_hashes_extend(&H, A, part / 2) == TAPAS_OK);
+			TAPAS_CHECK(tapas_sparse_hashes_extend(&H, A, part) == TAPAS_OK);
+			TAPAS_CHECK(H->rows == part && H->n == n);
+			TAPAS_CHECK(tapas_sparse_search_hashed(A, H, b, 3, 100000, TAPAS_SPARSE_WORK_LIMIT,
+												   &res, NULL) == TAPAS_OK);
+			TAPAS_CHECK_MSG(res.found == cnt &&
+							(cnt == 0 || memcmp(res.supports, oracle, cnt * 3 * sizeof(int64_t)) == 0),
+							"hashed trial %d m %zu n %zu part %zu: found %zu oracle %zu",
+							trial, m, n, part, res.found, cnt);
+			tapas_sparse_result_clear(&res);
+			tapas_sparse_hashes_free(H);
+		}
 		/* max_weight 1 gives the oracle's weight <= 1 prefix */
 		cnt = brute(A, b, 1, oracle);
 		TAPAS_CHECK(tapas_sparse_search(A, b, 1, 100000, 0.0, &res, NULL) == TAPAS_OK);
