@@ -25,10 +25,7 @@
  * So rare, rare = true, rare IS TRUE, rare::int = 1, CASE WHEN rare THEN 1
  * ELSE 0 END, count(rare) FILTER (WHERE rare), sum(rare::int) and
  * count(*) FILTER (WHERE rare) are all "count(*) filter (where rare)";
- * rare IS NOT FALSE is too exactly when rare is NOT NULL.  A count of an
- * indicator's complement (NOT rare) is logged as the count of the
- * indicator over the same rows, |Q| minus it (complement_count: counts
- * have a public base).  A constant
+ * rare IS NOT FALSE is too exactly when rare is NOT NULL.  A constant
  * factor is dropped (2 * 1[rare] is logged as 1[rare]: the same
  * knowledge).  What algebra does not decide here (two comparisons of one
  * column, income > 50 vs income >= 51; sums of several values; IN
@@ -359,52 +356,6 @@ fit_text(char *text)
 	return psprintf("%.*s... #%016llx", keep, text, (unsigned long long) h);
 }
 
-/*
- * Counts have a public base: count(*) over the same rows, which the
- * analyst can ask whenever the cell passed k.  So the count of an
- * indicator's complement, |Q| - count(*) FILTER (WHERE I), tells exactly
- * what the count of I tells, and the two must be one class, or the
- * difference count(*) FILTER (WHERE rare) over everyone, then count(*)
- * FILTER (WHERE NOT rare) over everyone but one, isolates that one with
- * no statistic in common.  Of an indicator and its complement, the
- * canonical one is off where every atom is false (rare, not NOT rare;
- * health IS NULL, not health IS NOT NULL): t is complemented in place
- * when it is on there, and the capture then logs |Q| - a, the canonical
- * tree's value; *complemented says so.  Returns true when nothing is left
- * (the indicator was always on: the count is count(*) itself).
- */
-static bool
-complement_count(Table *t, bool *complemented)
-{
-	int			value[TAPAS_MAX_S_ATOMS];
-	bool		any = false;
-
-	for (int i = 0; i < t->n; i++)
-		value[i] = TAPAS_TV_FALSE;
-	*complemented = t->on[index_of(t, value)];
-	if (!*complemented)
-		return false;
-	for (int idx = 0; idx < t->size; idx++)
-	{
-		t->on[idx] = !t->on[idx];
-		any |= t->on[idx];
-	}
-	return !any;
-}
-
-/* b as count(*): a constant, public */
-static TapasBasis *
-public_count(TapasBasis *b)
-{
-	b->kind = TAPAS_BASIS_COUNT;
-	b->sensitive = false;
-	b->complemented = false;
-	b->phi = (Node *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true);
-	b->tree = float8_const(1.0);
-	b->text = pstrdup("count(*)");
-	return b;
-}
-
 /* the opaque basis: no product form found; phi itself, structural text */
 static TapasBasis *
 opaque(Node *phi, Oid relid, bool sensitive)
@@ -450,7 +401,13 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 	{
 		/* public: a constant is count(*); a value of public columns is its own text */
 		if (IsA(phi, Const))
-			return public_count(b);
+		{
+			b->kind = TAPAS_BASIS_COUNT;
+			b->phi = (Node *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true);
+			b->tree = float8_const(1.0);
+			b->text = pstrdup("count(*)");
+			return b;
+		}
 		return opaque(phi, relid, false);
 	}
 
@@ -506,10 +463,6 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 		b->kind = TAPAS_BASIS_ZERO;
 		return b;
 	}
-
-	/* 2b. a count of the complement is the count of the indicator */
-	if (IsA(leaf, Const) && complement_count(&t, &b->complemented))
-		return public_count(b);	/* count(*) itself: nothing secret, k still applies */
 
 	/* 3. the canonical tree and its text */
 	ind = indicator_expr(&t);

@@ -12,7 +12,6 @@
  */
 #include "postgres.h"
 
-#include "access/transam.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -245,46 +244,7 @@ in_list_mutator(Node *node, void *unused)
 	return n == 1 ? linitial(ors) : (Node *) make_orclause(ors);
 }
 
-/* of an operator and its negator, the one atoms are written with: =, <, > (readable), else the smaller OID */
-static bool
-negator_preferred(Oid a, Oid b)
-{
-	char	   *na = get_opname(a),
-			   *nb = get_opname(b);
-	bool		pa = na && (strcmp(na, "=") == 0 || strcmp(na, "<") == 0 || strcmp(na, ">") == 0),
-				pb = nb && (strcmp(nb, "=") == 0 || strcmp(nb, "<") == 0 || strcmp(nb, ">") == 0);
-
-	return pa != pb ? pa : a < b;
-}
-
-/*
- * "a op b" -> NOT (a op' b) when op' is op's preferred negator (<> -> NOT
- * =, >= -> NOT <, <= -> NOT >), so that a comparison and its negation
- * share one atom, and a count of either is the other's complement
- * (basis.c).  Exact in three-valued logic: built-in negators are strict,
- * and NOT NULL is NULL.
- */
-static Node *
-negator_canonical(Node *node)
-{
-	OpExpr	   *op;
-	Oid			neg;
-
-	if (!IsA(node, OpExpr) || list_length(((OpExpr *) node)->args) != 2 ||
-		((OpExpr *) node)->opresulttype != BOOLOID)
-		return node;
-	op = (OpExpr *) node;
-	neg = get_negator(op->opno);
-	if (!OidIsValid(neg) || op->opno >= FirstNormalObjectId || !negator_preferred(neg, op->opno) ||
-		!func_strict(get_opcode(op->opno)) || !func_strict(get_opcode(neg)))
-		return node;
-	op = (OpExpr *) copyObject(op);
-	op->opno = neg;
-	op->opfuncid = InvalidOid;
-	return (Node *) make_notclause((Expr *) op);
-}
-
-/* IS NOT NULL -> NOT (IS NULL), constants right, so that both spellings share one atom */
+/* IS NOT NULL -> NOT (IS NULL), so both spellings share one atom */
 static Node *
 nulltest_mutator(Node *node, void *unused)
 {
@@ -300,16 +260,6 @@ nulltest_mutator(Node *node, void *unused)
 		return (Node *) make_notclause((Expr *) nt);
 	}
 	return (Node *) commute_const_left(node);
-}
-
-/* negator_canonical everywhere, after the simplification (which turns NOT = into <>) */
-static Node *
-negator_mutator(Node *node, void *unused)
-{
-	if (node == NULL)
-		return NULL;
-	node = expression_tree_mutator(node, negator_mutator, unused);
-	return negator_canonical(node);
 }
 
 /* true when atom can never be null: NOT NULL columns and constants under a strict operator */
@@ -370,15 +320,12 @@ tapas_basis_atoms(Node *phi)
 
 /*
  * phi with searched CASEs, small IN lists and IS NULL tests of NOT NULL
- * expressions rewritten, its arithmetic simplified, and its comparisons
- * by their canonical negators: the form whose atoms tapas_basis_make
- * assigns.  phi itself is not changed.
+ * expressions rewritten, and its arithmetic simplified: the form whose
+ * atoms tapas_basis_make assigns.  phi itself is not changed.
  */
 Node *
 tapas_basis_prepare(Node *phi)
 {
-	phi = tapas_simplify(nulltest_mutator(in_list_mutator(tapas_searched_case(copyObject(phi), NULL),
-														  NULL), NULL));
-	/* again after the simplification, which writes NOT (x IS NULL) as x IS NOT NULL */
-	return negator_mutator(nulltest_mutator(phi, NULL), NULL);
+	return tapas_simplify(nulltest_mutator(in_list_mutator(tapas_searched_case(copyObject(phi), NULL),
+														   NULL), NULL));
 }

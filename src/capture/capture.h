@@ -226,8 +226,6 @@ typedef struct TapasBasis
 {
 	TapasBasisKind kind;
 	bool		sensitive;		/* reads a sensitive column */
-	bool		complemented;	/* a count of the complement of phi's indicator:
-								 * its value is |Q| minus phi's (complement_count) */
 	Node	   *phi;			/* canonical value over varno 1 */
 	Node	   *tree;			/* phi as float8: the capture's contribution */
 	char	   *text;			/* canonical statistic text (the ledger key) */
@@ -268,7 +266,7 @@ extern TapasStatSpec *tapas_statistic_spec(Node *node);
 extern void tapas_statistic_mark_incomplete(Node *node);
 extern void tapas_statistic_tag_having(Node *node, int h, int64 t);
 extern void tapas_statistic_tag_aggregate(Node *node, int n);
-extern char *tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params, bool *flip,
+extern char *tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
 									const Datum *gvals, const bool *gnulls, Node **tree);
 
 /* groups.c */

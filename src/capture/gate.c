@@ -240,16 +240,14 @@ gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, const Node *ba
  * a capture grouped by a sensitive column, a row for groups.c.
  */
 static void
-gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, bool flip,
-			   bytea *cover, const Datum *values, const bool *isnull)
+gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, bytea *cover,
+			   const Datum *values, const bool *isnull)
 {
 	TapasCoverHeader hdr;
 	int64	   *keys;
 	Oid			relid = gs->cover_relid[i];
 
 	keys = tapas_cover_keys(cover, gs->cxt, &hdr);
-	if (flip)					/* the complement's count (basis.c) */
-		hdr.answer = (double) hdr.nkeys - hdr.answer;
 	gs->incomplete |= gs->cover_spec[i]->incomplete;
 	if (gs->cover_grouped[i] != NULL)
 	{
@@ -432,7 +430,6 @@ gate_drain(TapasGateState *gs)
 	MemoryContext old;
 	char	  **stats;
 	Node	  **trees;
-	bool	   *flips;
 	Datum	   *values;
 	bool	   *isnull;
 
@@ -447,7 +444,6 @@ gate_drain(TapasGateState *gs)
 	gs->store = tuplestore_begin_heap(false, false, work_mem);
 	stats = palloc(sizeof(char *) * Max(gs->ncovers, 1));
 	trees = palloc0(sizeof(Node *) * Max(gs->ncovers, 1));
-	flips = palloc0(sizeof(bool) * Max(gs->ncovers, 1));
 	for (int i = 0; i < gs->ncovers; i++)
 	{
 		stats[i] = NULL;
@@ -455,7 +451,7 @@ gate_drain(TapasGateState *gs)
 			tapas_grouped_reset(gs->cover_grouped[i]);
 		else
 			stats[i] = tapas_statistic_format(gs->cover_spec[i],
-											  estate->es_param_list_info, &flips[i], NULL, NULL,
+											  estate->es_param_list_info, NULL, NULL,
 											  &trees[i]);
 	}
 	values = palloc(sizeof(Datum) * desc->natts);
@@ -483,7 +479,7 @@ gate_drain(TapasGateState *gs)
 			/* a NULL statistic: the basis vanishes with these parameters */
 			if (audited && !isnull[a] &&
 				(stats[i] != NULL || gs->cover_grouped[i] != NULL))
-				gate_add_cover(gs, i, stats[i], trees[i], flips[i], DatumGetByteaPP(values[a]),
+				gate_add_cover(gs, i, stats[i], trees[i], DatumGetByteaPP(values[a]),
 							   values, isnull);
 			isnull[a] = true;
 			values[a] = (Datum) 0;

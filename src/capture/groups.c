@@ -468,8 +468,7 @@ classify(TapasGroupedCover *gc, bool sens)
 
 /* the statistic text of value class v, from a row that has it (NULL: none) */
 static char *
-value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params, Node **tree,
-				bool *flip)
+value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params, Node **tree)
 {
 	Datum	   *vals = palloc(sizeof(Datum) * gc->ngroups);
 	bool	   *nulls = palloc(sizeof(bool) * gc->ngroups);
@@ -483,7 +482,7 @@ value_statistic(TapasGroupedCover *gc, const GroupRow *r, ParamListInfo params, 
 		nulls[n] = r->nulls[i];
 		n++;
 	}
-	return tapas_statistic_format(gc->spec, params, flip, vals, nulls, tree);
+	return tapas_statistic_format(gc->spec, params, vals, nulls, tree);
 }
 
 /*
@@ -499,7 +498,6 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 	int			nextra = gc->nrows > 0 ? domain_values(gc, params, &extra) : 0;
 	char	  **stats = palloc(sizeof(char *) * Max(nv + nextra, 1));
 	Node	  **trees = palloc0(sizeof(Node *) * Max(nv + nextra, 1));
-	bool	   *flips = palloc0(sizeof(bool) * Max(nv + nextra, 1));
 	int		   *row_of = palloc(sizeof(int) * Max(nv + nextra, 1));
 	TapasCell  *cells;
 	int			n = 0;
@@ -515,12 +513,11 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 	{
 		if (stats[gc->rows[i]->value] == NULL)
 			stats[gc->rows[i]->value] = value_statistic(gc, gc->rows[i], params,
-														&trees[gc->rows[i]->value],
-														&flips[gc->rows[i]->value]);
+														&trees[gc->rows[i]->value]);
 	}
 	/* values of the table's domain that no output group has: 0-cells */
 	for (int x = 0; x < nextra; x++)
-		stats[nv + x] = value_statistic(gc, extra[x], params, &trees[nv + x], &flips[nv + x]);
+		stats[nv + x] = value_statistic(gc, extra[x], params, &trees[nv + x]);
 	nv += nextra;
 	cells = palloc(sizeof(TapasCell) * Max((int64) nb * nv, 1));
 	for (int b = 0; b < nb; b++)
@@ -555,8 +552,6 @@ tapas_grouped_cells(TapasGroupedCover *gc, ParamListInfo params, int *ncells)
 			cells[n].relid = gc->relid;
 			cells[n].statistic = stats[v];
 			cells[n].answer = row_of[v] >= 0 ? gc->rows[row_of[v]]->answer : 0.0;
-			if (flips[v])		/* the complement's count (basis.c) */
-				cells[n].answer = (double) total - cells[n].answer;
 			cells[n].keys = keys;
 			cells[n].nkeys = total;
 			cells[n].basis = trees[v];

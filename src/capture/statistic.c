@@ -206,13 +206,11 @@ group_condition(Node *expr, Oid eqop, Datum value, bool isnull)
  * The statistic text of one execution (spec->text itself when final), or
  * NULL when this group value makes the basis vanish (a known 0), and in
  * *tree its per-row value (float8, over varno 1) for the auditor's truth;
- * *flip when that is the complement's count: the cell's answer is then
- * the number of covered rows minus the captured one (basis.c);
  * gvals/gnulls are the values of the sensitive group expressions of
  * spec->groups, in order (ignored when there are none).
  */
 char *
-tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params, bool *flip,
+tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params,
 					   const Datum *gvals, const bool *gnulls, Node **tree)
 {
 	const TapasProtection *prot;
@@ -223,7 +221,6 @@ tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params, bool *fl
 	TapasBasis *b;
 
 	*tree = spec->tree;
-	*flip = false;
 	if (spec->final)
 		return spec->text;
 	prot = tapas_protection_lookup(spec->relid);
@@ -247,6 +244,5 @@ tapas_statistic_format(const TapasStatSpec *spec, ParamListInfo params, bool *fl
 	b = tapas_basis_make(bind_param_mutator(phi, params), spec->relid, prot->sensitive);
 	/* a group value that makes the basis vanish answers a known 0: no cell */
 	*tree = b->tree;
-	*flip = b->complemented;
 	return b->kind == TAPAS_BASIS_ZERO ? NULL : b->text;
 }
