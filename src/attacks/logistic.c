@@ -36,6 +36,8 @@
 #include <math.h>
 #include <string.h>
 
+#include <cblas.h>
+
 #include "attacks/logistic.h"
 #include "util/memory.h"
 
@@ -137,11 +139,16 @@ pass_xv(const LogitFit *F, const double *v, double *out)
 			if (X->shift)
 				c0 -= X->shift[j] * F->u[j];
 		}
-		for (i = 0; i < F->n; i++)
+		for (i = 0; i < F->n; i += TAPAS_LOGIT_POLL_ROWS)
 		{
+			size_t		rows = F->n - i < TAPAS_LOGIT_POLL_ROWS ? F->n - i : TAPAS_LOGIT_POLL_ROWS;
+
 			if (poll_rows(F, i))
 				return 1;
-			out[i] = c0 + dot(X->X + i * F->d, F->u, F->d);
+			cblas_dgemv(CblasRowMajor, CblasNoTrans, (blasint) rows, (blasint) F->d, 1.0,
+						X->X + i * F->d, (blasint) F->d, F->u, 1, 0.0, out + i, 1);
+			for (j = i; j < i + rows; j++)
+				out[j] += c0;
 		}
 		return 0;
 	}
@@ -173,19 +180,21 @@ pass_xta(const LogitFit *F, const double *a, double *out)
 	{
 		if (poll_rows(F, i))
 			return 1;
-		sa += a[i];
-		if (a[i] == 0)
-			continue;
 		if (X->X != NULL)
 		{
-			const double *row = X->X + i * F->d;
+			/* a block of rows at once: out += X[i .. i + rows)' a[i .. i + rows) */
+			size_t		rows = F->n - i < TAPAS_LOGIT_POLL_ROWS ? F->n - i : TAPAS_LOGIT_POLL_ROWS;
 
-			for (j = 0; j < F->d; j++)
-				out[j] += a[i] * row[j];
+			cblas_dgemv(CblasRowMajor, CblasTrans, (blasint) rows, (blasint) F->d, 1.0,
+						X->X + i * F->d, (blasint) F->d, a + i, 1, 1.0, out, 1);
+			for (k = i; k < i + rows; k++)
+				sa += a[k];
+			i += rows - 1;
+			continue;
 		}
-		else
-			for (k = X->row_start[i]; k < X->row_start[i + 1]; k++)
-				out[X->col[k]] += a[i] * X->val[k];
+		sa += a[i];
+		for (k = X->row_start[i]; k < X->row_start[i + 1]; k++)
+			out[X->col[k]] += a[i] * X->val[k];
 	}
 	if (X->X != NULL)
 		for (j = 0; j < F->d; j++)
@@ -462,7 +471,7 @@ tapas_logit_fit(double *w, const tapas_logit_data_t *data, double C,
 				const tapas_progress_t *progress)
 {
 	LogitFit	F;
-	tapas_logit_info_t I;
+	tapas_logit_info_t res;
 	size_t		npos,
 				small,
 				j;
@@ -470,7 +479,7 @@ tapas_logit_fit(double *w, const tapas_logit_data_t *data, double C,
 				goal;
 	tapas_status st = check_data(data, C, tol, &npos);
 
-	memset(&I, 0, sizeof(I));
+	memset(&res, 0, sizeof(res));
 	if (st != TAPAS_OK)
 		return st;
 	memset(&F, 0, sizeof(F));
@@ -491,21 +500,21 @@ tapas_logit_fit(double *w, const tapas_logit_data_t *data, double C,
 	st = TAPAS_ECANCELED;
 	if (tapas_progress_poll(progress, 0.0) || gradient(&F, w))
 		goto done;
-	I.gnorm0 = I.gnorm = sqrt(dot(F.g, F.g, F.dim));
+	res.gnorm0 = res.gnorm = sqrt(dot(F.g, F.g, F.dim));
 	/* liblinear's L2R_LR rule (train_one, primal_solver_tol) */
-	goal = tol * (double) (small > 1 ? small : 1) / (double) F.n * I.gnorm0;
-	while (I.gnorm > goal && I.newton < TAPAS_LOGIT_MAX_NEWTON)
+	goal = tol * (double) (small > 1 ? small : 1) / (double) F.n * res.gnorm0;
+	while (res.gnorm > goal && res.newton < TAPAS_LOGIT_MAX_NEWTON)
 	{
-		double		eta = fmin(0.5, sqrt(I.gnorm / I.gnorm0)),
+		double		eta = fmin(0.5, sqrt(res.gnorm / res.gnorm0)),
 					fnew = f,
 					t;
 		long		steps;
 
 		if (tapas_progress_poll(progress, -1.0) || pass_diag(&F) ||
-			(steps = newton_direction(&F, I.gnorm, eta)) < 0)
+			(steps = newton_direction(&F, res.gnorm, eta)) < 0)
 			goto done;
-		I.cg += steps;
-		I.newton++;
+		res.cg += steps;
+		res.newton++;
 		if ((t = line_search(&F, w, f, &fnew)) == 0)
 			break;				/* no decrease left: optimal to rounding */
 		for (j = 0; j < F.dim; j++)
@@ -515,15 +524,15 @@ tapas_logit_fit(double *w, const tapas_logit_data_t *data, double C,
 		f = fnew;
 		if (gradient(&F, w))
 			goto done;
-		I.gnorm = sqrt(dot(F.g, F.g, F.dim));
+		res.gnorm = sqrt(dot(F.g, F.g, F.dim));
 	}
-	I.converged = I.gnorm <= goal;
-	st = isfinite(I.gnorm) ? TAPAS_OK : TAPAS_ENUMERIC;
+	res.converged = res.gnorm <= goal;
+	st = isfinite(res.gnorm) ? TAPAS_OK : TAPAS_ENUMERIC;
 	if (st == TAPAS_OK && tapas_progress_poll(progress, 1.0))
 		st = TAPAS_ECANCELED;
 done:
 	fit_free(&F);
 	if (info)
-		*info = I;
+		*info = res;
 	return st;
 }

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cblas.h>
 #include <linear.h>
 
 #include "bench.h"
@@ -299,6 +300,7 @@ main(void)
 	tapas_rng_t rng;
 
 	set_print_string_function(quiet);
+	openblas_set_num_threads(1);	/* as in the server (src/tapas.c) */
 	tapas_rng_seed(&rng, 13);
 	bench_dense(&rng, "set features 1000 x 404", 1000, 404);
 	bench_dense(&rng, "set features 4000 x 2000", 4000, 2000);
