@@ -18,7 +18,9 @@
  * also preconditions its CG; Hsia, Chiang and Lin 2018).  The Hessian is
  * never formed: a product Hess v costs two passes over the rows, so one
  * code path serves a few features as well as the thousands of set features
- * or one-hot cells the call sites have.  The step then backtracks
+ * or one-hot cells the call sites have.  Dense rows go through cblas_dgemv
+ * a block of TAPAS_LOGIT_POLL_ROWS rows at a time; sparse rows are plain
+ * loops over their nonzeros.  The step then backtracks
  * (Armijo, c = 1e-4, halving) along p; z + t Xp gives f at every trial
  * step in O(n), with Xp accumulated during the CG from the products it
  * already computes.  Hess >= I keeps every CG curvature positive, so p is a
@@ -114,6 +116,13 @@ poll_rows(const LogitFit *F, size_t i)
 	return i % TAPAS_LOGIT_POLL_ROWS == 0 && tapas_progress_poll(F->progress, -1.0);
 }
 
+/* the number of rows of the block that starts at row i */
+static inline size_t
+block_rows(const LogitFit *F, size_t i)
+{
+	return F->n - i < TAPAS_LOGIT_POLL_ROWS ? F->n - i : TAPAS_LOGIT_POLL_ROWS;
+}
+
 /* ---------------------------------------------------------------------
  * Passes over the rows: out = X v, out = X'a, diag(X'DX).  Each returns
  * nonzero when the callback asked to stop.
@@ -141,7 +150,7 @@ pass_xv(const LogitFit *F, const double *v, double *out)
 		}
 		for (i = 0; i < F->n; i += TAPAS_LOGIT_POLL_ROWS)
 		{
-			size_t		rows = F->n - i < TAPAS_LOGIT_POLL_ROWS ? F->n - i : TAPAS_LOGIT_POLL_ROWS;
+			size_t		rows = block_rows(F, i);
 
 			if (poll_rows(F, i))
 				return 1;
@@ -176,33 +185,37 @@ pass_xta(const LogitFit *F, const double *a, double *out)
 				k;
 
 	memset(out, 0, F->dim * sizeof(double));
-	for (i = 0; i < F->n; i++)
+	if (X->X != NULL)
 	{
-		if (poll_rows(F, i))
-			return 1;
-		if (X->X != NULL)
+		/* a block at a time: out += X[i .. i + rows)' a[i .. i + rows) */
+		for (i = 0; i < F->n; i += TAPAS_LOGIT_POLL_ROWS)
 		{
-			/* a block of rows at once: out += X[i .. i + rows)' a[i .. i + rows) */
-			size_t		rows = F->n - i < TAPAS_LOGIT_POLL_ROWS ? F->n - i : TAPAS_LOGIT_POLL_ROWS;
+			size_t		rows = block_rows(F, i);
 
+			if (poll_rows(F, i))
+				return 1;
 			cblas_dgemv(CblasRowMajor, CblasTrans, (blasint) rows, (blasint) F->d, 1.0,
 						X->X + i * F->d, (blasint) F->d, a + i, 1, 1.0, out, 1);
 			for (k = i; k < i + rows; k++)
 				sa += a[k];
-			i += rows - 1;
-			continue;
 		}
-		sa += a[i];
-		for (k = X->row_start[i]; k < X->row_start[i + 1]; k++)
-			out[X->col[k]] += a[i] * X->val[k];
-	}
-	if (X->X != NULL)
+		/* sum_i a_i (x_ij - shift_j) scale_j */
 		for (j = 0; j < F->d; j++)
 		{
 			if (X->shift)
 				out[j] -= X->shift[j] * sa;
 			if (X->scale)
 				out[j] *= X->scale[j];
+		}
+	}
+	else
+		for (i = 0; i < F->n; i++)
+		{
+			if (poll_rows(F, i))
+				return 1;
+			sa += a[i];
+			for (k = X->row_start[i]; k < X->row_start[i + 1]; k++)
+				out[X->col[k]] += a[i] * X->val[k];
 		}
 	if (F->dim > F->d)
 		out[F->d] = X->bias * sa;
