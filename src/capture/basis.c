@@ -65,286 +65,6 @@
 #include "capture/capture.h"
 
 /* ----------------------------------------------------------------
- *		Constants and arithmetic
- * ----------------------------------------------------------------
- */
-
-/* the value of a numeric constant as a double; false if not numeric */
-static bool
-const_double(Node *node, double *v)
-{
-	Const	   *c;
-
-	if (node == NULL || !IsA(node, Const) || ((Const *) node)->constisnull)
-		return false;
-	c = (Const *) node;
-	switch (c->consttype)
-	{
-		case INT2OID:
-			*v = DatumGetInt16(c->constvalue);
-			return true;
-		case INT4OID:
-			*v = DatumGetInt32(c->constvalue);
-			return true;
-		case INT8OID:
-			*v = (double) DatumGetInt64(c->constvalue);
-			return true;
-		case FLOAT4OID:
-			*v = DatumGetFloat4(c->constvalue);
-			return true;
-		case FLOAT8OID:
-			*v = DatumGetFloat8(c->constvalue);
-			return true;
-		case NUMERICOID:
-			*v = DatumGetFloat8(DirectFunctionCall1(numeric_float8, c->constvalue));
-			return true;
-		default:
-			return false;
-	}
-}
-
-/* true for NULL and numeric zero: a per-row value that adds nothing */
-bool
-tapas_is_zero(Node *node)
-{
-	double		v;
-
-	if (node != NULL && IsA(node, Const) && ((Const *) node)->constisnull)
-		return true;
-	return const_double(node, &v) && v == 0.0;
-}
-
-static bool
-is_one(Node *node)
-{
-	double		v;
-
-	return const_double(node, &v) && v == 1.0;
-}
-
-/* x * 1, 1 * x, x + 0, 0 + x, x - 0, x / 1 -> x; x * NULL -> NULL */
-static Node *
-arith_mutator(Node *node, void *unused)
-{
-	OpExpr	   *op;
-	Node	   *l,
-			   *r;
-	char	   *name;
-
-	if (node == NULL)
-		return NULL;
-	node = expression_tree_mutator(node, arith_mutator, unused);
-	if (!IsA(node, OpExpr) || list_length(((OpExpr *) node)->args) != 2)
-		return node;
-	op = (OpExpr *) node;
-	l = linitial(op->args);
-	r = lsecond(op->args);
-	name = get_opname(op->opno);
-	if (name == NULL || strlen(name) != 1)
-		return node;
-	/*
-	 * x * NULL is NULL.  x * 0 is not: it is 0 where x is not NULL, and
-	 * inside COALESCE(nullif(age, 91) * 0, income) that difference is the
-	 * target's income, so it is left for the normal form to see.
-	 */
-	if (name[0] == '*' && ((IsA(l, Const) && ((Const *) l)->constisnull) ||
-						   (IsA(r, Const) && ((Const *) r)->constisnull)))
-		return (Node *) makeNullConst(op->opresulttype, -1, InvalidOid);
-	if (name[0] == '*' && is_one(l) && exprType(r) == op->opresulttype)
-		return r;
-	if ((name[0] == '*' || name[0] == '/') && is_one(r) && exprType(l) == op->opresulttype)
-		return l;
-	if (name[0] == '+' && IsA(l, Const) && !((Const *) l)->constisnull &&
-		tapas_is_zero(l) && exprType(r) == op->opresulttype)
-		return r;
-	if ((name[0] == '+' || name[0] == '-') && IsA(r, Const) && !((Const *) r)->constisnull &&
-		tapas_is_zero(r) && exprType(l) == op->opresulttype)
-		return l;
-	return node;
-}
-
-/* folds constants (immutable functions only) and trivial arithmetic */
-Node *
-tapas_simplify(Node *expr)
-{
-	return arith_mutator(eval_const_expressions(NULL, expr), NULL);
-}
-
-/* ----------------------------------------------------------------
- *		Sensitive atoms
- * ----------------------------------------------------------------
- */
-
-static bool
-has_bool_var_walker(Node *node, void *ctx)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var))
-		return ((Var *) node)->vartype == BOOLOID;
-	return expression_tree_walker(node, has_bool_var_walker, ctx);
-}
-
-typedef struct SAtoms
-{
-	List	   *atoms;
-	bool		overflow;
-} SAtoms;
-
-static bool
-s_atoms_walker(Node *node, SAtoms *ctx)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var) && ((Var *) node)->vartype == BOOLOID)
-	{
-		if (!list_member(ctx->atoms, node))
-			ctx->atoms = lappend(ctx->atoms, node);
-		return false;
-	}
-	if (!IsA(node, List) && exprType(node) == BOOLOID && !IsA(node, BoolExpr) && !IsA(node, BooleanTest) &&
-		!IsA(node, CaseExpr) && !IsA(node, CoalesceExpr) && !IsA(node, Const) &&
-		!IsA(node, Param) && contain_var_clause(node) && !has_bool_var_walker(node, NULL))
-	{
-		if (!list_member(ctx->atoms, node))
-			ctx->atoms = lappend(ctx->atoms, node);
-		return false;
-	}
-	return expression_tree_walker(node, s_atoms_walker, ctx);
-}
-
-/* "const op expr" -> "expr op' const", so 30 < age reads as age > 30 */
-static Node *
-commute_const_left(Node *node)
-{
-	OpExpr	   *op;
-	Oid			comm;
-
-	if (!IsA(node, OpExpr) || list_length(((OpExpr *) node)->args) != 2)
-		return node;
-	op = (OpExpr *) node;
-	if (!IsA(linitial(op->args), Const) || IsA(lsecond(op->args), Const))
-		return node;
-	comm = get_commutator(op->opno);
-	if (!OidIsValid(comm))
-		return node;
-	op = (OpExpr *) copyObject(op);
-	op->opno = comm;
-	op->opfuncid = InvalidOid;
-	op->args = list_make2(lsecond(op->args), linitial(op->args));
-	return (Node *) op;
-}
-
-/*
- * x IN (c1, ..., cm) -> x = c1 OR ... OR x = cm for a constant array of
- * at most TAPAS_MAX_S_ATOMS non-null elements, so both spellings meet.
- */
-static Node *
-in_list_mutator(Node *node, void *unused)
-{
-	ScalarArrayOpExpr *sa;
-	Const	   *arr;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
-	Oid			etype;
-	List	   *ors = NIL;
-
-	if (node == NULL)
-		return NULL;
-	node = expression_tree_mutator(node, in_list_mutator, unused);
-	if (!IsA(node, ScalarArrayOpExpr))
-		return node;
-	sa = (ScalarArrayOpExpr *) node;
-	if (!sa->useOr || list_length(sa->args) != 2 || !IsA(lsecond(sa->args), Const) ||
-		((Const *) lsecond(sa->args))->constisnull)
-		return node;
-	arr = lsecond(sa->args);
-	etype = get_element_type(arr->consttype);
-	if (!OidIsValid(etype))
-		return node;
-	get_typlenbyvalalign(etype, &typlen, &typbyval, &typalign);
-	deconstruct_array(DatumGetArrayTypeP(arr->constvalue), etype, typlen, typbyval,
-					  typalign, &elems, &nulls, &n);
-	if (n < 1 || n > TAPAS_MAX_S_ATOMS)
-		return node;
-	for (int i = 0; i < n; i++)
-	{
-		if (nulls[i])
-			return node;
-		ors = lappend(ors, make_opclause(sa->opno, BOOLOID, false,
-										 (Expr *) copyObject(linitial(sa->args)),
-										 (Expr *) makeConst(etype, -1, arr->constcollid, typlen,
-															elems[i], false, typbyval),
-										 InvalidOid, sa->inputcollid));
-	}
-	return n == 1 ? linitial(ors) : (Node *) make_orclause(ors);
-}
-
-/* IS NOT NULL -> NOT (IS NULL), so both spellings share one atom */
-static Node *
-nulltest_mutator(Node *node, void *unused)
-{
-	if (node == NULL)
-		return NULL;
-	node = expression_tree_mutator(node, nulltest_mutator, unused);
-	if (IsA(node, NullTest) && ((NullTest *) node)->nulltesttype == IS_NOT_NULL &&
-		!((NullTest *) node)->argisrow)
-	{
-		NullTest   *nt = (NullTest *) copyObject(node);
-
-		nt->nulltesttype = IS_NULL;
-		return (Node *) make_notclause((Expr *) nt);
-	}
-	return (Node *) commute_const_left(node);
-}
-
-/* true when atom can never be null: NOT NULL columns and constants under a strict operator */
-bool
-tapas_atom_not_null(Node *atom, Oid relid)
-{
-	ListCell   *lc;
-
-	if (IsA(atom, NullTest))
-		return true;
-	if (IsA(atom, Var))
-	{
-		HeapTuple	tp;
-		bool		nn = false;
-
-		tp = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid),
-							 Int16GetDatum(((Var *) atom)->varattno));
-		if (HeapTupleIsValid(tp))
-		{
-			nn = ((Form_pg_attribute) GETSTRUCT(tp))->attnotnull;
-			ReleaseSysCache(tp);
-		}
-		return nn;
-	}
-	if (IsA(atom, RelabelType))
-		return tapas_atom_not_null((Node *) ((RelabelType *) atom)->arg, relid);
-	if (IsA(atom, OpExpr))
-	{
-		OpExpr	   *op = (OpExpr *) atom;
-
-		if (!func_strict(get_opcode(op->opno)))
-			return false;
-		foreach(lc, op->args)
-		{
-			Node	   *a = lfirst(lc);
-
-			if (IsA(a, Const) ? ((Const *) a)->constisnull : !tapas_atom_not_null(a, relid))
-				return false;
-		}
-		return true;
-	}
-	return false;
-}
-
-/* ----------------------------------------------------------------
  *		The indicator: a 3-valued truth table
  * ----------------------------------------------------------------
  */
@@ -658,7 +378,7 @@ TapasBasis *
 tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 {
 	TapasBasis *b;
-	SAtoms		sa;
+	List	   *atoms;
 	Table		t;
 	Node	   *leaf = NULL;
 	Node	   *ind;
@@ -669,8 +389,7 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 	bool		s,
 				o;
 
-	phi = tapas_simplify(nulltest_mutator(in_list_mutator(tapas_searched_case(copyObject(phi), NULL),
-													  NULL), NULL));
+	phi = tapas_basis_prepare(phi);
 	tapas_expr_reads(phi, 1, sensitive, &s, &o);
 	b = palloc0(sizeof(TapasBasis));
 	if (tapas_is_zero(phi))
@@ -693,14 +412,12 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 	}
 
 	/* 1. sensitive atoms, sorted by their text */
-	sa.atoms = NIL;
-	sa.overflow = false;
-	(void) s_atoms_walker(phi, &sa);
-	if (list_length(sa.atoms) > TAPAS_MAX_S_ATOMS)
+	atoms = tapas_basis_atoms(phi);
+	if (list_length(atoms) > TAPAS_MAX_S_ATOMS)
 		return opaque(phi, relid, true);
 	memset(&t, 0, sizeof(t));
-	t.n = list_length(sa.atoms);
-	foreach(lc, sa.atoms)
+	t.n = list_length(atoms);
+	foreach(lc, atoms)
 	{
 		int			i = foreach_current_index(lc);
 
@@ -708,12 +425,12 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 		atext[2 * i + 1] = deparse(lfirst(lc), relid);
 	}
 	qsort(atext, t.n, 2 * sizeof(char *), cmp_atom);
-	sa.atoms = NIL;
+	atoms = NIL;
 	t.size = 1;
 	for (int i = 0; i < t.n; i++)
 	{
 		t.atoms[i] = (Node *) atext[2 * i];
-		sa.atoms = lappend(sa.atoms, t.atoms[i]);
+		atoms = lappend(atoms, t.atoms[i]);
 		t.dom[i] = tapas_atom_not_null(t.atoms[i], relid) ? 2 : 3;
 		t.size *= t.dom[i];
 		vals[i] = 0;
@@ -723,7 +440,7 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 	t.on = palloc0(sizeof(bool) * t.size);
 	do
 	{
-		Node	   *r = tapas_substitute_atoms(phi, sa.atoms, vals);
+		Node	   *r = tapas_substitute_atoms(phi, atoms, vals);
 
 		if (tapas_is_zero(r))
 			continue;
@@ -735,10 +452,7 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 			return opaque(phi, relid, true);
 		if (!IsA(r, Const))
 		{
-			SAtoms		inner = {NIL, false};
-
-			(void) s_atoms_walker(r, &inner);
-			if (inner.atoms != NIL || exprType(r) == BOOLOID)
+			if (tapas_basis_atoms(r) != NIL || exprType(r) == BOOLOID)
 				return opaque(phi, relid, true);
 		}
 		leaf = r;

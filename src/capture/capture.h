@@ -6,8 +6,8 @@
  *
  * Phases (one file each, pg_diffix style):
  *	  validate.c	refusals only (verify_* functions raise, never rewrite)
- *	  allowlist.c	the closed expression language of per-row expressions;
- *					folding of row-independent constant sub-expressions
+ *	  allowlist.c	the closed expression language of per-row expressions
+ *	  fold.c		row-independent sub-expressions, folded before the scan
  *	  curated.c		built-in functions admitted with valid constant arguments
  *	  refs.c		the column-reference test
  *	  normalise.c	Query rewrite: sensitive WHERE conjuncts into FILTER,
@@ -16,9 +16,11 @@
  *	  flatten.c		pull-up of plain views over a protected table
  *	  cellform.c	the normal form of an aggregate: terms over covered sets
  *	  basis.c		canonical basis values and their statistic texts
+ *	  basis_atoms.c	the arithmetic and sensitive atoms under them
  *	  statistic.c	what a capture logs, as plan nodes; binding per execution
- *	  plan.c		places a gate above each capturing Agg; fail-closed
- *					check that every scan of a protected table is gated
+ *	  plan.c		places a gate above each capturing Agg
+ *	  plan_verify.c	fail-closed check that every scan of a protected table
+ *					is gated
  *	  gate.c		the TapasGate CustomScan: drain, build cells, k check,
  *					hand-off to the ledger, release
  *	  groups.c		cells of captures grouped by a sensitive column
@@ -148,6 +150,9 @@ extern void tapas_prevalidate_guard(int mark, List *conjuncts, int varno, Oid re
 extern bool tapas_prevalidate_admit(Node *call, Node *root, Oid funcid, int varno, Oid relid);
 extern bool tapas_prevalidate_admit_cast(Node *cast, Node *root, int varno, Oid relid);
 extern void tapas_prevalidate_run(List *items, EState *estate);
+
+/* fold.c */
+extern bool tapas_row_independent(Node *node);
 extern void tapas_allowlist_fold_query(Query *q, ParamListInfo params);
 
 /* curated.c */
@@ -160,6 +165,12 @@ extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
 
 /* plan.c */
 extern bool tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info);
+extern bool tapas_is_partial_cover(Node *node);
+extern bool tapas_tlist_has(List *tlist, bool (*pred) (Node *));
+extern bool tapas_plan_is_gather(Plan *plan);
+extern bool tapas_plan_has(Plan *plan, bool (*pred) (Plan *));
+
+/* plan_verify.c */
 extern void tapas_plan_verify_gated(PlannedStmt *stmt);
 extern bool tapas_plan_reads_protected(PlannedStmt *stmt);
 extern void tapas_plan_verify_no_write(PlannedStmt *stmt);
@@ -221,8 +232,12 @@ typedef struct TapasBasis
 } TapasBasis;
 
 extern TapasBasis *tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive);
-extern bool tapas_atom_not_null(Node *atom, Oid relid);
 extern int64 tapas_basis_id(const char *text);
+
+/* basis_atoms.c: the algebra under it */
+extern Node *tapas_basis_prepare(Node *phi);
+extern List *tapas_basis_atoms(Node *phi);
+extern bool tapas_atom_not_null(Node *atom, Oid relid);
 extern Node *tapas_simplify(Node *expr);
 extern bool tapas_is_zero(Node *node);
 

@@ -64,7 +64,7 @@ extern void tapas_require_preloaded(void);
 
 /*
  * One protected table, or one partition of a protected partitioned table,
- * as cached per backend (protect.c, partitions.c).  A partition is audited
+ * as cached per backend (protection_cache.c, partitions.c).  A partition is audited
  * as its protected table: relid (the ledger's identity, and the name in
  * messages) is the protected table's, the attribute numbers are the
  * partition's own.
@@ -97,16 +97,18 @@ extern bool tapas_allow_drop_with_protections;
 extern void tapas_guard_define_gucs(void);
 extern void tapas_guard_utility(Node *parsetree);
 
-/* protect.c */
+/* protection_cache.c */
 extern const TapasProtection *tapas_protection_lookup(Oid relid);
 extern bool tapas_protection_any(void);
+extern Oid	tapas_protection_catalog_oid(void);
 extern Oid	tapas_cover_aggregate_oid(Oid keytype);
 extern bool tapas_is_cover_aggregate(Oid fnoid);
-extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
-extern bool tapas_columns_are_unique(Relation rel, const AttrNumber *attnos, int n);
 extern void tapas_protection_install(void);
 
+
 /* keys.c: record identity of uuid, text and composite keys */
+extern bool tapas_column_is_unique(Relation rel, AttrNumber attno);
+extern bool tapas_columns_are_unique(Relation rel, const AttrNumber *attnos, int n);
 extern bool tapas_key_is_hashed(const TapasProtection *p);
 extern int64 tapas_key_hash(int n, const Datum *values, const bool *isnull,
 							const int16 *typlen, const bool *typbyval);

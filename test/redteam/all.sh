@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The lead's red-team corpus: single-query attacks (attacks.txt, one per line: class|expect|sql) and the
-# multi-query attacks of multi.sh, run as an audited role in deny mode against a private instance.
+# multi-query attacks of multi.sh, run as an audited role in deny mode (MODE=log: log mode) against a
+# private instance.
 # Not part of test/check: it reports leaks that are still open (see the issues).
-# Usage (as root, from the repository root): bash test/redteam/all.sh
+# Usage (as root, from the repository root): [MODE=log] bash test/redteam/all.sh
 set -u
 cd "$(dirname "$0")/../.."
 source test/lib.sh
@@ -14,6 +15,9 @@ instance_start "$inst" >/dev/null || exit 1
 trap 'instance_destroy "$inst"' EXIT
 psql -X -q -d postgres -c "CREATE DATABASE rt" >/dev/null
 psql -X -q -d rt -f test/redteam/setup.sql >/dev/null 2>&1
+# MODE=log (or warn): the audit answers and alerts; a leak is then an answer without an alert
+export MODE=${MODE:-deny}
+psql -X -q -d postgres -c "ALTER DATABASE rt SET tapas.mode = '$MODE'" >/dev/null || exit 1
 [ -z "${TAPAS_PGROOT:-}" ] && flock -u 9
 export PGUSER=postgres
 bash test/redteam/multi.sh

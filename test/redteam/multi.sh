@@ -1,13 +1,27 @@
 #!/usr/bin/env bash
-# multi.sh: multi-query attacks of issue 11 (deny mode): prints whether the final query was answered
+# multi.sh: multi-query attacks of issue 11: prints whether the final query was answered; in deny
+# mode an answer is a leak, in log or warn mode (MODE) an answer without a new alert is
 set -u
 cd "$(dirname "$0")"
+mode=${MODE:-deny}
+last_alert() { psql -X -qAt -d rt -c "SELECT coalesce(max(alert_id), 0) FROM tapas.alerts" 2>/dev/null; }
+# verdict OUTPUT ALERT_BEFORE: refused STATE, answered + alert, or a leak
+verdict() {
+	if echo "$1" | grep -q ERROR; then
+		echo "refused $(echo "$1" | grep -oE 'ERROR:  [0-9A-Z]{5}' | head -1 | cut -c9-)"
+	elif [ "$mode" != deny ] && [ "$(last_alert)" -gt "$2" ]; then
+		echo "answered, alert $(psql -X -qAt -d rt -c "SELECT string_agg(DISTINCT kind, ',') FROM tapas.alerts WHERE alert_id > $2")"
+	else
+		echo "answered  <== LEAK"
+	fi
+}
 q() { psql -X -qAt -d rt -U "${2:-rt_analyst}" -v ON_ERROR_STOP=1 -v VERBOSITY=verbose -c "$1" 2>&1; }
 reset() { psql -X -qAt -d rt -c "SELECT tapas.reset('pt')" >/dev/null 2>&1; }
 attack() {	# attack NAME Q1 Q2 [ROLE2]: Q1 then Q2; Q2 answered = leak (the difference isolates id 77)
 	reset
+	local before=$(last_alert)
 	a=$(q "$2"); b=$(q "$3" "${4:-rt_analyst}")
-	if echo "$b" | grep -q ERROR; then v="refused $(echo "$b" | grep -oE 'ERROR:  [0-9A-Z]{5}' | cut -c9-)"; else v="answered  <== LEAK ($a - $b)"; fi
+	v=$(verdict "$b" "$before")
 	printf '%-28s %s\n' "$1" "$v"
 }
 attack "difference same text" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
@@ -20,8 +34,9 @@ attack "difference avg" "SELECT avg(income), count(income) FROM pt" "SELECT sum(
 attack "collusion 2 roles" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" rt_analyst2
 attack3() {	# attack3 NAME Q0 Q1 Q2: Q0, Q1 answered, then Q2; Q2 answered = leak
 	reset
+	local before=$(last_alert)
 	q "$2" >/dev/null; a=$(q "$3"); b=$(q "$4")
-	if echo "$b" | grep -q ERROR; then v="refused $(echo "$b" | grep -oE 'ERROR:  [0-9A-Z]{5}' | cut -c9-)"; else v="answered  <== LEAK"; fi
+	v=$(verdict "$b" "$before")
 	printf '%-28s %s\n' "$1" "$v"
 }
 # rare over everyone minus (rare AND hi) and (rare AND NOT hi) over everyone but 91 = rare of the 91-year-old
