@@ -71,12 +71,14 @@ extern tapas_status tapas_local_neighbourhood_aia(const tapas_distance_t *d,
 /* synthetic_predictor.c */
 
 /*
- * L2-regularised logistic regression (liblinear L2R_LR, one-vs-rest for
- * more than two classes, cost C > 0, with a bias feature) fit on syn's
+ * L2-regularised logistic regression (logistic.h: liblinear's L2R_LR
+ * objective, tolerance 1e-4; one-vs-rest for more than two classes, cost
+ * C > 0, with a bias feature) fit on syn's
  * encoded rows without column s, predicting the code of s; then
  * scores[a * card + v] = P(v | target a) for the m encoded targets xenc
  * (m * encoded_dim, their s cells are ignored).  Codes absent from syn get
- * probability 0; if syn has one code only, it gets 1.
+ * probability 0; if syn has one code only, it gets 1.  TAPAS_EINVAL,
+ * TAPAS_ENOMEM.
  */
 extern tapas_status tapas_synthetic_predictor_aia(const tapas_dataset_t *syn,
 												  size_t s, double C,

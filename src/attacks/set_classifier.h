@@ -6,8 +6,9 @@
  *	  the feature vectors of labelled datasets.
  *
  * random_forest:		random_forest.h (scikit-learn defaults).
- * logistic_regression: L2-regularised logistic regression by liblinear
- *						(solver L2R_LR, cost C, bias term, tolerance 1e-4)
+ * logistic_regression: L2-regularised logistic regression (logistic.h:
+ *						liblinear's L2R_LR objective, cost C, no intercept,
+ *						tolerance 1e-4, cancellable within a pass over the rows)
  *						on features standardised with the training means and
  *						standard deviations (constant features get weight
  *						0); scikit-learn's LogisticRegression does not scale,
@@ -33,6 +34,9 @@
 #define TAPAS_CLF_RANDOM_FOREST		0
 #define TAPAS_CLF_LOGISTIC			1
 
+/* stopping tolerance of the logistic fit (scikit-learn's default tol) */
+#define TAPAS_CLF_LOGISTIC_TOL		1e-4
+
 typedef struct tapas_clf_params
 {
 	int			type;			/* TAPAS_CLF_* */
@@ -46,10 +50,10 @@ typedef struct tapas_clf
 	int			type;
 	size_t		d;
 	tapas_rf_t *rf;
-	void	   *lr;				/* struct model * of liblinear */
+	int			only;			/* logistic: the one label of the data, or -1 */
+	double	   *w;				/* logistic: d weights of the standardised features */
 	double	   *mu;				/* logistic: feature means */
 	double	   *inv_sd;			/* logistic: 1/sd, 0 for constant features */
-	void	   *nodes;			/* logistic: d + 2 feature_node scratch */
 } tapas_clf_t;
 
 /* Defaults: random forest with its defaults, C = 1, seed 0. */
@@ -58,7 +62,7 @@ extern void tapas_clf_params_default(tapas_clf_params_t *p);
 /*
  * Fits on X (n x d row-major) with labels y in {0, 1}.  Returns TAPAS_OK
  * (free *out with tapas_clf_free), TAPAS_EINVAL, TAPAS_ENOMEM or
- * TAPAS_ECANCELED (random forest only).
+ * TAPAS_ECANCELED.
  */
 extern tapas_status tapas_clf_fit(tapas_clf_t **out, const double *X, const int *y,
 								  size_t n, size_t d, const tapas_clf_params_t *p,

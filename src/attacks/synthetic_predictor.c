@@ -5,101 +5,186 @@
  *	  predicts the sensitive attribute of the target from its other
  *	  attributes (Houssiau et al. 2022; related to CAP, Elliot 2015).
  *
- * The classifier is liblinear's L2-regularised logistic regression
- * (solver L2R_LR, trust-region Newton; Fan et al. 2008, JMLR 9), the model
- * sklearn's LogisticRegression fits up to its solver.  Features are the
- * encoded cells of every column but s (sparse: one-hot cells are mostly
- * zero), plus a bias feature of value 1; labels are the codes of s.  With
- * k > 2 classes liblinear trains one-vs-rest and normalises the k sigmoid
- * outputs, which is what predict_probability returns.
- *
- * liblinear allocates its model with malloc and prints progress to stdout;
- * printing is silenced once, and the model is always destroyed before
- * returning.
+ * The classifier is L2-regularised logistic regression (attacks/logistic.c:
+ * liblinear's L2R_LR objective, which tapas used until 0.3, fit by
+ * tapas's own Newton-CG at tolerance 1e-4), the model sklearn's
+ * LogisticRegression fits up to its solver and its unregularised
+ * intercept.  Features are the encoded cells of every column but s (sparse:
+ * one-hot cells are mostly zero), plus a bias feature of value 1; labels
+ * are the codes of s.  With two codes present one model predicts the first
+ * seen; with k > 2 one model per present code predicts "that code or not"
+ * (one-vs-rest) and the k sigmoid outputs are normalised, as liblinear's
+ * predict_probability does.
  *
  * IDENTIFICATION
  *	  src/attacks/synthetic_predictor.c
  *
  *-------------------------------------------------------------------------
  */
-#include <linear.h>
 #include <string.h>
 
+#include "attacks/logistic.h"
 #include "attacks/score_attacks.h"
 #include "util/memory.h"
 
-/* liblinear's progress printer, replaced by silence */
-static void
-quiet(const char *msg)
+/* stopping tolerance (scikit-learn's default tol; liblinear's default was 0.01) */
+#define PREDICTOR_TOL 1e-4
+
+/* the sparse features of the synthetic rows and the one-vs-rest labels */
+typedef struct PredictorFit
 {
-	(void) msg;
-}
+	tapas_logit_data_t data;
+	size_t	   *row_start;
+	uint32_t   *col;
+	double	   *val;
+	int		   *y;				/* labels of the current model */
+	long	   *codes;			/* the present codes, in order of first appearance */
+	size_t		ncodes;
+	double	   *w;				/* ncodes models (one when ncodes == 2) of e + 1 weights */
+} PredictorFit;
 
 /*
- * Writes the sparse features of one encoded row (skipping column s's block)
- * into nodes, followed by the bias node and the terminator; returns the
- * number of nodes written.  Feature indices are 1-based cell numbers.
+ * Appends the nonzero cells of one encoded row, column s's block skipped,
+ * to col/val at *k.  Feature numbers are cell numbers (s's cells are never
+ * used, so their weights stay 0).
  */
-static size_t
+static void
 row_features(const tapas_dataset_t *syn, size_t s, const double *enc,
-			 struct feature_node *nodes)
+			 uint32_t *col, double *val, size_t *k)
 {
-	size_t		e = syn->encoded_dim,
-				lo = syn->offset[s],
+	size_t		lo = syn->offset[s],
 				hi = lo + syn->width[s],
-				k,
-				w = 0;
+				j;
 
-	for (k = 0; k < e; k++)
-	{
-		if ((k >= lo && k < hi) || enc[k] == 0)
-			continue;
-		nodes[w].index = (int) k + 1;
-		nodes[w].value = enc[k];
-		w++;
-	}
-	nodes[w].index = (int) e + 1;	/* bias */
-	nodes[w].value = 1.0;
-	nodes[w + 1].index = -1;
-	return w + 2;
+	for (j = 0; j < syn->encoded_dim; j++)
+		if ((j < lo || j >= hi) && enc[j] != 0)
+		{
+			col[*k] = (uint32_t) j;
+			val[(*k)++] = enc[j];
+		}
 }
 
-/* scores for m targets from a fitted model (k codes) */
-static tapas_status
-predict_all(const struct model *model, const tapas_dataset_t *syn, size_t s,
+/* the decision value of model c for one encoded row (bias weight last) */
+static double
+decision(const PredictorFit *P, size_t c, const tapas_dataset_t *syn,
+		 size_t s, const double *enc)
+{
+	const double *w = P->w + c * (syn->encoded_dim + 1);
+	size_t		lo = syn->offset[s],
+				hi = lo + syn->width[s],
+				j;
+	double		z = w[syn->encoded_dim];
+
+	for (j = 0; j < syn->encoded_dim; j++)
+		if (j < lo || j >= hi)
+			z += w[j] * enc[j];
+	return z;
+}
+
+/* scores for m targets from the fitted models */
+static void
+predict_all(const PredictorFit *P, const tapas_dataset_t *syn, size_t s,
 			const double *xenc, size_t m, double *scores)
 {
 	size_t		k = syn->cols[s].cardinality,
 				e = syn->encoded_dim,
 				a,
-				v;
-	int			nc = get_nr_class(model);
-	int		   *labels = tapas_malloc((nc + 1) * sizeof(int));
-	double	   *prob = tapas_malloc((nc + 1) * sizeof(double));
-	struct feature_node *nodes = tapas_malloc((e + 2) * sizeof(struct feature_node));
+				c;
 
-	if (labels == NULL || prob == NULL || nodes == NULL)
-	{
-		tapas_free(labels);
-		tapas_free(prob);
-		tapas_free(nodes);
-		return TAPAS_ENOMEM;
-	}
-	get_labels(model, labels);
 	for (a = 0; a < m; a++)
 	{
-		int			l;
+		double	   *out = scores + a * k,
+					sum = 0;
 
-		row_features(syn, s, xenc + a * e, nodes);
-		predict_probability(model, nodes, prob);
-		for (v = 0; v < k; v++)
-			scores[a * k + v] = 0;
-		for (l = 0; l < nc; l++)
-			scores[a * k + (size_t) labels[l]] = prob[l];
+		for (c = 0; c < k; c++)
+			out[c] = 0;
+		if (P->ncodes == 2)
+		{
+			double		p = tapas_logit_sigmoid(decision(P, 0, syn, s, xenc + a * e));
+
+			out[P->codes[0]] = p;
+			out[P->codes[1]] = 1 - p;
+			continue;
+		}
+		for (c = 0; c < P->ncodes; c++)
+			sum += out[P->codes[c]] = tapas_logit_sigmoid(decision(P, c, syn, s, xenc + a * e));
+		for (c = 0; c < P->ncodes; c++)
+			out[P->codes[c]] /= sum;
 	}
-	tapas_free(labels);
-	tapas_free(prob);
-	tapas_free(nodes);
+}
+
+/* the codes of column s in order of first appearance (liblinear's order) */
+static void
+present_codes(PredictorFit *P, const tapas_dataset_t *syn, size_t s, char *seen)
+{
+	size_t		i;
+
+	for (i = 0; i < syn->n; i++)
+	{
+		long		v = (long) syn->values[i * syn->c + s];
+
+		if (!seen[v])
+		{
+			seen[v] = 1;
+			P->codes[P->ncodes++] = v;
+		}
+	}
+}
+
+static void
+predictor_free(PredictorFit *P)
+{
+	tapas_free(P->row_start);
+	tapas_free(P->col);
+	tapas_free(P->val);
+	tapas_free(P->y);
+	tapas_free(P->codes);
+	tapas_free(P->w);
+}
+
+/* fills P's sparse rows and codes; TAPAS_OK or TAPAS_ENOMEM */
+static tapas_status
+predictor_build(PredictorFit *P, const tapas_dataset_t *syn, size_t s)
+{
+	size_t		n = syn->n,
+				e = syn->encoded_dim,
+				k = syn->cols[s].cardinality,
+				i,
+				nnz = 0;
+	char	   *seen = tapas_calloc(k, 1);
+
+	for (i = 0; i < n * e; i++)
+		nnz += syn->encoded[i] != 0;
+	P->row_start = tapas_malloc((n + 1) * sizeof(size_t));
+	P->col = tapas_malloc(nnz * sizeof(uint32_t) + 1);
+	P->val = tapas_malloc(nnz * sizeof(double) + 1);
+	nnz = 0;
+	P->y = tapas_malloc(n * sizeof(int));
+	P->codes = tapas_malloc(k * sizeof(long));
+	if (!seen || !P->row_start || !P->col || !P->val || !P->y || !P->codes)
+	{
+		tapas_free(seen);
+		return TAPAS_ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+	{
+		P->row_start[i] = nnz;
+		row_features(syn, s, syn->encoded + i * e, P->col, P->val, &nnz);
+	}
+	P->row_start[n] = nnz;
+	present_codes(P, syn, s, seen);
+	tapas_free(seen);
+	P->w = tapas_malloc(P->ncodes * (e + 1) * sizeof(double));
+	if (P->w == NULL)
+		return TAPAS_ENOMEM;
+	memset(&P->data, 0, sizeof(P->data));
+	P->data.n = n;
+	P->data.d = e;
+	P->data.row_start = P->row_start;
+	P->data.col = P->col;
+	P->data.val = P->val;
+	P->data.y = P->y;
+	P->data.bias = 1.0;
 	return TAPAS_OK;
 }
 
@@ -120,19 +205,15 @@ tapas_status
 tapas_synthetic_predictor_aia(const tapas_dataset_t *syn, size_t s, double C,
 							  const double *xenc, size_t m, double *scores)
 {
-	size_t		n = syn->n,
-				e = syn->encoded_dim,
-				k,
+	size_t		k,
 				i,
-				used = 0;
+				c,
+				models;
 	long		only;
-	struct problem prob;
-	struct parameter param;
-	struct model *model;
-	struct feature_node *pool;
+	PredictorFit P;
 	tapas_status st;
 
-	if (n == 0 || syn->encoded == NULL || s >= syn->c || !(C > 0) ||
+	if (syn->n == 0 || syn->encoded == NULL || s >= syn->c || !(C > 0) ||
 		syn->cols[s].kind != TAPAS_COLUMN_CATEGORICAL)
 		return TAPAS_EINVAL;
 	k = syn->cols[s].cardinality;
@@ -143,42 +224,18 @@ tapas_synthetic_predictor_aia(const tapas_dataset_t *syn, size_t s, double C,
 			scores[i] = (i % k) == (size_t) only ? 1.0 : 0.0;
 		return TAPAS_OK;
 	}
-
-	memset(&prob, 0, sizeof(prob));
-	memset(&param, 0, sizeof(param));
-	prob.l = (int) n;
-	prob.n = (int) e + 1;
-	prob.bias = 1.0;
-	prob.y = tapas_malloc(n * sizeof(double));
-	prob.x = tapas_malloc(n * sizeof(struct feature_node *));
-	pool = tapas_malloc(n * (e + 2) * sizeof(struct feature_node));
-	if (prob.y == NULL || prob.x == NULL || pool == NULL)
+	memset(&P, 0, sizeof(P));
+	st = predictor_build(&P, syn, s);
+	models = P.ncodes == 2 ? 1 : P.ncodes;
+	for (c = 0; st == TAPAS_OK && c < models; c++)
 	{
-		st = TAPAS_ENOMEM;
-		goto done;
+		for (i = 0; i < syn->n; i++)
+			P.y[i] = (long) syn->values[i * syn->c + s] == P.codes[c];
+		st = tapas_logit_fit(P.w + c * (syn->encoded_dim + 1), &P.data, C,
+							 PREDICTOR_TOL, NULL, NULL);
 	}
-	for (i = 0; i < n; i++)
-	{
-		prob.y[i] = syn->values[i * syn->c + s];
-		prob.x[i] = pool + used;
-		used += row_features(syn, s, syn->encoded + i * e, pool + used);
-	}
-	param.solver_type = L2R_LR;
-	param.eps = 0.01;
-	param.C = C;
-	set_print_string_function(quiet);
-	if (check_parameter(&prob, &param) != NULL ||
-		(model = train(&prob, &param)) == NULL)
-	{
-		st = TAPAS_ENUMERIC;
-		goto done;
-	}
-	st = predict_all(model, syn, s, xenc, m, scores);
-	free_and_destroy_model(&model);
-
-done:
-	tapas_free(prob.y);
-	tapas_free(prob.x);
-	tapas_free(pool);
+	if (st == TAPAS_OK)
+		predict_all(&P, syn, s, xenc, m, scores);
+	predictor_free(&P);
 	return st;
 }
