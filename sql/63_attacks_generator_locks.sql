@@ -24,7 +24,8 @@ END
 $$;
 
 -- Locks held in the transaction after a call of 4 datasets and after one
--- of 400: the same.
+-- of 400: about the same (a table per dataset held at least 400 more; a
+-- lock or two may differ with what the backend had loaded before).
 CREATE TEMP TABLE gen_locks (datasets integer, locks bigint);
 BEGIN;
 SELECT n_train + n_test AS datasets
@@ -40,7 +41,7 @@ SELECT n_train + n_test AS datasets
          "seed": 1, "generator": "gen_copy"}');
 INSERT INTO gen_locks SELECT 400, count(*) FROM pg_locks WHERE pid = pg_backend_pid();
 COMMIT;
-SELECT count(DISTINCT locks) AS distinct_lock_counts, max(locks) < 40 AS few FROM gen_locks;
+SELECT max(locks) - min(locks) < 10 AS no_growth, max(locks) < 40 AS few FROM gen_locks;
 
 -- 2,200 datasets in one transaction, two calls: the raw generator copies
 -- the training rows, so closest distance finds the unique target exactly.
