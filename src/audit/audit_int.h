@@ -70,6 +70,7 @@ typedef struct TapasClass
 	int64	   *keys;			/* [nnz] their keys, ascending */
 	double	   *vals;			/* [nnz] their values */
 	bool		binary;			/* every v in {0, 1} */
+	int64		nrecords;		/* rows of the table when the truth was read */
 } TapasClass;
 
 /*
@@ -220,6 +221,8 @@ extern MemoryContext tapas_audit_cxt(void);
 
 /* truth.c */
 extern TapasClass *tapas_audit_class(Oid relid, const char *statistic);
+extern double tapas_audit_class_answer(Oid relid, const char *statistic, double answer,
+									   int64 nkeys);
 extern void tapas_audit_classes_check(Oid relid);
 extern void tapas_audit_class_refresh(Oid relid, const char *statistic);
 extern bool tapas_audit_ensure_truth(TapasAuditEntry *e);

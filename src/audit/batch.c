@@ -131,7 +131,8 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 				break;
 			}
 			batch->offsets[i] = total;
-			batch->answers[i] = c->answer;
+			batch->answers[i] = tapas_audit_class_answer(c->relid, c->statistic, c->answer,
+														 c->nkeys);
 			for (int64 k = 0; k < c->nkeys; k++)
 			{
 				if (idx[k] >= 0)

@@ -567,7 +567,9 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		e->row_member[e->nrows] = member[i];
 		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
 		e->rows_bytes += roaring_bitmap_portable_size_in_bytes(e->rows[e->nrows]);
-		e->answers[e->nrows] = snap->answers[i];
+		e->answers[e->nrows] =
+			tapas_audit_class_answer(e->key.relid, snap->statistics[i], snap->answers[i],
+									 (int64) roaring_bitmap_get_cardinality(snap->covers[i]));
 		e->log_ids[e->nrows] = snap->log_ids[i];
 		e->nrows++;
 	}

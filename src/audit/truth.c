@@ -372,6 +372,7 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 
 		qsort(kv, n, 2 * sizeof(int64), cmp_key_val);
 		c->nnz = n;
+		c->nrecords = (int64) rows;
 		c->binary = true;
 		c->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(n, 1));
 		c->vals = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(double) * Max(n, 1));
@@ -444,6 +445,7 @@ typedef struct StatEnt
 {
 	StatKey		key;			/* hash key: must be first */
 	TapasClass *cls;			/* NULL: the statistic is not sensitive */
+	bool		flip;			/* the statistic counts cls's complement */
 } StatEnt;
 
 typedef struct RelClasses
@@ -566,6 +568,44 @@ find_equal_class(RelClasses *r, const TapasClass *c)
 }
 
 /*
+ * A binary class whose truth is c's complement over the table: the two
+ * supports are disjoint and together hold every record.  A count of the
+ * complement over cover Q is |Q| minus the count of the class, and |Q| is
+ * public (count(*) over the same rows answers whenever the cell passed
+ * k), so the two are one unknown, with the complement's answers flipped
+ * (count(*) FILTER (WHERE NOT rare) over everyone, then FILTER (WHERE
+ * rare) over everyone but one, isolate that one otherwise).
+ */
+static TapasClass *
+find_complement_class(RelClasses *r, const TapasClass *c)
+{
+	ListCell   *lc;
+
+	if (!c->binary || c->nrecords <= 0)
+		return NULL;
+	foreach(lc, r->classes)
+	{
+		TapasClass *o = lfirst(lc);
+		int64		i = 0,
+					j = 0;
+
+		if (!o->usable || !o->binary || o->nrecords != c->nrecords ||
+			o->nnz + c->nnz != c->nrecords)
+			continue;
+		while (i < o->nnz && j < c->nnz && o->keys[i] != c->keys[j])
+		{
+			if (o->keys[i] < c->keys[j])
+				i++;
+			else
+				j++;
+		}
+		if (i == o->nnz || j == c->nnz)
+			return o;			/* disjoint, and sizes add up to the table */
+	}
+	return NULL;
+}
+
+/*
  * Called before a statement's cells are grouped: a statistic that was
  * classed without a tree (taken from the ledger) and now has one makes the
  * table's classes be built again, with its truth.
@@ -598,6 +638,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 	Node	   *v;
 	TapasClass *c;
 	TapasClass *same;
+	bool		flip = false;
 	MemoryContext old;
 
 	memset(&k, 0, sizeof(k));
@@ -618,6 +659,8 @@ tapas_audit_class(Oid relid, const char *statistic)
 		MemoryContextSwitchTo(old);
 		c->usable = class_read_truth(c);
 		same = c->usable ? find_equal_class(r, c) : NULL;
+		if (same == NULL && c->usable && (same = find_complement_class(r, c)) != NULL)
+			flip = true;
 		if (same != NULL)
 		{
 			class_free(c);
@@ -633,7 +676,28 @@ tapas_audit_class(Oid relid, const char *statistic)
 	}
 	s = hash_search(stat_map, &k, HASH_ENTER, &found);
 	s->cls = c;
+	s->flip = flip;
 	return c;
+}
+
+/*
+ * The answer of a cell of statistic over nkeys covered records as its
+ * class's: nkeys minus it when the statistic counts the class's
+ * complement (find_complement_class).  Call after tapas_audit_class.
+ */
+double
+tapas_audit_class_answer(Oid relid, const char *statistic, double answer, int64 nkeys)
+{
+	StatKey		k;
+	StatEnt    *s;
+
+	if (stat_map == NULL)
+		return answer;
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	strlcpy(k.statistic, statistic, sizeof(k.statistic));
+	s = hash_search(stat_map, &k, HASH_FIND, NULL);
+	return s != NULL && s->flip ? (double) nkeys - answer : answer;
 }
 
 /*
