@@ -37,4 +37,11 @@ extern tapas_status tapas_score_groups(const double *s, const unsigned char *y,
 									   size_t *ngroups, size_t *npos,
 									   size_t *nneg);
 
+/*
+ * 1 (the default): the bootstrap counts each resample per distinct score
+ * of the sample (metrics_bootstrap.c); 0: it sorts every resample, as
+ * before (the unit test's oracle; both give the same intervals).
+ */
+extern int	tapas_metrics_bootstrap_groups;
+
 #endif							/* TAPAS_METRICS_INT_H */

@@ -72,18 +72,26 @@ partition(rf_builder *b, long lo, long hi, int f, double thr)
 		{
 			b->idx[l] = b->idx[k];
 			b->w0[l] = b->w0[k];
-			b->w1[l++] = b->w1[k];
+			b->w1[l] = b->w1[k];
+			if (b->wp)
+				b->wp[l] = b->wp[k];
+			l++;
 		}
 		else
 		{
 			b->tmp_idx[r] = b->idx[k];
 			b->tmp_w0[r] = b->w0[k];
-			b->tmp_w1[r++] = b->w1[k];
+			b->tmp_w1[r] = b->w1[k];
+			if (b->wp)
+				b->tmp_wp[r] = b->wp[k];
+			r++;
 		}
 	}
 	memcpy(b->idx + l, b->tmp_idx, r * sizeof(int32_t));
 	memcpy(b->w0 + l, b->tmp_w0, r * sizeof(double));
 	memcpy(b->w1 + l, b->tmp_w1, r * sizeof(double));
+	if (b->wp)
+		memcpy(b->wp + l, b->tmp_wp, r * sizeof(uint64_t));
 	return l;
 }
 
@@ -135,6 +143,8 @@ set_sample(rf_builder *b, long k, size_t i, double w)
 	b->idx[k] = (int32_t) i;
 	b->w0[k] = b->y[i] ? 0.0 : w;
 	b->w1[k] = b->y[i] ? w : 0.0;
+	if (b->wp)
+		b->wp[k] = b->y[i] ? RF_PACK(0, w) : RF_PACK(w, 0);
 }
 
 /* draws the (bootstrap) sample of one tree into b->idx/w; returns its size */
@@ -193,14 +203,13 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->rank_value);
 	tapas_free(b->rank_off);
 	tapas_free(b->count);
-	tapas_free(b->bucket_w0);
-	tapas_free(b->bucket_w1);
-	tapas_free(b->bucket_n);
+	tapas_free(b->bucket);
 	tapas_free(b->bucket_bits);
-	tapas_free(b->seg_rank);
 	tapas_free(b->tmp_idx);
 	tapas_free(b->tmp_w0);
 	tapas_free(b->tmp_w1);
+	tapas_free(b->wp);
+	tapas_free(b->tmp_wp);
 }
 
 tapas_status
@@ -261,6 +270,7 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	if (!b.has_nan && n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
 		tapas_rf_build_ranks(&b) != TAPAS_OK)
 		goto fail;
+
 	b.p = params;
 	b.rng = rng;
 	b.max_features = params->max_features > 0 ? params->max_features :

@@ -20,6 +20,9 @@
 #ifndef TAPAS_RF_INT_H
 #define TAPAS_RF_INT_H
 
+#include <float.h>
+#include <string.h>
+
 #include "attacks/random_forest.h"
 
 /* a value and its position in the node segment, for the float sort */
@@ -43,6 +46,7 @@ typedef struct rf_builder
 	int32_t    *idx;			/* distinct samples of the tree */
 	double	   *w0;				/* their weights, class 0 (else 0) */
 	double	   *w1;				/* their weights, class 1 (else 0) */
+	uint64_t   *wp;				/* ranks only: their weights packed (RF_PACK) */
 	int32_t    *feat;			/* feature permutation for drawing */
 	rf_pair    *pairs;			/* float sort buffer (NaN inputs) */
 	uint64_t   *keys;			/* key sort buffers, n each */
@@ -61,16 +65,14 @@ typedef struct rf_builder
 	size_t	   *rank_off;		/* d */
 	uint32_t   *count;			/* n + 1 counters (counting sort) */
 	/*
-	 * The rank sweep's buckets (rf_split.c, sweep_ranks): per rank of a
-	 * segment its weights and positions, and a bitmap of the ranks present;
+	 * The rank sweep's buckets (rf_sweep.c): per rank of a segment its
+	 * packed weights and positions, and a bitmap of the ranks present;
 	 * n + 1 entries, all zero between two uses.
 	 */
-	double	   *bucket_w0;
-	double	   *bucket_w1;
-	uint32_t   *bucket_n;
+	uint64_t   *bucket;			/* n + 1 packed sums (RF_PACK) */
 	uint64_t   *bucket_bits;	/* n / 64 + 1 words */
-	uint32_t   *seg_rank;		/* n: the segment's ranks */
 	int32_t    *tmp_idx;		/* partition buffers */
+	uint64_t   *tmp_wp;
 	double	   *tmp_w0;
 	double	   *tmp_w1;
 	tapas_rf_tree_t *tree;
@@ -82,6 +84,19 @@ typedef struct rf_split
 	double		threshold;
 	double		proxy;
 } rf_split;
+
+/*
+ * Packed weights (the rank path, n <= RF_RANK_MAX_N): a position's class-0
+ * weight, class-1 weight and a count of 1 in three 21-bit fields, so one
+ * integer addition sums all three; a segment's sums never exceed n.
+ */
+#define RF_PACK_BITS 21
+#define RF_PACK_MASK ((UINT64_C(1) << RF_PACK_BITS) - 1)
+#define RF_PACK(w0, w1) (((uint64_t) (w1) << (2 * RF_PACK_BITS)) | \
+						 ((uint64_t) (w0) << RF_PACK_BITS) | 1)
+#define RF_PACK_N(p) ((long) ((p) & RF_PACK_MASK))
+#define RF_PACK_W0(p) ((double) (((p) >> RF_PACK_BITS) & RF_PACK_MASK))
+#define RF_PACK_W1(p) ((double) ((p) >> (2 * RF_PACK_BITS)))
 
 /* ranks fit in 16 bits up to this many samples */
 #define RF_RANK_MAX_N 65535
@@ -113,5 +128,85 @@ extern tapas_status tapas_rf_build_ranks(rf_builder *b);
  */
 extern void tapas_rf_find_split(rf_builder *b, long lo, long hi, double W0,
 								double W1, rf_split *best);
+
+/* rf_sort.c: see there */
+extern void tapas_rf_pairs_sort(rf_pair *a, long n);
+
+/* sorts a[0..n-1] by their upper 32 bits; tmp holds n */
+extern void tapas_rf_keys_sort(uint64_t *a, long n, uint64_t *tmp);
+
+/*
+ * Sorts a[0..n-1] by their upper 32 bits, ranks within [lo, hi] (hi - lo
+ * < b->n); returns a or tmp, whichever holds the result.
+ */
+extern uint64_t *tapas_rf_rank_sort(rf_builder *b, uint64_t *a, long n,
+									uint64_t *tmp, uint32_t lo, uint32_t hi);
+
+/*
+ * rf_sweep.c: the best split of positions [lo, hi) on feature f by its
+ * ranks (b->rank set), improving *best; returns 1 if f is constant there.
+ */
+extern int	tapas_rf_split_feature_ranks(rf_builder *b, int f, long lo, long hi,
+										 double W0, double W1, rf_split *best);
+
+/* order-preserving key of a non-NaN float (-0 and +0 alike) */
+static inline uint32_t
+float_key(float v)
+{
+	uint32_t	u;
+
+	if (v == 0.0f)
+		v = 0.0f;
+	memcpy(&u, &v, sizeof(u));
+	return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+/* the float of a key */
+static inline float
+key_float(uint32_t k)
+{
+	uint32_t	u = (k & 0x80000000u) ? (k & 0x7fffffffu) : ~k;
+	float		v;
+
+	memcpy(&v, &u, sizeof(v));
+	return v;
+}
+
+/*
+ * The candidate split between left sums (wl0, wl1) and the rest, with the
+ * two adjacent distinct values lo_v < hi_v around it: improves *best.
+ */
+static inline void
+consider(rf_split *best, int f, double wl0, double wl1, double W0, double W1,
+		 float lo_v, float hi_v)
+{
+	double		wl = wl0 + wl1,
+				wr0 = W0 - wl0,
+				wr1 = W1 - wl1,
+				wr = wr0 + wr1,
+				proxy;
+
+	if (wl <= 0 || wr <= 0)
+		return;
+	proxy = (wl0 * wl0 + wl1 * wl1) / wl + (wr0 * wr0 + wr1 * wr1) / wr;
+	if (proxy > best->proxy + 1e-12)
+	{
+		double		t = ((double) lo_v + (double) hi_v) / 2.0;
+
+		/* the midpoint must separate the two floats */
+		if (!((float) t < hi_v) || (float) t < lo_v)
+			t = lo_v;
+		best->proxy = proxy;
+		best->feature = f;
+		best->threshold = t;
+	}
+}
+
+/* no split can beat *best by the margin: it is perfect (see the header) */
+static inline int
+best_is_perfect(const rf_split *best, double W0, double W1)
+{
+	return best->proxy + 1e-12 >= (W0 + W1) * (1.0 + 4.0 * DBL_EPSILON);
+}
 
 #endif							/* TAPAS_RF_INT_H */

@@ -2,6 +2,11 @@
  * t-metrics_bootstrap.c
  *	  Unit tests for src/attacks/metrics_bootstrap.c.
  *
+ * The counting path (a resample as counts per distinct score) must give
+ * exactly, ==, the intervals of the sorting path (every resample sorted
+ * by the metric functions), on scores with ties, signed zeros and
+ * infinities, at thresholds on and between the scores.
+ *
  * Oracles: closed forms and coverage.  Accuracy at a fixed threshold under
  * a stratified resample is (TP* + TN*) / n with TP* ~ Bin(P, tpr) and
  * TN* ~ Bin(N, tnr) independent, so its 95% interval has half-width about
@@ -15,6 +20,7 @@
 #include <math.h>
 
 #include "attacks/metrics.h"
+#include "attacks/metrics_int.h"
 #include "util/memory.h"
 #include "util/rng.h"
 #include "tapas_test.h"
@@ -134,9 +140,72 @@ test_edges(void)
 	TAPAS_CHECK(tapas_memory_live() == 0);
 }
 
+static int
+same_interval(const tapas_interval_t *a, const tapas_interval_t *b)
+{
+	return a->low == b->low && a->est == b->est && a->high == b->high;
+}
+
+static void
+test_groups_same_as_sorting(void)
+{
+	tapas_rng_t rng;
+	double		s[300];
+	unsigned char y[300];
+	int			rep,
+				reps = (int) tapas_test_iters(50);
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 2);
+	for (rep = 0; rep < reps; rep++)
+	{
+		size_t		n = 1 + tapas_rng_below(&rng, 300),
+					i;
+		int			style = (int) tapas_rng_below(&rng, 4);
+		double		tau;
+		tapas_metrics_ci_t a,
+					b;
+		uint64_t	seed = tapas_rng_u64(&rng);
+
+		for (i = 0; i < n; i++)
+		{
+			y[i] = tapas_rng_below(&rng, 3) == 0;
+			switch (style)
+			{
+				case 0:			/* continuous */
+					s[i] = tapas_rng_normal(&rng) + y[i];
+					break;
+				case 1:			/* few values: ties across the classes */
+					s[i] = (double) tapas_rng_below(&rng, 4) / 4;
+					break;
+				case 2:			/* signed zeros, infinities */
+					s[i] = tapas_rng_below(&rng, 2) ? (tapas_rng_below(&rng, 2) ? -0.0 : 0.0) :
+						(tapas_rng_below(&rng, 2) ? INFINITY : -INFINITY);
+					break;
+				default:		/* one value */
+					s[i] = 0.5;
+			}
+		}
+		tau = tapas_rng_below(&rng, 2) ? s[tapas_rng_below(&rng, n)] : 0.5;
+		tapas_metrics_bootstrap_groups = 1;
+		TAPAS_CHECK(tapas_metrics_bootstrap(s, y, n, tau, 200, 0.9, seed, NULL, &a) == TAPAS_OK);
+		tapas_metrics_bootstrap_groups = 0;
+		TAPAS_CHECK(tapas_metrics_bootstrap(s, y, n, tau, 200, 0.9, seed, NULL, &b) == TAPAS_OK);
+		tapas_metrics_bootstrap_groups = 1;
+		if (!same_interval(&a.accuracy, &b.accuracy) || !same_interval(&a.auc, &b.auc) ||
+			!same_interval(&a.tpr_at_fpr_01, &b.tpr_at_fpr_01) ||
+			!same_interval(&a.tpr_at_fpr_001, &b.tpr_at_fpr_001))
+		{
+			printf("  rep %d: n %zu style %d tau %g differ\n", rep, n, style, tau);
+			TAPAS_CHECK(0);
+			return;
+		}
+	}
+}
+
 int
 main(void)
 {
+	TAPAS_TEST_RUN(test_groups_same_as_sorting);
 	TAPAS_TEST_RUN(test_accuracy_width_closed_form);
 	TAPAS_TEST_RUN(test_auc_coverage);
 	TAPAS_TEST_RUN(test_edges);
