@@ -29,13 +29,16 @@
 /* popcount in hardware where the CPU has it (GNU ifunc picks at load time) */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
 #define COCOUNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#define COCOUNT_AVX512 1
+#include <immintrin.h>
 #else
 #define COCOUNT_CLONES
+#define COCOUNT_AVX512 0
 #endif
 
 /* records in both bitsets of w words */
 COCOUNT_CLONES static uint32_t
-and_count(const uint64_t *a, const uint64_t *b, size_t w)
+and_count_scalar(const uint64_t *a, const uint64_t *b, size_t w)
 {
 	uint32_t	c = 0;
 	size_t		i;
@@ -43,6 +46,54 @@ and_count(const uint64_t *a, const uint64_t *b, size_t w)
 	for (i = 0; i < w; i++)
 		c += (uint32_t) __builtin_popcountll(a[i] & b[i]);
 	return c;
+}
+
+#if COCOUNT_AVX512
+/*
+ * The same count eight words at a time (AVX-512 VPOPCNTQ; the tail under a
+ * load mask): a 1,000-record dataset's bitsets are 16 words, two vectors.
+ */
+__attribute__((target("avx512f,avx512vpopcntdq"))) static uint32_t
+and_count_avx512(const uint64_t *a, const uint64_t *b, size_t w)
+{
+	__m512i		acc = _mm512_setzero_si512();
+	size_t		i;
+
+	for (i = 0; i + 8 <= w; i += 8)
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(
+			_mm512_and_si512(_mm512_loadu_si512(a + i), _mm512_loadu_si512(b + i))));
+	if (i < w)
+	{
+		__mmask8	m = (__mmask8) ((1u << (w - i)) - 1);
+
+		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(
+			_mm512_and_si512(_mm512_maskz_loadu_epi64(m, a + i),
+							 _mm512_maskz_loadu_epi64(m, b + i))));
+	}
+	return (uint32_t) _mm512_reduce_add_epi64(acc);
+}
+#endif
+
+typedef uint32_t (*and_count_fn) (const uint64_t *a, const uint64_t *b, size_t w);
+
+/* the widest and_count the CPU runs (the counts are the same integers) */
+static and_count_fn
+and_count_pick(void)
+{
+#if COCOUNT_AVX512
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
+		return and_count_avx512;
+#endif
+	return and_count_scalar;
+}
+
+static and_count_fn and_count_impl = NULL;
+
+static inline uint32_t
+and_count(const uint64_t *a, const uint64_t *b, size_t w)
+{
+	return and_count_impl(a, b, w);
 }
 
 /* the co-moments of categorical columns j < k (upper triangle) */
@@ -76,6 +127,8 @@ tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 				j,
 				k;
 
+	if (and_count_impl == NULL)
+		and_count_impl = and_count_pick();	/* idempotent: a race is harmless */
 	for (j = 0; j < m; j++)
 		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
 			memset(fs->bits + s->offset[j] * stride, 0,
