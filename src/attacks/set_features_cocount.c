@@ -26,13 +26,20 @@
 
 #include "attacks/set_features_int.h"
 
-/* popcount in hardware where the CPU has it (GNU ifunc picks at load time) */
+/*
+ * popcount in hardware where the CPU has it (GNU ifunc picks at load
+ * time); AVX-512 only from GCC: clang 14 compiles PGXS's JIT bitcode of
+ * this file, and its LTO index writer crashes on the target attribute.
+ */
 #if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
 #define COCOUNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define COCOUNT_CLONES
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define COCOUNT_AVX512 1
 #include <immintrin.h>
 #else
-#define COCOUNT_CLONES
 #define COCOUNT_AVX512 0
 #endif
 
@@ -74,27 +81,19 @@ and_count_avx512(const uint64_t *a, const uint64_t *b, size_t w)
 }
 #endif
 
-typedef uint32_t (*and_count_fn) (const uint64_t *a, const uint64_t *b, size_t w);
-
-/* the widest and_count the CPU runs (the counts are the same integers) */
-static and_count_fn
-and_count_pick(void)
-{
 #if COCOUNT_AVX512
-	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq"))
-		return and_count_avx512;
-#endif
-	return and_count_scalar;
-}
+/* 1: the CPU runs and_count_avx512; 0: it does not; -1: not asked yet */
+static int	cocount_avx512 = -1;
 
-static and_count_fn and_count_impl = NULL;
-
+/* records in both bitsets of w words, by the widest code the CPU runs */
 static inline uint32_t
 and_count(const uint64_t *a, const uint64_t *b, size_t w)
 {
-	return and_count_impl(a, b, w);
+	return cocount_avx512 ? and_count_avx512(a, b, w) : and_count_scalar(a, b, w);
 }
+#else
+#define and_count and_count_scalar
+#endif
 
 /* the co-moments of categorical columns j < k (upper triangle) */
 static void
@@ -127,8 +126,15 @@ tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 				j,
 				k;
 
-	if (and_count_impl == NULL)
-		and_count_impl = and_count_pick();	/* idempotent: a race is harmless */
+#if COCOUNT_AVX512
+	if (cocount_avx512 < 0)
+	{
+		/* the same integer counts either way */
+		__builtin_cpu_init();
+		cocount_avx512 = __builtin_cpu_supports("avx512f") &&
+			__builtin_cpu_supports("avx512vpopcntdq");
+	}
+#endif
 	for (j = 0; j < m; j++)
 		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
 			memset(fs->bits + s->offset[j] * stride, 0,
