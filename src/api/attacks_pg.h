@@ -77,9 +77,9 @@ typedef struct TapasAttackColumn
 								 * "schema" */
 	int			ncat;			/* categorical/ordinal: number of codes */
 	char	  **labels;			/* ncat text labels; NULL entry = SQL NULL */
-	char	  **sorted;			/* labels sorted by strcmp (non-NULL ones) */
-	int		   *sorted_code;	/* code of each sorted label */
-	int			nsorted;
+	int		   *label_len;		/* byte length of each non-NULL label */
+	int		   *slot;			/* hash index: code + 1, or 0 (empty) */
+	uint32		slot_mask;		/* slots - 1 (a power of 2, minus 1) */
 	int			null_code;		/* code of SQL NULL, or -1 */
 	double		lower;			/* continuous bounds */
 	double		upper;

@@ -8,7 +8,7 @@
  * columns are categorical when their union has few distinct values.
  * Dictionaries are the distinct values over the union in the column's own
  * order (or the declared "order"), with SQL NULL as a last category;
- * lookups go through a strcmp-sorted copy of the labels.  Continuous
+ * lookups go through a hash index (dataset_label_index.c).  Continuous
  * columns get observed bounds (unless declared) and refuse NULL, NaN and
  * infinities.
  *
@@ -118,71 +118,6 @@ parse_kind(const char *s, const char *col)
  * ----------------------------------------------------------------
  */
 
-static int
-cmp_label(const void *a, const void *b)
-{
-	return strcmp(*(char *const *) a, *(char *const *) b);
-}
-
-/* sorts the non-NULL labels of col for lookups (in cxt) */
-static void
-index_labels(TapasAttackColumn *col, MemoryContext cxt)
-{
-	int			i,
-				k = 0;
-	char	  **pairs;
-
-	col->sorted = MemoryContextAlloc(cxt, sizeof(char *) * (col->ncat + 1));
-	col->sorted_code = MemoryContextAlloc(cxt, sizeof(int) * (col->ncat + 1));
-	pairs = palloc(sizeof(char *) * (col->ncat + 1));
-	for (i = 0; i < col->ncat; i++)
-		if (col->labels[i] != NULL)
-			pairs[k++] = col->labels[i];
-	qsort(pairs, k, sizeof(char *), cmp_label);
-	for (i = 0; i < k; i++)
-	{
-		int			c;
-
-		col->sorted[i] = pairs[i];
-		/* labels are few per column; a linear search for the code is fine */
-		for (c = 0; c < col->ncat; c++)
-			if (col->labels[c] == pairs[i])
-				col->sorted_code[i] = c;
-	}
-	col->nsorted = k;
-}
-
-/*
- * Code of the label of len bytes at label (not NUL-terminated; NULL = SQL
- * NULL), or -1.  Binary search in the strcmp order of the sorted labels:
- * strncmp over len bytes, then the longer string is the larger.
- */
-int
-tapas_dataset_label_code(const TapasAttackColumn *col, const char *label, int len)
-{
-	int			lo = 0,
-				hi = col->nsorted - 1;
-
-	if (label == NULL)
-		return col->null_code;
-	while (lo <= hi)
-	{
-		int			mid = (lo + hi) / 2;
-		const char *s = col->sorted[mid];
-		int			c = strncmp(s, label, len);
-
-		if (c == 0 && s[len] != '\0')
-			c = 1;
-		if (c == 0)
-			return col->sorted_code[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid - 1;
-	}
-	return -1;
-}
-
 /*
  * Codes of a categorical/ordinal column from its observed distinct labels
  * (in the column's order, NULL last; see gather_labels) or the declared
@@ -222,7 +157,7 @@ build_dictionary(TapasAttackColumn *col, List *observed, List *order,
 		col->labels[k++] = NULL;
 	}
 	col->ncat = k;
-	index_labels(col, cxt);
+	tapas_dataset_index_labels(col, cxt);
 }
 
 /*

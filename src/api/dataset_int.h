@@ -42,9 +42,14 @@ extern void tapas_dataset_run_query(const char *sql);
 /* SQL expression turning the column expression v of type typid into float8 */
 extern char *tapas_dataset_float_expr(Oid typid, const char *v);
 
+/* dataset_label_index.c */
+
+/* builds col's label index (in cxt) from its dictionary */
+extern void tapas_dataset_index_labels(TapasAttackColumn *col, MemoryContext cxt);
+
 /* code of a label of len bytes (NULL = SQL NULL) in col's dictionary, or -1 */
 extern int	tapas_dataset_label_code(const TapasAttackColumn *col, const char *label,
-								int len);
+									 int len);
 
 /*
  * Decides every column's kind (from its type, or params schema) and

@@ -25,7 +25,6 @@
 
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
-#include "common/hashfn.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "miscadmin.h"
@@ -34,6 +33,7 @@
 #include "utils/varlena.h"
 
 #include "api/dataset_int.h"
+#include "api/label_hash.h"
 
 /* the distinct non-NULL byte strings of one column */
 typedef struct LabelSet
@@ -75,7 +75,7 @@ set_find(const LabelSet *s, const char *bytes, int len, uint32 h)
 	uint32		i = h & (s->cap - 1);
 
 	while (s->str[i] != NULL &&
-		   !(s->hash[i] == h && s->len[i] == len && memcmp(s->str[i], bytes, len) == 0))
+		   !(s->hash[i] == h && s->len[i] == len && tapas_label_eq(s->str[i], bytes, len)))
 		i = (i + 1) & (s->cap - 1);
 	return i;
 }
@@ -83,7 +83,7 @@ set_find(const LabelSet *s, const char *bytes, int len, uint32 h)
 static void
 set_add(LabelSet *s, const char *bytes, int len)
 {
-	uint32		h = hash_bytes((const unsigned char *) bytes, len);
+	uint32		h = tapas_label_hash(bytes, len);
 	uint32		i = set_find(s, bytes, len, h);
 
 	if (s->str[i] != NULL)
