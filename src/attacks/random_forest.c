@@ -169,6 +169,33 @@ draw_sample(rf_builder *b, int32_t *count)
 	return m;
 }
 
+/*
+ * Xc (d x n, float) from X (n x d), in blocks of 16 samples so that both
+ * the reads (16 rows, advancing together) and the writes (16 consecutive
+ * floats of a column) stay in cache; notes a NaN in b->has_nan.
+ */
+static void
+transpose_features(rf_builder *b, const double *X, size_t n, size_t d, float *Xc)
+{
+	size_t		i0,
+				i,
+				j;
+
+	for (i0 = 0; i0 < n; i0 += 16)
+	{
+		size_t		i1 = i0 + 16 < n ? i0 + 16 : n;
+
+		for (j = 0; j < d; j++)
+			for (i = i0; i < i1; i++)
+			{
+				float		v = (float) X[i * d + j];
+
+				Xc[j * n + i] = v;
+				b->has_nan |= v != v;
+			}
+	}
+}
+
 static tapas_status
 check_params(const tapas_rf_params_t *p, const int *y, size_t n, size_t d)
 {
@@ -222,8 +249,7 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	float	   *Xc = NULL;
 	int32_t    *count = NULL;
 	tapas_status st;
-	size_t		i,
-				j,
+	size_t		j,
 				t;
 
 	*out = NULL;
@@ -253,14 +279,7 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	if (rf->trees == NULL)
 		goto fail;
 	rf->n_trees = params->n_trees;
-	for (i = 0; i < n; i++)
-		for (j = 0; j < d; j++)
-		{
-			float		v = (float) X[i * d + j];
-
-			Xc[j * n + i] = v;
-			b.has_nan |= v != v;
-		}
+	transpose_features(&b, X, n, d, Xc);
 	for (j = 0; j < d; j++)
 		b.feat[j] = (int32_t) j;
 	b.Xc = Xc;
