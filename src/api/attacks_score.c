@@ -35,6 +35,7 @@
 #include "attacks/score_attacks.h"
 #include "util/status.h"
 #include "api/attacks_pg.h"
+#include "policy/progress_pg.h"
 #include "policy/policy.h"
 
 /* encoded matrices above this many cells are refused (8 bytes each) */
@@ -400,6 +401,35 @@ blas_scores(ScoreJob *job, const tapas_dataset_t *syn, const double *xenc,
 }
 
 /*
+ * synthetic_predictor_aia: the classifier's fit reports a NOTICE every
+ * tapas.progress_interval and stops on a cancel (the forest polls once per
+ * tree, the logistic fit between its Newton iterations and inside its
+ * passes over the rows), as tapas.evaluate's fits do.
+ */
+static void
+predictor_scores(ScoreJob *job, const tapas_dataset_t *syn, bool forest,
+				 const tapas_rf_params_t *rp, uint64_t seed, double C,
+				 const double *xenc, double *scores)
+{
+	TapasProgressNotice pn;
+	tapas_progress_t progress = {tapas_progress_notice_cb, &pn};
+	tapas_status st;
+
+	tapas_progress_notice_init(&pn, "tapas.aia_scores", forest ?
+							   "fitting the random forest" :
+							   "fitting the logistic regression");
+	if (forest)
+		st = tapas_synthetic_predictor_rf_aia(syn, (size_t) job->sensitive, rp, seed,
+											  xenc, job->m, scores, &progress);
+	else
+		st = tapas_synthetic_predictor_aia(syn, (size_t) job->sensitive, C, xenc,
+										   job->m, scores, &progress);
+	if (st == TAPAS_ECANCELED)
+		CHECK_FOR_INTERRUPTS();
+	check_status(st, job->attack->name);
+}
+
+/*
  * Fills scores (m values, or m * k for AIA with k sensitive codes).  Kernel
  * objects live only inside the PG_TRY block and are freed in PG_FINALLY.
  */
@@ -453,22 +483,8 @@ run_scores(ScoreJob *job, double *scores)
 			model = fit_density(job->params, syn);
 		if (use_blas_scan(job))
 			blas_scores(job, syn, xenc, radius, scores);
-		else if (job->attack->id == ATTACK_SP_AIA && forest)
-		{
-			tapas_progress_t progress = {interrupt_pending, NULL};
-			tapas_status st;
-
-			st = tapas_synthetic_predictor_rf_aia(syn, (size_t) job->sensitive,
-												  &rp, seed, xenc, job->m,
-												  scores, &progress);
-			if (st == TAPAS_ECANCELED)
-				CHECK_FOR_INTERRUPTS();
-			check_status(st, job->attack->name);
-		}
 		else if (job->attack->id == ATTACK_SP_AIA)
-			check_status(tapas_synthetic_predictor_aia(syn, (size_t) job->sensitive,
-													   C, xenc, job->m, scores),
-						 job->attack->name);
+			predictor_scores(job, syn, forest, &rp, seed, C, xenc, scores);
 		else
 			for (a = 0; a < job->m; a++)
 			{

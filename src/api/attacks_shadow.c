@@ -317,6 +317,9 @@ generate_one(EvalRequest *req, tapas_shadow_eval_t *ev, ShadowUserGen *gen, size
 }
 
 
+/* a kernel callback that only stops on a cancel (no NOTICE) */
+static const tapas_progress_t cancel_only = {tapas_progress_notice_cb, NULL};
+
 /* AIA over more than two candidate values (score-based attacks only) */
 static bool
 is_multivalue(const EvalRequest *req)
@@ -419,6 +422,11 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 				t;
 	tapas_status st;
 
+	/*
+	 * the synthetic predictor's fit inside one dataset stops on a cancel
+	 * (the NOTICEs stay between datasets, with their fraction)
+	 */
+	req->score.progress = &cancel_only;
 	if (is_multivalue(req))
 	{
 		run_multivalue(req, d, ev, gen, all_scores, pn);

@@ -77,13 +77,17 @@ extern tapas_status tapas_local_neighbourhood_aia(const tapas_distance_t *d,
  * encoded rows without column s, predicting the code of s; then
  * scores[a * card + v] = P(v | target a) for the m encoded targets xenc
  * (m * encoded_dim, their s cells are ignored).  Codes absent from syn get
- * probability 0; if syn has one code only, it gets 1.  TAPAS_EINVAL,
- * TAPAS_ENOMEM.
+ * probability 0; if syn has one code only, it gets 1.  progress (may be
+ * NULL) is polled by each model's fit (logistic.h: between its Newton
+ * iterations and every TAPAS_LOGIT_POLL_ROWS rows of a pass), with the
+ * fraction of the models done.  TAPAS_EINVAL, TAPAS_ENOMEM,
+ * TAPAS_ECANCELED.
  */
 extern tapas_status tapas_synthetic_predictor_aia(const tapas_dataset_t *syn,
 												  size_t s, double C,
 												  const double *xenc,
-												  size_t m, double *scores);
+												  size_t m, double *scores,
+												  const tapas_progress_t *progress);
 
 /* synthetic_predictor_rf.c */
 
@@ -95,7 +99,8 @@ extern tapas_status tapas_synthetic_predictor_aia(const tapas_dataset_t *syn,
  * more, one forest per present code v predicts "v or not" and the k
  * probabilities are normalised to sum 1 (one-vs-rest; scikit-learn grows
  * multi-class trees instead).  Codes absent from syn get 0; one code only
- * gets 1.  progress (may be NULL) is polled once per tree.  TAPAS_EINVAL,
+ * gets 1.  progress (may be NULL) is polled once per tree, with the
+ * fraction of the trees of all the forests done.  TAPAS_EINVAL,
  * TAPAS_ENOMEM, TAPAS_ECANCELED.
  */
 struct tapas_rf_params;

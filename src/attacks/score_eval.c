@@ -83,7 +83,8 @@ score_aia_values(const tapas_score_attack_t *a, const tapas_dataset_t *ds,
 			return tapas_local_neighbourhood_aia(&a->distance, ds, x, xenc,
 												 a->sensitive, a->radius, s);
 		case TAPAS_SCORE_SYNTHETIC_PREDICTOR:
-			return tapas_synthetic_predictor_aia(ds, a->sensitive, a->C, xenc, 1, s);
+			return tapas_synthetic_predictor_aia(ds, a->sensitive, a->C, xenc, 1, s,
+												 a->progress);
 		default:
 			return TAPAS_EINVAL;
 	}

@@ -28,6 +28,7 @@
 #include "attacks/dataset.h"
 #include "attacks/density.h"
 #include "attacks/distance.h"
+#include "util/progress.h"
 #include "util/status.h"
 
 typedef enum tapas_score_attack_kind
@@ -51,6 +52,8 @@ typedef struct tapas_score_attack
 	size_t		bins;			/* independent model, histogram */
 	double		alpha;			/* their smoothing */
 	double		C;				/* synthetic predictor */
+	const tapas_progress_t *progress;	/* polled by the synthetic
+										 * predictor's fit (may be NULL) */
 	size_t		sensitive;		/* AIA column (categorical or ordinal) */
 	size_t		v0,
 				v1;				/* AIA candidate codes */
@@ -62,7 +65,8 @@ extern int	tapas_score_attack_is_aia(tapas_score_attack_kind kind);
 /*
  * Score of the target (raw, c values) against the synthetic dataset syn
  * (n x c raw values of schema cols, n >= 1).  Returns TAPAS_OK,
- * TAPAS_EINVAL (bad parameters for this schema) or TAPAS_ENOMEM.
+ * TAPAS_EINVAL (bad parameters for this schema), TAPAS_ENOMEM, or
+ * TAPAS_ECANCELED (a->progress stopped the synthetic predictor's fit).
  */
 extern tapas_status tapas_score_attack_run(const tapas_score_attack_t *a,
 										   const tapas_column_spec_t *cols,
@@ -75,7 +79,8 @@ extern tapas_status tapas_score_attack_run(const tapas_score_attack_t *a,
  * the sensitive code codes[i] (i < k; codes within the column's
  * cardinality), larger meaning "more likely this value"; the guess is the
  * candidate with the largest score.  a->v0 and a->v1 are not read.
- * TAPAS_EINVAL for an MIA attack or a bad code, TAPAS_ENOMEM.
+ * TAPAS_EINVAL for an MIA attack or a bad code, TAPAS_ENOMEM,
+ * TAPAS_ECANCELED.
  */
 extern tapas_status tapas_score_attack_run_values(const tapas_score_attack_t *a,
 												  const tapas_column_spec_t *cols,

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "attacks/logistic.h"
+#include "attacks/model_progress.h"
 #include "attacks/score_attacks.h"
 #include "util/memory.h"
 
@@ -203,8 +204,11 @@ single_code(const tapas_dataset_t *syn, size_t s)
 
 tapas_status
 tapas_synthetic_predictor_aia(const tapas_dataset_t *syn, size_t s, double C,
-							  const double *xenc, size_t m, double *scores)
+							  const double *xenc, size_t m, double *scores,
+							  const tapas_progress_t *progress)
 {
+	tapas_model_progress_t mp = {progress, 0, 1};
+	tapas_progress_t inner = {tapas_model_progress_poll, &mp};
 	size_t		k,
 				i,
 				c,
@@ -227,12 +231,14 @@ tapas_synthetic_predictor_aia(const tapas_dataset_t *syn, size_t s, double C,
 	memset(&P, 0, sizeof(P));
 	st = predictor_build(&P, syn, s);
 	models = P.ncodes == 2 ? 1 : P.ncodes;
+	mp.models = models;
 	for (c = 0; st == TAPAS_OK && c < models; c++)
 	{
 		for (i = 0; i < syn->n; i++)
 			P.y[i] = (long) syn->values[i * syn->c + s] == P.codes[c];
+		mp.c = c;
 		st = tapas_logit_fit(P.w + c * (syn->encoded_dim + 1), &P.data, C,
-							 PREDICTOR_TOL, NULL, NULL);
+							 PREDICTOR_TOL, NULL, progress != NULL ? &inner : NULL);
 	}
 	if (st == TAPAS_OK)
 		predict_all(&P, syn, s, xenc, m, scores);

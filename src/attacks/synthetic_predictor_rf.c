@@ -18,6 +18,7 @@
  */
 #include <string.h>
 
+#include "attacks/model_progress.h"
 #include "attacks/random_forest.h"
 #include "attacks/score_attacks.h"
 #include "util/memory.h"
@@ -80,6 +81,8 @@ tapas_synthetic_predictor_rf_aia(const tapas_dataset_t *syn, size_t s,
 			   *p = NULL;
 	int		   *y = NULL;
 	tapas_status st = TAPAS_OK;
+	tapas_model_progress_t mp = {progress, 0, 1};
+	tapas_progress_t inner = {tapas_model_progress_poll, &mp};
 
 	if (n == 0 || syn->encoded == NULL || s >= syn->c ||
 		syn->cols[s].kind != TAPAS_COLUMN_CATEGORICAL)
@@ -130,7 +133,7 @@ tapas_synthetic_predictor_rf_aia(const tapas_dataset_t *syn, size_t s,
 
 		while (!has[first])
 			first++;
-		if ((st = fit_one(syn, s, X, d, Xt, m, last, rp, seed, progress, y, p)) != TAPAS_OK)
+		if ((st = fit_one(syn, s, X, d, Xt, m, last, rp, seed, &inner, y, p)) != TAPAS_OK)
 			goto done;
 		for (i = 0; i < m; i++)
 		{
@@ -139,14 +142,16 @@ tapas_synthetic_predictor_rf_aia(const tapas_dataset_t *syn, size_t s,
 		}
 		goto done;
 	}
+	mp.models = present;
 	for (v = 0; v < k; v++)
 	{
 		if (!has[v])
 			continue;
-		if ((st = fit_one(syn, s, X, d, Xt, m, v, rp, seed, progress, y, p)) != TAPAS_OK)
+		if ((st = fit_one(syn, s, X, d, Xt, m, v, rp, seed, &inner, y, p)) != TAPAS_OK)
 			goto done;
 		for (i = 0; i < m; i++)
 			scores[i * k + v] = p[i];
+		mp.c++;
 	}
 	for (i = 0; i < m; i++)
 	{

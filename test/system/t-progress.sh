@@ -2,7 +2,7 @@
 # Long functions report progress and honour cancellation: tapas.evaluate
 # (through the datasets and through the classifier's fit, Groundhog and
 # shadow modelling, the random forest's and the logistic regression's
-# fits), tapas.reconstruct, tapas.reconstruct_matrix and
+# fits), tapas.aia_scores (synthetic_predictor_aia's fits), tapas.reconstruct, tapas.reconstruct_matrix and
 # tapas.audit (inside one statistic: its row-space sync and its decoders)
 # print a NOTICE every tapas.progress_interval and stop at
 # statement_timeout (57014) within a second.  Usage: t-progress.sh
@@ -107,6 +107,49 @@ grep -q 'NOTICE:  tapas.evaluate: training the classifier (' "$dir/progress.out"
 grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
 	{ cat "$dir/progress.out"; fail "the logistic fit was not cancelled"; }
 echo "evaluate, logistic fit of $fit_ms ms: cancelled at $timeout ms after $(sed -nE 's/^Time: ([0-9]+)\..*/\1/p' "$dir/progress.out") ms"
+
+# 2e. tapas.aia_scores with synthetic_predictor_aia: the logistic fits (one
+# per value of the sensitive column, one-vs-rest) report and stop like
+# tapas.evaluate's.  400,000 synthetic rows take 1 to 6 s to fit here, so a
+# first run times the fit (its first NOTICE comes within 100 ms of its
+# start) and the timeout falls halfway through it.
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL' || fail "predictor tables"
+CREATE TABLE sp_syn AS SELECT g AS id, (g % 7)::text AS a, ((g / 7) % 11)::text AS b,
+	((g * 13) % 17)::text AS c, ((g * 7 + g / 3) % 23)::text AS d,
+	(((g % 7) + (g * 31) % 5) % 5)::text AS s FROM generate_series(1, 400000) g;
+CREATE TABLE sp_tgt AS SELECT * FROM sp_syn WHERE id <= 3;
+CREATE TABLE sp_small AS SELECT * FROM sp_syn WHERE id <= 20000;
+SQL
+lr="SELECT count(*) FROM tapas.aia_scores('synthetic_predictor_aia', 'sp_syn', 'sp_tgt', 's',
+	'{\"key\": \"id\", \"exclude\": [\"id\"]}')"
+t0=$EPOCHREALTIME fit_start=""
+while IFS= read -r line; do
+	case $line in *'tapas.aia_scores: fitting the logistic regression'*) [ -n "$fit_start" ] || fit_start=$EPOCHREALTIME ;; esac
+	case $line in *' 15'*) got=1 ;; esac
+done < <(psql -X -q -d "$db" -c "SET tapas.progress_interval = '100ms'" -c "$lr" 2>&1)
+t1=$EPOCHREALTIME
+[ -n "$fit_start" ] || fail "no NOTICE from the predictor's logistic fit"
+[ "${got:-0}" = 1 ] || fail "predictor scores: not 3 targets x 5 values"
+read -r fit_ms timeout < <(awk -v a="$t0" -v b="$fit_start" -v c="$t1" \
+	'BEGIN { printf "%d %d\n", (c - b) * 1000, ((b + c) / 2 - a) * 1000 }')
+[ "$fit_ms" -ge 400 ] || fail "the predictor's logistic fit took only $fit_ms ms"
+run "$timeout" "$lr"
+grep -q 'NOTICE:  tapas.aia_scores: fitting the logistic regression, [0-9]*% (' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "the timeout fell before the predictor's logistic fit"; }
+grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "the predictor's logistic fit was not cancelled"; }
+echo "aia_scores, logistic fit of $fit_ms ms: cancelled at $timeout ms after $(sed -nE 's/^Time: ([0-9]+)\..*/\1/p' "$dir/progress.out") ms"
+
+# 2f. ... and the random forest estimator: 5 forests of 2,000 trees on
+# 20,000 rows take far longer than the 1.5 s timeout; the NOTICEs count
+# the trees of all the forests
+run 1500 "SELECT count(*) FROM tapas.aia_scores('synthetic_predictor_aia', 'sp_small', 'sp_tgt', 's',
+	'{\"key\": \"id\", \"exclude\": [\"id\"], \"estimator\": \"random_forest\", \"n_estimators\": 2000}')"
+grep -q 'NOTICE:  tapas.aia_scores: fitting the random forest, [0-9]*% (' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "no progress NOTICE from the predictor's forest"; }
+grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
+	{ cat "$dir/progress.out"; fail "the predictor's forest was not cancelled"; }
+echo "aia_scores, random forest: $(grep -c NOTICE "$dir/progress.out") NOTICEs, cancelled"
 
 # 3. the default interval is 5 s: a 1.5 s run prints nothing
 psql -X -q -d "$db" -c "SET statement_timeout = '1500ms'" \

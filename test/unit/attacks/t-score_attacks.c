@@ -8,6 +8,7 @@
  * class must be right with high probability).
  */
 #include <math.h>
+#include <string.h>
 
 #include "attacks/dataset.h"
 #include "attacks/random_forest.h"
@@ -145,7 +146,7 @@ test_synthetic_predictor_separable(void)
 		targets[3 * a + 2] = 0.5;
 		tapas_dataset_encode_record(ds, targets + 3 * a, tenc + 7 * a);
 	}
-	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 1, 100.0, tenc, 4, sc) ==
+	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 1, 100.0, tenc, 4, sc, NULL) ==
 				TAPAS_OK);
 	for (a = 0; a < 4; a++)
 	{
@@ -157,9 +158,9 @@ test_synthetic_predictor_separable(void)
 	for (i = 0; i < 200; i++)
 		ds->values[3 * i + 1] = 1;
 	tapas_dataset_encode(ds);
-	tapas_synthetic_predictor_aia(ds, 1, 1.0, tenc, 1, sc);
+	tapas_synthetic_predictor_aia(ds, 1, 1.0, tenc, 1, sc, NULL);
 	TAPAS_CHECK(sc[0] == 0 && sc[1] == 1);
-	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 2, 1.0, tenc, 1, sc) ==
+	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 2, 1.0, tenc, 1, sc, NULL) ==
 				TAPAS_EINVAL);
 	tapas_dataset_free(ds);
 	TAPAS_CHECK(tapas_memory_live() == 0);
@@ -184,7 +185,7 @@ test_synthetic_predictor_multiclass(void)
 	}
 	tapas_dataset_encode(ds);
 	tapas_dataset_encode_record(ds, t, tenc);
-	tapas_synthetic_predictor_aia(ds, 1, 10.0, tenc, 1, sc);
+	tapas_synthetic_predictor_aia(ds, 1, 10.0, tenc, 1, sc, NULL);
 	TAPAS_CHECK_MSG(sc[2] > sc[0] && sc[2] > sc[1] && sc[3] == 0,
 					"%g %g %g %g", sc[0], sc[1], sc[2], sc[3]);
 	tapas_dataset_free(ds);
@@ -196,6 +197,27 @@ test_synthetic_predictor_multiclass(void)
  * exact oracle: without bootstrap and with every feature tried, each tree
  * is the same CART tree, which separates the classes, so P = 0 or 1.
  */
+/* the fractions a progress callback is polled with: each above the last, in [0, 1) */
+typedef struct FractionLog
+{
+	int			calls;
+	double		last;
+	int			ok;
+} FractionLog;
+
+static int
+log_fraction(void *arg, double fraction)
+{
+	FractionLog *fl = (FractionLog *) arg;
+
+	if (fl->calls == 0)
+		fl->ok = 1;
+	fl->ok &= fraction > fl->last && fraction >= 0 && fraction < 1;
+	fl->last = fraction;
+	fl->calls++;
+	return 0;
+}
+
 static void
 test_synthetic_predictor_rf(void)
 {
@@ -235,6 +257,21 @@ test_synthetic_predictor_rf(void)
 			tapas_dataset_encode_record(ds, targets + 3 * a, tenc + 9 * a);
 		}
 		TAPAS_CHECK(tapas_synthetic_predictor_rf_aia(ds, 1, &rp, 7, tenc, 4, sc, NULL) == TAPAS_OK);
+		{
+			/* polled once per tree of every forest, fractions rising to 1 */
+			FractionLog fl = {0, -1.0, 0};
+			tapas_progress_t log = {log_fraction, &fl};
+			tapas_progress_t cancel = {tapas_test_cancel, NULL};
+			double		sc2[16];
+
+			TAPAS_CHECK(tapas_synthetic_predictor_rf_aia(ds, 1, &rp, 7, tenc, 4, sc2, &log) == TAPAS_OK);
+			TAPAS_CHECK(memcmp(sc, sc2, sizeof(sc2)) == 0);
+			TAPAS_CHECK_MSG(fl.calls == (multi ? 3 : 1) * rp.n_trees && fl.ok &&
+							fl.last < 1.0 && fl.last >= 1.0 - 1.0 / rp.n_trees / (multi ? 3 : 1) - 1e-12,
+							"multi %d: %d polls, last %g, ok %d", multi, fl.calls, fl.last, fl.ok);
+			TAPAS_CHECK(tapas_synthetic_predictor_rf_aia(ds, 1, &rp, 7, tenc, 4, sc2, &cancel) ==
+						TAPAS_ECANCELED);
+		}
 		for (a = 0; a < 4; a++)
 		{
 			size_t		want = multi ? a % 3 : a % 2;

@@ -173,7 +173,7 @@ compare(size_t k, size_t present, double C)
 				s += ds->encoded[i * e + j] * ds->encoded[i * e + j];
 		xmax = fmax(xmax, sqrt(s));
 	}
-	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 3, C, tenc, m, st) == TAPAS_OK);
+	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 3, C, tenc, m, st, NULL) == TAPAS_OK);
 	liblinear_scores(ds, C, 1e-8, tenc, m, sl);
 	liblinear_scores(ds, C, 0.01, tenc, m, sold);
 	for (i = 0; i < m * k; i++)
@@ -228,7 +228,7 @@ test_predictor_enomem(void)
 	for (k = 0; k < 80; k++)
 	{
 		tapas_memory_fail_after(k);
-		st = tapas_synthetic_predictor_aia(ds, 3, 1.0, ds->encoded, 3, sc);
+		st = tapas_synthetic_predictor_aia(ds, 3, 1.0, ds->encoded, 3, sc, NULL);
 		tapas_memory_fail_after(-1);
 		TAPAS_CHECK(st == TAPAS_OK || st == TAPAS_ENOMEM);
 		TAPAS_CHECK_MSG(tapas_memory_live() == live, "leak after failure %ld", k);
@@ -237,9 +237,73 @@ test_predictor_enomem(void)
 	tapas_dataset_free(ds);
 }
 
+/* records the fractions it is polled with; cancels at call number *arg */
+typedef struct Poll
+{
+	int			calls;
+	int			cancel_at;		/* -1: never */
+	double		last;
+	int			backwards;		/* a fraction below the previous one */
+	int			outside;		/* a fraction outside [0, 1] */
+} Poll;
+
+static int
+poll_record(void *arg, double fraction)
+{
+	Poll	   *p = (Poll *) arg;
+
+	p->backwards |= fraction < p->last;
+	p->outside |= !(fraction >= 0 && fraction <= 1);
+	p->last = fraction;
+	return ++p->calls == p->cancel_at;
+}
+
+/*
+ * The fit polls progress: with fractions of the models done, rising from 0
+ * to 1 over the one-vs-rest models, and the same scores as without it;
+ * a cancel at any poll returns TAPAS_ECANCELED and frees everything.
+ */
+static void
+test_predictor_progress_and_cancel(void)
+{
+	tapas_rng_t rng;
+	tapas_dataset_t *ds;
+	double		a[5 * 3],
+				b[5 * 3];
+	Poll		p = {0, -1, 0, 0, 0};
+	tapas_progress_t progress = {poll_record, &p};
+	tapas_progress_t cancel = {tapas_test_cancel, NULL};
+	long		live;
+	int			calls,
+				k;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 5);
+	ds = random_dataset(&rng, 5, 4);
+	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 3, 1.0, ds->encoded, 3, a, NULL) == TAPAS_OK);
+	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 3, 1.0, ds->encoded, 3, b, &progress) == TAPAS_OK);
+	TAPAS_CHECK(memcmp(a, b, sizeof(a)) == 0);
+	TAPAS_CHECK_MSG(p.calls >= 8, "polled %d times over 4 models", p.calls);
+	TAPAS_CHECK(!p.backwards && !p.outside);
+	TAPAS_CHECK_MSG(p.last == 1.0, "last fraction %g", p.last);
+	calls = p.calls;
+	live = tapas_memory_live();
+	TAPAS_CHECK(tapas_synthetic_predictor_aia(ds, 3, 1.0, ds->encoded, 3, b, &cancel) == TAPAS_ECANCELED);
+	for (k = 1; k <= calls; k++)
+	{
+		Poll		q = {0, k, 0, 0, 0};
+		tapas_progress_t at = {poll_record, &q};
+
+		TAPAS_CHECK_MSG(tapas_synthetic_predictor_aia(ds, 3, 1.0, ds->encoded, 3, b, &at) ==
+						TAPAS_ECANCELED, "cancel at poll %d", k);
+	}
+	TAPAS_CHECK_MSG(tapas_memory_live() == live, "leak after a cancel");
+	tapas_dataset_free(ds);
+}
+
 int
 main(void)
 {
+	TAPAS_TEST_RUN(test_predictor_progress_and_cancel);
 	TAPAS_TEST_RUN(test_predictor_binary_vs_liblinear);
 	TAPAS_TEST_RUN(test_predictor_multiclass_vs_liblinear);
 	TAPAS_TEST_RUN(test_predictor_enomem);
