@@ -4,10 +4,11 @@
  *	  Server side of tapas.evaluate: the user SQL generator called
  *	  through SPI.
  *
- * attacks_shadow.c parses the arguments and params, reads the auxiliary
- * table once (api/dataset_sql.c of the attacks module), runs the kernels of
- * src/attacks/ on row numbers and returns the metrics or the per-dataset
- * scores.  attacks_shadow_gen.c handles generators that are SQL functions;
+ * attacks_shadow.c runs one evaluation: attacks_shadow_request.c and
+ * attacks_shadow_params.c parse the arguments and params,
+ * attacks_shadow_data.c reads the auxiliary table once (with
+ * api/dataset_sql.c), and the kernels of src/attacks/ run on row numbers;
+ * it returns the metrics or the per-dataset scores.  attacks_shadow_gen.c handles generators that are SQL functions;
  * built-in generators never leave C.
  *
  * IDENTIFICATION

@@ -68,4 +68,26 @@ typedef struct EvalRequest
 extern void tapas_shadow_request_parse(FunctionCallInfo fcinfo, EvalRequest *req,
 									   bool many);
 
+/* the auxiliary table, read once */
+typedef struct EvalData
+{
+	TapasAttackSchema *schema;
+	double	   *pool;			/* (n - T) x c, the targets taken out */
+	double	   *target;			/* T x c, in the order of the keys */
+	size_t		n_pool;
+	size_t		c;
+} EvalData;
+
+/* attacks_shadow_data.c: the auxiliary table, read and resolved (cxt: its memory) */
+extern void tapas_shadow_read_auxiliary(EvalRequest *req, EvalData *d, MemoryContext cxt);
+extern void tapas_shadow_resolve_sensitive(EvalRequest *req, EvalData *d);
+extern void tapas_shadow_resolve_distance(EvalRequest *req, EvalData *d);
+extern void tapas_shadow_check_sizes(EvalRequest *req, EvalData *d);
+
+/* attacks_shadow_params.c: the sections of req->params into req */
+extern void tapas_shadow_parse_threat_model(EvalRequest *req);
+extern void tapas_shadow_parse_features(EvalRequest *req);
+extern void tapas_shadow_parse_score_attack(EvalRequest *req,
+											tapas_score_attack_kind score);
+
 #endif							/* TAPAS_PG_ATTACKS_SHADOW_REQUEST_H */
