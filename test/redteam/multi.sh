@@ -104,4 +104,9 @@ attackn "values sum, complement union" "SELECT count(*) FILTER (WHERE diagnosis 
 	"SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold')) FROM pt WHERE age <> 91" \
 	"SELECT count(*) FILTER (WHERE diagnosis = 'asthma') FROM pt WHERE age <> 91" \
 	"SELECT count(*) FILTER (WHERE diagnosis = 'gout') FROM pt WHERE age <> 91"
+# a constant on every row: sum(CASE WHEN rare THEN 2 ELSE 1 END) is count(*) + count(rare)
+attackn "CASE 2 else 1" "SELECT sum(CASE WHEN rare THEN 2 ELSE 1 END) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attackn "CASE 5 else 7 on income" "SELECT sum(CASE WHEN income > 3000 THEN 5 ELSE 7 END) FROM pt" "SELECT count(*) FILTER (WHERE income > 3000) FROM pt WHERE age <> 91"
+attackn "income + 1000" "SELECT sum(income + 1000) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
+attackn "income - 1000, avg" "SELECT avg(income - 1000) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
 reset
