@@ -457,7 +457,7 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 			 */
 			if (count_value == NULL)
 				count_value = r;
-			else if (!equal(count_value, r))
+			else if (!tapas_const_same_value(count_value, r))
 				return opaque(phi, relid, true);
 			r = (Node *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true);
 		}
