@@ -16,6 +16,9 @@
 #include "attacks/generators.h"
 #include "attacks/threat_model.h"
 
+/* rows fetched ahead by tapas_gen_materialise */
+#define MATERIALISE_AHEAD 8
+
 void
 tapas_gen_materialise(const double *pool, size_t m, const double *target,
 					  const int32_t *rows, size_t n_rows, double *out)
@@ -28,6 +31,19 @@ tapas_gen_materialise(const double *pool, size_t m, const double *target,
 		const double *src = rows[i] < 0 ? target + (size_t) (-1 - (int64_t) rows[i]) * m :
 			pool + (size_t) rows[i] * m;
 
+		/*
+		 * the rows are scattered over the pool (50,000 census rows: 6.8 MB),
+		 * so each copy waited for memory: fetch the row 8 ahead meanwhile
+		 */
+		if (i + MATERIALISE_AHEAD < n_rows && rows[i + MATERIALISE_AHEAD] >= 0)
+		{
+			const char *next = (const char *) (pool + (size_t) rows[i + MATERIALISE_AHEAD] * m);
+			size_t		o;
+
+			for (o = 0; o < m * sizeof(double); o += 64)
+				__builtin_prefetch(next + o);
+			__builtin_prefetch(next + m * sizeof(double) - 1);
+		}
 		memcpy(out + i * m, src, m * sizeof(double));
 	}
 }
