@@ -101,11 +101,14 @@ tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch
 	uint32_t	newtables = 0;
 	int			i;
 	tapas_ledger_store_full_t f = TAPAS_LEDGER_STORE_FITS;
+	ledger_stat_walk_t walk;
+	uint64_t	last_table = 0;
 
 	if (b->first_log_id != 0 && ledger_store_check_consistent(s, b) != TAPAS_OK)
 		return TAPAS_EINVAL;
 	if (b->query != NULL)
 		arena += ALIGN8((uint64_t) b->query_len + 1);
+	ledger_stat_walk_init(&walk, s, b);
 	for (i = 0; i < b->ncells; i++)
 	{
 		const tapas_ledger_batch_cell_t *c = &b->cells[i];
@@ -115,12 +118,17 @@ tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch
 		newrec += c->nnew;
 		if (c->shared_from == 0)
 			arena += ALIGN8(c->cover_len);
-		tapas_ledger_store_stat_state(s, b, i, &exists, &has_basis);
+		ledger_stat_walk_state(&walk, i, &exists, &has_basis);
+		ledger_stat_walk_done(&walk, i);
 		if (!exists || (!has_basis && c->basis_len > 0))
 			arena += STAT_BYTES2(c->stat_len, c->basis_len);
-		if (ledger_batch_first_of_table(b, i) && tapas_ledger_store_table_slot(s, c->table_id) < 0)
+		/* a statement's cells are usually of one table: scan only on a change */
+		if (c->table_id != last_table && ledger_batch_first_of_table(b, i) &&
+			tapas_ledger_store_table_slot(s, c->table_id) < 0)
 			newtables++;
+		last_table = c->table_id;
 	}
+	ledger_stat_walk_free(&walk);
 	if ((uint64_t) b->ncells > s->lim.max_cells - s->ncells)
 		f = TAPAS_LEDGER_STORE_FULL_CELLS;
 	else if (newrec > s->lim.max_records - s->nrecords)

@@ -297,7 +297,7 @@ batch_share_covers(tapas_ledger_batch_t *b)
  * not hold one for its statistic: a basis is logged once per statistic.
  */
 static void
-batch_set_basis(const tapas_ledger_store_t *s, tapas_ledger_batch_t *b, int i, const char *basis)
+batch_set_basis(ledger_stat_walk_t *w, tapas_ledger_batch_t *b, int i, const char *basis)
 {
 	int			exists,
 				has_basis;
@@ -305,13 +305,13 @@ batch_set_basis(const tapas_ledger_store_t *s, tapas_ledger_batch_t *b, int i, c
 
 	b->cells[i].basis = NULL;
 	b->cells[i].basis_len = 0;
-	if (len == 0 || len >= UINT32_MAX)
-		return;
-	tapas_ledger_store_stat_state(s, b, i, &exists, &has_basis);
-	if (has_basis)
-		return;
-	b->cells[i].basis = basis;
-	b->cells[i].basis_len = (uint32_t) len;
+	ledger_stat_walk_state(w, i, &exists, &has_basis);
+	if (len > 0 && len < UINT32_MAX && !has_basis)
+	{
+		b->cells[i].basis = basis;
+		b->cells[i].basis_len = (uint32_t) len;
+	}
+	ledger_stat_walk_done(w, i);
 }
 
 tapas_status
@@ -329,6 +329,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 	tapas_ledger_batch_t *b;
 	uint32_t  **idx = NULL;		/* per cell: its indices */
 	uint64_t   *nmiss = NULL;	/* per cell: its new keys, then a bound on its indices */
+	ledger_stat_walk_t walk;
 	int			i,
 				j;
 	tapas_status st = TAPAS_OK;
@@ -357,6 +358,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		st = TAPAS_ENOMEM;
 	else
 		b->ncells = ncells;
+	ledger_stat_walk_init(&walk, s, b);
 	/* 1. the indices the store knows */
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
 	{
@@ -366,7 +368,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		c->statistic = cells[i].statistic;
 		c->stat_len = (uint32_t) strlen(cells[i].statistic);
 		c->answer = cells[i].answer;
-		batch_set_basis(s, b, i, cells[i].basis);
+		batch_set_basis(&walk, b, i, cells[i].basis);
 		idx[i] = tapas_malloc((cells[i].nkeys ? cells[i].nkeys : 1) * sizeof(uint32_t));
 		c->newkeys = tapas_malloc((cells[i].nkeys ? cells[i].nkeys : 1) * sizeof(int64_t));
 		if (idx[i] == NULL || c->newkeys == NULL)
@@ -374,6 +376,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		else
 			nmiss[i] = batch_lookup_cell(s, cache, &cells[i], idx[i]);
 	}
+	ledger_stat_walk_free(&walk);
 	/* 2. the new keys, table by table (at the first cell of each) */
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
 	{
