@@ -83,6 +83,17 @@ typedef struct TapasGateState
 	int			group_no;		/* Agg rows drained so far */
 	int			ncells;
 	int			maxcells;
+	/*
+	 * The captures of the current Agg row unpacked so far (at most
+	 * ncovers): a capture with the same keys as one of them (the statistics
+	 * of one GROUP BY over the same rows) shares its keys array instead of
+	 * unpacking its own, and the auditor and the ledger then see one
+	 * pointer (their per-cell work on keys is done once per pointer).
+	 */
+	int			nrow;
+	bytea	  **row_cover;		/* [ncovers] the packed capture */
+	const int64 **row_keys;		/* [ncovers] its keys */
+	Oid		   *row_relid;		/* [ncovers] its table */
 } TapasGateState;
 
 static Node *gate_create_state(CustomScan *cscan);
@@ -235,6 +246,20 @@ gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, const Node *ba
 }
 
 /*
+ * The keys of an earlier capture of this Agg row over the same table with
+ * the same packed keys as cover, or NULL; fills *hdr with cover's header
+ * when it finds them.
+ */
+static int64 *
+gate_row_keys(TapasGateState *gs, Oid relid, const bytea *cover, TapasCoverHeader *hdr)
+{
+	for (int k = 0; k < gs->nrow; k++)
+		if (gs->row_relid[k] == relid && tapas_cover_same_keys(gs->row_cover[k], cover, hdr))
+			return (int64 *) gs->row_keys[k];
+	return NULL;
+}
+
+/*
  * Unpacks capture i of one Agg row: a cell, unless an identical one (same
  * statistic and keys) came from another capture of the same row; or, for
  * a capture grouped by a sensitive column, a row for groups.c.
@@ -246,15 +271,20 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 	TapasCoverHeader hdr;
 	int64	   *keys;
 	Oid			relid = gs->cover_relid[i];
+	bool		shared = false;
 
-	keys = tapas_cover_keys(cover, gs->cxt, &hdr);
 	gs->incomplete |= gs->cover_spec[i]->incomplete;
 	if (gs->cover_grouped[i] != NULL)
 	{
+		keys = tapas_cover_keys(cover, gs->cxt, &hdr);
 		tapas_grouped_add(gs->cover_grouped[i], gs->cxt, values, isnull,
 						  hdr.answer, keys, hdr.nkeys);
 		return;
 	}
+	keys = gate_row_keys(gs, relid, cover, &hdr);
+	shared = keys != NULL;
+	if (!shared)
+		keys = tapas_cover_keys(cover, gs->cxt, &hdr);
 	/*
 	 * An empty term of a split condition (no row with age = 91) adds
 	 * nothing to its cell; an empty cell as a whole still answers "no such
@@ -262,8 +292,16 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 	 */
 	if (hdr.nkeys == 0 && gs->cover_spec[i]->split)
 	{
-		pfree(keys);
+		if (!shared)
+			pfree(keys);
 		return;
+	}
+	if (!shared)
+	{
+		gs->row_cover[gs->nrow] = cover;
+		gs->row_keys[gs->nrow] = keys;
+		gs->row_relid[gs->nrow] = relid;
+		gs->nrow++;
 	}
 	for (int j = gs->ncells - 1; j >= 0 && j >= gs->ncells - gs->ncovers; j--)
 	{
@@ -277,7 +315,11 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 			/* one term of several aggregates (count(*) in SELECT and HAVING) */
 			gs->cell_aggs[j] = list_union(gs->cell_aggs[j], gs->cover_spec[i]->aggs);
 			MemoryContextSwitchTo(old);
-			pfree(keys);
+			if (!shared)
+			{
+				gs->nrow--;		/* it is not kept: the cell keeps its own */
+				pfree(keys);
+			}
 			return;
 		}
 	}
@@ -456,6 +498,9 @@ gate_drain(TapasGateState *gs)
 	}
 	values = palloc(sizeof(Datum) * desc->natts);
 	isnull = palloc(sizeof(bool) * desc->natts);
+	gs->row_cover = palloc(sizeof(bytea *) * Max(gs->ncovers, 1));
+	gs->row_keys = palloc(sizeof(int64 *) * Max(gs->ncovers, 1));
+	gs->row_relid = palloc(sizeof(Oid) * Max(gs->ncovers, 1));
 	MemoryContextSwitchTo(old);
 
 	for (;;)
@@ -470,6 +515,7 @@ gate_drain(TapasGateState *gs)
 		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
 		memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
 		gs->group_no++;
+		gs->nrow = 0;
 		if (audited && gate_group_dropped(gs, values, isnull))
 			continue;
 		for (int i = 0; i < gs->ncovers; i++)

@@ -135,6 +135,34 @@ batch_make_cover(tapas_ledger_batch_cell_t *c, uint32_t *idx, uint64_t m, uint64
 	return TAPAS_OK;
 }
 
+/*
+ * Whether cell i covers the very keys array of cell i - 1, of the same
+ * table: the gate hands the statistics of one group over the same rows
+ * one array (capture/gate.c), so their lookups, numbering and cover are
+ * done once.
+ */
+static int
+batch_same_keys(const tapas_ledger_cell_in_t *cells, int i)
+{
+	return i > 0 && cells[i].keys == cells[i - 1].keys && cells[i].nkeys == cells[i - 1].nkeys &&
+		cells[i].table_id == cells[i - 1].table_id;
+}
+
+/* c gets a copy of the cover of from */
+static tapas_status
+batch_copy_cover(tapas_ledger_batch_cell_t *c, const tapas_ledger_batch_cell_t *from)
+{
+	uint8_t    *buf = tapas_malloc(from->cover_len ? from->cover_len : 1);
+
+	if (buf == NULL)
+		return TAPAS_ENOMEM;
+	memcpy(buf, from->cover, from->cover_len);
+	c->cover = buf;
+	c->cover_len = from->cover_len;
+	c->ncovered = from->ncovered;
+	return TAPAS_OK;
+}
+
 #define LOOKUP_AHEAD 16			/* keys between a prefetch and its lookup */
 
 /*
@@ -373,6 +401,12 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		c->newkeys = tapas_malloc((cells[i].nkeys ? cells[i].nkeys : 1) * sizeof(int64_t));
 		if (idx[i] == NULL || c->newkeys == NULL)
 			st = TAPAS_ENOMEM;
+		else if (batch_same_keys(cells, i))
+		{
+			/* what the lookups would find: the store does not change here */
+			memcpy(idx[i], idx[i - 1], cells[i].nkeys * sizeof(uint32_t));
+			nmiss[i] = nmiss[i - 1];
+		}
 		else
 			nmiss[i] = batch_lookup_cell(s, cache, &cells[i], idx[i]);
 	}
@@ -396,9 +430,10 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 			if (cells[j].table_id == cells[i].table_id)
 				nmiss[j] = tapas_ledger_store_table_n(s, cells[i].table_id) + total;
 	}
-	/* 3. the covers */
+	/* 3. the covers (equal indices make equal bytes) */
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
-		st = batch_make_cover(&b->cells[i], idx[i], cells[i].nkeys, nmiss[i]);
+		st = batch_same_keys(cells, i) ? batch_copy_cover(&b->cells[i], &b->cells[i - 1])
+			: batch_make_cover(&b->cells[i], idx[i], cells[i].nkeys, nmiss[i]);
 	for (i = 0; idx != NULL && i < ncells; i++)
 		tapas_free(idx[i]);
 	tapas_free(idx);

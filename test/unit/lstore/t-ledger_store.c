@@ -684,6 +684,72 @@ test_lstore_stat_walk(void)
 	free(s);
 }
 
+/*
+ * Cells that share one keys array with the cell before them (the gate's
+ * statistics of one group) reuse its indices and cover: the store after
+ * applying such batches equals, byte for byte, a store fed the same
+ * batches with a private copy of every keys array.
+ */
+static void
+test_lstore_shared_keys(void)
+{
+	tapas_rng_t rng;
+	tapas_ledger_store_limits_t lim = {WL_TABLES * WL_U, 100000, 16 << 20, 8};
+	size_t		size = tapas_ledger_store_size(&lim);
+	tapas_ledger_store_t *a = wl_store_create(WL_TABLES * WL_U, 100000, 16 << 20, 8);
+	tapas_ledger_store_t *b = wl_store_create(WL_TABLES * WL_U, 100000, 16 << 20, 8);
+	long		it,
+				iters = tapas_test_iters(100);
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (it = 0; it < iters; it++)
+	{
+		static wl_stmt_t st;
+		static tapas_ledger_cell_in_t shared[WL_MAXCELLS];
+		int64_t    *copies[WL_MAXCELLS];
+		tapas_ledger_batch_t *ba,
+				   *bb;
+		int			c;
+
+		wl_stmt_make(&rng, &st, (int) it);
+		/* a: cell c repeats cell c - 1's array half of the time; b: a copy */
+		for (c = 0; c < st.ncells; c++)
+		{
+			shared[c] = st.in[c];
+			if (c > 0 && tapas_rng_below(&rng, 2))
+			{
+				shared[c].keys = shared[c - 1].keys;
+				shared[c].nkeys = shared[c - 1].nkeys;
+				shared[c].table_id = tapas_rng_below(&rng, 4) ? shared[c - 1].table_id
+					: st.in[c].table_id;
+			}
+			copies[c] = malloc((shared[c].nkeys ? shared[c].nkeys : 1) * sizeof(int64_t));
+			memcpy(copies[c], shared[c].keys, shared[c].nkeys * sizeof(int64_t));
+			st.in[c] = shared[c];
+			st.in[c].keys = copies[c];
+		}
+		TAPAS_CHECK(tapas_ledger_store_prepare(a, shared, st.ncells, st.query, &ba) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_prepare(b, st.in, st.ncells, st.query, &bb) == TAPAS_OK);
+		for (c = 0; c < st.ncells; c++)
+			TAPAS_CHECK(ba->cells[c].cover_len == bb->cells[c].cover_len &&
+						memcmp(ba->cells[c].cover, bb->cells[c].cover, ba->cells[c].cover_len) == 0 &&
+						ba->cells[c].nnew == bb->cells[c].nnew &&
+						ba->cells[c].shared_from == bb->cells[c].shared_from);
+		ba->logged_at = bb->logged_at = it;
+		TAPAS_CHECK(tapas_ledger_store_apply(a, ba, NULL) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_apply(b, bb, NULL) == TAPAS_OK);
+		tapas_ledger_batch_free(ba);
+		tapas_ledger_batch_free(bb);
+		for (c = 0; c < st.ncells; c++)
+			free(copies[c]);
+		wl_stmt_free(&st);
+		TAPAS_CHECK_MSG(memcmp(a, b, size) == 0, "statement %ld", it);
+	}
+	TAPAS_CHECK(tapas_ledger_store_validate(a, NULL) == TAPAS_OK);
+	free(a);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -697,5 +763,6 @@ main(void)
 	TAPAS_TEST_RUN(test_lstore_reset_in_place);
 	TAPAS_TEST_RUN(test_lstore_role_usage);
 	TAPAS_TEST_RUN(test_lstore_stat_walk);
+	TAPAS_TEST_RUN(test_lstore_shared_keys);
 	TAPAS_TEST_DONE();
 }
