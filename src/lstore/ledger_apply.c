@@ -28,6 +28,8 @@
 #include "util/compare.h"
 #include "util/memory.h"
 
+#define PUT_AHEAD 16			/* new keys between a prefetch and its insert */
+
 /* whether cell i is the first of b with its table_id */
 static int
 ledger_batch_first_of_table(const tapas_ledger_batch_t *b, int i)
@@ -166,8 +168,17 @@ tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b, tapas
 		uint32_t	slot = tapas_ledger_store_put_table(s, c->table_id);
 		uint64_t	k;
 
+		/*
+		 * New keys go to random slots of a hash table far larger than the
+		 * caches (2^24 records by default): the slot of the key PUT_AHEAD
+		 * ahead is prefetched, as lookups do (ledger_batch.c).
+		 */
 		for (k = 0; k < c->nnew; k++)
+		{
+			if (k + PUT_AHEAD < c->nnew)
+				tapas_ledger_store_prefetch_slot(s, c->table_id, c->newkeys[k + PUT_AHEAD]);
 			tapas_ledger_store_put_record(s, slot, c->newkeys[k]);
+		}
 		cell->log_id = b->first_log_id + i;
 		cell->logged_at = b->logged_at;
 		cell->session_start = b->session_start;

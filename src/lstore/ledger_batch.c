@@ -239,7 +239,8 @@ batch_number_table(const tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *
 	if (keys == NULL || uniq == NULL || rank == NULL)
 		goto done;
 	for (i = 0; i < ncells; i++)
-		for (k = 0; cells[i].table_id == table_id && k < cells[i].nkeys; k++)
+		for (k = 0; cells[i].table_id == table_id && !batch_same_keys(cells, i) &&
+			 k < cells[i].nkeys; k++)
 			if (idx[i][k] == NEW_INDEX)
 				keys[m++] = cells[i].keys[k];
 	if ((st = tapas_first_seen(keys, nmiss, rank, uniq, &nuniq)) != TAPAS_OK)
@@ -249,7 +250,8 @@ batch_number_table(const tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *
 		goto done;
 	m = 0;
 	for (i = 0; i < ncells; i++)
-		for (k = 0; cells[i].table_id == table_id && k < cells[i].nkeys; k++)
+		for (k = 0; cells[i].table_id == table_id && !batch_same_keys(cells, i) &&
+			 k < cells[i].nkeys; k++)
 		{
 			if (idx[i][k] != NEW_INDEX)
 				continue;
@@ -402,11 +404,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		if (idx[i] == NULL || c->newkeys == NULL)
 			st = TAPAS_ENOMEM;
 		else if (batch_same_keys(cells, i))
-		{
-			/* what the lookups would find: the store does not change here */
-			memcpy(idx[i], idx[i - 1], cells[i].nkeys * sizeof(uint32_t));
-			nmiss[i] = nmiss[i - 1];
-		}
+			nmiss[i] = 0;		/* numbered with cell i - 1; its cover is copied */
 		else
 			nmiss[i] = batch_lookup_cell(s, cache, &cells[i], idx[i]);
 	}
