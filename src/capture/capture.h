@@ -71,6 +71,13 @@ extern int64 *tapas_cover_keys(const bytea *cover, MemoryContext cxt,
 							   TapasCoverHeader *hdr);
 /* cover.c: the number of covered keys of a _cover result */
 extern int64 tapas_cover_count(const bytea *cover);
+/*
+ * cover.c: whether two _cover results hold the same keys (their answers
+ * may differ), by their bytes: equal bytes are equal sets; unequal bytes
+ * answer false even for equal sets, so this is a shortcut, never a proof
+ * of difference.  Fills *hdr with b's header.
+ */
+extern bool tapas_cover_same_keys(const bytea *a, const bytea *b, TapasCoverHeader *hdr);
 
 /* Audited aggregate kinds (validate.c decides, normalise.c captures). */
 typedef enum TapasAggKind

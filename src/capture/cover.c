@@ -514,6 +514,18 @@ tapas_cover_keys(const bytea *cover, MemoryContext cxt, TapasCoverHeader *hdr)
 	return keys;
 }
 
+bool
+tapas_cover_same_keys(const bytea *a, const bytea *b, TapasCoverHeader *hdr)
+{
+	TapasCoverHeader ha;
+	const char *pa = cover_unpack_header(a, &ha);
+	const char *pb = cover_unpack_header(b, hdr);
+
+	/* the lengths were checked against the headers: compare the payloads */
+	return ha.nkeys == hdr->nkeys && ha.nextra == hdr->nextra && ha.setbytes == hdr->setbytes &&
+		memcmp(pa, pb, hdr->setbytes + hdr->nextra * sizeof(int64)) == 0;
+}
+
 /* the number of covered keys of a _cover result (its header only) */
 int64
 tapas_cover_count(const bytea *cover)

@@ -32,6 +32,8 @@
  *	   new log_ids just before.
  * Admin sessions pass through: no cells, no k, no ledger.
  *
+ * The cells of step 1 and the k check of step 2 are built in gate_cells.c.
+ *
  * Memory: the tuplestore and the cells live in "tapas gate", a child of
  * es_query_cxt created in BeginCustomScan (freed at ExecutorEnd); a rescan
  * with new parameters resets it.  Stored tuples are minimal tuples, read
@@ -60,30 +62,9 @@
 
 #include "audit/audit.h"
 #include "capture/capture.h"
+#include "capture/gate_int.h"
 #include "policy/policy.h"
 
-typedef struct TapasGateState
-{
-	CustomScanState css;
-	MemoryContext cxt;			/* "tapas gate": store and cells */
-	Tuplestorestate *store;		/* drained groups (flat Agg rows) */
-	TupleTableSlot *readslot;	/* minimal slot for reading the store */
-	bool		drained;		/* this execution's groups are in store */
-	int			ncovers;		/* capture columns */
-	AttrNumber *cover_att;		/* [ncovers] attno in the scan tuple */
-	Oid		   *cover_relid;	/* [ncovers] protected table */
-	TapasStatSpec **cover_spec;	/* [ncovers] what the capture logs */
-	TapasGroupedCover **cover_grouped;	/* [ncovers] non-NULL: grouped by a
-										 * sensitive column (groups.c) */
-	bool		incomplete;		/* a cell of several sensitive bases was answered */
-	TapasCell  *cells;			/* cells of this execution */
-	int		   *cell_group;		/* [maxcells] the Agg row of each cell, 1, 2, ...
-								 * (0: grouped by a sensitive column) */
-	List	  **cell_aggs;		/* [maxcells] the aggregates it is a term of */
-	int			group_no;		/* Agg rows drained so far */
-	int			ncells;
-	int			maxcells;
-} TapasGateState;
 
 static Node *gate_create_state(CustomScan *cscan);
 static void gate_begin(CustomScanState *node, EState *estate, int eflags);
@@ -202,183 +183,6 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 	}
 }
 
-/*
- * appends a cell (keys owned by the caller, in gs->cxt), a term of the
- * aggregates aggs of Agg row group (for tapas.last_capture)
- */
-static void
-gate_append_cell(TapasGateState *gs, Oid relid, const char *stat, const Node *basis,
-				 double answer, const int64 *keys, int64 nkeys, int group, List *aggs)
-{
-	if (gs->ncells == gs->maxcells)
-	{
-		gs->maxcells = Max(16, gs->maxcells * 2);
-		gs->cells = gs->cells == NULL ?
-			MemoryContextAlloc(gs->cxt, gs->maxcells * sizeof(TapasCell)) :
-			repalloc(gs->cells, gs->maxcells * sizeof(TapasCell));
-		gs->cell_group = gs->cell_group == NULL ?
-			MemoryContextAlloc(gs->cxt, gs->maxcells * sizeof(int)) :
-			repalloc(gs->cell_group, gs->maxcells * sizeof(int));
-		gs->cell_aggs = gs->cell_aggs == NULL ?
-			MemoryContextAlloc(gs->cxt, gs->maxcells * sizeof(List *)) :
-			repalloc(gs->cell_aggs, gs->maxcells * sizeof(List *));
-	}
-	gs->cell_group[gs->ncells] = group;
-	gs->cell_aggs[gs->ncells] = aggs;
-	gs->cells[gs->ncells].relid = relid;
-	gs->cells[gs->ncells].statistic = stat;
-	gs->cells[gs->ncells].answer = answer;
-	gs->cells[gs->ncells].keys = keys;
-	gs->cells[gs->ncells].nkeys = nkeys;
-	gs->cells[gs->ncells].basis = (const struct Node *) basis;
-	gs->ncells++;
-}
-
-/*
- * Unpacks capture i of one Agg row: a cell, unless an identical one (same
- * statistic and keys) came from another capture of the same row; or, for
- * a capture grouped by a sensitive column, a row for groups.c.
- */
-static void
-gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, bytea *cover,
-			   const Datum *values, const bool *isnull)
-{
-	TapasCoverHeader hdr;
-	int64	   *keys;
-	Oid			relid = gs->cover_relid[i];
-
-	keys = tapas_cover_keys(cover, gs->cxt, &hdr);
-	gs->incomplete |= gs->cover_spec[i]->incomplete;
-	if (gs->cover_grouped[i] != NULL)
-	{
-		tapas_grouped_add(gs->cover_grouped[i], gs->cxt, values, isnull,
-						  hdr.answer, keys, hdr.nkeys);
-		return;
-	}
-	/*
-	 * An empty term of a split condition (no row with age = 91) adds
-	 * nothing to its cell; an empty cell as a whole still answers "no such
-	 * row" and meets k below.
-	 */
-	if (hdr.nkeys == 0 && gs->cover_spec[i]->split)
-	{
-		pfree(keys);
-		return;
-	}
-	for (int j = gs->ncells - 1; j >= 0 && j >= gs->ncells - gs->ncovers; j--)
-	{
-		TapasCell  *c = &gs->cells[j];
-
-		if (c->relid == relid && c->nkeys == hdr.nkeys && strcmp(c->statistic, stat) == 0 &&
-			c->answer == hdr.answer && memcmp(c->keys, keys, hdr.nkeys * sizeof(int64)) == 0)
-		{
-			MemoryContext old = MemoryContextSwitchTo(gs->cxt);
-
-			/* one term of several aggregates (count(*) in SELECT and HAVING) */
-			gs->cell_aggs[j] = list_union(gs->cell_aggs[j], gs->cover_spec[i]->aggs);
-			MemoryContextSwitchTo(old);
-			pfree(keys);
-			return;
-		}
-	}
-	gate_append_cell(gs, relid, stat, basis, hdr.answer, keys, hdr.nkeys, gs->group_no,
-					 gs->cover_spec[i]->aggs);
-}
-
-#define GATE_MAX_HAVING 32		/* HAVING conjuncts tracked per group */
-
-/*
- * Whether this Agg row (a group) is dropped, neither logged nor released:
- * one of its captures covers fewer than k rows, and a conjunct h of the
- * user's HAVING rejects it by its size alone, its count's captures
- * covering fewer than t_h rows together (having.c).  The decision reads
- * covered-set sizes only, which no sensitive value decides; the group
- * would not be released anyway.
- */
-static bool
-gate_group_dropped(TapasGateState *gs, const Datum *values, const bool *isnull)
-{
-	int64		sum[GATE_MAX_HAVING + 1] = {0};
-	int			need[GATE_MAX_HAVING + 1] = {0};
-	bool		small = false;
-	bool		tagged = false;
-
-	for (int i = 0; i < gs->ncovers; i++)
-	{
-		int			a = gs->cover_att[i] - 1;
-		int64		n = isnull[a] ? 0 : tapas_cover_count(DatumGetByteaPP(values[a]));
-		const TapasProtection *prot = tapas_protection_lookup(gs->cover_relid[i]);
-		ListCell   *lc;
-
-		if (prot != NULL && n < prot->k)
-			small = true;
-		for (lc = list_head(gs->cover_spec[i]->having); lc != NULL;
-			 lc = lnext(gs->cover_spec[i]->having, lnext(gs->cover_spec[i]->having, lc)))
-		{
-			int			h = intVal(lfirst(lc));
-			int			t = intVal(lfirst(lnext(gs->cover_spec[i]->having, lc)));
-
-			if (h < 1 || h > GATE_MAX_HAVING)
-				continue;
-			sum[h] += n;
-			need[h] = t;
-			tagged = true;
-		}
-	}
-	if (!small || !tagged)
-		return false;
-	for (int h = 1; h <= GATE_MAX_HAVING; h++)
-		if (need[h] > 0 && sum[h] < need[h])
-			return true;
-	return false;
-}
-
-/* the cells of the captures grouped by a sensitive column, after the drain */
-static void
-gate_grouped_cells(TapasGateState *gs, ParamListInfo params)
-{
-	for (int i = 0; i < gs->ncovers; i++)
-	{
-		TapasCell  *cells;
-		int			n;
-		bool		dup = false;
-
-		if (gs->cover_grouped[i] == NULL)
-			continue;
-		/* the hidden HAVING's capture often repeats the user's count(*) */
-		for (int j = 0; j < i && !dup; j++)
-			dup = gs->cover_grouped[j] != NULL &&
-				equal(gs->cover_spec[i]->phi, gs->cover_spec[j]->phi) &&
-				tapas_grouped_same(gs->cover_grouped[i], gs->cover_grouped[j]);
-		if (dup)
-			continue;
-		cells = tapas_grouped_cells(gs->cover_grouped[i], params, &n);
-		for (int c = 0; c < n; c++)
-			gate_append_cell(gs, cells[c].relid, cells[c].statistic,
-							 (const Node *) cells[c].basis, cells[c].answer,
-							 cells[c].keys, cells[c].nkeys, 0, gs->cover_spec[i]->aggs);
-	}
-}
-
-/* k threshold: the whole query fails if one cell covers fewer than k rows */
-static void
-gate_check_k(TapasGateState *gs)
-{
-	for (int i = 0; i < gs->ncells; i++)
-	{
-		const TapasProtection *prot = tapas_protection_lookup(gs->cells[i].relid);
-
-		if (prot != NULL && gs->cells[i].nkeys < prot->k)
-			ereport(ERROR,
-					(errcode(ERRCODE_TAPAS_GROUP_TOO_SMALL),
-					 errmsg("query answers a group of fewer than k = %d rows of protected table \"%s\"",
-							prot->k, get_rel_name(prot->relid)),
-					 errdetail("Every answered aggregate, including groups filtered by HAVING, must cover at least %d rows.",
-							   prot->k),
-					 errhint("Widen the conditions that involve no sensitive column, or use coarser groups.")));
-	}
-}
-
 /* log this execution's cells: ledger first, then the inspection copy */
 static int64
 gate_log_cells(TapasGateState *gs, EState *estate)
@@ -456,6 +260,9 @@ gate_drain(TapasGateState *gs)
 	}
 	values = palloc(sizeof(Datum) * desc->natts);
 	isnull = palloc(sizeof(bool) * desc->natts);
+	gs->row_cover = palloc(sizeof(bytea *) * Max(gs->ncovers, 1));
+	gs->row_keys = palloc(sizeof(int64 *) * Max(gs->ncovers, 1));
+	gs->row_relid = palloc(sizeof(Oid) * Max(gs->ncovers, 1));
 	MemoryContextSwitchTo(old);
 
 	for (;;)
@@ -470,6 +277,7 @@ gate_drain(TapasGateState *gs)
 		memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
 		memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
 		gs->group_no++;
+		gs->nrow = 0;
 		if (audited && gate_group_dropped(gs, values, isnull))
 			continue;
 		for (int i = 0; i < gs->ncovers; i++)

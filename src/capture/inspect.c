@@ -82,13 +82,22 @@ tapas_capture_record(const TapasCell *cells, int ncells, const int *groups, List
 	for (int i = 0; i < ncells; i++)
 	{
 		CapturedCell *c = palloc(sizeof(CapturedCell));
+		CapturedCell *same = NULL;
 
 		c->relid = cells[i].relid;
 		c->statistic = pstrdup(cells[i].statistic);
 		c->answer = cells[i].answer;
 		c->nkeys = cells[i].nkeys;
-		c->keys = MemoryContextAllocHuge(capture_cxt, Max(c->nkeys, 1) * sizeof(int64));
-		memcpy(c->keys, cells[i].keys, c->nkeys * sizeof(int64));
+		/* the gate's cells of one group share keys arrays: so do their copies */
+		if (i > 0 && cells[i].keys == cells[i - 1].keys && cells[i].nkeys == cells[i - 1].nkeys)
+			same = llast(captured);
+		if (same != NULL)
+			c->keys = same->keys;	/* sorting it in place keeps it the same set */
+		else
+		{
+			c->keys = MemoryContextAllocHuge(capture_cxt, Max(c->nkeys, 1) * sizeof(int64));
+			memcpy(c->keys, cells[i].keys, c->nkeys * sizeof(int64));
+		}
 		c->sorted = false;
 		c->group = groups ? groups[i] : 0;
 		c->naggs = aggs ? list_length(aggs[i]) : 0;

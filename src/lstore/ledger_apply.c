@@ -28,6 +28,8 @@
 #include "util/compare.h"
 #include "util/memory.h"
 
+#define PUT_AHEAD 16			/* new keys between a prefetch and its insert */
+
 /* whether cell i is the first of b with its table_id */
 static int
 ledger_batch_first_of_table(const tapas_ledger_batch_t *b, int i)
@@ -101,11 +103,14 @@ tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch
 	uint32_t	newtables = 0;
 	int			i;
 	tapas_ledger_store_full_t f = TAPAS_LEDGER_STORE_FITS;
+	ledger_stat_walk_t walk;
+	uint64_t	last_table = 0;
 
 	if (b->first_log_id != 0 && ledger_store_check_consistent(s, b) != TAPAS_OK)
 		return TAPAS_EINVAL;
 	if (b->query != NULL)
 		arena += ALIGN8((uint64_t) b->query_len + 1);
+	ledger_stat_walk_init(&walk, s, b);
 	for (i = 0; i < b->ncells; i++)
 	{
 		const tapas_ledger_batch_cell_t *c = &b->cells[i];
@@ -115,12 +120,17 @@ tapas_ledger_store_check(const tapas_ledger_store_t *s, const tapas_ledger_batch
 		newrec += c->nnew;
 		if (c->shared_from == 0)
 			arena += ALIGN8(c->cover_len);
-		tapas_ledger_store_stat_state(s, b, i, &exists, &has_basis);
+		ledger_stat_walk_state(&walk, i, &exists, &has_basis);
+		ledger_stat_walk_done(&walk, i);
 		if (!exists || (!has_basis && c->basis_len > 0))
 			arena += STAT_BYTES2(c->stat_len, c->basis_len);
-		if (ledger_batch_first_of_table(b, i) && tapas_ledger_store_table_slot(s, c->table_id) < 0)
+		/* a statement's cells are usually of one table: scan only on a change */
+		if (c->table_id != last_table && ledger_batch_first_of_table(b, i) &&
+			tapas_ledger_store_table_slot(s, c->table_id) < 0)
 			newtables++;
+		last_table = c->table_id;
 	}
+	ledger_stat_walk_free(&walk);
 	if ((uint64_t) b->ncells > s->lim.max_cells - s->ncells)
 		f = TAPAS_LEDGER_STORE_FULL_CELLS;
 	else if (newrec > s->lim.max_records - s->nrecords)
@@ -158,8 +168,17 @@ tapas_ledger_store_apply(tapas_ledger_store_t *s, tapas_ledger_batch_t *b, tapas
 		uint32_t	slot = tapas_ledger_store_put_table(s, c->table_id);
 		uint64_t	k;
 
+		/*
+		 * New keys go to random slots of a hash table far larger than the
+		 * caches (2^24 records by default): the slot of the key PUT_AHEAD
+		 * ahead is prefetched, as lookups do (ledger_batch.c).
+		 */
 		for (k = 0; k < c->nnew; k++)
+		{
+			if (k + PUT_AHEAD < c->nnew)
+				tapas_ledger_store_prefetch_slot(s, c->table_id, c->newkeys[k + PUT_AHEAD]);
 			tapas_ledger_store_put_record(s, slot, c->newkeys[k]);
+		}
 		cell->log_id = b->first_log_id + i;
 		cell->logged_at = b->logged_at;
 		cell->session_start = b->session_start;

@@ -135,6 +135,34 @@ batch_make_cover(tapas_ledger_batch_cell_t *c, uint32_t *idx, uint64_t m, uint64
 	return TAPAS_OK;
 }
 
+/*
+ * Whether cell i covers the very keys array of cell i - 1, of the same
+ * table: the gate hands the statistics of one group over the same rows
+ * one array (capture/gate.c), so their lookups, numbering and cover are
+ * done once.
+ */
+static int
+batch_same_keys(const tapas_ledger_cell_in_t *cells, int i)
+{
+	return i > 0 && cells[i].keys == cells[i - 1].keys && cells[i].nkeys == cells[i - 1].nkeys &&
+		cells[i].table_id == cells[i - 1].table_id;
+}
+
+/* c gets a copy of the cover of from */
+static tapas_status
+batch_copy_cover(tapas_ledger_batch_cell_t *c, const tapas_ledger_batch_cell_t *from)
+{
+	uint8_t    *buf = tapas_malloc(from->cover_len ? from->cover_len : 1);
+
+	if (buf == NULL)
+		return TAPAS_ENOMEM;
+	memcpy(buf, from->cover, from->cover_len);
+	c->cover = buf;
+	c->cover_len = from->cover_len;
+	c->ncovered = from->ncovered;
+	return TAPAS_OK;
+}
+
 #define LOOKUP_AHEAD 16			/* keys between a prefetch and its lookup */
 
 /*
@@ -211,7 +239,8 @@ batch_number_table(const tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *
 	if (keys == NULL || uniq == NULL || rank == NULL)
 		goto done;
 	for (i = 0; i < ncells; i++)
-		for (k = 0; cells[i].table_id == table_id && k < cells[i].nkeys; k++)
+		for (k = 0; cells[i].table_id == table_id && !batch_same_keys(cells, i) &&
+			 k < cells[i].nkeys; k++)
 			if (idx[i][k] == NEW_INDEX)
 				keys[m++] = cells[i].keys[k];
 	if ((st = tapas_first_seen(keys, nmiss, rank, uniq, &nuniq)) != TAPAS_OK)
@@ -221,7 +250,8 @@ batch_number_table(const tapas_ledger_store_t *s, const tapas_ledger_cell_in_t *
 		goto done;
 	m = 0;
 	for (i = 0; i < ncells; i++)
-		for (k = 0; cells[i].table_id == table_id && k < cells[i].nkeys; k++)
+		for (k = 0; cells[i].table_id == table_id && !batch_same_keys(cells, i) &&
+			 k < cells[i].nkeys; k++)
 		{
 			if (idx[i][k] != NEW_INDEX)
 				continue;
@@ -297,7 +327,7 @@ batch_share_covers(tapas_ledger_batch_t *b)
  * not hold one for its statistic: a basis is logged once per statistic.
  */
 static void
-batch_set_basis(const tapas_ledger_store_t *s, tapas_ledger_batch_t *b, int i, const char *basis)
+batch_set_basis(ledger_stat_walk_t *w, tapas_ledger_batch_t *b, int i, const char *basis)
 {
 	int			exists,
 				has_basis;
@@ -305,13 +335,13 @@ batch_set_basis(const tapas_ledger_store_t *s, tapas_ledger_batch_t *b, int i, c
 
 	b->cells[i].basis = NULL;
 	b->cells[i].basis_len = 0;
-	if (len == 0 || len >= UINT32_MAX)
-		return;
-	tapas_ledger_store_stat_state(s, b, i, &exists, &has_basis);
-	if (has_basis)
-		return;
-	b->cells[i].basis = basis;
-	b->cells[i].basis_len = (uint32_t) len;
+	ledger_stat_walk_state(w, i, &exists, &has_basis);
+	if (len > 0 && len < UINT32_MAX && !has_basis)
+	{
+		b->cells[i].basis = basis;
+		b->cells[i].basis_len = (uint32_t) len;
+	}
+	ledger_stat_walk_done(w, i);
 }
 
 tapas_status
@@ -329,6 +359,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 	tapas_ledger_batch_t *b;
 	uint32_t  **idx = NULL;		/* per cell: its indices */
 	uint64_t   *nmiss = NULL;	/* per cell: its new keys, then a bound on its indices */
+	ledger_stat_walk_t walk;
 	int			i,
 				j;
 	tapas_status st = TAPAS_OK;
@@ -357,6 +388,7 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		st = TAPAS_ENOMEM;
 	else
 		b->ncells = ncells;
+	ledger_stat_walk_init(&walk, s, b);
 	/* 1. the indices the store knows */
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
 	{
@@ -366,14 +398,17 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 		c->statistic = cells[i].statistic;
 		c->stat_len = (uint32_t) strlen(cells[i].statistic);
 		c->answer = cells[i].answer;
-		batch_set_basis(s, b, i, cells[i].basis);
+		batch_set_basis(&walk, b, i, cells[i].basis);
 		idx[i] = tapas_malloc((cells[i].nkeys ? cells[i].nkeys : 1) * sizeof(uint32_t));
 		c->newkeys = tapas_malloc((cells[i].nkeys ? cells[i].nkeys : 1) * sizeof(int64_t));
 		if (idx[i] == NULL || c->newkeys == NULL)
 			st = TAPAS_ENOMEM;
+		else if (batch_same_keys(cells, i))
+			nmiss[i] = 0;		/* numbered with cell i - 1; its cover is copied */
 		else
 			nmiss[i] = batch_lookup_cell(s, cache, &cells[i], idx[i]);
 	}
+	ledger_stat_walk_free(&walk);
 	/* 2. the new keys, table by table (at the first cell of each) */
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
 	{
@@ -393,9 +428,10 @@ tapas_ledger_store_prepare_cached(const tapas_ledger_store_t *s, tapas_ledger_ca
 			if (cells[j].table_id == cells[i].table_id)
 				nmiss[j] = tapas_ledger_store_table_n(s, cells[i].table_id) + total;
 	}
-	/* 3. the covers */
+	/* 3. the covers (equal indices make equal bytes) */
 	for (i = 0; st == TAPAS_OK && i < ncells; i++)
-		st = batch_make_cover(&b->cells[i], idx[i], cells[i].nkeys, nmiss[i]);
+		st = batch_same_keys(cells, i) ? batch_copy_cover(&b->cells[i], &b->cells[i - 1])
+			: batch_make_cover(&b->cells[i], idx[i], cells[i].nkeys, nmiss[i]);
 	for (i = 0; idx != NULL && i < ncells; i++)
 		tapas_free(idx[i]);
 	tapas_free(idx);

@@ -111,6 +111,27 @@ extern uint64_t tapas_ledger_store_put_stat(tapas_ledger_store_t *s, uint64_t ta
  */
 extern void tapas_ledger_store_stat_state(const tapas_ledger_store_t *s, const tapas_ledger_batch_t *b,
 									   int i, int *exists, int *has_basis);
+/*
+ * The same answers for every cell of b in turn, O(1) each
+ * (ledger_stat_walk.c): init, then for i = 0, 1, ...: state(i), and once
+ * cell i's basis is final, done(i); free at the end.  Cells are read as
+ * they are at each call.
+ */
+typedef struct ledger_stat_walk
+{
+	const tapas_ledger_store_t *s;
+	const tapas_ledger_batch_t *b;
+	uint32_t	mask;			/* hash slots - 1 */
+	int32_t    *slot;			/* first cell of each statistic, -1 = empty; NULL: scan */
+	uint8_t    *flags;			/* per first cell: in store, has a basis */
+	int			cur;			/* first cell of the statistic of the cell asked last */
+} ledger_stat_walk_t;
+
+extern void ledger_stat_walk_init(ledger_stat_walk_t *w, const tapas_ledger_store_t *s,
+								  const tapas_ledger_batch_t *b);
+extern void ledger_stat_walk_state(ledger_stat_walk_t *w, int i, int *exists, int *has_basis);
+extern void ledger_stat_walk_done(ledger_stat_walk_t *w, int i);
+extern void ledger_stat_walk_free(ledger_stat_walk_t *w);
 /* max member of a serialised cover, -1 if empty, -2 if it does not decode */
 extern int64_t tapas_ledger_store_cover_max(const uint8_t *cover, uint64_t len, uint64_t *card);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lstore/ledger_store.h"
+#include "lstore/ledger_store_int.h"
 #include "util/memory.h"
 #include "lstore/ledger_workload.h"
 #include "tapas_test.h"
@@ -585,6 +586,170 @@ test_lstore_role_usage(void)
 	free(s);
 }
 
+/*
+ * ledger_stat_walk.c against the scan it replaces: for every cell of every
+ * prepared batch, the walk's (exists, has_basis) equals
+ * tapas_ledger_store_stat_state's, and prepare kept a basis exactly on the
+ * cells where the scan says none is held yet.  Half of the cells get a
+ * private copy of their statistic's text (equal text, other pointer).
+ */
+static void
+test_lstore_stat_walk(void)
+{
+	tapas_rng_t rng;
+	tapas_ledger_store_t *s = wl_store_create(WL_TABLES * WL_U, 100000, 64 << 20, 8);
+	long		it,
+				iters = tapas_test_iters(150);
+	char		copies[WL_MAXCELLS][64];
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (it = 0; it < iters; it++)
+	{
+		static wl_stmt_t st;
+		tapas_ledger_batch_t *b;
+		ledger_stat_walk_t w;
+		int			c;
+
+		wl_stmt_make(&rng, &st, (int) it);
+		for (c = 0; c < st.ncells; c++)
+			if (tapas_rng_below(&rng, 2))
+			{
+				snprintf(copies[c], sizeof(copies[c]), "%s", st.in[c].statistic);
+				st.in[c].statistic = copies[c];
+			}
+		TAPAS_CHECK(tapas_ledger_store_prepare(s, st.in, st.ncells, st.query, &b) == TAPAS_OK);
+		ledger_stat_walk_init(&w, s, b);
+		for (c = 0; c < st.ncells; c++)
+		{
+			int			e1,
+						h1,
+						e2,
+						h2;
+			size_t		len = st.in[c].basis ? strlen(st.in[c].basis) : 0;
+
+			tapas_ledger_store_stat_state(s, b, c, &e1, &h1);
+			ledger_stat_walk_state(&w, c, &e2, &h2);
+			ledger_stat_walk_done(&w, c);
+			TAPAS_CHECK_MSG(e1 == e2 && h1 == h2, "statement %ld cell %d", it, c);
+			TAPAS_CHECK((b->cells[c].basis_len > 0) == (len > 0 && !h1));
+		}
+		ledger_stat_walk_free(&w);
+		TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+		tapas_ledger_batch_free(b);
+		TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
+		wl_stmt_free(&st);
+	}
+	TAPAS_CHECK(s->nstats <= WL_TABLES * 3 * 2);
+	/* batches of 600 cells over 50 statistic texts: collisions, long chains */
+	for (it = 0; it < 6; it++)
+	{
+		static tapas_ledger_cell_in_t in[600];
+		static char texts[600][32];
+		static int64_t keys[600];
+		tapas_ledger_batch_t *b;
+		ledger_stat_walk_t w;
+		int			c;
+
+		for (c = 0; c < 600; c++)
+		{
+			snprintf(texts[c], sizeof(texts[c]), "sum(x%d)", (int) tapas_rng_below(&rng, 50));
+			keys[c] = wl_key((int) tapas_rng_below(&rng, WL_U));
+			in[c].table_id = wl_relids[tapas_rng_below(&rng, 2)];
+			in[c].statistic = texts[c];
+			in[c].answer = 1;
+			in[c].keys = &keys[c];
+			in[c].nkeys = 1;
+			in[c].basis = wl_bases[tapas_rng_below(&rng, 3)];
+		}
+		TAPAS_CHECK(tapas_ledger_store_prepare(s, in, 600, NULL, &b) == TAPAS_OK);
+		ledger_stat_walk_init(&w, s, b);
+		for (c = 0; c < 600; c++)
+		{
+			int			e1,
+						h1,
+						e2,
+						h2;
+
+			tapas_ledger_store_stat_state(s, b, c, &e1, &h1);
+			ledger_stat_walk_state(&w, c, &e2, &h2);
+			ledger_stat_walk_done(&w, c);
+			TAPAS_CHECK_MSG(e1 == e2 && h1 == h2, "big batch %ld cell %d", it, c);
+			TAPAS_CHECK((b->cells[c].basis_len > 0) == (in[c].basis != NULL && !h1));
+		}
+		ledger_stat_walk_free(&w);
+		TAPAS_CHECK(tapas_ledger_store_apply(s, b, NULL) == TAPAS_OK);
+		tapas_ledger_batch_free(b);
+		TAPAS_CHECK(tapas_ledger_store_validate(s, NULL) == TAPAS_OK);
+	}
+	free(s);
+}
+
+/*
+ * Cells that share one keys array with the cell before them (the gate's
+ * statistics of one group) reuse its indices and cover: the store after
+ * applying such batches equals, byte for byte, a store fed the same
+ * batches with a private copy of every keys array.
+ */
+static void
+test_lstore_shared_keys(void)
+{
+	tapas_rng_t rng;
+	tapas_ledger_store_limits_t lim = {WL_TABLES * WL_U, 100000, 16 << 20, 8};
+	size_t		size = tapas_ledger_store_size(&lim);
+	tapas_ledger_store_t *a = wl_store_create(WL_TABLES * WL_U, 100000, 16 << 20, 8);
+	tapas_ledger_store_t *b = wl_store_create(WL_TABLES * WL_U, 100000, 16 << 20, 8);
+	long		it,
+				iters = tapas_test_iters(100);
+
+	tapas_rng_seed(&rng, tapas_test_seed());
+	for (it = 0; it < iters; it++)
+	{
+		static wl_stmt_t st;
+		static tapas_ledger_cell_in_t shared[WL_MAXCELLS];
+		int64_t    *copies[WL_MAXCELLS];
+		tapas_ledger_batch_t *ba,
+				   *bb;
+		int			c;
+
+		wl_stmt_make(&rng, &st, (int) it);
+		/* a: cell c repeats cell c - 1's array half of the time; b: a copy */
+		for (c = 0; c < st.ncells; c++)
+		{
+			shared[c] = st.in[c];
+			if (c > 0 && tapas_rng_below(&rng, 2))
+			{
+				shared[c].keys = shared[c - 1].keys;
+				shared[c].nkeys = shared[c - 1].nkeys;
+				shared[c].table_id = tapas_rng_below(&rng, 4) ? shared[c - 1].table_id
+					: st.in[c].table_id;
+			}
+			copies[c] = malloc((shared[c].nkeys ? shared[c].nkeys : 1) * sizeof(int64_t));
+			memcpy(copies[c], shared[c].keys, shared[c].nkeys * sizeof(int64_t));
+			st.in[c] = shared[c];
+			st.in[c].keys = copies[c];
+		}
+		TAPAS_CHECK(tapas_ledger_store_prepare(a, shared, st.ncells, st.query, &ba) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_prepare(b, st.in, st.ncells, st.query, &bb) == TAPAS_OK);
+		for (c = 0; c < st.ncells; c++)
+			TAPAS_CHECK(ba->cells[c].cover_len == bb->cells[c].cover_len &&
+						memcmp(ba->cells[c].cover, bb->cells[c].cover, ba->cells[c].cover_len) == 0 &&
+						ba->cells[c].nnew == bb->cells[c].nnew &&
+						ba->cells[c].shared_from == bb->cells[c].shared_from);
+		ba->logged_at = bb->logged_at = it;
+		TAPAS_CHECK(tapas_ledger_store_apply(a, ba, NULL) == TAPAS_OK);
+		TAPAS_CHECK(tapas_ledger_store_apply(b, bb, NULL) == TAPAS_OK);
+		tapas_ledger_batch_free(ba);
+		tapas_ledger_batch_free(bb);
+		for (c = 0; c < st.ncells; c++)
+			free(copies[c]);
+		wl_stmt_free(&st);
+		TAPAS_CHECK_MSG(memcmp(a, b, size) == 0, "statement %ld", it);
+	}
+	TAPAS_CHECK(tapas_ledger_store_validate(a, NULL) == TAPAS_OK);
+	free(a);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -597,5 +762,7 @@ main(void)
 	TAPAS_TEST_RUN(test_lstore_prepare_nomem);
 	TAPAS_TEST_RUN(test_lstore_reset_in_place);
 	TAPAS_TEST_RUN(test_lstore_role_usage);
+	TAPAS_TEST_RUN(test_lstore_stat_walk);
+	TAPAS_TEST_RUN(test_lstore_shared_keys);
 	TAPAS_TEST_DONE();
 }
