@@ -369,7 +369,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	int			n = 0;
 
 	*found = NULL;
-	if (batch->ncells == 0 || jt == NULL || jt->nregions < 1)
+	if (batch->ncells == 0 || jt == NULL || jt->npatterns < 1)
 		return 0;
 	for (int i = 0; i < e->nrows; i++)
 	{
@@ -377,7 +377,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 
 		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
 			continue;
-		u = expand_cover(e->rows[i], jt->regions[e->row_member[i]], e->cap_n);
+		u = expand_cover(e->rows[i], jt->patterns[e->row_member[i]], e->cap_n);
 		if (e->answers[i] == 0.0)
 			roaring_bitmap_or_inplace(zero, u);
 		else if (one == NULL)
@@ -394,7 +394,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	else
 	{
 		c = roaring_bitmap_create();
-		for (int r = 0; r < jt->nregions; r++)
+		for (int r = 0; r < jt->npatterns; r++)
 			roaring_bitmap_add_range(c, (uint64) r * e->cap_n,
 									 (uint64) r * e->cap_n + Min((uint64) batch->n_total, e->cap_n));
 		roaring_bitmap_andnot_inplace(c, zero);
@@ -412,7 +412,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	{
 		roaring_bitmap_t *q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
 													 batch->ids + batch->offsets[t]);
-		roaring_bitmap_t *q = expand_cover(q0, jt->regions[member[t]], e->cap_n);
+		roaring_bitmap_t *q = expand_cover(q0, jt->patterns[member[t]], e->cap_n);
 		roaring_bitmap_t *cq = roaring_bitmap_and(c, q);
 		uint64		in = record_count(cq, e->cap_n);
 		double		a = batch->answers[t];

@@ -423,6 +423,10 @@ class_read_truth(TapasClass *c)
 	for (int64 i = 0; i < c->nnz; i++)
 		if (c->vals[i] == 0.0)
 			c->vals[i] = 0.0;	/* -0 and 0 are one value */
+	/* a constant on every record: count(*) times it, public */
+	c->is_one = c->nnz > 0 && c->nnz == c->nrecords;
+	for (int64 i = 1; i < c->nnz && c->is_one; i++)
+		c->is_one = c->vals[i] == c->vals[0];
 	c->hash = hash_bytes_extended((const unsigned char *) c->keys,
 								  (int) Min(sizeof(int64) * c->nnz, (size_t) PG_INT32_MAX), 0x7461706173ULL) ^
 		hash_bytes_extended((const unsigned char *) c->vals,
