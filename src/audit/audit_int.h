@@ -249,6 +249,7 @@ extern List *tapas_audit_table_classes(Oid relid);
 
 /* relations.c */
 extern TapasJoint *tapas_audit_joint_of(Oid relid, const TapasClass *cls);
+extern List *tapas_audit_joints_of(Oid relid, const TapasClass *cls);
 extern int	tapas_audit_joint_member(const TapasJoint *jt, const TapasClass *cls);
 extern void tapas_audit_relations_drop(Oid relid);
 

@@ -377,6 +377,9 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 
 		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
 			continue;
+		/* a projected cell of a cut (patterns 0) says nothing of this prior */
+		if (jt->patterns[e->row_member[i]] == 0)
+			continue;
 		u = expand_cover(e->rows[i], jt->patterns[e->row_member[i]], e->cap_n);
 		if (e->answers[i] == 0.0)
 			roaring_bitmap_or_inplace(zero, u);
@@ -410,12 +413,20 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	all0 = roaring_bitmap_copy(c);
 	for (int t = 0; t < batch->ncells && hit == NULL; t++)
 	{
-		roaring_bitmap_t *q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
-													 batch->ids + batch->offsets[t]);
-		roaring_bitmap_t *q = expand_cover(q0, jt->patterns[member[t]], e->cap_n);
-		roaring_bitmap_t *cq = roaring_bitmap_and(c, q);
-		uint64		in = record_count(cq, e->cap_n);
+		roaring_bitmap_t *q0,
+				   *q,
+				   *cq;
+		uint64		in;
 		double		a = batch->answers[t];
+
+		/* a projected cell of a cut (patterns 0) says nothing of this prior */
+		if (jt->patterns[member[t]] == 0)
+			continue;
+		q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
+								   batch->ids + batch->offsets[t]);
+		q = expand_cover(q0, jt->patterns[member[t]], e->cap_n);
+		cq = roaring_bitmap_and(c, q);
+		in = record_count(cq, e->cap_n);
 
 		if ((simulate || a == 1.0) && in >= 1 && in < floor)
 			hit = records_of(cq, e->cap_n);

@@ -121,19 +121,32 @@ tapas_audit_relations_drop(Oid relid)
 	hash_search(relations, &relid, HASH_REMOVE, NULL);
 }
 
-/* "related classes 1,3,4: rep; rep; rep", the key of the group's entries */
+/*
+ * "related classes 1,3,4: rep; rep; rep", the key of the group's entries;
+ * classes of a cut's other part whose cells enter only as rows of the
+ * cut class (patterns 0) are listed after "via" (and not by text).
+ */
 static char *
-joint_name(TapasClass **cls, int n)
+joint_name(TapasClass **cls, const uint64 *patterns, int n)
 {
 	StringInfoData s;
+	bool		via = false;
 
 	initStringInfo(&s);
 	appendStringInfoString(&s, "related classes ");
-	for (int i = 0; i < n; i++)
-		appendStringInfo(&s, "%s%d", i ? "," : "", cls[i]->id);
+	for (int i = 0, k = 0; i < n; i++)
+		if (patterns == NULL || patterns[i] != 0)
+			appendStringInfo(&s, "%s%d", k++ ? "," : "", cls[i]->id);
+	for (int i = 0; patterns != NULL && i < n; i++)
+		if (patterns[i] == 0)
+		{
+			appendStringInfo(&s, "%s%d", via ? "," : " via ", cls[i]->id);
+			via = true;
+		}
 	appendStringInfoString(&s, ":");
-	for (int i = 0; i < n; i++)
-		appendStringInfo(&s, "%s %s", i ? ";" : "", cls[i]->rep);
+	for (int i = 0, k = 0; i < n; i++)
+		if (patterns == NULL || patterns[i] != 0)
+			appendStringInfo(&s, "%s %s", k++ ? ";" : "", cls[i]->rep);
 	if (s.len > TAPAS_LEDGER_MAX_STATISTIC)
 		s.data[TAPAS_LEDGER_MAX_STATISTIC] = '\0';
 	return s.data;
@@ -175,7 +188,7 @@ joint_make(Oid relid, TapasClass **cls, int n, const JointCoords *co)
 		jt->split = co->split;
 		jt->one = co->one;
 	}
-	jt->name = joint_name(cls, n);
+	jt->name = joint_name(cls, co ? co->patterns : NULL, n);
 	MemoryContextSwitchTo(old);
 	return jt;
 }
@@ -274,10 +287,11 @@ plan_groups(TableRelations *tr, List *classes)
 		tr->of[i] = i < K ? NULL : tr->overflow;
 	for (uint32 c = 0; c < plan.ncomp; c++)
 	{
-		TapasClass **cls = palloc(sizeof(TapasClass *) * K);
-		uint64	   *reg = palloc(sizeof(uint64) * K);
-		uint64	   *test = palloc(sizeof(uint64) * K);
-		uint64	   *pat = palloc(sizeof(uint64) * K);
+		int			cap = K + (int) plan.nextra;
+		TapasClass **cls = palloc(sizeof(TapasClass *) * cap);
+		uint64	   *reg = palloc(sizeof(uint64) * cap);
+		uint64	   *test = palloc(sizeof(uint64) * cap);
+		uint64	   *pat = palloc(sizeof(uint64) * cap);
 		int			n = 0;
 		char	   *name;
 		TapasJoint *jt;
@@ -291,6 +305,15 @@ plan_groups(TableRelations *tr, List *classes)
 				pat[n] = plan.patterns[b];
 				reg[n++] = plan.regions[b];
 			}
+		/* a cut's shared and projected classes (recon/linrel.h) */
+		for (uint32 x = 0; x < plan.nextra; x++)
+			if (plan.extra[x].comp == c)
+			{
+				cls[n] = list_nth(classes, plan.extra[x].cls);
+				test[n] = plan.extra[x].test;
+				pat[n] = plan.extra[x].patterns;
+				reg[n++] = plan.extra[x].regions;
+			}
 		co.regions = reg;
 		co.test = test;
 		co.patterns = pat;
@@ -298,13 +321,14 @@ plan_groups(TableRelations *tr, List *classes)
 		co.npatterns = plan.npatterns[c];
 		co.split = plan.split[c] != 0;
 		co.one = plan.one[c] != 0;
-		name = joint_name(cls, n);
+		name = joint_name(cls, pat, n);
 		jt = take_existing(&old, name);
 		if (jt == NULL)
 			jt = joint_make(cls[0]->relid, cls, n, &co);
 		pfree(name);
 		for (int m = 0; m < n; m++)
-			tr->of[cls[m]->id - 1] = jt;
+			if (tr->of[cls[m]->id - 1] == NULL)
+				tr->of[cls[m]->id - 1] = jt;	/* its home: listed first */
 		oldcxt = MemoryContextSwitchTo(tapas_audit_cxt());
 		tr->joints = lappend(tr->joints, jt);
 		MemoryContextSwitchTo(oldcxt);
@@ -337,6 +361,28 @@ tapas_audit_joint_of(Oid relid, const TapasClass *cls)
 	if (cls == NULL || cls->id < 1 || cls->id > tr->nadded)
 		return NULL;
 	return tr->of[cls->id - 1];
+}
+
+/* every group that cls is a member of (its home first), or NIL */
+List *
+tapas_audit_joints_of(Oid relid, const TapasClass *cls)
+{
+	TapasJoint *home = tapas_audit_joint_of(relid, cls);
+	TableRelations *tr = table_relations(relid, false);
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (home == NULL)
+		return NIL;
+	out = list_make1(home);
+	foreach(lc, tr->joints)
+	{
+		TapasJoint *jt = lfirst(lc);
+
+		if (jt != home && tapas_audit_joint_member(jt, cls) >= 0)
+			out = lappend(out, jt);
+	}
+	return out;
 }
 
 int

@@ -54,4 +54,20 @@ extern int	tapas_linrel_svec_submul(svec *w, uint64_t c, const svec *b, nmod_t m
 /* reduces w by the generators: c[k] = the multiple of b_k taken out */
 extern tapas_status tapas_linrel_reduce(tapas_linrel_t *lr, svec *w, uint64_t *c);
 
+/* linrel_cut.c: cuts at a bridge class */
+/* rank mod p of the n rows of length G at rows (reduced in place) */
+extern uint32_t tapas_linrel_rank_rows(uint64_t *rows, uint32_t n, uint32_t G, nmod_t mod);
+
+/*
+ * The bridge class of the component cl[0..nm) whose contraction splits
+ * the others into the most even parts (r: [K * MAXC] the classes modulo
+ * ONE over the generators): returns its index in cl and sets part[b]
+ * (part index, or -1: the bridge class or a multiple of it modulo ONE)
+ * and beta_nz[b] (b has a nonzero coefficient on the bridge) for b in
+ * cl; -1 if no class splits the component, -2 out of memory.
+ */
+extern int	tapas_linrel_find_cut(const tapas_linrel_t *lr, const uint64_t *r,
+								  const uint32_t *cl, uint32_t nm, int32_t *part,
+								  uint8_t *beta_nz);
+
 #endif							/* TAPAS_LINREL_INT_H */

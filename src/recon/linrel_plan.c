@@ -305,42 +305,6 @@ one_coefficients(tapas_linrel_t *lr, uint64_t nrecords, uint64_t *lambda, svec *
 	return 1;
 }
 
-/*
- * The circuit of class b in M/ONE into cf[0..G) (over generator indices,
- * without b itself); returns 1 if b has one (dependent, or g*), and sets
- * *touch when ONE takes part in b's relation.  gstar < 0: ONE not in the
- * span, the circuits of M.
- */
-static int
-class_circuit(const tapas_linrel_t *lr, uint32_t b, const uint64_t *lambda,
-			  int32_t gstar, uint64_t *cf, int *touch)
-{
-	nmod_t		mod = lr->mod;
-
-	*touch = 0;
-	if (lr->cls[b].nnz == 0)
-		return 0;
-	if (lr->gen_of[b] >= 0)
-	{
-		if (gstar < 0 || lr->gen_of[b] != gstar)
-			return 0;
-		memcpy(cf, lambda, lr->G * sizeof(uint64_t));
-		cf[gstar] = 0;
-		*touch = 1;
-		return 1;
-	}
-	memcpy(cf, lr->coef + (size_t) b * MAXC, lr->G * sizeof(uint64_t));
-	if (gstar >= 0 && cf[gstar] != 0)
-	{
-		uint64_t	mu = nmod_mul(cf[gstar], n_invmod(lambda[gstar], mod.n), mod);
-
-		for (uint32_t i = 0; i < lr->G; i++)
-			cf[i] = nmod_sub(cf[i], nmod_mul(mu, lambda[i], mod), mod);
-		*touch = 1;
-	}
-	return 1;
-}
-
 /* ---------------------------------------------------------------------
  * Regions
  * ---------------------------------------------------------------------
@@ -435,11 +399,11 @@ member_value(const region_sig *sig, int split, int32_t r, uint32_t m)
 /*
  * The quotient by ONE (member 0 of the nm members, every region holds
  * it; see the banner): rows and test masks of members 1..nm-1 over the
- * nr - 1 regions other than rho0, written to rows[cl[m-1]], test[...].
+ * nr - 1 regions other than rho0, written to rows[m - 1], test[m - 1].
  */
 static void
-quotient_by_one(const region_sig *sig, int32_t nr, int split, const uint32_t *cl,
-				uint32_t nm, uint64_t *rows, uint64_t *test)
+quotient_by_one(const region_sig *sig, int32_t nr, int split, uint32_t nm,
+				uint64_t *rows, uint64_t *test)
 {
 	uint64_t	all = ALLBITS(nr);
 	int32_t		r0 = 0;
@@ -472,21 +436,23 @@ quotient_by_one(const region_sig *sig, int32_t nr, int split, const uint32_t *cl
 		for (int32_t r = 0; r < nr; r++)
 			if (r != r0 && member_value(sig, split, r, m) != c0)
 				t |= UINT64_C(1) << r;
-		test[cl[m - 1]] = drop_bit(t, r0);
+		test[m - 1] = drop_bit(t, r0);
 		if (!split)
-			rows[cl[m - 1]] = test[cl[m - 1]];
+			rows[m - 1] = test[m - 1];
 		else
-			rows[cl[m - 1]] = drop_bit((mm & (UINT64_C(1) << r0)) ? all & ~(UINT64_C(1) << r0) : mm, r0);
+			rows[m - 1] = drop_bit((mm & (UINT64_C(1) << r0)) ? all & ~(UINT64_C(1) << r0) : mm, r0);
 	}
 }
 
 /*
- * Coordinates of component c (members cl[0..nm)), into the plan; with
- * one (ONE's vector) the quotient by ONE.
+ * Coordinates of system c over the classes cl[0..nm) into rows[m],
+ * test[m], patterns[m] (member order); with one (ONE's vector) the
+ * quotient by ONE.
  */
 static tapas_status
-plan_component(tapas_linrel_t *lr, tapas_linrel_plan_t *plan, uint32_t c,
-			   const uint32_t *cl, uint32_t nm, const svec *one)
+plan_coordinates(tapas_linrel_t *lr, tapas_linrel_plan_t *plan, uint32_t c,
+				 const uint32_t *cl, uint32_t nm, const svec *one,
+				 uint64_t *rows, uint64_t *test, uint64_t *patterns)
 {
 	const svec *vec[TAPAS_LINREL_MAX_REGIONS];
 	region_sig *sig;
@@ -498,6 +464,9 @@ plan_component(tapas_linrel_t *lr, tapas_linrel_plan_t *plan, uint32_t c,
 	plan->nmembers[c] = nm;
 	plan->nregions[c] = plan->npatterns[c] = -1;
 	plan->one[c] = one != NULL;
+	memset(rows, 0, nm * sizeof(uint64_t));
+	memset(test, 0, nm * sizeof(uint64_t));
+	memset(patterns, 0, nm * sizeof(uint64_t));
 	if (nm + (one != NULL) > TAPAS_LINREL_MAX_REGIONS)
 		return TAPAS_OK;
 	sig = tapas_malloc(TAPAS_LINREL_MAX_REGIONS * sizeof(region_sig));
@@ -513,17 +482,17 @@ plan_component(tapas_linrel_t *lr, tapas_linrel_plan_t *plan, uint32_t c,
 	{
 		plan->npatterns[c] = nr;
 		for (uint32_t m = 0; m < nm; m++)
-			plan->patterns[cl[m]] = member_mask(sig, nr, m + (one != NULL));
+			patterns[m] = member_mask(sig, nr, m + (one != NULL));
 		if (one == NULL)
 		{
 			plan->nregions[c] = nr;
-			for (uint32_t m = 0; m < nm; m++)
-				plan->regions[cl[m]] = plan->test[cl[m]] = plan->patterns[cl[m]];
+			memcpy(rows, patterns, nm * sizeof(uint64_t));
+			memcpy(test, patterns, nm * sizeof(uint64_t));
 		}
 		else if (nr >= 2)
 		{
 			plan->nregions[c] = nr - 1;
-			quotient_by_one(sig, nr, split, cl, nv, plan->regions, plan->test);
+			quotient_by_one(sig, nr, split, nv, rows, test);
 		}
 	}
 	tapas_free(sig);
@@ -543,13 +512,16 @@ tapas_linrel_plan_clear(tapas_linrel_plan_t *plan)
 	tapas_free(plan->nmembers);
 	tapas_free(plan->split);
 	tapas_free(plan->one);
+	tapas_free(plan->cut);
+	tapas_free(plan->extra);
 	memset(plan, 0, sizeof(*plan));
 }
 
 static int
 plan_alloc(tapas_linrel_plan_t *plan, uint32_t K)
 {
-	size_t		n = K ? K : 1;
+	/* at most one system per class, and one more per cut part */
+	size_t		n = K ? 2 * K : 1;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->nclasses = K;
@@ -563,8 +535,10 @@ plan_alloc(tapas_linrel_plan_t *plan, uint32_t K)
 	plan->nmembers = tapas_calloc(n, sizeof(uint32_t));
 	plan->split = tapas_calloc(n, sizeof(uint8_t));
 	plan->one = tapas_calloc(n, sizeof(uint8_t));
+	plan->cut = tapas_malloc(n * sizeof(int32_t));
 	if (!plan->comp || !plan->is_one || !plan->regions || !plan->test || !plan->patterns ||
-		!plan->nregions || !plan->npatterns || !plan->nmembers || !plan->split || !plan->one)
+		!plan->nregions || !plan->npatterns || !plan->nmembers || !plan->split || !plan->one ||
+		!plan->cut)
 	{
 		tapas_linrel_plan_clear(plan);
 		return 0;
@@ -572,50 +546,275 @@ plan_alloc(tapas_linrel_plan_t *plan, uint32_t K)
 	return 1;
 }
 
+/*
+ * Every class modulo ONE over the generators (r, [K * MAXC]; g* = gstar
+ * has no coordinate): a generator is its unit vector, g* is
+ * -lambda / lambda_g*, a dependent class its coefficients minus mu lambda
+ * (linrel_plan.c banner).  Without ONE (gstar < 0), the classes of M.
+ */
+static void
+classes_mod_one(const tapas_linrel_t *lr, const uint64_t *lambda, int32_t gstar, uint64_t *r)
+{
+	nmod_t		mod = lr->mod;
+
+	memset(r, 0, (size_t) lr->K * MAXC * sizeof(uint64_t));
+	for (uint32_t b = 0; b < lr->K; b++)
+	{
+		uint64_t   *rb = r + (size_t) b * MAXC;
+
+		if (lr->cls[b].nnz == 0)
+			continue;
+		if (lr->gen_of[b] >= 0 && lr->gen_of[b] != gstar)
+			rb[lr->gen_of[b]] = 1;
+		else if (lr->gen_of[b] >= 0)
+		{
+			uint64_t	inv = nmod_neg(n_invmod(lambda[gstar], mod.n), mod);
+
+			for (uint32_t i = 0; i < lr->G; i++)
+				rb[i] = (int32_t) i == gstar ? 0 : nmod_mul(lambda[i], inv, mod);
+		}
+		else
+		{
+			const uint64_t *cf = lr->coef + (size_t) b * MAXC;
+			uint64_t	mu = gstar >= 0 ? nmod_mul(cf[gstar], n_invmod(lambda[gstar], mod.n), mod) : 0;
+
+			for (uint32_t i = 0; i < lr->G; i++)
+				rb[i] = nmod_sub(cf[i], nmod_mul(mu, lambda[i], mod), mod);
+		}
+	}
+}
+
+/* does ONE lie in the span of the classes cl[0..nm)?  rank(S) = rank(S mod ONE) + 1 */
+static int
+span_holds_one(const tapas_linrel_t *lr, const uint64_t *r, const uint32_t *cl, uint32_t nm,
+			   int32_t gstar, uint64_t *scratch)
+{
+	uint32_t	G = lr->G,
+				rank_m,
+				rank_q;
+
+	if (gstar < 0)
+		return 0;
+	for (uint32_t m = 0; m < nm; m++)
+	{
+		uint64_t   *row = scratch + (size_t) m * G;
+		uint32_t	b = cl[m];
+
+		memset(row, 0, G * sizeof(uint64_t));
+		if (lr->gen_of[b] >= 0)
+			row[lr->gen_of[b]] = 1;
+		else
+			memcpy(row, lr->coef + (size_t) b * MAXC, G * sizeof(uint64_t));
+	}
+	rank_m = tapas_linrel_rank_rows(scratch, nm, G, lr->mod);
+	for (uint32_t m = 0; m < nm; m++)
+		memcpy(scratch + (size_t) m * G, r + (size_t) cl[m] * MAXC, G * sizeof(uint64_t));
+	rank_q = tapas_linrel_rank_rows(scratch, nm, G, lr->mod);
+	return rank_m == rank_q + 1;
+}
+
+/* appends an extra membership (class b in system c) */
+static int
+add_extra(tapas_linrel_plan_t *plan, uint32_t *cap, uint32_t c, uint32_t b,
+		  uint64_t rows, uint64_t test, uint64_t patterns)
+{
+	if (plan->nextra == *cap)
+	{
+		uint32_t	ncap = *cap ? 2 * *cap : 16;
+		tapas_linrel_extra_t *x = tapas_malloc(ncap * sizeof(tapas_linrel_extra_t));
+
+		if (x == NULL)
+			return 0;
+		if (plan->extra)
+			memcpy(x, plan->extra, plan->nextra * sizeof(tapas_linrel_extra_t));
+		tapas_free(plan->extra);
+		plan->extra = x;
+		*cap = ncap;
+	}
+	plan->extra[plan->nextra].comp = c;
+	plan->extra[plan->nextra].cls = b;
+	plan->extra[plan->nextra].regions = rows;
+	plan->extra[plan->nextra].test = test;
+	plan->extra[plan->nextra++].patterns = patterns;
+	return 1;
+}
+
+/* the state of one plan computation */
+typedef struct planner
+{
+	tapas_linrel_t *lr;
+	tapas_linrel_plan_t *plan;
+	const uint64_t *r;			/* classes modulo ONE */
+	int32_t		gstar;
+	const svec *one;			/* ONE's vector, or NULL */
+	uint64_t   *scratch;		/* [MAXC * MAXC] */
+	uint32_t	extra_cap;
+} planner;
+
+/*
+ * One system: its own classes home[0..nh) (plan->comp set to c), the
+ * shared ones shared[0..ns) (X of a cut and its multiples: extra real
+ * members) and the projected ones proj[0..np) (a row Q x X per cell,
+ * X being member xpos of home + shared).
+ */
+static tapas_status
+plan_system(planner *pl, uint32_t c, const uint32_t *home, uint32_t nh,
+			const uint32_t *shared, uint32_t ns, const uint32_t *proj, uint32_t np,
+			int32_t cut, uint32_t xpos)
+{
+	tapas_linrel_plan_t *plan = pl->plan;
+	uint32_t	cl[MAXC],
+				nm = 0;
+	uint64_t	rows[MAXC],
+				test[MAXC],
+				pat[MAXC];
+	tapas_status st;
+	int			with_one;
+
+	for (uint32_t i = 0; i < nh; i++)
+		cl[nm++] = home[i];
+	for (uint32_t i = 0; i < ns; i++)
+		cl[nm++] = shared[i];
+	with_one = pl->one != NULL && span_holds_one(pl->lr, pl->r, cl, nm, pl->gstar, pl->scratch);
+	st = plan_coordinates(pl->lr, plan, c, cl, nm, with_one ? pl->one : NULL, rows, test, pat);
+	if (st != TAPAS_OK)
+		return st;
+	plan->cut[c] = cut;
+	plan->nmembers[c] = nm + np;
+	for (uint32_t m = 0; m < nh; m++)
+	{
+		plan->comp[home[m]] = (int32_t) c;
+		plan->regions[home[m]] = rows[m];
+		plan->test[home[m]] = test[m];
+		plan->patterns[home[m]] = pat[m];
+	}
+	for (uint32_t m = nh; m < nm; m++)
+		if (!add_extra(plan, &pl->extra_cap, c, cl[m], rows[m], test[m], pat[m]))
+			return TAPAS_ENOMEM;
+	/* a projected cell is the row of a cell of X: no test, no pattern */
+	for (uint32_t i = 0; i < np; i++)
+		if (!add_extra(plan, &pl->extra_cap, c, proj[i], rows[xpos], 0, 0))
+			return TAPAS_ENOMEM;
+	return TAPAS_OK;
+}
+
+/* a component of M/ONE: one system, or one per part of its cut */
+static tapas_status
+plan_component(planner *pl, const uint32_t *cl, uint32_t nm)
+{
+	tapas_linrel_plan_t *plan = pl->plan;
+	uint32_t	K = pl->lr->K;
+	int32_t    *part = tapas_malloc(K * sizeof(int32_t));
+	uint8_t    *beta = tapas_malloc(K * sizeof(uint8_t));
+	int			xi;
+	tapas_status st = TAPAS_OK;
+
+	if (part == NULL || beta == NULL)
+	{
+		tapas_free(part);
+		tapas_free(beta);
+		return TAPAS_ENOMEM;
+	}
+	xi = tapas_linrel_find_cut(pl->lr, pl->r, cl, nm, part, beta);
+	if (xi == -2)
+		st = TAPAS_ENOMEM;
+	else if (xi < 0)
+		st = plan_system(pl, plan->ncomp++, cl, nm, NULL, 0, NULL, 0, -1, 0);
+	else
+	{
+		uint32_t	shared[MAXC],
+					ns = 0,
+					nparts = 0;
+
+		/* X first: its rows are the projected cells' */
+		shared[ns++] = cl[xi];
+		for (uint32_t m = 0; m < nm; m++)
+		{
+			if (part[cl[m]] < 0 && (int) m != xi)
+				shared[ns++] = cl[m];
+			if (part[cl[m]] >= 0 && (uint32_t) part[cl[m]] + 1 > nparts)
+				nparts = (uint32_t) part[cl[m]] + 1;
+		}
+		for (uint32_t k = 0; k < nparts && st == TAPAS_OK; k++)
+		{
+			uint32_t	home[MAXC],
+						proj[MAXC],
+						nh = 0,
+						np = 0,
+						c = plan->ncomp++;
+
+			for (uint32_t m = 0; m < nm; m++)
+			{
+				int32_t		pb = part[cl[m]];
+
+				if (pb == (int32_t) k)
+					home[nh++] = cl[m];
+				else if (pb >= 0 && beta[cl[m]])
+					proj[np++] = cl[m];
+			}
+			/* the shared classes live in the first part, and are extra in the others */
+			if (k == 0)
+			{
+				uint32_t	all[MAXC];
+
+				memcpy(all, home, nh * sizeof(uint32_t));
+				memcpy(all + nh, shared, ns * sizeof(uint32_t));
+				st = plan_system(pl, c, all, nh + ns, NULL, 0, proj, np, (int32_t) cl[xi], nh);
+			}
+			else
+				st = plan_system(pl, c, home, nh, shared, ns, proj, np, (int32_t) cl[xi], nh);
+		}
+	}
+	tapas_free(part);
+	tapas_free(beta);
+	return st;
+}
+
 tapas_status
 tapas_linrel_plan(tapas_linrel_t *lr, uint64_t nrecords, tapas_linrel_plan_t *plan)
 {
 	uint32_t	parent[MAXC],
 				size[MAXC],
-				root_comp[MAXC],
 				members[MAXC];
-	uint8_t		touch[MAXC];
-	uint64_t	lambda[MAXC],
-				cf[MAXC];
+	uint64_t	lambda[MAXC];
 	uint32_t	K = lr->K;
 	int32_t		gstar = -1;
 	svec		one = {0, NULL, NULL};
 	int			has_one;
+	uint64_t   *r = NULL;
+	planner		pl;
 	tapas_status st = TAPAS_OK;
 
 	if (!plan_alloc(plan, K))
 		return TAPAS_ENOMEM;
 	has_one = one_coefficients(lr, nrecords, lambda, &one);
-	if (has_one < 0)
+	r = tapas_malloc(((size_t) (K ? K : 1) * MAXC + (size_t) MAXC * MAXC) * sizeof(uint64_t));
+	if (has_one < 0 || r == NULL)
 	{
+		tapas_linrel_svec_clear(&one);
+		tapas_free(r);
 		tapas_linrel_plan_clear(plan);
 		return TAPAS_ENOMEM;
 	}
 	for (uint32_t i = 0; has_one && i < lr->G; i++)
 		if (lambda[i] != 0)
 			gstar = (int32_t) i;
+	classes_mod_one(lr, lambda, gstar, r);
 	for (uint32_t b = 0; b < K; b++)
 	{
 		parent[b] = b;
 		size[b] = 1;
-		touch[b] = 0;
 	}
-	/* each class with a circuit in M/ONE joins its generator classes */
+	/* each class joins the generator classes of its representation (its circuit) */
 	for (uint32_t b = 0; b < K; b++)
 	{
-		int			t,
-					any = 0;
+		const uint64_t *rb = r + (size_t) b * MAXC;
+		int			any = 0;
 
-		if (!class_circuit(lr, b, lambda, gstar, cf, &t))
+		if (lr->cls[b].nnz == 0)
 			continue;
-		touch[b] = (uint8_t) t;
 		for (uint32_t i = 0; i < lr->G; i++)
-			if (cf[i] != 0)
+			if (rb[i] != 0)
 			{
 				uint32_t	x = uf_find(parent, b),
 							y = uf_find(parent, lr->gen_class[i]);
@@ -627,38 +826,35 @@ tapas_linrel_plan(tapas_linrel_t *lr, uint64_t nrecords, tapas_linrel_plan_t *pl
 					size[y] += size[x];
 				}
 			}
-		/* an empty circuit: b is a nonzero multiple of ONE, public */
+		/* zero modulo ONE: b is a nonzero multiple of ONE, public */
 		plan->is_one[b] = (uint8_t) !any;
 	}
 	for (uint32_t b = 0; b < K; b++)
-		root_comp[b] = UINT32_MAX;
-	for (uint32_t b = 0; b < K; b++)
+		plan->comp[b] = -1;
+	pl.lr = lr;
+	pl.plan = plan;
+	pl.r = r;
+	pl.gstar = gstar;
+	pl.one = has_one ? &one : NULL;
+	pl.scratch = r + (size_t) (K ? K : 1) * MAXC;
+	pl.extra_cap = 0;
+	for (uint32_t b = 0; b < K && st == TAPAS_OK; b++)
 	{
-		uint32_t	r = uf_find(parent, b);
+		uint32_t	root = uf_find(parent, b),
+					nm = 0;
 
-		if (size[r] < 2 || plan->is_one[b])
-		{
-			plan->comp[b] = -1;
+		/* each component once, from its first class */
+		if (size[root] < 2 || plan->is_one[b] || lr->cls[b].nnz == 0)
 			continue;
-		}
-		if (root_comp[r] == UINT32_MAX)
-			root_comp[r] = plan->ncomp++;
-		plan->comp[b] = (int32_t) root_comp[r];
-	}
-	for (uint32_t c = 0; c < plan->ncomp && st == TAPAS_OK; c++)
-	{
-		uint32_t	nm = 0;
-		int			with_one = 0;
-
-		for (uint32_t b = 0; b < K; b++)
-			if (plan->comp[b] == (int32_t) c)
-			{
-				members[nm++] = b;
-				with_one |= touch[b];
-			}
-		st = plan_component(lr, plan, c, members, nm, with_one ? &one : NULL);
+		for (uint32_t x = 0; x < K; x++)
+			if (uf_find(parent, x) == root && !plan->is_one[x] && lr->cls[x].nnz != 0)
+				members[nm++] = x;
+		if (members[0] != b || nm < 2)
+			continue;
+		st = plan_component(&pl, members, nm);
 	}
 	tapas_linrel_svec_clear(&one);
+	tapas_free(r);
 	if (st != TAPAS_OK)
 		tapas_linrel_plan_clear(plan);
 	return st;

@@ -665,6 +665,170 @@ test_quotient_by_one(void)
 		   tested, by_public, quotients, publics, split_tested);
 }
 
+/*
+ * Cuts at a bridge class: two attribute families f1, f2 over values
+ * {0, 1, 2, S} where f1 = S exactly when f2 = S (a census's "health = -9"
+ * and "religion = -9"), so 1[f1 = S] is one class of both.  The hidden
+ * 0/1 regions are the ten (f1, f2) combinations, ONE is their sum, and
+ * classes are indicators of sets of values of one attribute.  The kernel
+ * must cut the component at the shared class and stay sound against the
+ * oracle over every cell and every public row; and it must not call
+ * everything determined.
+ */
+#define CN	14				/* records */
+#define CH	10				/* hidden combinations: 3 x 3 and (S, S) */
+#define CK	8				/* classes */
+#define CM	8				/* cells */
+
+static void
+test_cut_bridge(void)
+{
+	tapas_rng_t rng;
+	int			cuts = 0,
+				tested = 0,
+				open = 0,
+				determined = 0;
+
+	tapas_rng_seed(&rng, tapas_test_seed() ^ 0xC07);
+	for (int it = 0; it < 120; it++)
+	{
+		int			combo[CN];
+		int			C[CK][CH];
+		long		A[CM][CN * CH];
+		uint8_t		cover[CM][CN];
+		int			cls[CM];
+		tapas_linrel_t *lr = tapas_linrel_create(P_TEST);
+		tapas_linrel_plan_t plan;
+		int64_t		keys[CN];
+		double		val[CN];
+		int			any_cut = 0;
+
+		for (int j = 0; j < CN; j++)
+			combo[j] = j < CH ? j : (int) tapas_rng_below(&rng, CH);
+		for (int b = 0; b < CK; b++)
+		{
+			/* class 0: the shared value; 1..4: sets of f1 values; 5..7: of f2 values */
+			int			fam = b == 0 ? 0 : b <= 4 ? 1 : 2;
+			int			set = b == 0 ? 8 : 1 + (int) tapas_rng_below(&rng, fam == 1 ? 15 : 7);
+			size_t		nnz = 0;
+
+			for (int h = 0; h < CH; h++)
+			{
+				int			v = h == 9 ? 3 : fam == 2 ? h % 3 : h / 3;
+
+				C[b][h] = (set >> v) & 1;
+			}
+			for (int j = 0; j < CN; j++)
+				if (C[b][combo[j]])
+				{
+					keys[nnz] = j;
+					val[nnz++] = 1.0;
+				}
+			TAPAS_CHECK(tapas_linrel_add(lr, keys, val, nnz) == TAPAS_OK);
+		}
+		TAPAS_CHECK(tapas_linrel_plan(lr, CN, &plan) == TAPAS_OK);
+		for (int q = 0; q < CM; q++)
+		{
+			/* everyone, everyone but one (a difference), or a random half */
+			int			kind = (int) tapas_rng_below(&rng, 3);
+			int			out = (int) tapas_rng_below(&rng, CN);
+
+			cls[q] = (int) tapas_rng_below(&rng, CK);
+			for (int j = 0; j < CN; j++)
+			{
+				cover[q][j] = kind == 0 ? 1 : kind == 1 ? j != out : tapas_rng_below(&rng, 2);
+				for (int h = 0; h < CH; h++)
+					A[q][j * CH + h] = cover[q][j] * C[cls[q]][h];
+			}
+		}
+		for (uint32_t c = 0; c < plan.ncomp; c++)
+			any_cut |= plan.cut[c] >= 0;
+		cuts += any_cut;
+		for (int b = 0; b < CK; b++)
+		{
+			int32_t		c = plan.comp[b];
+			int			G;
+			tapas_rng_t rr;
+			tapas_rowspace_t *rs;
+			uint32_t	ids[CM * CN * TAPAS_LINREL_MAX_REGIONS];
+			size_t		off[CM * TAPAS_LINREL_MAX_REGIONS + 1];
+			size_t		nrows = 0,
+						len = 0,
+						count;
+			const uint32_t *newly;
+
+			if (plan.is_one[b] || c < 0 || plan.nregions[c] < 1)
+				continue;
+			G = plan.nregions[c];
+			tapas_rng_seed(&rr, (uint64_t) it * 7907 + b);
+			rs = tapas_rowspace_create(CN * G, P_TEST, 0, &rr, NULL);
+			off[0] = 0;
+			for (int q = 0; q < CM; q++)
+			{
+				uint64_t	mask = 0;
+
+				if (plan.comp[cls[q]] == c)
+					mask = plan.regions[cls[q]];
+				for (uint32_t x = 0; x < plan.nextra; x++)
+					if (plan.extra[x].comp == (uint32_t) c && plan.extra[x].cls == (uint32_t) cls[q])
+						mask = plan.extra[x].regions;
+				if (mask == 0)
+					continue;
+				for (int r = 0; r < G; r++)
+					if (mask & (UINT64_C(1) << r))
+					{
+						for (int j = 0; j < CN; j++)
+							if (cover[q][j])
+								ids[len++] = (uint32_t) (r * CN + j);
+						if (plan.split[c] && off[nrows] < len)
+							off[++nrows] = len;
+					}
+				if (!plan.split[c] && off[nrows] < len)
+					off[++nrows] = len;
+			}
+			TAPAS_CHECK(tapas_rowspace_add(rs, ids, off, nrows, NULL, &newly, &count) == TAPAS_OK);
+			for (int j = 0; j < CN; j++)
+			{
+				uint32_t	w[TAPAS_LINREL_MAX_REGIONS];
+				size_t		wl = 0;
+				int			mine,
+							truth;
+				static long B[(CM + CN + 1) * CN * CH];
+				int			rows = CM,
+							width = CN * CH;
+				slong		r0;
+
+				for (int r = 0; r < G; r++)
+					if (plan.test[b] & (UINT64_C(1) << r))
+						w[wl++] = (uint32_t) (r * CN + j);
+				mine = wl > 0 && tapas_rowspace_contains(rs, w, wl) == 1;
+				/* the oracle: every cell, every public row */
+				memcpy(B, A, sizeof(A));
+				for (int i = 0; i < CN; i++, rows++)
+					for (int col = 0; col < width; col++)
+						B[rows * width + col] = col / CH == i;
+				r0 = rank_dense(B, rows, width);
+				for (int col = 0; col < width; col++)
+					B[rows * width + col] = col / CH == j ? C[b][col % CH] : 0;
+				truth = rank_dense(B, rows + 1, width) == r0;
+				TAPAS_CHECK_MSG(mine || !truth, "it %d class %d record %d (system %d, cut %d): kernel 0, oracle 1",
+								it, b, j, c, plan.cut[c]);
+				tested++;
+				open += !mine;
+				determined += truth;
+			}
+			tapas_rowspace_free(rs);
+		}
+		tapas_linrel_plan_clear(&plan);
+		tapas_linrel_free(lr);
+	}
+	printf("   # cuts: %d of 120 plans cut, %d values tested, %d determined, %d left open\n",
+		   cuts, tested, determined, open);
+	TAPAS_CHECK_MSG(cuts > 30, "only %d plans were cut", cuts);
+	TAPAS_CHECK_MSG(determined > 20 && open > tested / 4, "determined %d, open %d of %d",
+					determined, open, tested);
+}
+
 /* tapas_rowspace_contains on its own: bad input, atoms, a difference */
 static void
 test_contains(void)
@@ -711,6 +875,7 @@ main(void)
 	TAPAS_TEST_RUN(test_random_plans);
 	TAPAS_TEST_RUN(test_product_system);
 	TAPAS_TEST_RUN(test_quotient_by_one);
+	TAPAS_TEST_RUN(test_cut_bridge);
 	TAPAS_TEST_RUN(test_contains);
 	TAPAS_TEST_DONE();
 }
