@@ -162,6 +162,7 @@ struct TapasAuditEntry
 	int			cand_rows;
 	roaring_bitmap_t *cand_zero;	/* union of the rows answered 0 */
 	roaring_bitmap_t *cand_one; /* intersection of the rows answered 1, or NULL */
+	roaring_bitmap_t *cand_full;	/* union of the rows answered their size (>= 2) */
 
 	/* the class's truth (views of cls's arrays, set by tapas_audit_ensure_truth) */
 	int64		nnz;			/* records with v != 0 */

@@ -84,3 +84,11 @@ attack "complement, group false" "SELECT rare, count(*) FROM pt GROUP BY rare" "
 attack "complement, nullable" "SELECT count(*) FILTER (WHERE diagnosis <> 'hiv' OR diagnosis IS NULL) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt WHERE age <> 91"
 attack "complement, count(x)" "SELECT count(NULLIF(rare, true)) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
 reset
+# session 6: through the public count(*) (ONE): the values of diagnosis (never NULL here) add
+# up to |Q|, so two classes over Q give the third, with no relation among the classes themselves
+attack3 "ONE: values sum to count" "SELECT count(*) FILTER (WHERE diagnosis = 'flu') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('cold', 'asthma')) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('gout', 'hiv')) FROM pt WHERE age <> 91"
+attack3 "ONE: the rest over Q'" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold')) FROM pt WHERE age <> 91" "SELECT sum(CASE WHEN diagnosis IN ('asthma', 'gout') THEN 1 ELSE 0 END) FROM pt WHERE age <> 91"
+attack3 "ONE: avg of an indicator" "SELECT avg(CASE WHEN diagnosis = 'hiv' THEN 1 ELSE 0 END) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold')) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE diagnosis IN ('asthma', 'gout')) FROM pt WHERE age <> 91"
+attack3 "ONE: grouped, the rest" "SELECT diagnosis, count(*) FROM pt WHERE age <> 91 GROUP BY diagnosis" "SELECT count(*) FILTER (WHERE diagnosis = 'flu') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('cold', 'asthma', 'gout')) FROM pt"
+attack3 "ONE: two sensitive columns" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT rare, count(*) FROM pt WHERE age <> 91 GROUP BY rare" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold', 'asthma', 'gout')) FROM pt WHERE age <> 91"
+reset
