@@ -292,7 +292,8 @@ plan_groups(TableRelations *tr, List *classes)
 		uint64	   *reg = palloc(sizeof(uint64) * cap);
 		uint64	   *test = palloc(sizeof(uint64) * cap);
 		uint64	   *pat = palloc(sizeof(uint64) * cap);
-		int			n = 0;
+		int			n = 0,
+					nhome;
 		char	   *name;
 		TapasJoint *jt;
 		JointCoords co;
@@ -305,6 +306,7 @@ plan_groups(TableRelations *tr, List *classes)
 				pat[n] = plan.patterns[b];
 				reg[n++] = plan.regions[b];
 			}
+		nhome = n;
 		/* a cut's shared and projected classes (recon/linrel.h) */
 		for (uint32 x = 0; x < plan.nextra; x++)
 			if (plan.extra[x].comp == c)
@@ -326,9 +328,8 @@ plan_groups(TableRelations *tr, List *classes)
 		if (jt == NULL)
 			jt = joint_make(cls[0]->relid, cls, n, &co);
 		pfree(name);
-		for (int m = 0; m < n; m++)
-			if (tr->of[cls[m]->id - 1] == NULL)
-				tr->of[cls[m]->id - 1] = jt;	/* its home: listed first */
+		for (int m = 0; m < nhome; m++)
+			tr->of[cls[m]->id - 1] = jt;	/* its home */
 		oldcxt = MemoryContextSwitchTo(tapas_audit_cxt());
 		tr->joints = lappend(tr->joints, jt);
 		MemoryContextSwitchTo(oldcxt);
