@@ -58,7 +58,7 @@ END $$;
 GRANT EXECUTE ON FUNCTION one_attack(text, text, text[]) TO PUBLIC;
 SET client_min_messages = warning;
 SELECT one_fresh(t) FROM unnest(ARRAY['one_three', 'one_four', 'one_split', 'one_dense', 'one_benign',
-									  'one_lthree', 'one_lfour']) t;
+									  'one_lthree', 'one_lfour', 'one_affine', 'one_affine2']) t;
 RESET client_min_messages;
 
 SET tapas.mode = deny;
@@ -102,6 +102,19 @@ SELECT one_attack('benign', 'one_benign',
 	'SELECT count(*) FILTER (WHERE blood = ''w'') FROM %I WHERE ward < 4',
 	'SELECT count(*) FILTER (WHERE blood = ''w'') FROM %I WHERE ward >= 4',
 	'SELECT score, count(*) FROM %I GROUP BY score');
+-- 6. a class plus a constant is the class: sum(score + 10) is sum(score)
+-- plus 10 |Q|, and CASE WHEN grade = 'c' THEN 2 ELSE 1 END is the count of
+-- grade c plus |Q| (one unknown, the answers mapped back): the
+-- differences are refused like plain ones, and averages per ward of the
+-- shifted value are answered
+SELECT one_attack('affine', 'one_affine',
+	'SELECT ward, avg(score::numeric + 10) FROM %I GROUP BY ward',
+	'SELECT ward, sum(score) FROM %I GROUP BY ward',
+	'SELECT sum(score::numeric + 10) FROM %I',
+	'SELECT sum(score) FROM %I WHERE age <> 91');
+SELECT one_attack('affine2', 'one_affine2',
+	'SELECT sum(CASE WHEN grade = ''c'' THEN 2 ELSE 1 END) FROM %I',
+	'SELECT count(*) FILTER (WHERE grade = ''c'') FROM %I WHERE age <> 91');
 RESET SESSION AUTHORIZATION;
 
 -- log mode: the first two attacks are answered and alerted
