@@ -70,23 +70,33 @@ typedef struct TapasClass
 	int64	   *keys;			/* [nnz] their keys, ascending */
 	double	   *vals;			/* [nnz] their values */
 	bool		binary;			/* every v in {0, 1} */
+	bool		is_one;			/* v is one nonzero constant on every record: a
+								 * multiple of count(*), public (relations.c) */
 	int64		nrecords;		/* rows of the table when the truth was read */
 } TapasClass;
 
 /*
  * A group of related classes (relations.c): classes whose truth vectors
- * take part in a linear relation, audited as one joint system (joint.c)
- * over the unknowns (region, record), where class cls[i] is the sum of the
- * regions in regions[i] (recon/linrel.h).  Kept per backend and table.
+ * take part in a linear relation modulo the public count(*) (ONE),
+ * audited as one joint system (joint.c) over the unknowns (region,
+ * record), where a cell of class cls[i] is a row over the regions in
+ * regions[i] and the class's value at a record the unknowns of test[i]
+ * (recon/linrel.h; the two differ in the quotient by ONE).  Kept per
+ * backend and table.
  */
 typedef struct TapasJoint
 {
 	Oid			relid;
 	int			ncls;
 	TapasClass **cls;			/* [ncls] the related classes */
-	uint64	   *regions;		/* [ncls] bit r: region r holds the class */
+	uint64	   *regions;		/* [ncls] bit r: a cell's row holds region r */
+	uint64	   *test;			/* [ncls] bit r: the class's value at j holds (r, j) */
 	int			nregions;		/* G, or -1: no 0/1 coordinates (fail closed) */
+	uint64	   *patterns;		/* [ncls] bit r: the class is nonzero on pattern r
+								 * (the regions before the quotient by ONE) */
+	int			npatterns;		/* patterns, or -1 */
 	bool		split;			/* split coordinates: a cell is one row per region */
+	bool		one;			/* ONE lies in the span: quotient coordinates */
 	char	   *name;			/* key.statistic of its entries */
 } TapasJoint;
 
@@ -152,6 +162,7 @@ struct TapasAuditEntry
 	int			cand_rows;
 	roaring_bitmap_t *cand_zero;	/* union of the rows answered 0 */
 	roaring_bitmap_t *cand_one; /* intersection of the rows answered 1, or NULL */
+	roaring_bitmap_t *cand_full;	/* union of the rows answered their size (>= 2) */
 
 	/* the class's truth (views of cls's arrays, set by tapas_audit_ensure_truth) */
 	int64		nnz;			/* records with v != 0 */
@@ -239,6 +250,7 @@ extern List *tapas_audit_table_classes(Oid relid);
 
 /* relations.c */
 extern TapasJoint *tapas_audit_joint_of(Oid relid, const TapasClass *cls);
+extern List *tapas_audit_joints_of(Oid relid, const TapasClass *cls);
 extern int	tapas_audit_joint_member(const TapasJoint *jt, const TapasClass *cls);
 extern void tapas_audit_relations_drop(Oid relid);
 

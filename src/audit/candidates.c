@@ -64,9 +64,26 @@ tapas_audit_candidates_reset(TapasAuditEntry *e)
 		roaring_bitmap_free(e->cand_zero);
 	if (e->cand_one)
 		roaring_bitmap_free(e->cand_one);
+	if (e->cand_full)
+		roaring_bitmap_free(e->cand_full);
 	e->cand_zero = NULL;
 	e->cand_one = NULL;
+	e->cand_full = NULL;
 	e->cand_rows = 0;
+}
+
+/*
+ * A row of a 0/1 class answered with its cover's size (two or more): every
+ * record it covers is positive, and the attacker knows it from the logged
+ * answer (in the census, religion = -9 over ethnic = -9 is 526 of 526).
+ * Such records are no candidates: narrowing one of them down tells
+ * nothing the released answer did not, and they are known positives, not
+ * the one positive of the prior.
+ */
+static bool
+row_is_full(double answer, const roaring_bitmap_t *row)
+{
+	return answer >= 2.0 && answer == (double) roaring_bitmap_get_cardinality(row);
 }
 
 /*
@@ -84,6 +101,7 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 	{
 		tapas_audit_candidates_reset(e);
 		e->cand_zero = roaring_bitmap_create();
+		e->cand_full = roaring_bitmap_create();
 	}
 	for (; e->cand_rows < e->nrows; e->cand_rows++)
 	{
@@ -98,6 +116,8 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 		}
 		else if (e->answers[i] == 0.0)
 			roaring_bitmap_or_inplace(e->cand_zero, e->rows[i]);
+		else if (row_is_full(e->answers[i], e->rows[i]))
+			roaring_bitmap_or_inplace(e->cand_full, e->rows[i]);
 	}
 	*known = e->cand_one != NULL;
 	if (e->cand_one != NULL)
@@ -110,6 +130,8 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 			roaring_bitmap_add_range(c, 0, n_total);
 		roaring_bitmap_andnot_inplace(c, e->cand_zero);
 	}
+	/* the positives the answers already force are no news (row_is_full) */
+	roaring_bitmap_andnot_inplace(c, e->cand_full);
 	return c;
 }
 
@@ -317,6 +339,9 @@ expand_cover(const roaring_bitmap_t *cover, uint64 regions, uint32 cap_n)
 	return u;
 }
 
+/* the mask of every pattern of a group */
+#define ALL_PATTERNS(n)	((n) >= 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << (n)) - 1)
+
 /* the records of a set of unknowns (their j) */
 static roaring_bitmap_t *
 records_of(const roaring_bitmap_t *u, uint32 cap_n)
@@ -362,6 +387,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	uint64		floor = (uint64) tapas_min_candidates;
 	roaring_bitmap_t *one = NULL;
 	roaring_bitmap_t *zero = roaring_bitmap_create();
+	roaring_bitmap_t *full = roaring_bitmap_create();
 	roaring_bitmap_t *c;
 	roaring_bitmap_t *all0;
 	roaring_bitmap_t *hit = NULL;
@@ -369,15 +395,20 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	int			n = 0;
 
 	*found = NULL;
-	if (batch->ncells == 0 || jt == NULL || jt->nregions < 1)
+	if (batch->ncells == 0 || jt == NULL || jt->npatterns < 1)
 		return 0;
 	for (int i = 0; i < e->nrows; i++)
 	{
 		roaring_bitmap_t *u;
 
+		/* a projected cell of a cut (patterns 0) says nothing of this prior */
+		if (jt->patterns[e->row_member[i]] == 0)
+			continue;
+		if (row_is_full(e->answers[i], e->rows[i]))
+			roaring_bitmap_or_inplace(full, e->rows[i]);
 		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
 			continue;
-		u = expand_cover(e->rows[i], jt->regions[e->row_member[i]], e->cap_n);
+		u = expand_cover(e->rows[i], jt->patterns[e->row_member[i]], e->cap_n);
 		if (e->answers[i] == 0.0)
 			roaring_bitmap_or_inplace(zero, u);
 		else if (one == NULL)
@@ -394,7 +425,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	else
 	{
 		c = roaring_bitmap_create();
-		for (int r = 0; r < jt->nregions; r++)
+		for (int r = 0; r < jt->npatterns; r++)
 			roaring_bitmap_add_range(c, (uint64) r * e->cap_n,
 									 (uint64) r * e->cap_n + Min((uint64) batch->n_total, e->cap_n));
 		roaring_bitmap_andnot_inplace(c, zero);
@@ -402,6 +433,14 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	if (one)
 		roaring_bitmap_free(one);
 	roaring_bitmap_free(zero);
+	/* known positives (row_is_full): every pair of their records */
+	{
+		roaring_bitmap_t *u = expand_cover(full, ALL_PATTERNS(jt->npatterns), e->cap_n);
+
+		roaring_bitmap_andnot_inplace(c, u);
+		roaring_bitmap_free(u);
+		roaring_bitmap_free(full);
+	}
 	if (record_count(c, e->cap_n) < floor)
 	{
 		roaring_bitmap_free(c);
@@ -410,12 +449,20 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	all0 = roaring_bitmap_copy(c);
 	for (int t = 0; t < batch->ncells && hit == NULL; t++)
 	{
-		roaring_bitmap_t *q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
-													 batch->ids + batch->offsets[t]);
-		roaring_bitmap_t *q = expand_cover(q0, jt->regions[member[t]], e->cap_n);
-		roaring_bitmap_t *cq = roaring_bitmap_and(c, q);
-		uint64		in = record_count(cq, e->cap_n);
+		roaring_bitmap_t *q0,
+				   *q,
+				   *cq;
+		uint64		in;
 		double		a = batch->answers[t];
+
+		/* a projected cell of a cut (patterns 0) says nothing of this prior */
+		if (jt->patterns[member[t]] == 0)
+			continue;
+		q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
+								   batch->ids + batch->offsets[t]);
+		q = expand_cover(q0, jt->patterns[member[t]], e->cap_n);
+		cq = roaring_bitmap_and(c, q);
+		in = record_count(cq, e->cap_n);
 
 		if ((simulate || a == 1.0) && in >= 1 && in < floor)
 			hit = records_of(cq, e->cap_n);

@@ -383,7 +383,7 @@ static void
 audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 			TimestampTz deadline)
 {
-	TapasAuditEntry *e = tapas_audit_entry(g->key.cls, scope_roleid());
+	TapasAuditEntry *e;
 	TapasAuditBatch batch;
 	TapasFinding *fd,
 			   *fr;
@@ -402,6 +402,14 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 
 	TimestampTz t0 = GetCurrentTimestamp();
 
+	/*
+	 * A multiple of count(*) on every record (count(health) without NULLs):
+	 * its answer over Q is c |Q|, public, so its cells isolate nothing and
+	 * no decoder may "reconstruct" a value everybody has.
+	 */
+	if (g->key.cls != NULL && g->key.cls->is_one)
+		return;
+	e = tapas_audit_entry(g->key.cls, scope_roleid());
 	complete = tapas_audit_build_batch(&batch, e, cells, ncells, g->cell_no, g->n,
 									   rs_deadline);
 	/*
@@ -458,6 +466,38 @@ typedef struct JointCells
 	int16	   *member;			/* [g.n] class of each cell in jt->cls */
 } JointCells;
 
+/* adds group g's cells to the cells of jt in *out */
+static void
+joint_cells_add(List **out, TapasJoint *jt, Group *g)
+{
+	JointCells *jc = NULL;
+	ListCell   *lc2;
+	int16		m;
+
+	foreach(lc2, *out)
+		if (((JointCells *) lfirst(lc2))->jt == jt)
+			jc = lfirst(lc2);
+	if (jc == NULL)
+	{
+		jc = palloc0(sizeof(JointCells));
+		jc->jt = jt;
+		jc->g.key = g->key;
+		*out = lappend(*out, jc);
+	}
+	m = (int16) tapas_audit_joint_member(jt, g->key.cls);
+	jc->g.cell_no = jc->g.cell_no
+		? repalloc(jc->g.cell_no, sizeof(int) * (jc->g.n + g->n))
+		: palloc(sizeof(int) * g->n);
+	jc->member = jc->member
+		? repalloc(jc->member, sizeof(int16) * (jc->g.n + g->n))
+		: palloc(sizeof(int16) * g->n);
+	for (int i = 0; i < g->n; i++)
+	{
+		jc->g.cell_no[jc->g.n] = g->cell_no[i];
+		jc->member[jc->g.n++] = m;
+	}
+}
+
 /* the groups of related classes the statement's cells touch */
 static List *
 joint_cells(List *groups)
@@ -468,35 +508,13 @@ joint_cells(List *groups)
 	foreach(lc, groups)
 	{
 		Group	   *g = lfirst(lc);
-		TapasJoint *jt = tapas_audit_joint_of(g->key.relid, g->key.cls);
-		JointCells *jc = NULL;
-		ListCell   *lc2;
-		int16		m;
+		List	   *jts = tapas_audit_joints_of(g->key.relid, g->key.cls);
+		ListCell   *lj;
 
-		if (jt == NULL)
-			continue;
-		foreach(lc2, out)
-			if (((JointCells *) lfirst(lc2))->jt == jt)
-				jc = lfirst(lc2);
-		if (jc == NULL)
-		{
-			jc = palloc0(sizeof(JointCells));
-			jc->jt = jt;
-			jc->g.key = g->key;
-			out = lappend(out, jc);
-		}
-		m = (int16) tapas_audit_joint_member(jt, g->key.cls);
-		jc->g.cell_no = jc->g.cell_no
-			? repalloc(jc->g.cell_no, sizeof(int) * (jc->g.n + g->n))
-			: palloc(sizeof(int) * g->n);
-		jc->member = jc->member
-			? repalloc(jc->member, sizeof(int16) * (jc->g.n + g->n))
-			: palloc(sizeof(int16) * g->n);
-		for (int i = 0; i < g->n; i++)
-		{
-			jc->g.cell_no[jc->g.n] = g->cell_no[i];
-			jc->member[jc->g.n++] = m;
-		}
+		/* a class of a cut component is a member of several groups */
+		foreach(lj, jts)
+			joint_cells_add(&out, lfirst(lj), g);
+		list_free(jts);
 	}
 	return out;
 }
@@ -505,8 +523,9 @@ joint_cells(List *groups)
 static bool
 joint_is_binary(const TapasJoint *jt)
 {
+	/* projected classes of a cut (patterns 0) are not candidates' rows */
 	for (int i = 0; i < jt->ncls; i++)
-		if (!class_is_binary(jt->cls[i]))
+		if (jt->patterns[i] != 0 && !class_is_binary(jt->cls[i]))
 			return false;
 	return true;
 }

@@ -138,7 +138,7 @@ batch_rows(TapasAuditBatch *batch, const int16 *member, uint32 **ids,
 static bool
 class_value_determined(TapasAuditEntry *e, int m, uint32 j)
 {
-	uint64		regions = e->joint->regions[m];
+	uint64		regions = e->joint->test[m];
 	uint32		ids[TAPAS_ROWSPACE_SPAN_MAX];
 	size_t		len = 0;
 	uint32		nreg = (uint32) pg_popcount64(regions);

@@ -96,6 +96,8 @@ joint_free(TapasJoint *jt)
 	tapas_audit_drop_joint_entries(jt);
 	pfree(jt->cls);
 	pfree(jt->regions);
+	pfree(jt->test);
+	pfree(jt->patterns);
 	pfree(jt->name);
 	pfree(jt);
 }
@@ -119,27 +121,51 @@ tapas_audit_relations_drop(Oid relid)
 	hash_search(relations, &relid, HASH_REMOVE, NULL);
 }
 
-/* "related classes 1,3,4: rep; rep; rep", the key of the group's entries */
+/*
+ * "related classes 1,3,4: rep; rep; rep", the key of the group's entries;
+ * classes of a cut's other part whose cells enter only as rows of the
+ * cut class (patterns 0) are listed after "via" (and not by text).
+ */
 static char *
-joint_name(TapasClass **cls, int n)
+joint_name(TapasClass **cls, const uint64 *patterns, int n)
 {
 	StringInfoData s;
+	bool		via = false;
 
 	initStringInfo(&s);
 	appendStringInfoString(&s, "related classes ");
-	for (int i = 0; i < n; i++)
-		appendStringInfo(&s, "%s%d", i ? "," : "", cls[i]->id);
+	for (int i = 0, k = 0; i < n; i++)
+		if (patterns == NULL || patterns[i] != 0)
+			appendStringInfo(&s, "%s%d", k++ ? "," : "", cls[i]->id);
+	for (int i = 0; patterns != NULL && i < n; i++)
+		if (patterns[i] == 0)
+		{
+			appendStringInfo(&s, "%s%d", via ? "," : " via ", cls[i]->id);
+			via = true;
+		}
 	appendStringInfoString(&s, ":");
-	for (int i = 0; i < n; i++)
-		appendStringInfo(&s, "%s %s", i ? ";" : "", cls[i]->rep);
+	for (int i = 0, k = 0; i < n; i++)
+		if (patterns == NULL || patterns[i] != 0)
+			appendStringInfo(&s, "%s %s", k++ ? ";" : "", cls[i]->rep);
 	if (s.len > TAPAS_LEDGER_MAX_STATISTIC)
 		s.data[TAPAS_LEDGER_MAX_STATISTIC] = '\0';
 	return s.data;
 }
 
+/* the coordinates of a group, from the kernel's plan (or none) */
+typedef struct JointCoords
+{
+	const uint64 *regions;		/* [n] rows */
+	const uint64 *test;			/* [n] values */
+	const uint64 *patterns;		/* [n] patterns */
+	int			nregions;
+	int			npatterns;
+	bool		split;
+	bool		one;
+} JointCoords;
+
 static TapasJoint *
-joint_make(Oid relid, TapasClass **cls, const uint64 *regions, int n, int nregions,
-		   bool split)
+joint_make(Oid relid, TapasClass **cls, int n, const JointCoords *co)
 {
 	MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
 	TapasJoint *jt = palloc0(sizeof(TapasJoint));
@@ -149,11 +175,20 @@ joint_make(Oid relid, TapasClass **cls, const uint64 *regions, int n, int nregio
 	jt->cls = palloc(sizeof(TapasClass *) * Max(n, 1));
 	memcpy(jt->cls, cls, sizeof(TapasClass *) * n);
 	jt->regions = palloc0(sizeof(uint64) * Max(n, 1));
-	if (regions)
-		memcpy(jt->regions, regions, sizeof(uint64) * n);
-	jt->nregions = nregions;
-	jt->split = split;
-	jt->name = joint_name(cls, n);
+	jt->test = palloc0(sizeof(uint64) * Max(n, 1));
+	jt->patterns = palloc0(sizeof(uint64) * Max(n, 1));
+	jt->nregions = jt->npatterns = -1;
+	if (co)
+	{
+		memcpy(jt->regions, co->regions, sizeof(uint64) * n);
+		memcpy(jt->test, co->test, sizeof(uint64) * n);
+		memcpy(jt->patterns, co->patterns, sizeof(uint64) * n);
+		jt->nregions = co->nregions;
+		jt->npatterns = co->npatterns;
+		jt->split = co->split;
+		jt->one = co->one;
+	}
+	jt->name = joint_name(cls, co ? co->patterns : NULL, n);
 	MemoryContextSwitchTo(old);
 	return jt;
 }
@@ -185,7 +220,7 @@ add_new_classes(TableRelations *tr, List *classes)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 							errmsg("out of memory in the joint audit")));
 		if (st == TAPAS_ELIMIT && tr->overflow == NULL)
-			tr->overflow = joint_make(c->relid, &c, NULL, 1, -1, false);
+			tr->overflow = joint_make(c->relid, &c, 1, NULL);
 		/* TAPAS_EINVAL: a value that is not finite; the class is related to nothing */
 	}
 }
@@ -209,6 +244,26 @@ take_existing(List **old, const char *name)
 	return NULL;
 }
 
+/*
+ * The table's records, the support of the public class ONE (count(*)):
+ * from the classes whose truth was read (each saw the table whole); 0 if
+ * none, and then ONE is left out of the plan.
+ */
+static uint64
+table_records(List *classes)
+{
+	ListCell   *lc;
+
+	foreach(lc, classes)
+	{
+		TapasClass *c = lfirst(lc);
+
+		if (c->usable && c->nrecords > 0)
+			return (uint64) c->nrecords;
+	}
+	return 0;
+}
+
 /* recomputes the groups from the kernel's plan */
 static void
 plan_groups(TableRelations *tr, List *classes)
@@ -218,7 +273,7 @@ plan_groups(TableRelations *tr, List *classes)
 	MemoryContext oldcxt;
 	int			K = Min(tr->nadded, TAPAS_LINREL_MAX_CLASSES);
 
-	if (tapas_linrel_plan(tr->lr, &plan) != TAPAS_OK)
+	if (tapas_linrel_plan(tr->lr, table_records(classes), &plan) != TAPAS_OK)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory in the joint audit")));
 	tr->joints = NIL;
@@ -232,30 +287,56 @@ plan_groups(TableRelations *tr, List *classes)
 		tr->of[i] = i < K ? NULL : tr->overflow;
 	for (uint32 c = 0; c < plan.ncomp; c++)
 	{
-		TapasClass **cls = palloc(sizeof(TapasClass *) * K);
-		uint64	   *reg = palloc(sizeof(uint64) * K);
-		int			n = 0;
+		int			cap = K + (int) plan.nextra;
+		TapasClass **cls = palloc(sizeof(TapasClass *) * cap);
+		uint64	   *reg = palloc(sizeof(uint64) * cap);
+		uint64	   *test = palloc(sizeof(uint64) * cap);
+		uint64	   *pat = palloc(sizeof(uint64) * cap);
+		int			n = 0,
+					nhome;
 		char	   *name;
 		TapasJoint *jt;
+		JointCoords co;
 
 		for (int b = 0; b < K; b++)
 			if (plan.comp[b] == (int32) c)
 			{
 				cls[n] = list_nth(classes, b);
+				test[n] = plan.test[b];
+				pat[n] = plan.patterns[b];
 				reg[n++] = plan.regions[b];
 			}
-		name = joint_name(cls, n);
+		nhome = n;
+		/* a cut's shared and projected classes (recon/linrel.h) */
+		for (uint32 x = 0; x < plan.nextra; x++)
+			if (plan.extra[x].comp == c)
+			{
+				cls[n] = list_nth(classes, plan.extra[x].cls);
+				test[n] = plan.extra[x].test;
+				pat[n] = plan.extra[x].patterns;
+				reg[n++] = plan.extra[x].regions;
+			}
+		co.regions = reg;
+		co.test = test;
+		co.patterns = pat;
+		co.nregions = plan.nregions[c];
+		co.npatterns = plan.npatterns[c];
+		co.split = plan.split[c] != 0;
+		co.one = plan.one[c] != 0;
+		name = joint_name(cls, pat, n);
 		jt = take_existing(&old, name);
 		if (jt == NULL)
-			jt = joint_make(cls[0]->relid, cls, reg, n, plan.nregions[c], plan.split[c] != 0);
+			jt = joint_make(cls[0]->relid, cls, n, &co);
 		pfree(name);
-		for (int m = 0; m < n; m++)
-			tr->of[cls[m]->id - 1] = jt;
+		for (int m = 0; m < nhome; m++)
+			tr->of[cls[m]->id - 1] = jt;	/* its home */
 		oldcxt = MemoryContextSwitchTo(tapas_audit_cxt());
 		tr->joints = lappend(tr->joints, jt);
 		MemoryContextSwitchTo(oldcxt);
 		pfree(cls);
 		pfree(reg);
+		pfree(test);
+		pfree(pat);
 	}
 	tapas_linrel_plan_clear(&plan);
 	{
@@ -281,6 +362,28 @@ tapas_audit_joint_of(Oid relid, const TapasClass *cls)
 	if (cls == NULL || cls->id < 1 || cls->id > tr->nadded)
 		return NULL;
 	return tr->of[cls->id - 1];
+}
+
+/* every group that cls is a member of (its home first), or NIL */
+List *
+tapas_audit_joints_of(Oid relid, const TapasClass *cls)
+{
+	TapasJoint *home = tapas_audit_joint_of(relid, cls);
+	TableRelations *tr = table_relations(relid, false);
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (home == NULL)
+		return NIL;
+	out = list_make1(home);
+	foreach(lc, tr->joints)
+	{
+		TapasJoint *jt = lfirst(lc);
+
+		if (jt != home && tapas_audit_joint_member(jt, cls) >= 0)
+			out = lappend(out, jt);
+	}
+	return out;
 }
 
 int

@@ -111,13 +111,35 @@ singletons(TapasAuditBatch *batch, uint32 **out)
 }
 
 /*
+ * The records of a 0/1 class whose values the logged answers force to 1:
+ * those of a row answered its size (a dense class on that cover, e.g.
+ * religion = -9 over ethnic = -9 in the census: 526 of 526).  The
+ * attacker knows them already: no simulation draws them nor reports them
+ * reconstructed.  (Records in rows answered 0 are known too; they stay
+ * drawable, which errs towards refusing.)
+ */
+static roaring_bitmap_t *
+forced_ones(const TapasAuditEntry *e)
+{
+	roaring_bitmap_t *all = roaring_bitmap_create();
+
+	for (int i = 0; i < e->nrows; i++)
+		if (e->answers[i] >= 1.0 &&
+			e->answers[i] == (double) roaring_bitmap_get_cardinality(e->rows[i]))
+			roaring_bitmap_or_inplace(all, e->rows[i]);
+	return all;
+}
+
+/*
  * The lower bound s on the positives among the singleton records that
  * every 0/1 vector consistent with the logged answers has: a row answered
  * b covering c records outside singleton atoms has at least b - c
  * positives among its singletons.  (For the attack designs every record
  * is a singleton and s is the largest answer; for GROUP BY workloads,
- * whose groups are unions of large atoms, s <= 0.)  Capped at
- * TAPAS_SIM_MAX_S + 1.
+ * whose groups are unions of large atoms, s <= 0.)  sing holds the free
+ * singletons only (forced_ones): a row of b covering f forced ones and in
+ * free singletons has at least b - f - (card - in - f) = b - (card - in)
+ * positives among them.  Capped at TAPAS_SIM_MAX_S + 1.
  */
 static int
 logged_lower_bound(const TapasAuditEntry *e, const roaring_bitmap_t *sing)
@@ -414,8 +436,20 @@ tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 	if (ns == 0)
 		return 0;
 	singmap = roaring_bitmap_of_ptr((size_t) ns, sing);
-	s = logged_lower_bound(e, singmap);
+	if (binary)
+	{
+		roaring_bitmap_t *forced = forced_ones(e);
+
+		/* only the free singletons: the forced ones are known already */
+		roaring_bitmap_andnot_inplace(singmap, forced);
+		ns = (int64) roaring_bitmap_get_cardinality(singmap);
+		roaring_bitmap_to_uint32_array(singmap, sing);
+		roaring_bitmap_free(forced);
+	}
+	s = ns > 0 ? logged_lower_bound(e, singmap) : 0;
 	roaring_bitmap_free(singmap);
+	if (ns == 0)
+		return 0;
 	/* the design's own decoders: complete designs decode any answers */
 	if ((design = tapas_audit_designs_complete(batch, Max(s, 1), binary, detail)) != NULL)
 		return sim_finding(batch, sing[0], design, detail, found);

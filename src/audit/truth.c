@@ -47,6 +47,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/sysattr.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
@@ -423,6 +425,10 @@ class_read_truth(TapasClass *c)
 	for (int64 i = 0; i < c->nnz; i++)
 		if (c->vals[i] == 0.0)
 			c->vals[i] = 0.0;	/* -0 and 0 are one value */
+	/* a constant on every record: count(*) times it, public */
+	c->is_one = c->nnz > 0 && c->nnz == c->nrecords;
+	for (int64 i = 1; i < c->nnz && c->is_one; i++)
+		c->is_one = c->vals[i] == c->vals[0];
 	c->hash = hash_bytes_extended((const unsigned char *) c->keys,
 								  (int) Min(sizeof(int64) * c->nnz, (size_t) PG_INT32_MAX), 0x7461706173ULL) ^
 		hash_bytes_extended((const unsigned char *) c->vals,
@@ -445,7 +451,8 @@ typedef struct StatEnt
 {
 	StatKey		key;			/* hash key: must be first */
 	TapasClass *cls;			/* NULL: the statistic is not sensitive */
-	bool		flip;			/* the statistic counts cls's complement */
+	double		scale;			/* the statistic is scale * cls + offset per record */
+	double		offset;			/* (1, 0): cls itself; (-1, 1): its complement */
 } StatEnt;
 
 typedef struct RelClasses
@@ -606,6 +613,104 @@ find_complement_class(RelClasses *r, const TapasClass *c)
 }
 
 /*
+ * Whether c's truth w is a v + b on every record of the table, v being
+ * o's (a != 0): sum(income + 1000) is sum(income) plus 1000 |Q|,
+ * sum(CASE WHEN rare THEN 2 ELSE 1 END) is count(rare) plus |Q|, and |Q|
+ * is public, so the two are one unknown with c's answers mapped back,
+ * (answer - b |Q|) / a.  Otherwise the two are related only through the
+ * public count(*) (recon/linrel_plan.c), in coordinates that split on
+ * every distinct income.  Exact: a and b from two records with distinct v,
+ * then w == a v + b checked at every record (records in neither support
+ * have v = w = 0, so b = 0 if there are any).  O(nnz of both).
+ */
+static bool
+affine_of(const TapasClass *o, const TapasClass *c, double *a, double *b)
+{
+	int64		i,
+				j,
+				nunion = 0;
+	int			npts = 0;
+	double		pv[2] = {0, 0},
+				pw[2] = {0, 0};
+
+	if (o->nrecords != c->nrecords || o->nrecords <= 0)
+		return false;
+	/* two points with distinct v, and the size of the union of the supports */
+	for (i = 0, j = 0; i < o->nnz || j < c->nnz; nunion++)
+	{
+		double		v = 0,
+					w = 0;
+
+		if (j == c->nnz || (i < o->nnz && o->keys[i] < c->keys[j]))
+			v = o->vals[i++];
+		else if (i == o->nnz || c->keys[j] < o->keys[i])
+			w = c->vals[j++];
+		else
+		{
+			v = o->vals[i++];
+			w = c->vals[j++];
+		}
+		if (npts == 0 || (npts == 1 && v != pv[0]))
+		{
+			pv[npts] = v;
+			pw[npts++] = w;
+		}
+	}
+	if (nunion < o->nrecords && npts < 2 && (npts == 0 || pv[0] != 0))
+	{
+		pv[npts] = 0;
+		pw[npts++] = 0;
+	}
+	if (npts < 2)
+		return false;			/* o is constant: a multiple of count(*) */
+	*a = (pw[0] - pw[1]) / (pv[0] - pv[1]);
+	*b = pw[0] - *a * pv[0];
+	if (*a == 0 || !isfinite(*a) || !isfinite(*b) || (nunion < o->nrecords && *b != 0))
+		return false;
+	for (i = 0, j = 0; i < o->nnz || j < c->nnz;)
+	{
+		double		v = 0,
+					w = 0;
+
+		if (j == c->nnz || (i < o->nnz && o->keys[i] < c->keys[j]))
+			v = o->vals[i++];
+		else if (i == o->nnz || c->keys[j] < o->keys[i])
+			w = c->vals[j++];
+		else
+		{
+			v = o->vals[i++];
+			w = c->vals[j++];
+		}
+		if (*a * v + *b != w)
+			return false;
+	}
+	return true;
+}
+
+/* a class whose truth c's is affine in (affine_of), or NULL */
+static TapasClass *
+find_affine_class(RelClasses *r, const TapasClass *c, double *a, double *b)
+{
+	ListCell   *lc;
+
+	foreach(lc, r->classes)
+	{
+		TapasClass *o = lfirst(lc);
+		double		ta,
+					tb;
+
+		/* *a and *b are set only on success */
+		if (o->usable && !o->is_one && affine_of(o, c, &ta, &tb))
+		{
+			*a = ta;
+			*b = tb;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+/*
  * Called before a statement's cells are grouped: a statistic that was
  * classed without a tree (taken from the ledger) and now has one makes the
  * table's classes be built again, with its truth.
@@ -638,7 +743,8 @@ tapas_audit_class(Oid relid, const char *statistic)
 	Node	   *v;
 	TapasClass *c;
 	TapasClass *same;
-	bool		flip = false;
+	double		scale = 1,
+				offset = 0;
 	MemoryContext old;
 
 	memset(&k, 0, sizeof(k));
@@ -660,7 +766,12 @@ tapas_audit_class(Oid relid, const char *statistic)
 		c->usable = class_read_truth(c);
 		same = c->usable ? find_equal_class(r, c) : NULL;
 		if (same == NULL && c->usable && (same = find_complement_class(r, c)) != NULL)
-			flip = true;
+		{
+			scale = -1;
+			offset = 1;
+		}
+		if (same == NULL && c->usable && !c->is_one)
+			same = find_affine_class(r, c, &scale, &offset);
 		if (same != NULL)
 		{
 			class_free(c);
@@ -676,14 +787,17 @@ tapas_audit_class(Oid relid, const char *statistic)
 	}
 	s = hash_search(stat_map, &k, HASH_ENTER, &found);
 	s->cls = c;
-	s->flip = flip;
+	s->scale = scale;
+	s->offset = offset;
 	return c;
 }
 
 /*
  * The answer of a cell of statistic over nkeys covered records as its
  * class's: nkeys minus it when the statistic counts the class's
- * complement (find_complement_class).  Call after tapas_audit_class.
+ * complement (find_complement_class), (answer - b nkeys) / a when it is
+ * a times the class plus b (find_affine_class).  Call after
+ * tapas_audit_class.
  */
 double
 tapas_audit_class_answer(Oid relid, const char *statistic, double answer, int64 nkeys)
@@ -697,7 +811,9 @@ tapas_audit_class_answer(Oid relid, const char *statistic, double answer, int64 
 	k.relid = relid;
 	strlcpy(k.statistic, statistic, sizeof(k.statistic));
 	s = hash_search(stat_map, &k, HASH_FIND, NULL);
-	return s != NULL && s->flip ? (double) nkeys - answer : answer;
+	if (s == NULL || (s->scale == 1 && s->offset == 0))
+		return answer;
+	return (answer - s->offset * (double) nkeys) / s->scale;
 }
 
 /*

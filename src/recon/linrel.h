@@ -47,6 +47,26 @@
  * is the same.  A component with more than TAPAS_LINREL_MAX_REGIONS
  * regions has no coordinates here: the caller fails closed.
  *
+ * The all-ones class ONE (count(*), public: |Q| follows from the
+ * quasi-identifiers, and every record's ONE value is known) is not a
+ * class of the kernel but is part of every plan given the table's size:
+ * components are those of the quotient by ONE (relations that only say
+ * "both sum to ONE" join nothing), a class equal to a multiple of ONE is
+ * public (is_one), and a component whose span holds ONE gets quotient
+ * coordinates, one region eliminated through the public rows e_j x ONE
+ * (linrel_plan.c): exact for 0/1 components, sound in split ones.  The
+ * test of a class's value at j is then the vector of test[b]'s regions,
+ * not regions[b]'s; patterns[] keep the regions before the quotient.
+ *
+ * Cuts (linrel_cut.c).  A component whose classes fall into families that
+ * share one class X only (health and religion classes when "health = -9"
+ * and "religion = -9" are the same records) is audited as one system per
+ * family: the family's classes, X (and its multiples modulo ONE) as
+ * extra members, and, for a cell of another family's class with a
+ * nonzero coefficient on X, the row Q x X (extra members with test and
+ * patterns 0): sound, with far fewer regions than the product of the
+ * families'.  A class may so be a member of several systems (extra[]).
+ *
  * Usage: create, add each class (tapas_linrel_add), then tapas_linrel_plan
  * (recomputed from scratch, O(sum of nnz of the related classes * log)).
  * Not thread-safe.
@@ -93,23 +113,44 @@ extern uint32_t tapas_linrel_count(const tapas_linrel_t *lr);
 /* Rank of the classes' span. */
 extern uint32_t tapas_linrel_rank(const tapas_linrel_t *lr);
 
+/* A class's membership of a system other than its home (cuts). */
+typedef struct tapas_linrel_extra
+{
+	uint32_t	comp;			/* the system */
+	uint32_t	cls;			/* the class */
+	uint64_t	regions;		/* its cells' rows there */
+	uint64_t	test;			/* its value there (0: tested in its home only) */
+	uint64_t	patterns;		/* its patterns there (0: a projected cell, Q x the cut class) */
+} tapas_linrel_extra_t;
+
 /* The relations, grouped (see the banner); arrays owned by the plan. */
 typedef struct tapas_linrel_plan
 {
 	uint32_t	nclasses;
-	int32_t    *comp;			/* [nclasses] component, or -1: in no relation */
-	uint64_t   *regions;		/* [nclasses] bit rho set: region rho holds the class */
+	int32_t    *comp;			/* [nclasses] system (its home), or -1: in no relation */
+	uint8_t    *is_one;			/* [nclasses] 1: a nonzero multiple of ONE (public) */
+	uint64_t   *regions;		/* [nclasses] bit rho: a cell of the class is a row over region rho */
+	uint64_t   *test;			/* [nclasses] the class's value at j: the unknowns (rho, j), rho in test */
+	uint64_t   *patterns;		/* [nclasses] bit rho: the class is nonzero on pattern rho */
 	uint32_t	ncomp;
-	int32_t    *nregions;		/* [ncomp] regions, or -1: no 0/1 coordinates */
+	int32_t    *nregions;		/* [ncomp] regions of the row space, or -1: no coordinates */
+	int32_t    *npatterns;		/* [ncomp] patterns (records by the classes nonzero there), or -1 */
 	uint32_t   *nmembers;		/* [ncomp] classes in the component */
 	uint8_t    *split;			/* [ncomp] 1: split coordinates (a cell is a row per region) */
+	uint8_t    *one;			/* [ncomp] 1: ONE lies in the span: quotient coordinates */
+	int32_t    *cut;			/* [ncomp] the bridge class it was cut at, or -1 */
+	uint32_t	nextra;
+	tapas_linrel_extra_t *extra;	/* [nextra] more members of the systems (cuts) */
 } tapas_linrel_plan_t;
 
 /*
  * Computes the plan of the classes added so far into *plan (free with
- * tapas_linrel_plan_clear).  TAPAS_ENOMEM, else TAPAS_OK.
+ * tapas_linrel_plan_clear).  nrecords is the number of records of the
+ * table (the support of ONE); 0 leaves ONE out (the relations of M, as
+ * if count(*) were not public).  TAPAS_ENOMEM, else TAPAS_OK.
+ * O(K nrecords) more with ONE.
  */
-extern tapas_status tapas_linrel_plan(tapas_linrel_t *lr,
+extern tapas_status tapas_linrel_plan(tapas_linrel_t *lr, uint64_t nrecords,
 									  tapas_linrel_plan_t *plan);
 
 /* Frees the plan's arrays; accepts a zeroed plan. */

@@ -109,4 +109,11 @@ attackn "CASE 2 else 1" "SELECT sum(CASE WHEN rare THEN 2 ELSE 1 END) FROM pt" "
 attackn "CASE 5 else 7 on income" "SELECT sum(CASE WHEN income > 3000 THEN 5 ELSE 7 END) FROM pt" "SELECT count(*) FILTER (WHERE income > 3000) FROM pt WHERE age <> 91"
 attackn "income + 1000" "SELECT sum(income + 1000) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
 attackn "income - 1000, avg" "SELECT avg(income - 1000) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
+# session 6: through the public count(*) (ONE): the values of diagnosis (never NULL here) add
+# up to |Q|, so two classes over Q give the third, with no relation among the classes themselves
+attack3 "ONE: values sum to count" "SELECT count(*) FILTER (WHERE diagnosis = 'flu') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('cold', 'asthma')) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('gout', 'hiv')) FROM pt WHERE age <> 91"
+attack3 "ONE: the rest over Q'" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold')) FROM pt WHERE age <> 91" "SELECT sum(CASE WHEN diagnosis IN ('asthma', 'gout') THEN 1 ELSE 0 END) FROM pt WHERE age <> 91"
+attack3 "ONE: avg of an indicator" "SELECT avg(CASE WHEN diagnosis = 'hiv' THEN 1 ELSE 0 END) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold')) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE diagnosis IN ('asthma', 'gout')) FROM pt WHERE age <> 91"
+attack3 "ONE: grouped, the rest" "SELECT diagnosis, count(*) FROM pt WHERE age <> 91 GROUP BY diagnosis" "SELECT count(*) FILTER (WHERE diagnosis = 'flu') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('cold', 'asthma', 'gout')) FROM pt"
+attack3 "ONE: two sensitive columns" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT rare, count(*) FROM pt WHERE age <> 91 GROUP BY rare" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold', 'asthma', 'gout')) FROM pt WHERE age <> 91"
 reset
