@@ -170,10 +170,10 @@ shared_area(void)
 {
 	MemoryContext old;
 
-	if (area != NULL)
-		return area;
 	if (shared == NULL || tapas_audit_shared_memory_kb <= 0)
 		return NULL;
+	if (area != NULL)
+		return area;
 	LWLockRegisterTranche(shared->tranche, "tapas_audit_shared_area");
 	old = MemoryContextSwitchTo(TopMemoryContext);
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
