@@ -8,7 +8,8 @@
 # stops within a second of it (57014), and a later backend still audits
 # (the cancelled rebuild left nothing behind); the same for the first
 # statement on a table of 10^6 rows, cancelled while it reads the truth
-# of its class and creates its row space.  The timing check is
+# of its class and creates its row space; the same with the keys out of
+# heap order (the truth's sort).  The timing check is
 # relative: the work must take well over the timeout here,
 # so a faster machine cannot make the test pass without cancelling.
 # Usage: t-audit-cancel.sh INSTANCE_DIR (a running instance from test/lib.sh).
@@ -39,6 +40,14 @@ BEGIN
 END $d$;
 SQL
 [ "$(q "SELECT count(*) FROM tapas.query_log WHERE tbl = 'big'::regclass")" = 2400 ] || fail "logged cells"
+
+# parts 1-4 cancel a replay of the ledger: no shared copies to start from
+# (state_shared.c; t-audit-shared-state.sh tests those)
+shared_copies() {
+	q "ALTER SYSTEM SET tapas.audit_shared_memory = '$1'" >/dev/null && q "SELECT pg_reload_conf()" >/dev/null
+	sleep 0.3
+}
+shared_copies 0
 
 stmt="SELECT count(*) FILTER (WHERE s) >= 0 AS answered FROM big WHERE grp = 3"
 # analyst SQL [SETTING]: one new backend in deny mode runs SQL with \timing;
@@ -101,6 +110,15 @@ after=$(q "SELECT count(*) FROM tapas.query_log WHERE tbl = 'big'::regclass")
 [ $((after - before)) -le 1 ] || fail "cells logged by cancelled statements"
 echo "after the cancels: audited again"
 
+# 4b. with shared copies, the backend after a publishing one starts from
+# its copy: far faster than the replay
+shared_copies 1GB
+analyst "$stmt" >/dev/null
+copied=$(analyst "$stmt")
+echo "with shared copies, the first statement of the next new backend: $copied ms (replay: $full ms)"
+[ -n "$copied" ] && [ "$copied" -lt $((full / 2)) ] || fail "the copy took ${copied:-?} ms, the replay $full ms"
+q "ALTER SYSTEM RESET tapas.audit_shared_memory" >/dev/null && q "SELECT pg_reload_conf()" >/dev/null
+
 # 5. the truth: the first statement on a table of 10^6 rows reads the
 # truth of its class (a scan of the table evaluating the basis tree) and
 # creates its row space, after the query's own scan; a statement_timeout
@@ -129,6 +147,36 @@ grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
 [ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
 	{ cat "$dir/cancel.out"; fail "truth: statement_timeout $timeout ms took ${took:-?} ms"; }
 echo "truth: statement_timeout $timeout ms stopped after $took ms"
+
+# 6. the same on a table whose keys the heap holds out of order (loaded in
+# descending key order): the truth is sorted (truth.c, blocks and merges
+# with an interrupt check between) and the row space created (polled every
+# 2^20 records), both inside the work a timeout placed two thirds of the
+# way into it must stop within a second
+psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL' || fail "reversed table"
+SET client_min_messages = warning;
+CREATE TABLE rv (id int PRIMARY KEY, grp int NOT NULL, income int NOT NULL);
+INSERT INTO rv SELECT g, g % 10, (g::int8 * 7919 % 100000)::int FROM generate_series(1000000, 1, -1) g;
+VACUUM ANALYZE rv;
+SELECT tapas.protect('rv', 'id', ARRAY['income'], 100);
+GRANT SELECT ON rv TO tapas_cancel_analyst;
+SQL
+rstmt="SELECT grp, sum(income) > 0 AS s FROM rv GROUP BY grp"
+psql -X -q -d "$db" -c "SET tapas.mode = deny" -c "SET SESSION AUTHORIZATION tapas_cancel_analyst" \
+	-c '\timing on' -c "$rstmt" -c "$rstmt" >"$dir/cancel.out" 2>&1
+t1=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 1p)
+t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
+[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "reversed statements"; }
+echo "first statement on 10^6 rows in reversed key order: $t1 ms, again: $t2 ms"
+[ $((t1 - t2)) -ge 200 ] || fail "the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
+q "SELECT tapas.reset('rv')" >/dev/null || fail "reset rv"
+timeout=$((t2 + 2 * (t1 - t2) / 3))
+took=$(analyst "$rstmt" "SET statement_timeout = $timeout")
+grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
+	{ cat "$dir/cancel.out"; fail "reversed: not cancelled by statement_timeout"; }
+[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
+	{ cat "$dir/cancel.out"; fail "reversed: statement_timeout $timeout ms took ${took:-?} ms"; }
+echo "reversed keys: statement_timeout $timeout ms stopped after $took ms"
 
 psql -X -q -d postgres -c "DROP DATABASE $db"
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS tapas_cancel_analyst"
