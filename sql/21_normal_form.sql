@@ -253,4 +253,22 @@ SELECT zip, sum(CASE WHEN age > 30 THEN income ELSE 1 END), count(*) FROM nf WHE
 RESET SESSION AUTHORIZATION;
 SELECT grp, a AS aggregate, string_agg(statistic || ' over ' || covered || ' rows', '; ' ORDER BY statistic, covered) AS terms
   FROM tapas.last_capture(), unnest(aggregates) a GROUP BY grp, a ORDER BY grp, a;
+-- 9. several constants over sensitive atoms are not one factor: CASE WHEN
+-- flag THEN 2 ELSE 1 END is count(*) + count(flag), so it keeps its own
+-- structural basis (its truth is read by value); it was logged as count(*),
+-- an answer about flag that the ledger did not record; one common constant
+-- (3 on flag) is still the indicator's knowledge
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(CASE WHEN flag THEN 2 ELSE 1 END) FROM nf;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(CASE WHEN income > 200 THEN 5 ELSE 7 END), avg(CASE WHEN flag THEN -1 ELSE 1 END) FROM nf;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(CASE WHEN flag THEN 3 ELSE 0 END), sum(CASE WHEN flag THEN 3 END), count(CASE WHEN flag THEN 2 ELSE 1 END),
+       sum(CASE WHEN flag THEN 1.0 ELSE 1 END), sum(CASE WHEN flag THEN 2 ELSE 2.0000000000000001 END) FROM nf;
+RESET SESSION AUTHORIZATION;
+SELECT * FROM nfcap;
 SELECT tapas.reset('nf') >= 0 AS reset;

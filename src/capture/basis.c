@@ -27,8 +27,10 @@
  * count(*) FILTER (WHERE rare) are all "count(*) filter (where rare)";
  * rare IS NOT FALSE is too exactly when rare is NOT NULL.  A constant
  * factor is dropped (2 * 1[rare] is logged as 1[rare]: the same
- * knowledge).  What algebra does not decide here (two comparisons of one
- * column, income > 50 vs income >= 51; sums of several values; IN
+ * knowledge); several constants are not one factor (CASE WHEN rare THEN
+ * 2 ELSE 1 END is 1 + 1[rare]) and keep a structural text.  What algebra
+ * does not decide here (two comparisons of one column, income > 50 vs
+ * income >= 51; sums of several values; IN
  * lists longer than TAPAS_MAX_S_ATOMS, which stay one atom; small IN
  * lists become ORs of equalities) keeps a structural text, and is left to the joint
  * audit's unification by value.
@@ -381,6 +383,7 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 	List	   *atoms;
 	Table		t;
 	Node	   *leaf = NULL;
+	Node	   *count_value = NULL;	/* the first non-zero constant result */
 	Node	   *ind;
 	Node	   *value;
 	char	   *atext[TAPAS_MAX_S_ATOMS * 2];
@@ -445,7 +448,19 @@ tapas_basis_make(Node *phi, Oid relid, const Bitmapset *sensitive)
 		if (tapas_is_zero(r))
 			continue;
 		if (IsA(r, Const))
+		{
+			/*
+			 * One common constant c is c * 1[indicator], the knowledge of
+			 * 1[indicator]; several (CASE WHEN rare THEN 2 ELSE 1 END is
+			 * 1 + 1[rare], a count no indicator gives) keep the structural
+			 * text, left to the joint audit's relations by value.
+			 */
+			if (count_value == NULL)
+				count_value = r;
+			else if (!tapas_const_same_value(count_value, r))
+				return opaque(phi, relid, true);
 			r = (Node *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true);
+		}
 		else
 			r = strip_numeric_casts(r);
 		if (leaf != NULL && !equal(leaf, r))

@@ -75,6 +75,25 @@ tapas_is_zero(Node *node)
 	return const_double(node, &v) && v == 0.0;
 }
 
+/*
+ * true when constants a and b are the same number exactly (numeric 1.0 and
+ * 1 are; numeric 2 and 2.0000000000000001 are not, as a sum would tell),
+ * or equal nodes otherwise
+ */
+bool
+tapas_const_same_value(Node *a, Node *b)
+{
+	Const	   *ca = (Const *) a,
+			   *cb = (Const *) b;
+
+	if (!IsA(a, Const) || !IsA(b, Const) || ca->consttype != cb->consttype ||
+		ca->constisnull || cb->constisnull)
+		return equal(a, b);
+	if (ca->consttype == NUMERICOID)
+		return DatumGetBool(DirectFunctionCall2(numeric_eq, ca->constvalue, cb->constvalue));
+	return equal(a, b);
+}
+
 static bool
 is_one(Node *node)
 {

@@ -240,6 +240,7 @@ extern List *tapas_basis_atoms(Node *phi);
 extern bool tapas_atom_not_null(Node *atom, Oid relid);
 extern Node *tapas_simplify(Node *expr);
 extern bool tapas_is_zero(Node *node);
+extern bool tapas_const_same_value(Node *a, Node *b);
 
 /* statistic.c: what one capture logs, as plan nodes */
 typedef struct TapasStatSpec

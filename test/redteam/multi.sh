@@ -84,3 +84,29 @@ attack "complement, group false" "SELECT rare, count(*) FROM pt GROUP BY rare" "
 attack "complement, nullable" "SELECT count(*) FILTER (WHERE diagnosis <> 'hiv' OR diagnosis IS NULL) FROM pt" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt WHERE age <> 91"
 attack "complement, count(x)" "SELECT count(NULLIF(rare, true)) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
 reset
+attackn() {	# attackn NAME Q1 ... QN: Q1 .. QN-1 answered, then QN; QN answered = leak
+	reset
+	local before=$(last_alert) name=$1 b
+	shift
+	while [ $# -gt 1 ]; do q "$1" >/dev/null; shift; done
+	b=$(q "$1")
+	printf '%-28s %s\n' "$name" "$(verdict "$b" "$before")"
+}
+# session 6: the values of a column sum to the public count(*) of the same rows (the all-ones
+# vector): hiv over everyone, then every other diagnosis over everyone but the target
+attackn "values sum to count(*)" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" \
+	"SELECT count(*) FILTER (WHERE diagnosis = 'flu'), count(*) FILTER (WHERE diagnosis = 'cold'), count(*) FILTER (WHERE diagnosis = 'asthma') FROM pt WHERE age <> 91" \
+	"SELECT count(*) FILTER (WHERE diagnosis = 'gout') FROM pt WHERE age <> 91"
+attackn "values sum, IN lists" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" \
+	"SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold')) FROM pt WHERE age <> 91" \
+	"SELECT count(*) FILTER (WHERE diagnosis IN ('asthma', 'gout')) FROM pt WHERE age <> 91"
+attackn "values sum, complement union" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold', 'asthma', 'gout')) FROM pt" \
+	"SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold')) FROM pt WHERE age <> 91" \
+	"SELECT count(*) FILTER (WHERE diagnosis = 'asthma') FROM pt WHERE age <> 91" \
+	"SELECT count(*) FILTER (WHERE diagnosis = 'gout') FROM pt WHERE age <> 91"
+# a constant on every row: sum(CASE WHEN rare THEN 2 ELSE 1 END) is count(*) + count(rare)
+attackn "CASE 2 else 1" "SELECT sum(CASE WHEN rare THEN 2 ELSE 1 END) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attackn "CASE 5 else 7 on income" "SELECT sum(CASE WHEN income > 3000 THEN 5 ELSE 7 END) FROM pt" "SELECT count(*) FILTER (WHERE income > 3000) FROM pt WHERE age <> 91"
+attackn "income + 1000" "SELECT sum(income + 1000) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
+attackn "income - 1000, avg" "SELECT avg(income - 1000) FROM pt" "SELECT sum(income) FROM pt WHERE age <> 91"
+reset
