@@ -119,64 +119,47 @@ echo "with shared copies, the first statement of the next new backend: $copied m
 [ -n "$copied" ] && [ "$copied" -lt $((full / 2)) ] || fail "the copy took ${copied:-?} ms, the replay $full ms"
 q "ALTER SYSTEM RESET tapas.audit_shared_memory" >/dev/null && q "SELECT pg_reload_conf()" >/dev/null
 
-# 5. the truth: the first statement on a table of 10^6 rows reads the
-# truth of its class (a scan of the table evaluating the basis tree) and
-# creates its row space, after the query's own scan; a statement_timeout
-# placed a third of the way into that work stops it within a second
-psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL' || fail "truth table"
+# first_statement_cancel TABLE ORDER THIRDS: a table of 10^6 rows loaded
+# in key ORDER (ASC or DESC); the first statement on it reads the truth of
+# its class (a scan of the table evaluating the basis tree; for DESC, the
+# sort of the truth by key) and creates its row space, after the query's
+# own scan; a statement_timeout placed THIRDS thirds of the way into that
+# work stops it within a second
+first_statement_cancel() {
+	local tbl=$1 order=$2 thirds=$3 st t1 t2 timeout took
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<SQL || fail "$tbl: table"
 SET client_min_messages = warning;
-CREATE TABLE tr (id int PRIMARY KEY, grp int NOT NULL, income int NOT NULL);
-INSERT INTO tr SELECT g, g % 10, (g::int8 * 7919 % 100000)::int FROM generate_series(1, 1000000) g;
-VACUUM ANALYZE tr;
-SELECT tapas.protect('tr', 'id', ARRAY['income'], 100);
-GRANT SELECT ON tr TO tapas_cancel_analyst;
+CREATE TABLE $tbl (id int PRIMARY KEY, grp int NOT NULL, income int NOT NULL);
+INSERT INTO $tbl SELECT g, g % 10, (g::int8 * 7919 % 100000)::int FROM generate_series(1, 1000000) g
+  ORDER BY g $order;
+VACUUM ANALYZE $tbl;
+SELECT tapas.protect('$tbl', 'id', ARRAY['income'], 100);
+GRANT SELECT ON $tbl TO tapas_cancel_analyst;
 SQL
-tstmt="SELECT grp, sum(income) > 0 AS s FROM tr GROUP BY grp"
-psql -X -q -d "$db" -c "SET tapas.mode = deny" -c "SET SESSION AUTHORIZATION tapas_cancel_analyst" \
-	-c '\timing on' -c "$tstmt" -c "$tstmt" >"$dir/cancel.out" 2>&1
-t1=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 1p)
-t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
-[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "truth statements"; }
-echo "first statement on 10^6 rows: $t1 ms, again (truth and state kept): $t2 ms"
-[ $((t1 - t2)) -ge 200 ] || fail "the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
-q "SELECT tapas.reset('tr')" >/dev/null || fail "reset tr"
-timeout=$((t2 + (t1 - t2) / 3))
-took=$(analyst "$tstmt" "SET statement_timeout = $timeout")
-grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
-	{ cat "$dir/cancel.out"; fail "truth: not cancelled by statement_timeout"; }
-[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
-	{ cat "$dir/cancel.out"; fail "truth: statement_timeout $timeout ms took ${took:-?} ms"; }
-echo "truth: statement_timeout $timeout ms stopped after $took ms"
+	st="SELECT grp, sum(income) > 0 AS s FROM $tbl GROUP BY grp"
+	psql -X -q -d "$db" -c "SET tapas.mode = deny" -c "SET SESSION AUTHORIZATION tapas_cancel_analyst" \
+		-c '\timing on' -c "$st" -c "$st" >"$dir/cancel.out" 2>&1
+	t1=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 1p)
+	t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
+	[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "$tbl: statements"; }
+	echo "first statement on 10^6 rows (keys $order): $t1 ms, again (truth and state kept): $t2 ms"
+	[ $((t1 - t2)) -ge 200 ] || fail "$tbl: the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
+	q "SELECT tapas.reset('$tbl')" >/dev/null || fail "reset $tbl"
+	timeout=$((t2 + thirds * (t1 - t2) / 3))
+	took=$(analyst "$st" "SET statement_timeout = $timeout")
+	grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
+		{ cat "$dir/cancel.out"; fail "$tbl: not cancelled by statement_timeout"; }
+	[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
+		{ cat "$dir/cancel.out"; fail "$tbl: statement_timeout $timeout ms took ${took:-?} ms"; }
+	echo "$tbl: statement_timeout $timeout ms stopped after $took ms"
+}
 
-# 6. the same on a table whose keys the heap holds out of order (loaded in
-# descending key order): the truth is sorted (truth.c, blocks and merges
-# with an interrupt check between) and the row space created (polled every
-# 2^20 records), both inside the work a timeout placed two thirds of the
-# way into it must stop within a second
-psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL' || fail "reversed table"
-SET client_min_messages = warning;
-CREATE TABLE rv (id int PRIMARY KEY, grp int NOT NULL, income int NOT NULL);
-INSERT INTO rv SELECT g, g % 10, (g::int8 * 7919 % 100000)::int FROM generate_series(1000000, 1, -1) g;
-VACUUM ANALYZE rv;
-SELECT tapas.protect('rv', 'id', ARRAY['income'], 100);
-GRANT SELECT ON rv TO tapas_cancel_analyst;
-SQL
-rstmt="SELECT grp, sum(income) > 0 AS s FROM rv GROUP BY grp"
-psql -X -q -d "$db" -c "SET tapas.mode = deny" -c "SET SESSION AUTHORIZATION tapas_cancel_analyst" \
-	-c '\timing on' -c "$rstmt" -c "$rstmt" >"$dir/cancel.out" 2>&1
-t1=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 1p)
-t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
-[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "reversed statements"; }
-echo "first statement on 10^6 rows in reversed key order: $t1 ms, again: $t2 ms"
-[ $((t1 - t2)) -ge 200 ] || fail "the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
-q "SELECT tapas.reset('rv')" >/dev/null || fail "reset rv"
-timeout=$((t2 + 2 * (t1 - t2) / 3))
-took=$(analyst "$rstmt" "SET statement_timeout = $timeout")
-grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
-	{ cat "$dir/cancel.out"; fail "reversed: not cancelled by statement_timeout"; }
-[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
-	{ cat "$dir/cancel.out"; fail "reversed: statement_timeout $timeout ms took ${took:-?} ms"; }
-echo "reversed keys: statement_timeout $timeout ms stopped after $took ms"
+# 5. the truth, keys in heap order
+first_statement_cancel tr ASC 1
+# 6. keys out of heap order (the truth is sorted: truth.c, sorted blocks
+# merged with an interrupt check between; the row space's creation polls
+# every 2^20 records), two thirds into the work
+first_statement_cancel rv DESC 2
 
 psql -X -q -d postgres -c "DROP DATABASE $db"
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS tapas_cancel_analyst"
