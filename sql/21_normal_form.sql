@@ -271,4 +271,13 @@ SELECT sum(CASE WHEN flag THEN 3 ELSE 0 END), sum(CASE WHEN flag THEN 3 END), co
        sum(CASE WHEN flag THEN 1.0 ELSE 1 END), sum(CASE WHEN flag THEN 2 ELSE 2.0000000000000001 END) FROM nf;
 RESET SESSION AUTHORIZATION;
 SELECT * FROM nfcap;
+-- 10. a sum of sensitive values over rows with no value answers 0, not
+-- NULL: a NULL would tell count(x) = 0 over its covered set, which the
+-- sum's cell does not hold; count(x) tells it, audited
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT sum(income) FILTER (WHERE diagnosis = 'none'), sum(CASE WHEN rare IS NULL THEN income END) FILTER (WHERE flag AND NOT flag),
+       avg(income) FILTER (WHERE diagnosis = 'none') FROM nf;
+SELECT zip, sum(income) FILTER (WHERE diagnosis = 'none') IS NULL AS is_null FROM nf GROUP BY zip ORDER BY zip;
+SELECT count(*) AS groups FROM (SELECT zip FROM nf GROUP BY zip HAVING sum(income) FILTER (WHERE diagnosis = 'none') IS NULL) g;
+RESET SESSION AUTHORIZATION;
 SELECT tapas.reset('nf') >= 0 AS reset;

@@ -137,3 +137,19 @@ crash_backend() {
 	wait
 	wait_ready || fail "no crash restart"
 }
+
+# bench_instance [SETTING ...]: for a benchmark, unless PGHOST is set: build,
+# install tapas (into TAPAS_PGROOT's private copy if set, else under the
+# machine-wide install lock, held until bench_unlock: the extension's files
+# must not change before CREATE EXTENSION) and start a private instance in
+# $inst with the settings (the caller's trap destroys it)
+bench_instance() {
+	[ -n "${PGHOST:-}" ] && return 0
+	make -s -j2 >/dev/null
+	inst=$(mktemp -d /tmp/tapas-bench.XXXXXX)
+	exec 9>/tmp/tapas-install.lock
+	[ -n "${TAPAS_PGROOT:-}" ] || flock 9
+	tapas_install
+	instance_start "$inst" "$@" >/dev/null
+}
+bench_unlock() { { flock -u 9; exec 9>&-; } 2>/dev/null || true; }

@@ -461,6 +461,45 @@ tag_hidden(List *specs)
 		tapas_statistic_tag_aggregate(lfirst(s), 0);
 }
 
+/*
+ * A sum of sensitive values is NULL exactly when no row of its covered set
+ * has a value: the NULL would tell count(x) = 0, which the sum's cell does
+ * not hold (sum(income) over a zip's other people answering NULL says the
+ * target is the one who reported an income).  So such a sum answers 0
+ * there: COALESCE(sum(x), 0), the Aggref itself kept (its captures refer to
+ * it).  count(x), audited, says whether values exist; avg and variance
+ * capture it already.
+ */
+static Node *
+sum_zero_mutator(Node *node, List *sums)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref) && list_member_ptr(sums, node))
+	{
+		Aggref	   *agg = (Aggref *) node;
+		CoalesceExpr *c = makeNode(CoalesceExpr);
+		Node	   *zero = coerce_to_target_type(NULL,
+												 (Node *) makeConst(INT4OID, -1, InvalidOid, 4,
+																	Int32GetDatum(0), false, true),
+												 INT4OID, agg->aggtype, -1,
+												 COERCION_EXPLICIT, COERCE_IMPLICIT_CAST, -1);
+
+		if (zero == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("cannot audit sum of type %s", format_type_be(agg->aggtype))));
+		c->coalescetype = agg->aggtype;
+		c->coalescecollid = agg->aggcollid;
+		c->args = list_make2(agg, eval_const_expressions(NULL, zero));
+		c->location = -1;
+		return (Node *) c;
+	}
+	if (IsA(node, Query))
+		return node;			/* sub-queries are levels of their own */
+	return expression_tree_mutator(node, sum_zero_mutator, sums);
+}
+
 static void
 normalise_level(Query *q, int varno, const TapasProtection *prot,
 				TapasCaptureInfo *info)
@@ -470,6 +509,7 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	AggsContext ac;
 	List	   *keep = NIL;
 	List	   *aggspecs = NIL;
+	List	   *sums = NIL;		/* sensitive sums: 0 where they would be NULL */
 	ListCell   *c;
 	bool		grouped = q->groupClause != NIL || q->groupingSets != NIL;
 
@@ -512,15 +552,23 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 	(void) aggs_walker(q->havingQual, &ac);
 	foreach(c, ac.aggs)
 	{
-		List	   *specs = normalise_aggregate(&lc, lfirst_node(Aggref, c));
+		Aggref	   *agg = lfirst_node(Aggref, c);
+		List	   *specs = normalise_aggregate(&lc, agg);
 		ListCell   *s;
 
 		foreach(s, specs)
 			tapas_statistic_tag_aggregate(lfirst(s), foreach_current_index(c) + 1);
 		aggspecs = lappend(aggspecs, specs);
+		if (tapas_verify_aggregate(agg, prot->relid) == TAPAS_AGG_SUM)
+			sums = lappend(sums, agg);
 	}
 	/* groups that the user's HAVING rejects by their size alone */
 	tapas_having_bounds(&lc, q->havingQual, ac.aggs, aggspecs);
+	if (sums != NIL)
+	{
+		q->targetList = (List *) sum_zero_mutator((Node *) q->targetList, sums);
+		q->havingQual = sum_zero_mutator(q->havingQual, sums);
+	}
 
 	/* a GROUP BY without aggregates still answers "count(*) >= 1" per group */
 	if (!q->hasAggs)

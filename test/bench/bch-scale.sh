@@ -24,16 +24,7 @@ k=$(((n + 1) / 2))
 db=tapas_bench_bch
 inst=""
 trap '[ -n "$inst" ] && instance_destroy "$inst"' EXIT
-if [ -z "${PGHOST:-}" ]; then
-	make -s -j2 >/dev/null
-	inst=$(mktemp -d /tmp/tapas-bench.XXXXXX)
-	exec 9>/tmp/tapas-install.lock
-	[ -n "${TAPAS_PGROOT:-}" ] || flock 9
-	tapas_install
-	instance_start "$inst" "shared_buffers = '512MB'" "tapas.ledger_memory = '256MB'" >/dev/null
-	flock -u 9
-	exec 9>&-
-fi
+bench_instance "shared_buffers = '512MB'" "tapas.ledger_memory = '256MB'"
 psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 export PGDATABASE=$db
 psql -X -q -v ON_ERROR_STOP=1 <<SQL
@@ -74,6 +65,7 @@ BEGIN
 	END LOOP;
 END \$\$;
 SQL
+bench_unlock
 echo "n = $n, one positive (record $pos), $(psql -X -qAt -c "SELECT tapas.design_size('bch', $n, 1, $k)") queries of about n/2 records each"
 psql -X -q -o /dev/null -c "SET tapas.mode = log" -c "SET SESSION AUTHORIZATION bench_bch_analyst" -c "SELECT attack('log')"
 psql -X -q -o /dev/null -c "SELECT tapas.reset('b_p')"

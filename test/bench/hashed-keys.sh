@@ -39,19 +39,9 @@ SQL
 work=$(mktemp -d)
 inst=""
 trap 'rm -rf "$work"; [ -n "$inst" ] && instance_destroy "$inst"' EXIT
-if [ -z "${PGHOST:-}" ]; then
-	make -s -j2 >/dev/null
-	inst=$(mktemp -d /tmp/tapas-bench.XXXXXX)
-	exec 9>/tmp/tapas-install.lock
-	[ -n "${TAPAS_PGROOT:-}" ] || flock 9
-	tapas_install
-	instance_start "$inst" "tapas.ledger_memory = '256MB'" "shared_buffers = '256MB'" >/dev/null
-	setup_db
-	flock -u 9
-	exec 9>&-
-else
-	setup_db
-fi
+bench_instance "tapas.ledger_memory = '256MB'" "shared_buffers = '256MB'"
+setup_db
+bench_unlock
 export PGDATABASE=$db
 
 latency() {	# latency FILE: average latency in ms of REPS runs as the analyst
