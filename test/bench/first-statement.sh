@@ -42,18 +42,8 @@ work=$(mktemp -d)
 inst=""
 trap 'rm -rf "$work"; [ -n "$inst" ] && instance_destroy "$inst"; [ -z "$inst" ] && shared_copies_reset' EXIT
 shared_copies_reset() { psql -X -q -c "ALTER SYSTEM RESET tapas.audit_shared_memory" -c "SELECT pg_reload_conf()" >/dev/null 2>&1 || true; }
-if [ -z "${PGHOST:-}" ]; then
-	make -s -j2 >/dev/null
-	inst=$(mktemp -d /tmp/tapas-bench.XXXXXX)
-	exec 9>/tmp/tapas-install.lock
-	[ -n "${TAPAS_PGROOT:-}" ] || flock 9
-	tapas_install
-	instance_start "$inst" "tapas.ledger_memory = '2GB'" "tapas.ledger_max_cells = 1000000" \
-		"tapas.ledger_memory_per_role = 0" "tapas.ledger_max_cells_per_role = 0" \
-		"shared_buffers = '256MB'" >/dev/null
-	flock -u 9
-	exec 9>&-
-fi
+bench_instance "tapas.ledger_memory = '2GB'" "tapas.ledger_max_cells = 1000000" \
+	"tapas.ledger_memory_per_role = 0" "tapas.ledger_max_cells_per_role = 0" "shared_buffers = '256MB'"
 export PGDATABASE=$db
 psql -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 psql -X -q -v ON_ERROR_STOP=1 <<'SQL'
@@ -62,6 +52,7 @@ CREATE EXTENSION IF NOT EXISTS tapas;
 DO $$ BEGIN CREATE ROLE bench_first_analyst LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END $$;
 ALTER ROLE bench_first_analyst SET tapas.mode = deny;
 SQL
+bench_unlock
 probe_sql="SELECT region, count(*) FILTER (WHERE sick), sum(income) FROM %s WHERE age BETWEEN 30 AND 60 GROUP BY region"
 
 # ms STATUS of the first and second run of the probe in a new backend
