@@ -68,10 +68,12 @@ _PG_init(void)
 	tapas_policy_define_gucs();
 	tapas_ledger_define_gucs();
 	tapas_audit_define_gucs();
+	tapas_audit_shared_define_gucs();
 	tapas_progress_define_gucs();
 	MarkGUCPrefixReserved("tapas");
 	tapas_ledger_shmem_install();
 	tapas_ledger_flusher_register();
 	tapas_capture_install();
 	tapas_alerts_shmem_install();
+	tapas_audit_shared_install();
 }

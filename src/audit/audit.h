@@ -125,6 +125,10 @@ extern const char *tapas_alert_action_name(int action);
 extern uint64 tapas_audit_prime(void);
 
 extern void tapas_alerts_shmem_install(void);
+
+/* state_shared.c: row-space states shared with new backends */
+extern void tapas_audit_shared_install(void);
+extern void tapas_audit_shared_define_gucs(void);
 extern void tapas_alerts_define_gucs(void);
 
 /* ---- decide.c: the gate's entry points ---- */

@@ -174,6 +174,10 @@ struct TapasAuditEntry
 	TapasDesignTag *design_tags;	/* [design_tags_max], entry i for logged row i */
 	int			design_tags_max;
 
+	/* copies shared with other backends (state_shared.c) */
+	int			shared_rows;	/* rows in the copy published or taken last */
+	int64		shared_work_us; /* kernel work since then, microseconds */
+
 	/* tapas.audit_memory (state_memory.c) */
 	size_t		rows_bytes;		/* serialised size of rows[0..nrows) */
 	bool		over_memory;	/* the bound was reached: rs freed, rs_broken */
@@ -219,6 +223,11 @@ extern size_t tapas_audit_entry_memory(const TapasAuditEntry *e);
 extern bool tapas_audit_memory_ok(TapasAuditEntry *e);
 extern bool tapas_audit_memory_retry(const TapasAuditEntry *e);
 extern const char *tapas_audit_broken_reason(const TapasAuditEntry *e, bool joint);
+
+/* state_shared.c */
+extern int	tapas_audit_shared_memory_kb;
+extern tapas_rowspace_t *tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows);
+extern void tapas_audit_shared_publish(TapasAuditEntry *e);
 
 /* parked.c */
 extern void tapas_audit_trial_park(TapasAuditBatch *batch);

@@ -307,6 +307,7 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 	const uint32 *newly;
 	size_t		count;
 	tapas_status st;
+	TimestampTz t0;
 
 	if (e->rs == NULL || e->rs_broken)
 		return false;
@@ -319,8 +320,10 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 		if (deadline != DT_NOEND && GetCurrentTimestamp() > deadline)
 			return false;
 		nrows = rows_as_ids(e, e->rs_rows, to, &ids, &offsets);
+		t0 = GetCurrentTimestamp();
 		st = tapas_rowspace_add(e->rs, ids, offsets, nrows, &interrupt_poll,
 								&newly, &count);
+		e->shared_work_us += GetCurrentTimestamp() - t0;	/* state_shared.c */
 		pfree(ids);
 		pfree(offsets);
 		if (st == TAPAS_ECANCELED)
@@ -354,12 +357,46 @@ rowspace_add_rows(TapasAuditEntry *e, TimestampTz deadline)
 	return true;
 }
 
+/*
+ * Takes a kernel of e's first rows copied from another backend
+ * (state_shared.c) instead of an empty one, if there is one over at least
+ * need records: the records it shows determined that e has not reported
+ * go to sync_new, as rowspace_add_rows would put them.  False if none.
+ */
+static bool
+rowspace_from_shared(TapasAuditEntry *e, int64 need)
+{
+	int			nrows;
+	tapas_rowspace_t *rs = tapas_audit_shared_copy(e, need, &nrows);
+	const uint32 *det;
+	size_t		ndet;
+
+	if (rs == NULL)
+		return false;
+	e->rs = rs;
+	e->cap_n = tapas_rowspace_n(rs);
+	e->rs_broken = false;
+	e->rs_rows = nrows;
+	e->shared_rows = nrows;
+	e->shared_work_us = 0;
+	det = tapas_rowspace_determined(rs, &ndet);
+	for (size_t i = 0; i < ndet; i++)
+		if (!roaring_bitmap_contains(e->reported, det[i]))
+		{
+			roaring_bitmap_add(e->reported, det[i]);
+			roaring_bitmap_add(e->sync_new, det[i]);
+		}
+	(void) tapas_audit_memory_ok(e);	/* else rs freed, rs_broken */
+	return true;
+}
+
 /* makes room for dense indices < need, rebuilding the row space if needed */
 static void
 ensure_capacity(TapasAuditEntry *e, int64 need)
 {
 	const char *reason = NULL;
 	uint32		cap;
+	tapas_status st;
 
 	if ((e->rs != NULL || e->rs_broken) && e->cap_n > 0 && need <= (int64) e->cap_n)
 		return;
@@ -391,8 +428,19 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 						(long long) cap * tapas_audit_virtual_width(e), e->key.statistic)));
 		return;
 	}
-	e->rs = tapas_rowspace_create(cap * tapas_audit_virtual_width(e), tapas_audit_prime(),
-								  TAPAS_ROWSPACE_RANK_MAX, &audit_rng, &reason);
+	if (e->joint == NULL && rowspace_from_shared(e, need))
+		return;
+	e->rs = tapas_rowspace_create_progress(cap * tapas_audit_virtual_width(e),
+										   tapas_audit_prime(), TAPAS_ROWSPACE_RANK_MAX,
+										   &audit_rng, &interrupt_poll, &st, &reason);
+	if (e->rs == NULL && st == TAPAS_ECANCELED)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* not a cancel after all: no row space yet, the checks fail closed */
+		e->cap_n = 0;
+		e->rs_rows = 0;
+		return;
+	}
 	if (e->rs == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
@@ -416,6 +464,8 @@ entry_forget_rows(TapasAuditEntry *e)
 	e->over_memory = false;
 	e->rs_rows = 0;
 	e->synced = 0;
+	e->shared_rows = 0;
+	e->shared_work_us = 0;
 	tapas_rowspace_free(e->rs);
 	e->rs = NULL;
 	e->cap_n = 0;
@@ -591,7 +641,10 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 
 	if (e->rs == NULL || e->nkeys > (int64) e->cap_n)
 		ensure_capacity(e, e->nkeys);	/* rebuild: adds every row */
-	return rowspace_add_rows(e, deadline);
+	if (!rowspace_add_rows(e, deadline))
+		return false;
+	tapas_audit_shared_publish(e);	/* when the work done pays for a copy */
+	return true;
 }
 
 /*
@@ -624,14 +677,17 @@ tapas_audit_determined(TapasAuditBatch *batch, TapasFinding **found,
 	size_t		count = 0;
 	tapas_status st;
 	int			nf = 0;
+	TimestampTz t0;
 
 	*found = NULL;
 	if (!tapas_audit_rowspace_ready(e, batch->n_total, deadline))
 		return -1;
 	if (batch->ncells == 0)
 		return 0;
+	t0 = GetCurrentTimestamp();
 	st = tapas_rowspace_trial(e->rs, batch->ids, batch->offsets, batch->ncells,
 							  &interrupt_poll, &newly, &count);
+	e->shared_work_us += GetCurrentTimestamp() - t0;	/* state_shared.c */
 	if (st == TAPAS_ECANCELED)
 	{
 		CHECK_FOR_INTERRUPTS();

@@ -313,6 +313,84 @@ cmp_key_val(const void *x, const void *y)
 	return a[0] < b[0] ? -1 : a[0] > b[0];
 }
 
+/* pairs (key, value) per sorted block between two interrupt checks */
+#define SORT_BLOCK	(INT64CONST(1) << 16)
+
+/*
+ * Sorts the n (key, value) pairs of kv by key, honouring a cancel within
+ * a fraction of a second at any n (a qsort of 10^7 pairs is seconds
+ * without one): nothing to do when the heap holds the keys in order (the
+ * usual load order); else blocks of SORT_BLOCK pairs are sorted, then
+ * merged pairwise bottom-up through a buffer, with an interrupt check per
+ * block and per SORT_BLOCK pairs merged.
+ */
+static void
+sort_key_vals(int64 *kv, int64 n)
+{
+	int64	   *src = kv,
+			   *dst;
+	int64		i,
+				width;
+
+	for (i = 1; i < n; i++)
+		if (kv[2 * (i - 1)] > kv[2 * i])
+			break;
+	if (i >= n)
+		return;
+	for (i = 0; i < n; i += SORT_BLOCK)
+	{
+		CHECK_FOR_INTERRUPTS();
+		qsort(kv + 2 * i, Min(SORT_BLOCK, n - i), 2 * sizeof(int64), cmp_key_val);
+	}
+	if (n <= SORT_BLOCK)
+		return;
+	dst = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * 2 * n);
+	for (width = SORT_BLOCK; width < n; width *= 2)
+	{
+		for (int64 lo = 0; lo < n; lo += 2 * width)
+		{
+			int64		mid = Min(lo + width, n),
+						hi = Min(lo + 2 * width, n),
+						a = lo,
+						b = mid,
+						k = lo;
+
+			while (k < hi)
+			{
+				if ((k & (SORT_BLOCK - 1)) == 0)
+					CHECK_FOR_INTERRUPTS();
+				if (b >= hi || (a < mid && src[2 * a] <= src[2 * b]))
+				{
+					dst[2 * k] = src[2 * a];
+					dst[2 * k + 1] = src[2 * a + 1];
+					a++;
+				}
+				else
+				{
+					dst[2 * k] = src[2 * b];
+					dst[2 * k + 1] = src[2 * b + 1];
+					b++;
+				}
+				k++;
+			}
+		}
+		/* the next pass reads what this one wrote */
+		{
+			int64	   *t = src;
+
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != kv)
+	{
+		memcpy(kv, src, sizeof(int64) * 2 * n);
+		pfree(src);
+	}
+	else
+		pfree(dst);
+}
+
 /*
  * Evaluates c's tree on every row of the table (a heap scan under the
  * active snapshot, ExecEvalExpr in tapas's own code: no query is planned
@@ -372,7 +450,7 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 		FreeExecutorState(estate);
 		tapas_table_scan_end(scan);
 
-		qsort(kv, n, 2 * sizeof(int64), cmp_key_val);
+		sort_key_vals(kv, n);
 		c->nnz = n;
 		c->nrecords = (int64) rows;
 		c->binary = true;

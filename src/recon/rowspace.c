@@ -142,15 +142,26 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 	return TAPAS_OK;
 }
 
+/*
+ * Allocates a state for records 0..n-1 in one atom, with no rows, zero
+ * projections and basis capacity cap (rowspace_int.h): everything but the
+ * secret draws, shared by creation and deserialisation
+ * (rowspace_serial.c).  NULL with a static message in *reason.
+ */
 tapas_rowspace_t *
-tapas_rowspace_create(uint32_t n, uint64_t prime, uint32_t rank_limit,
-					  tapas_rng_t *rng, const char **reason)
+tapas_rowspace_alloc(uint32_t n, uint64_t prime, uint32_t rank_limit,
+					 uint32_t cap, tapas_status *status, const char **reason)
 {
 	tapas_rowspace_t *rs;
-	uint32_t	j;
 	int			e;
 
-#define FAIL(msg) do { if (reason) *reason = (msg); goto fail; } while (0)
+#define FAIL(msg) \
+	do { \
+		*status = strcmp((msg), "out of memory") == 0 ? TAPAS_ENOMEM : TAPAS_EINVAL; \
+		if (reason) \
+			*reason = (msg); \
+		goto fail; \
+	} while (0)
 	rs = NULL;
 	if (n == 0 || n >= (UINT32_C(1) << 31))
 		FAIL("number of records must be between 1 and 2^31 - 1");
@@ -188,19 +199,12 @@ tapas_rowspace_create(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	if (!rs->pivot_of || !rs->inrow || !rs->det || !rs->detlist ||
 		!rs->inside || !rs->seen || !rs->blkval || !rs->blkacc)
 		FAIL("out of memory");
-	if (tapas_rowspace_grow(rs, rs->rank_limit < INITIAL_RCAP ?
-				   rs->rank_limit : INITIAL_RCAP) != TAPAS_OK)
+	if (cap > rs->rank_limit)
+		cap = rs->rank_limit;
+	if (tapas_rowspace_grow(rs, cap) != TAPAS_OK)
 		FAIL("out of memory");
-	/* the secret projections; atom 0 holds every record */
-	for (e = 0; e < NPROJ; e++)
-		for (j = 0; j < n; j++)
-		{
-			rs->z[e][j] = tapas_rng_below(rng, prime);
-			rs->za[e][0] = n_addmod(rs->za[e][0], rs->z[e][j], prime);
-		}
-	for (j = 0; j < n; j++)
-		rs->pivot_of[j] = -1;
-	tapas_rng_seed(&rs->rng, tapas_rng_u64(rng));
+	memset(rs->pivot_of, 0xff, (size_t) n * sizeof(int32_t));	/* -1 */
+	*status = TAPAS_OK;
 	if (reason)
 		*reason = NULL;
 	return rs;
@@ -208,6 +212,51 @@ fail:
 	tapas_rowspace_free(rs);
 	return NULL;
 #undef FAIL
+}
+
+/* records between two polls of the progress callback in the draws */
+#define CREATE_POLL_RECORDS	(UINT32_C(1) << 20)
+
+tapas_rowspace_t *
+tapas_rowspace_create_progress(uint32_t n, uint64_t prime, uint32_t rank_limit,
+							   tapas_rng_t *rng, const tapas_progress_t *progress,
+							   tapas_status *status, const char **reason)
+{
+	tapas_rowspace_t *rs;
+	uint32_t	j;
+	int			e;
+
+	rs = tapas_rowspace_alloc(n, prime, rank_limit, INITIAL_RCAP, status, reason);
+	if (rs == NULL)
+		return NULL;
+	/* the secret projections; atom 0 holds every record */
+	for (e = 0; e < NPROJ; e++)
+		for (j = 0; j < n; j++)
+		{
+			if (j % CREATE_POLL_RECORDS == 0 &&
+				tapas_progress_poll(progress, (e + (double) j / n) / NPROJ))
+			{
+				tapas_rowspace_free(rs);
+				*status = TAPAS_ECANCELED;
+				if (reason)
+					*reason = "canceled";
+				return NULL;
+			}
+			rs->z[e][j] = tapas_rng_below(rng, prime);
+			rs->za[e][0] = n_addmod(rs->za[e][0], rs->z[e][j], prime);
+		}
+	tapas_rng_seed(&rs->rng, tapas_rng_u64(rng));
+	*status = TAPAS_OK;
+	return rs;
+}
+
+tapas_rowspace_t *
+tapas_rowspace_create(uint32_t n, uint64_t prime, uint32_t rank_limit,
+					  tapas_rng_t *rng, const char **reason)
+{
+	tapas_status st;
+
+	return tapas_rowspace_create_progress(n, prime, rank_limit, rng, NULL, &st, reason);
 }
 
 void

@@ -72,6 +72,20 @@ extern tapas_rowspace_t *tapas_rowspace_create(uint32_t n, uint64_t prime,
 											   tapas_rng_t *rng,
 											   const char **reason);
 
+/*
+ * tapas_rowspace_create polling progress (may be NULL) every 2^20 records
+ * of the secret draws (about 1 s per 10^7 records), so a cancel acts
+ * within a fraction of a second.  NULL with *status: TAPAS_EINVAL (a bad
+ * argument), TAPAS_ENOMEM, or TAPAS_ECANCELED (progress asked to stop;
+ * nothing is left allocated).
+ */
+extern tapas_rowspace_t *tapas_rowspace_create_progress(uint32_t n, uint64_t prime,
+														uint32_t rank_limit,
+														tapas_rng_t *rng,
+														const tapas_progress_t *progress,
+														tapas_status *status,
+														const char **reason);
+
 /* Frees rs and everything it owns; accepts NULL. */
 extern void tapas_rowspace_free(tapas_rowspace_t *rs);
 
@@ -200,5 +214,38 @@ extern uint64_t tapas_rowspace_fingerprint(const tapas_rowspace_t *rs);
 extern int	tapas_rowspace_validate(const tapas_rowspace_t *rs,
 									uint32_t max_rank_exact,
 									const char **reason);
+
+/* --- rowspace_serial.c: a copy of the state in a flat buffer --- */
+
+/*
+ * Bytes tapas_rowspace_serialise writes for rs: a header, the per-record
+ * arrays (about 36 bytes per record) and the basis (about 8 r (r + n / 64
+ * + 2 sqrt(n)) bytes at rank r), and a CRC-32C.  O(1).
+ */
+extern size_t tapas_rowspace_serial_size(const tapas_rowspace_t *rs);
+
+/*
+ * Writes rs into buf[0..len), len >= tapas_rowspace_serial_size(rs).
+ * TAPAS_EINVAL while a trial is open (only a committed state is copied)
+ * or when len is too short.  The buffer holds the secret projections:
+ * keep it where only the server reads it.  O(size).
+ */
+extern tapas_status tapas_rowspace_serialise(const tapas_rowspace_t *rs,
+											 void *buf, size_t len);
+
+/*
+ * A new state equal to the one serialised in buf[0..len): the same
+ * fingerprint, and every later trial, commit and rollback gives what it
+ * gives on the original (the pivot sampler's state is copied too).  The
+ * prime must be the one serialised (a copy from another server start is
+ * refused).  NULL with *status TAPAS_EINVAL and a static message in
+ * *reason when the bytes are not such a copy (wrong magic, version,
+ * sizes, prime or checksum, or structural invariants broken), or
+ * TAPAS_ENOMEM.  O(size).
+ */
+extern tapas_rowspace_t *tapas_rowspace_deserialise(const void *buf, size_t len,
+													uint64_t prime,
+													tapas_status *status,
+													const char **reason);
 
 #endif							/* TAPAS_ROWSPACE_H */

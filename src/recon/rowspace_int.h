@@ -90,4 +90,16 @@ extern void tapas_rowspace_downdate(tapas_rowspace_t *rs);
 /* Sets the basis capacity to cap >= r (grow or shrink). */
 extern tapas_status tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap);
 
+/*
+ * A state over n records in one atom with no rows, zero projections and
+ * basis capacity min(cap, rank limit); the arguments are checked as for
+ * tapas_rowspace_create.  NULL with *status (TAPAS_EINVAL, TAPAS_ENOMEM)
+ * and a static message in *reason (may be NULL).  For creation and
+ * deserialisation (rowspace_serial.c).
+ */
+extern tapas_rowspace_t *tapas_rowspace_alloc(uint32_t n, uint64_t prime,
+											  uint32_t rank_limit, uint32_t cap,
+											  tapas_status *status,
+											  const char **reason);
+
 #endif							/* TAPAS_ROWSPACE_INT_H */

@@ -47,8 +47,9 @@ crc32c_build_table(void)
 	crc_table_ready = 1;
 }
 
+/* the table-driven CRC, any x86-64 (and the oracle of the unit test) */
 uint32_t
-tapas_crc32c_update(uint32_t crc, const void *data, size_t len)
+tapas_crc32c_update_sw(uint32_t crc, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
@@ -68,6 +69,63 @@ tapas_crc32c_update(uint32_t crc, const void *data, size_t len)
 		crc = (crc >> 8) ^ crc_table[0][(crc ^ *p++) & 0xFF];
 	return crc;
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+
+/*
+ * The SSE 4.2 CRC32 instruction computes exactly this CRC (Castagnoli,
+ * reflected), 8 bytes per instruction: about 20 times the table's speed,
+ * which matters for the copies of the audit state (hundreds of MB,
+ * recon/rowspace_serial.c).  Chosen at run time: the build targets
+ * baseline x86-64.
+ */
+__attribute__((target("sse4.2")))
+static uint32_t
+crc32c_update_hw(uint32_t crc, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t	c = crc;
+
+	while (len > 0 && ((uintptr_t) p & 7) != 0)
+	{
+		c = _mm_crc32_u8((uint32_t) c, *p++);
+		len--;
+	}
+	while (len >= 8)
+	{
+		uint64_t	w;
+
+		memcpy(&w, p, 8);
+		c = _mm_crc32_u64(c, w);
+		p += 8;
+		len -= 8;
+	}
+	while (len-- > 0)
+		c = _mm_crc32_u8((uint32_t) c, *p++);
+	return (uint32_t) c;
+}
+
+static int	crc_hw = -1;		/* unknown yet */
+
+uint32_t
+tapas_crc32c_update(uint32_t crc, const void *data, size_t len)
+{
+	if (crc_hw < 0)
+	{
+		__builtin_cpu_init();
+		crc_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0;
+	}
+	return crc_hw ? crc32c_update_hw(crc, data, len)
+		: tapas_crc32c_update_sw(crc, data, len);
+}
+#else
+uint32_t
+tapas_crc32c_update(uint32_t crc, const void *data, size_t len)
+{
+	return tapas_crc32c_update_sw(crc, data, len);
+}
+#endif
 
 uint32_t
 tapas_crc32c(const void *data, size_t len)

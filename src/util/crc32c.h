@@ -6,8 +6,10 @@
  * The same polynomial (0x1EDC6F41, reflected 0x82F63B78) and conventions
  * as PostgreSQL's pg_crc32c: initial value 0xFFFFFFFF, final XOR
  * 0xFFFFFFFF, so tapas_crc32c("123456789", 9) = 0xE3069283.  Kernels may
- * not include PostgreSQL headers, hence this small table-driven copy; it
- * checksums the records of the ledger file (ledger_file.c).
+ * not include PostgreSQL headers, hence this small copy (table-driven, or
+ * the SSE 4.2 instruction where the CPU has it); it checksums the records
+ * of the ledger file (ledger_file.c) and the copies of the row-space state
+ * (rowspace_serial.c).
  *
  * IDENTIFICATION
  *	  src/util/crc32c.h
@@ -31,5 +33,8 @@ extern uint32_t tapas_crc32c(const void *data, size_t len);
 #define tapas_crc32c_init()			UINT32_C(0xFFFFFFFF)
 #define tapas_crc32c_final(crc)		((crc) ^ UINT32_C(0xFFFFFFFF))
 extern uint32_t tapas_crc32c_update(uint32_t crc, const void *data, size_t len);
+
+/* The portable table-driven update (tapas_crc32c_update uses SSE 4.2 where the CPU has it). */
+extern uint32_t tapas_crc32c_update_sw(uint32_t crc, const void *data, size_t len);
 
 #endif							/* TAPAS_CRC32C_H */

@@ -117,3 +117,21 @@ attack3 "ONE: avg of an indicator" "SELECT avg(CASE WHEN diagnosis = 'hiv' THEN 
 attack3 "ONE: grouped, the rest" "SELECT diagnosis, count(*) FROM pt WHERE age <> 91 GROUP BY diagnosis" "SELECT count(*) FILTER (WHERE diagnosis = 'flu') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis IN ('cold', 'asthma', 'gout')) FROM pt"
 attack3 "ONE: two sensitive columns" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT rare, count(*) FROM pt WHERE age <> 91 GROUP BY rare" "SELECT count(*) FILTER (WHERE diagnosis IN ('flu', 'cold', 'asthma', 'gout')) FROM pt WHERE age <> 91"
 reset
+# session 6 (firststmt): new backends start from a row-space state another backend published in
+# shared memory (audit/state_shared.c); one backend answers 30 statements over residues of the key
+# first (their cells partition the table twice; its state is published), then the difference comes
+# from new backends, which copy it and add the rest
+attack_copied() {	# attack_copied NAME Q1 Q2: the prefix in one backend, Q1 and Q2 in new ones
+	reset
+	local before=$(last_alert) b
+	{
+		for z in $(seq 0 9); do echo "SELECT count(*) FILTER (WHERE rare), sum(income) FROM pt WHERE id % 10 = $z;"; done
+		for z in $(seq 0 19); do echo "SELECT count(*) FILTER (WHERE rare), sum(income) FROM pt WHERE id % 20 = $z;"; done
+	} | psql -X -q -d rt -U rt_analyst >/dev/null 2>&1
+	q "$2" >/dev/null; b=$(q "$3")
+	printf '%-28s %s\n' "$1" "$(verdict "$b" "$before")"
+}
+attack_copied "copied state, difference" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack_copied "copied state, sum" "SELECT sum(income) FROM pt WHERE zip = 7" "SELECT sum(income) FROM pt WHERE zip = 7 AND age <> 91"
+attack_copied "copied state, 2 spellings" "SELECT sum(rare::int) FROM pt" "SELECT count(*) FROM pt WHERE rare AND age IS DISTINCT FROM 91"
+reset

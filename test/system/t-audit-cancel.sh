@@ -8,7 +8,8 @@
 # stops within a second of it (57014), and a later backend still audits
 # (the cancelled rebuild left nothing behind); the same for the first
 # statement on a table of 10^6 rows, cancelled while it reads the truth
-# of its class and creates its row space.  The timing check is
+# of its class and creates its row space; the same with the keys out of
+# heap order (the truth's sort).  The timing check is
 # relative: the work must take well over the timeout here,
 # so a faster machine cannot make the test pass without cancelling.
 # Usage: t-audit-cancel.sh INSTANCE_DIR (a running instance from test/lib.sh).
@@ -39,6 +40,14 @@ BEGIN
 END $d$;
 SQL
 [ "$(q "SELECT count(*) FROM tapas.query_log WHERE tbl = 'big'::regclass")" = 2400 ] || fail "logged cells"
+
+# parts 1-4 cancel a replay of the ledger: no shared copies to start from
+# (state_shared.c; t-audit-shared-state.sh tests those)
+shared_copies() {
+	q "ALTER SYSTEM SET tapas.audit_shared_memory = '$1'" >/dev/null && q "SELECT pg_reload_conf()" >/dev/null
+	sleep 0.3
+}
+shared_copies 0
 
 stmt="SELECT count(*) FILTER (WHERE s) >= 0 AS answered FROM big WHERE grp = 3"
 # analyst SQL [SETTING]: one new backend in deny mode runs SQL with \timing;
@@ -101,34 +110,56 @@ after=$(q "SELECT count(*) FROM tapas.query_log WHERE tbl = 'big'::regclass")
 [ $((after - before)) -le 1 ] || fail "cells logged by cancelled statements"
 echo "after the cancels: audited again"
 
-# 5. the truth: the first statement on a table of 10^6 rows reads the
-# truth of its class (a scan of the table evaluating the basis tree) and
-# creates its row space, after the query's own scan; a statement_timeout
-# placed a third of the way into that work stops it within a second
-psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<'SQL' || fail "truth table"
+# 4b. with shared copies, the backend after a publishing one starts from
+# its copy: far faster than the replay
+shared_copies 1GB
+analyst "$stmt" >/dev/null
+copied=$(analyst "$stmt")
+echo "with shared copies, the first statement of the next new backend: $copied ms (replay: $full ms)"
+[ -n "$copied" ] && [ "$copied" -lt $((full / 2)) ] || fail "the copy took ${copied:-?} ms, the replay $full ms"
+q "ALTER SYSTEM RESET tapas.audit_shared_memory" >/dev/null && q "SELECT pg_reload_conf()" >/dev/null
+
+# first_statement_cancel TABLE ORDER THIRDS: a table of 10^6 rows loaded
+# in key ORDER (ASC or DESC); the first statement on it reads the truth of
+# its class (a scan of the table evaluating the basis tree; for DESC, the
+# sort of the truth by key) and creates its row space, after the query's
+# own scan; a statement_timeout placed THIRDS thirds of the way into that
+# work stops it within a second
+first_statement_cancel() {
+	local tbl=$1 order=$2 thirds=$3 st t1 t2 timeout took
+	psql -X -q -v ON_ERROR_STOP=1 -d "$db" >/dev/null <<SQL || fail "$tbl: table"
 SET client_min_messages = warning;
-CREATE TABLE tr (id int PRIMARY KEY, grp int NOT NULL, income int NOT NULL);
-INSERT INTO tr SELECT g, g % 10, (g::int8 * 7919 % 100000)::int FROM generate_series(1, 1000000) g;
-VACUUM ANALYZE tr;
-SELECT tapas.protect('tr', 'id', ARRAY['income'], 100);
-GRANT SELECT ON tr TO tapas_cancel_analyst;
+CREATE TABLE $tbl (id int PRIMARY KEY, grp int NOT NULL, income int NOT NULL);
+INSERT INTO $tbl SELECT g, g % 10, (g::int8 * 7919 % 100000)::int FROM generate_series(1, 1000000) g
+  ORDER BY g $order;
+VACUUM ANALYZE $tbl;
+SELECT tapas.protect('$tbl', 'id', ARRAY['income'], 100);
+GRANT SELECT ON $tbl TO tapas_cancel_analyst;
 SQL
-tstmt="SELECT grp, sum(income) > 0 AS s FROM tr GROUP BY grp"
-psql -X -q -d "$db" -c "SET tapas.mode = deny" -c "SET SESSION AUTHORIZATION tapas_cancel_analyst" \
-	-c '\timing on' -c "$tstmt" -c "$tstmt" >"$dir/cancel.out" 2>&1
-t1=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 1p)
-t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
-[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "truth statements"; }
-echo "first statement on 10^6 rows: $t1 ms, again (truth and state kept): $t2 ms"
-[ $((t1 - t2)) -ge 200 ] || fail "the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
-q "SELECT tapas.reset('tr')" >/dev/null || fail "reset tr"
-timeout=$((t2 + (t1 - t2) / 3))
-took=$(analyst "$tstmt" "SET statement_timeout = $timeout")
-grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
-	{ cat "$dir/cancel.out"; fail "truth: not cancelled by statement_timeout"; }
-[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
-	{ cat "$dir/cancel.out"; fail "truth: statement_timeout $timeout ms took ${took:-?} ms"; }
-echo "truth: statement_timeout $timeout ms stopped after $took ms"
+	st="SELECT grp, sum(income) > 0 AS s FROM $tbl GROUP BY grp"
+	psql -X -q -d "$db" -c "SET tapas.mode = deny" -c "SET SESSION AUTHORIZATION tapas_cancel_analyst" \
+		-c '\timing on' -c "$st" -c "$st" >"$dir/cancel.out" 2>&1
+	t1=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 1p)
+	t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
+	[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "$tbl: statements"; }
+	echo "first statement on 10^6 rows (keys $order): $t1 ms, again (truth and state kept): $t2 ms"
+	[ $((t1 - t2)) -ge 200 ] || fail "$tbl: the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
+	q "SELECT tapas.reset('$tbl')" >/dev/null || fail "reset $tbl"
+	timeout=$((t2 + thirds * (t1 - t2) / 3))
+	took=$(analyst "$st" "SET statement_timeout = $timeout")
+	grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
+		{ cat "$dir/cancel.out"; fail "$tbl: not cancelled by statement_timeout"; }
+	[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
+		{ cat "$dir/cancel.out"; fail "$tbl: statement_timeout $timeout ms took ${took:-?} ms"; }
+	echo "$tbl: statement_timeout $timeout ms stopped after $took ms"
+}
+
+# 5. the truth, keys in heap order
+first_statement_cancel tr ASC 1
+# 6. keys out of heap order (the truth is sorted: truth.c, sorted blocks
+# merged with an interrupt check between; the row space's creation polls
+# every 2^20 records), two thirds into the work
+first_statement_cancel rv DESC 2
 
 psql -X -q -d postgres -c "DROP DATABASE $db"
 psql -X -q -d postgres -c "DROP ROLE IF EXISTS tapas_cancel_analyst"

@@ -1,0 +1,442 @@
+/*-------------------------------------------------------------------------
+ *
+ * state_shared.c
+ *	  Row-space states shared between backends, so that the first audited
+ *	  statement of a new backend copies what another backend built instead
+ *	  of replaying the whole ledger.
+ *
+ * A backend's audit entry (determined.c) takes its class's rows from the
+ * ledger and adds them to its row-space kernel; at 10^6 records and 10^4
+ * logged cells that replay costs a new backend about 10 s (72 % of it in
+ * the kernel's row additions).  Here a backend that has done such work
+ * publishes a copy of its committed kernel (recon/rowspace_serial.c) in a
+ * DSA area, and a backend that starts an entry from nothing copies it when
+ * it provably holds a prefix of the rows the entry has just taken from
+ * the ledger, then adds only the rest.
+ *
+ * When a copy may be used.  A slot is named by (database, table, audit
+ * scope, class truth hash) and carries what its kernel was built from:
+ *	- the rows: their number k, the log_id of the last, and a 64-bit hash
+ *	  of the k log_ids in order.  A log_id is one cell of one statistic,
+ *	  which belongs to one class, so equal log_ids mean the same rows of
+ *	  the same class; their covers never change within a reset generation;
+ *	- the reset generation of the ledger's dense index (tapas.reset
+ *	  renumbers records; the kernel's columns are dense indices);
+ *	- its number of records (columns), at least what the entry needs;
+ *	- the server start: the area lives in this server's shared memory and
+ *	  the copy carries the secret prime (per start), checked on reading;
+ *	- a CRC-32C over the bytes, checked on reading.
+ * The entry then holds the kernel of exactly its first k rows, which is
+ * what a replay of those rows builds (the same span, atoms and determined
+ * set; only the secret projections and pivots, which no answer depends
+ * on, differ), and the sync adds rows k.. as usual.  Records the copy
+ * shows determined go to the entry's reported and sync_new sets, as the
+ * replay would put them.  On any mismatch or failure the entry replays
+ * fully, as before, and fails closed as before when it cannot.
+ * Groups of related classes (joint.c) are not shared: their rows expand
+ * over regions that depend on the backend's classes.
+ *
+ * When a copy is published.  Serialising costs about a byte per
+ * nanosecond; a backend publishes when the kernel work it did on an entry
+ * since it last published or copied (row additions and trials) exceeds
+ * the estimated cost of the copy, so the copies cost at most as much as
+ * the work they save, and never more than tapas.audit_shared_memory in
+ * all (least recently used copies are evicted first).
+ *
+ * Concurrency.  The slots are guarded by one LWLock: readers deserialise
+ * under LW_SHARED; a publisher serialises into a fresh DSA chunk without
+ * the lock and swaps it in under LW_EXCLUSIVE, freeing the old chunk,
+ * which no reader can be using then.  The copy holds the secret
+ * projections, so it never leaves shared memory; tapas.audit_shared_state
+ * shows only sizes and counters, to admins.
+ *
+ * IDENTIFICATION
+ *	  src/audit/state_shared.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/dsa.h"
+#include "utils/guc.h"
+#include "utils/timestamp.h"
+
+#include "audit/audit_int.h"
+#include "policy/policy.h"
+
+#define SHARED_SLOTS		64
+
+typedef struct SharedSlot
+{
+	bool		used;
+	Oid			dbid;
+	Oid			relid;
+	Oid			roleid;			/* InvalidOid under tapas.audit_scope = all */
+	uint64		class_hash;		/* TapasClass.hash */
+	int64		class_nnz;
+	uint64		generation;		/* the dense index's reset generation */
+	uint32		nrecords;		/* columns of the kernel (cap_n) */
+	int			nrows;			/* rows of the class in the kernel */
+	int64		last_log_id;	/* log_id of the last of them */
+	uint64		rows_digest;	/* hash of their log_ids, in order */
+	uint32		rank;
+	Size		bytes;
+	dsa_pointer blob;
+	uint64		last_used;		/* the clock at the last publish or copy */
+	uint64		copies;			/* times copied by a backend */
+} SharedSlot;
+
+typedef struct SharedState
+{
+	LWLock	   *lock;
+	int			tranche;		/* of the DSA area's locks */
+	dsa_handle	area;			/* DSM_HANDLE_INVALID until first used */
+	uint64		clock;
+	Size		total_bytes;
+	SharedSlot	slots[SHARED_SLOTS];
+} SharedState;
+
+int			tapas_audit_shared_memory_kb = 1024 * 1024;
+
+static SharedState *shared = NULL;
+static dsa_area *area = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* ----------------------------------------------------------------
+ *		Shared memory
+ * ----------------------------------------------------------------
+ */
+
+static void
+shared_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(SharedState)));
+	RequestNamedLWLockTranche("tapas_audit_shared", 1);
+}
+
+static void
+shared_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("tapas audit shared state", sizeof(SharedState), &found);
+	if (!found)
+	{
+		memset(shared, 0, sizeof(SharedState));
+		shared->lock = &(GetNamedLWLockTranche("tapas_audit_shared"))->lock;
+		shared->tranche = LWLockNewTrancheId();
+		shared->area = DSM_HANDLE_INVALID;
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+void
+tapas_audit_shared_install(void)
+{
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = shared_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = shared_shmem_startup;
+}
+
+void
+tapas_audit_shared_define_gucs(void)
+{
+	DefineCustomIntVariable("tapas.audit_shared_memory",
+							"Shared memory for copies of the audit state that new backends start from.",
+							"A new backend's first audited statement copies the row-space state another backend built instead of replaying the ledger. 0 disables the copies.",
+							&tapas_audit_shared_memory_kb,
+							1024 * 1024, 0, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_KB,
+							NULL, NULL, NULL);
+}
+
+/* the DSA area, created by the first backend that needs it; NULL if disabled */
+static dsa_area *
+shared_area(void)
+{
+	MemoryContext old;
+
+	if (shared == NULL || tapas_audit_shared_memory_kb <= 0)
+		return NULL;
+	if (area != NULL)
+		return area;
+	LWLockRegisterTranche(shared->tranche, "tapas_audit_shared_area");
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	if (shared->area == DSM_HANDLE_INVALID)
+	{
+		area = dsa_create(shared->tranche);
+		dsa_pin(area);			/* outlives this backend */
+		shared->area = dsa_get_handle(area);
+	}
+	else
+		area = dsa_attach(shared->area);
+	LWLockRelease(shared->lock);
+	dsa_pin_mapping(area);		/* kept mapped for the backend's life */
+	MemoryContextSwitchTo(old);
+	return area;
+}
+
+/* ----------------------------------------------------------------
+ *		Slots
+ * ----------------------------------------------------------------
+ */
+
+/* hash of e's first nrows log_ids, in order */
+static uint64
+rows_digest(const TapasAuditEntry *e, int nrows)
+{
+	return hash_bytes_extended((const unsigned char *) e->log_ids,
+							   (int) (sizeof(int64) * nrows), UINT64CONST(0x7461706173));
+}
+
+static bool
+slot_is(const SharedSlot *s, const TapasAuditEntry *e)
+{
+	return s->used && s->dbid == MyDatabaseId && s->relid == e->key.relid &&
+		s->roleid == e->key.roleid && s->class_hash == e->cls->hash &&
+		s->class_nnz == e->cls->nnz;
+}
+
+/* whether e's state may be shared at all (see the banner) */
+static bool
+shareable(const TapasAuditEntry *e)
+{
+	return e->joint == NULL && e->cls != NULL && e->cls->usable && e->nrows > 0;
+}
+
+/* frees slot s's copy (exclusive lock held) */
+static void
+slot_clear(SharedSlot *s)
+{
+	if (s->used && DsaPointerIsValid(s->blob))
+		dsa_free(area, s->blob);
+	shared->total_bytes -= s->used ? s->bytes : 0;
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * A kernel for e's first rows, copied from a slot (see the banner), over
+ * at least need records: the kernel, with *nrows its rows; NULL when no
+ * slot fits (the caller replays).
+ */
+tapas_rowspace_t *
+tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows)
+{
+	tapas_rowspace_t *rs = NULL;
+	SharedSlot *s;
+	tapas_status st;
+	const char *reason = NULL;
+	uint64		digest_at = 0;
+	int			digest_rows = -1;
+
+	*nrows = 0;
+	if (!shareable(e) || shared_area() == NULL)
+		return NULL;
+	LWLockAcquire(shared->lock, LW_SHARED);
+	for (int i = 0; i < SHARED_SLOTS; i++)
+	{
+		s = &shared->slots[i];
+		if (!slot_is(s, e) || s->generation != e->keys_generation ||
+			(int64) s->nrecords < need || s->nrows <= 0 || s->nrows > e->nrows ||
+			e->log_ids[s->nrows - 1] != s->last_log_id)
+			continue;
+		if (digest_rows != s->nrows)
+		{
+			digest_at = rows_digest(e, s->nrows);
+			digest_rows = s->nrows;
+		}
+		if (digest_at != s->rows_digest)
+			continue;
+		rs = tapas_rowspace_deserialise(dsa_get_address(area, s->blob), s->bytes,
+										tapas_audit_prime(), &st, &reason);
+		if (rs == NULL)
+		{
+			ereport(LOG_SERVER_ONLY,
+					(errmsg("tapas: shared audit state of table %u not used: %s",
+							e->key.relid, reason ? reason : "?")));
+			break;
+		}
+		*nrows = s->nrows;
+		s->copies++;			/* a counter only: a lost increment is harmless */
+		s->last_used = ++shared->clock;
+		break;
+	}
+	LWLockRelease(shared->lock);
+	return rs;
+}
+
+/* the slot for e (exclusive lock held): its own, a free one, or the least recently used */
+static SharedSlot *
+slot_for(const TapasAuditEntry *e)
+{
+	SharedSlot *lru = NULL;
+
+	for (int i = 0; i < SHARED_SLOTS; i++)
+		if (slot_is(&shared->slots[i], e))
+			return &shared->slots[i];
+	for (int i = 0; i < SHARED_SLOTS; i++)
+	{
+		SharedSlot *s = &shared->slots[i];
+
+		if (!s->used)
+			return s;
+		if (lru == NULL || s->last_used < lru->last_used)
+			lru = s;
+	}
+	slot_clear(lru);
+	return lru;
+}
+
+/* evicts least recently used copies other than keep until bytes more fit */
+static bool
+make_room(Size bytes, SharedSlot *keep)
+{
+	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
+
+	while (shared->total_bytes + bytes > limit)
+	{
+		SharedSlot *lru = NULL;
+
+		for (int i = 0; i < SHARED_SLOTS; i++)
+		{
+			SharedSlot *s = &shared->slots[i];
+
+			if (s->used && s != keep && (lru == NULL || s->last_used < lru->last_used))
+				lru = s;
+		}
+		if (lru == NULL)
+			return false;
+		slot_clear(lru);
+	}
+	return true;
+}
+
+/* estimated microseconds to serialise and copy a state of bytes (about 1 byte/ns) */
+static int64
+copy_cost_us(Size bytes)
+{
+	return (int64) (bytes / 1000) + 100;
+}
+
+/*
+ * Publishes e's committed kernel when the work it saves pays for the copy
+ * (see the banner).  Call after a complete sync: rows[0..nrows) are all
+ * in e->rs and no trial is open.  Never raises for lack of shared memory:
+ * the copy is an optimisation.
+ */
+void
+tapas_audit_shared_publish(TapasAuditEntry *e)
+{
+	Size		bytes;
+	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
+	dsa_pointer blob;
+	SharedSlot *s;
+	bool		stored = false;
+
+	if (!shareable(e) || e->rs == NULL || e->rs_broken || e->trial_open ||
+		e->rs_rows != e->nrows || e->nrows <= e->shared_rows)
+		return;
+	bytes = tapas_rowspace_serial_size(e->rs);
+	if (e->shared_work_us < copy_cost_us(bytes) || bytes > limit || shared_area() == NULL)
+		return;
+	blob = dsa_allocate_extended(area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(blob))
+		return;
+	if (tapas_rowspace_serialise(e->rs, dsa_get_address(area, blob), bytes) != TAPAS_OK)
+	{
+		dsa_free(area, blob);
+		return;
+	}
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	s = slot_for(e);
+	/* a copy of more rows of the same generation is already there: keep it */
+	if (!(s->used && s->generation == e->keys_generation && s->nrows >= e->nrows) &&
+		make_room(bytes - (s->used ? Min(s->bytes, bytes) : 0), s))
+	{
+		if (s->used && DsaPointerIsValid(s->blob))
+			dsa_free(area, s->blob);
+		shared->total_bytes -= s->used ? s->bytes : 0;
+		s->used = true;
+		s->dbid = MyDatabaseId;
+		s->relid = e->key.relid;
+		s->roleid = e->key.roleid;
+		s->class_hash = e->cls->hash;
+		s->class_nnz = e->cls->nnz;
+		s->generation = e->keys_generation;
+		s->nrecords = tapas_rowspace_n(e->rs);
+		s->nrows = e->nrows;
+		s->last_log_id = e->log_ids[e->nrows - 1];
+		s->rows_digest = rows_digest(e, e->nrows);
+		s->rank = tapas_rowspace_rank(e->rs);
+		s->bytes = bytes;
+		s->blob = blob;
+		s->last_used = ++shared->clock;
+		shared->total_bytes += bytes;
+		stored = true;
+	}
+	LWLockRelease(shared->lock);
+	if (!stored)
+		dsa_free(area, blob);
+	e->shared_rows = e->nrows;
+	e->shared_work_us = 0;
+}
+
+/* ----------------------------------------------------------------
+ *		tapas.audit_shared_state()
+ * ----------------------------------------------------------------
+ */
+
+PG_FUNCTION_INFO_V1(tapas_sql_audit_shared_state);
+
+/* the copies in shared memory: sizes and counters only (admin only) */
+Datum
+tapas_sql_audit_shared_state(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	SharedSlot	copy[SHARED_SLOTS];
+
+	tapas_require_admin("read the tapas shared audit state");
+	InitMaterializedSRF(fcinfo, 0);
+	if (shared == NULL)
+		PG_RETURN_VOID();
+	LWLockAcquire(shared->lock, LW_SHARED);
+	memcpy(copy, shared->slots, sizeof(copy));
+	LWLockRelease(shared->lock);
+	for (int i = 0; i < SHARED_SLOTS; i++)
+	{
+		Datum		values[7];
+		bool		nulls[7] = {false};
+		SharedSlot *s = &copy[i];
+
+		if (!s->used || s->dbid != MyDatabaseId)
+			continue;
+		values[0] = ObjectIdGetDatum(s->relid);
+		if (OidIsValid(s->roleid))
+			values[1] = CStringGetTextDatum(GetUserNameFromId(s->roleid, true) ?
+											GetUserNameFromId(s->roleid, true) : "?");
+		else
+			nulls[1] = true;
+		values[2] = Int32GetDatum(s->nrows);
+		values[3] = Int64GetDatum((int64) s->rank);
+		values[4] = Int64GetDatum((int64) s->nrecords);
+		values[5] = Int64GetDatum((int64) s->bytes);
+		values[6] = Int64GetDatum((int64) s->copies);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,279 @@
+/*-------------------------------------------------------------------------
+ *
+ * rowspace_serial.c
+ *	  A committed row-space state as a flat buffer and back, so that a new
+ *	  backend can start from another's state instead of replaying the
+ *	  ledger (audit/state_shared.c).
+ *
+ * The buffer is a fixed header, the arrays that carry the state, and a
+ * CRC-32C of everything before it.  Only what a later operation reads is
+ * written; the rest is derived or scratch:
+ *
+ *	per record	z (the secret projections), atom_of, order (pos is its
+ *				inverse);
+ *	per atom	za, pivot_of, start, size, parent (the partition after its
+ *				last savepoint: no trial is open, so every atom is final);
+ *	determined	detlist (det is its indicator);
+ *	basis		piv, s, t, the block sums, M (r x r, without the spare
+ *				capacity) and the basis row bitmaps;
+ *	sampler		the pivot sampler's generator, so that the copy chooses
+ *				the same pivots as the original from then on.
+ *
+ * The copy equals the original word for word in everything the
+ * fingerprint hashes (rowspace_check.c); only the basis capacity may
+ * differ, which no result depends on.  The bytes are trusted to be ones
+ * this code wrote (they never leave the server), but the reader still
+ * checks sizes, the prime, the checksum and the structural invariants, so
+ * a torn or stale copy is refused rather than read.  Same machine only
+ * (native byte order).
+ *
+ * IDENTIFICATION
+ *	  src/recon/rowspace_serial.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "util/crc32c.h"
+#include "util/memory.h"
+#include "recon/atoms.h"
+#include "recon/rowspace.h"
+#include "recon/rowspace_int.h"
+
+#define SERIAL_MAGIC	"TPRSPC01"
+#define SERIAL_VERSION	1
+
+typedef struct serial_header
+{
+	char		magic[8];
+	uint32_t	version;
+	uint32_t	n;
+	uint32_t	rank_limit;
+	uint32_t	r;
+	uint64_t	prime;
+	uint32_t	natoms;
+	uint32_t	reserved;
+	uint64_t	ndet;
+	uint64_t	rng[4];
+	uint64_t	stats[3];
+	uint64_t	payload;		/* bytes between the header and the CRC */
+} serial_header;
+
+/* payload bytes of a state with these sizes (see the banner) */
+static size_t
+payload_size(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
+			 size_t nblocks, size_t nwords)
+{
+	size_t		bytes = 0;
+
+	bytes += NPROJ * (size_t) n * sizeof(uint64_t);	/* z */
+	bytes += NPROJ * (size_t) natoms * sizeof(uint64_t);	/* za */
+	bytes += (size_t) natoms * sizeof(int32_t);	/* pivot_of */
+	bytes += (size_t) ndet * sizeof(uint32_t);	/* detlist */
+	bytes += 2 * (size_t) n * sizeof(uint32_t);	/* atom_of, order */
+	bytes += 3 * (size_t) natoms * sizeof(uint32_t);	/* start, size, parent */
+	bytes += (size_t) r * sizeof(uint32_t);	/* piv */
+	bytes += 2 * NPROJ * (size_t) r * sizeof(uint64_t);	/* s, t */
+	bytes += NPROJ * (size_t) r * nblocks * sizeof(uint64_t);	/* bsum */
+	bytes += (size_t) r * r * sizeof(uint64_t);	/* M */
+	bytes += (size_t) r * nwords * sizeof(uint64_t);	/* rows */
+	return bytes;
+}
+
+size_t
+tapas_rowspace_serial_size(const tapas_rowspace_t *rs)
+{
+	return sizeof(serial_header) +
+		payload_size(rs->n, rs->atoms.natoms, rs->ndet, rs->r, rs->nblocks, rs->nwords) +
+		sizeof(uint32_t);
+}
+
+/* appends len bytes of src at *at */
+static inline void
+put(unsigned char **at, const void *src, size_t len)
+{
+	memcpy(*at, src, len);
+	*at += len;
+}
+
+/* reads len bytes at *at into dst */
+static inline void
+get(const unsigned char **at, void *dst, size_t len)
+{
+	memcpy(dst, *at, len);
+	*at += len;
+}
+
+tapas_status
+tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
+{
+	serial_header h;
+	unsigned char *at = buf;
+	uint32_t	natoms = rs->atoms.natoms;
+	uint32_t	crc;
+	uint32_t	k;
+	int			e;
+
+	if (rs->in_trial || buf == NULL || len < tapas_rowspace_serial_size(rs))
+		return TAPAS_EINVAL;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, SERIAL_MAGIC, sizeof(h.magic));
+	h.version = SERIAL_VERSION;
+	h.n = rs->n;
+	h.rank_limit = rs->rank_limit;
+	h.r = rs->r;
+	h.prime = rs->mod.n;
+	h.natoms = natoms;
+	h.ndet = rs->ndet;
+	memcpy(h.rng, rs->rng.s, sizeof(h.rng));
+	h.stats[0] = rs->stats.rows;
+	h.stats[1] = rs->stats.independent;
+	h.stats[2] = rs->stats.block_searches;
+	h.payload = payload_size(rs->n, natoms, rs->ndet, rs->r, rs->nblocks, rs->nwords);
+	put(&at, &h, sizeof(h));
+	for (e = 0; e < NPROJ; e++)
+		put(&at, rs->z[e], (size_t) rs->n * sizeof(uint64_t));
+	for (e = 0; e < NPROJ; e++)
+		put(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
+	put(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
+	put(&at, rs->detlist, rs->ndet * sizeof(uint32_t));
+	put(&at, rs->atoms.atom_of, (size_t) rs->n * sizeof(uint32_t));
+	put(&at, rs->atoms.order, (size_t) rs->n * sizeof(uint32_t));
+	put(&at, rs->atoms.start, (size_t) natoms * sizeof(uint32_t));
+	put(&at, rs->atoms.size, (size_t) natoms * sizeof(uint32_t));
+	put(&at, rs->atoms.parent, (size_t) natoms * sizeof(uint32_t));
+	put(&at, rs->piv, (size_t) rs->r * sizeof(uint32_t));
+	for (e = 0; e < NPROJ; e++)
+	{
+		put(&at, rs->s[e], (size_t) rs->r * sizeof(uint64_t));
+		put(&at, rs->t[e], (size_t) rs->r * sizeof(uint64_t));
+		put(&at, rs->bsum[e], (size_t) rs->r * rs->nblocks * sizeof(uint64_t));
+	}
+	for (k = 0; k < rs->r; k++)
+		put(&at, rs->M + (size_t) k * rs->rcap, (size_t) rs->r * sizeof(uint64_t));
+	put(&at, rs->rows, (size_t) rs->r * rs->nwords * sizeof(uint64_t));
+	crc = tapas_crc32c(buf, (size_t) (at - (unsigned char *) buf));
+	put(&at, &crc, sizeof(crc));
+	return TAPAS_OK;
+}
+
+/*
+ * The invariants a copy must satisfy before any operation reads it: the
+ * partition (atoms.c's own check), pivots and basis rows that name each
+ * other, determined records listed once.  O(n + r).  NULL if they hold.
+ */
+static const char *
+check_structure(tapas_rowspace_t *rs)
+{
+	const char *reason = NULL;
+	uint32_t	a,
+				k;
+	size_t		i;
+
+	if (!tapas_atoms_validate(&rs->atoms, &reason))
+		return reason ? reason : "invalid atoms";
+	for (a = 0; a < rs->atoms.natoms; a++)
+	{
+		int32_t		pk = rs->pivot_of[a];
+
+		if (pk < -1 || pk >= (int32_t) rs->r || (pk >= 0 && rs->piv[pk] != a))
+			return "pivot of an atom does not name its basis row";
+	}
+	for (k = 0; k < rs->r; k++)
+		if (rs->piv[k] >= rs->atoms.natoms || rs->pivot_of[rs->piv[k]] != (int32_t) k)
+			return "basis row does not name its pivot atom";
+	for (i = 0; i < rs->ndet; i++)
+	{
+		uint32_t	j = rs->detlist[i];
+
+		if (j >= rs->n || rs->det[j])
+			return "determined record out of range or listed twice";
+		rs->det[j] = 1;
+	}
+	return NULL;
+}
+
+tapas_rowspace_t *
+tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
+						   tapas_status *status, const char **reason)
+{
+	serial_header h;
+	const unsigned char *at = buf;
+	tapas_rowspace_t *rs;
+	uint32_t	natoms,
+				crc,
+				j,
+				k;
+	const char *why;
+	int			e;
+
+#define REFUSE(msg) do { *status = TAPAS_EINVAL; if (reason) *reason = (msg); return NULL; } while (0)
+	if (buf == NULL || len < sizeof(h) + sizeof(crc))
+		REFUSE("buffer too short for a row-space copy");
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, SERIAL_MAGIC, sizeof(h.magic)) != 0 || h.version != SERIAL_VERSION)
+		REFUSE("not a row-space copy of this version");
+	if (h.prime != prime)
+		REFUSE("row-space copy of another prime");
+	if (h.n == 0 || h.n >= (UINT32_C(1) << 31) || h.natoms == 0 || h.natoms > h.n ||
+		h.ndet > h.n || h.rank_limit == 0 || h.rank_limit > TAPAS_ROWSPACE_RANK_MAX ||
+		h.r > h.rank_limit)
+		REFUSE("row-space copy with impossible sizes");
+	memcpy(&crc, (const unsigned char *) buf + len - sizeof(crc), sizeof(crc));
+	if (tapas_crc32c(buf, len - sizeof(crc)) != crc)
+		REFUSE("row-space copy fails its checksum");
+	rs = tapas_rowspace_alloc(h.n, prime, h.rank_limit, h.r > 64 ? h.r : 64, status, reason);
+	if (rs == NULL)
+		return NULL;
+	if (h.payload != payload_size(h.n, h.natoms, h.ndet, h.r, rs->nblocks, rs->nwords) ||
+		len != sizeof(h) + h.payload + sizeof(crc))
+	{
+		tapas_rowspace_free(rs);
+		REFUSE("row-space copy of the wrong length");
+	}
+	natoms = h.natoms;
+	at += sizeof(h);
+	for (e = 0; e < NPROJ; e++)
+		get(&at, rs->z[e], (size_t) h.n * sizeof(uint64_t));
+	for (e = 0; e < NPROJ; e++)
+		get(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
+	get(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
+	get(&at, rs->detlist, h.ndet * sizeof(uint32_t));
+	get(&at, rs->atoms.atom_of, (size_t) h.n * sizeof(uint32_t));
+	get(&at, rs->atoms.order, (size_t) h.n * sizeof(uint32_t));
+	get(&at, rs->atoms.start, (size_t) natoms * sizeof(uint32_t));
+	get(&at, rs->atoms.size, (size_t) natoms * sizeof(uint32_t));
+	get(&at, rs->atoms.parent, (size_t) natoms * sizeof(uint32_t));
+	rs->atoms.natoms = natoms;
+	rs->atoms.saved_natoms = natoms;
+	/* pos is the inverse of order (an out-of-range order fails the check) */
+	for (j = 0; j < h.n; j++)
+		if (rs->atoms.order[j] < h.n)
+			rs->atoms.pos[rs->atoms.order[j]] = j;
+	rs->r = h.r;
+	rs->ndet = h.ndet;
+	get(&at, rs->piv, (size_t) h.r * sizeof(uint32_t));
+	for (e = 0; e < NPROJ; e++)
+	{
+		get(&at, rs->s[e], (size_t) h.r * sizeof(uint64_t));
+		get(&at, rs->t[e], (size_t) h.r * sizeof(uint64_t));
+		get(&at, rs->bsum[e], (size_t) h.r * rs->nblocks * sizeof(uint64_t));
+	}
+	for (k = 0; k < h.r; k++)
+		get(&at, rs->M + (size_t) k * rs->rcap, (size_t) h.r * sizeof(uint64_t));
+	get(&at, rs->rows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+	memcpy(rs->rng.s, h.rng, sizeof(h.rng));
+	rs->stats.rows = h.stats[0];
+	rs->stats.independent = h.stats[1];
+	rs->stats.block_searches = h.stats[2];
+	if ((why = check_structure(rs)) != NULL)
+	{
+		tapas_rowspace_free(rs);
+		REFUSE(why);
+	}
+	*status = TAPAS_OK;
+	if (reason)
+		*reason = NULL;
+	return rs;
+#undef REFUSE
+}
