@@ -103,7 +103,7 @@ typedef struct SharedState
 	SharedSlot	slots[SHARED_SLOTS];
 } SharedState;
 
-int			tapas_audit_shared_memory_kb = 1024 * 1024;
+int			tapas_audit_shared_memory_kb = 0;	/* opt-in in 0.3: see the README */
 
 static SharedState *shared = NULL;
 static dsa_area *area = NULL;
@@ -159,7 +159,7 @@ tapas_audit_shared_define_gucs(void)
 							"Shared memory for copies of the audit state that new backends start from.",
 							"A new backend's first audited statement copies the row-space state another backend built instead of replaying the ledger. 0 disables the copies.",
 							&tapas_audit_shared_memory_kb,
-							1024 * 1024, 0, INT_MAX,
+							0, 0, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_KB,
 							NULL, NULL, NULL);
 }
