@@ -320,4 +320,12 @@ extern int	tapas_audit_designs(TapasAuditBatch *batch, const int64 *supp, int w,
 extern const char *tapas_audit_designs_complete(TapasAuditBatch *batch, int s,
 												bool binary, char *detail);
 
+/* truth_basis.c */
+extern Node *tapas_audit_statistic_tree(Oid relid, const char *stat, bool *sensitive);
+extern bool tapas_audit_basis_known(Oid relid, const char *statistic);
+
+/* truth_read.c */
+extern int64 tapas_audit_table_change_stamp(Oid relid);
+extern bool tapas_audit_class_read_truth(TapasClass *c);
+
 #endif							/* TAPAS_AUDIT_INT_H */
