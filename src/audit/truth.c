@@ -232,6 +232,28 @@ find_complement_class(RelClasses *r, const TapasClass *c)
 }
 
 /*
+ * One step of the walk over the union of o's and c's supports (both sorted
+ * by key): the next record's values in o (*v) and in c (*w), 0 where a
+ * vector has none.
+ */
+static inline void
+union_step(const TapasClass *o, const TapasClass *c, int64 *i, int64 *j,
+		   double *v, double *w)
+{
+	*v = 0;
+	*w = 0;
+	if (*j == c->nnz || (*i < o->nnz && o->keys[*i] < c->keys[*j]))
+		*v = o->vals[(*i)++];
+	else if (*i == o->nnz || c->keys[*j] < o->keys[*i])
+		*w = c->vals[(*j)++];
+	else
+	{
+		*v = o->vals[(*i)++];
+		*w = c->vals[(*j)++];
+	}
+}
+
+/*
  * Whether c's truth w is a v + b on every record of the table, v being
  * o's (a != 0): sum(income + 1000) is sum(income) plus 1000 |Q|,
  * sum(CASE WHEN rare THEN 2 ELSE 1 END) is count(rare) plus |Q|, and |Q|
@@ -257,18 +279,10 @@ affine_of(const TapasClass *o, const TapasClass *c, double *a, double *b)
 	/* two points with distinct v, and the size of the union of the supports */
 	for (i = 0, j = 0; i < o->nnz || j < c->nnz; nunion++)
 	{
-		double		v = 0,
-					w = 0;
+		double		v,
+					w;
 
-		if (j == c->nnz || (i < o->nnz && o->keys[i] < c->keys[j]))
-			v = o->vals[i++];
-		else if (i == o->nnz || c->keys[j] < o->keys[i])
-			w = c->vals[j++];
-		else
-		{
-			v = o->vals[i++];
-			w = c->vals[j++];
-		}
+		union_step(o, c, &i, &j, &v, &w);
 		if (npts == 0 || (npts == 1 && v != pv[0]))
 		{
 			pv[npts] = v;
@@ -288,18 +302,10 @@ affine_of(const TapasClass *o, const TapasClass *c, double *a, double *b)
 		return false;
 	for (i = 0, j = 0; i < o->nnz || j < c->nnz;)
 	{
-		double		v = 0,
-					w = 0;
+		double		v,
+					w;
 
-		if (j == c->nnz || (i < o->nnz && o->keys[i] < c->keys[j]))
-			v = o->vals[i++];
-		else if (i == o->nnz || c->keys[j] < o->keys[i])
-			w = c->vals[j++];
-		else
-		{
-			v = o->vals[i++];
-			w = c->vals[j++];
-		}
+		union_step(o, c, &i, &j, &v, &w);
 		if (*a * v + *b != w)
 			return false;
 	}
