@@ -54,13 +54,14 @@
 #include "policy/policy.h"
 
 /*
- * Result of tapas._cover, after the bytea header; then setbytes of a
- * Roaring bitmap (portable format) of the keys in [0, 2^32), then nextra
- * int64 keys outside that range (cover.c).
+ * Result of tapas._cover, after the bytea header; then nanswers doubles
+ * (the answer of each statistic of the covered set, in the order of the
+ * capture's values), setbytes of a Roaring bitmap (portable format) of the
+ * keys in [0, 2^32), then nextra int64 keys outside that range (cover.c).
  */
 typedef struct TapasCoverHeader
 {
-	double		answer;			/* sum of the non-null contributions */
+	int64		nanswers;		/* statistics (0: an empty group) */
 	int64		nkeys;			/* covered rows */
 	int64		nextra;			/* keys outside [0, 2^32) */
 	int64		setbytes;		/* size of the serialised bitmap */
@@ -71,6 +72,8 @@ extern int64 *tapas_cover_keys(const bytea *cover, MemoryContext cxt,
 							   TapasCoverHeader *hdr);
 /* cover.c: the number of covered keys of a _cover result */
 extern int64 tapas_cover_count(const bytea *cover);
+/* cover.c: the answer of statistic slot of a _cover result */
+extern double tapas_cover_answer(const bytea *cover, int slot);
 /*
  * cover.c: whether two _cover results hold the same keys (their answers
  * may differ), by their bytes: equal bytes are equal sets; unequal bytes
@@ -98,8 +101,13 @@ typedef enum TapasAggKind
 typedef struct TapasCaptureInfo
 {
 	int			ncovers;		/* capture aggregates added (0: nothing to gate) */
-	List	   *covers;			/* [ncovers] statistic nodes (statistic.c);
-								 * a capture's third argument indexes it */
+	List	   *covers;			/* [ncovers] the statistics of each capture,
+								 * in the order of its values: (Integer
+								 * seq, statistic node (statistic.c))
+								 * pairs; a capture's second argument
+								 * indexes it, seq numbers the statistics
+								 * of the statement in order of creation */
+	int			nstats;			/* statistics created so far (next seq) */
 	bool		protected_read; /* some level reads a protected table */
 	List	   *prevalidate;	/* (relid Const, expression) pairs checked on
 								 * every row before the query (prevalidate.c) */
@@ -112,9 +120,7 @@ typedef struct TapasLevelContext
 	int			varno;			/* range-table index of p */
 	const TapasProtection *prot;
 	List	   *sens_where;		/* S: sensitive WHERE conjuncts */
-	List	   *stats;			/* basis trees of captures added (dedup) */
-	List	   *filters;		/* and their capture FILTERs, in step */
-	List	   *specs;			/* and their statistic nodes, in step */
+	List	   *captures;		/* TapasCapture of each covered set (cover_build.c) */
 	List	   *groups;			/* GROUP BY clauses if one is sensitive, else NIL */
 	TapasCaptureInfo *info;
 } TapasLevelContext;
@@ -128,6 +134,7 @@ extern int	tapas_single_protected_from(Query *q);
 extern List *tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg,
 							 List *sens, List *narrow);
 extern Node *tapas_cover_group_exists_qual(TapasLevelContext *lc);
+extern void tapas_cover_finish(TapasLevelContext *lc);
 
 /* having.c */
 extern void tapas_having_bounds(TapasLevelContext *lc, Node *having, List *aggs, List *aggspecs);

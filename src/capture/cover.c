@@ -2,18 +2,29 @@
  *
  * cover.c
  *	  tapas._cover: the resjunk capture aggregate that collects, per
- *	  output group, the covered keys and the answer of one cell.
+ *	  output group, the covered keys of a covered set and the answers of
+ *	  the cells over it.
  *
- * normalise.c adds one _cover(key, v, capture) per audited aggregate, in
- * the same Agg node, so grouping, grouping sets, hashing, sorting and NULL
- * semantics are exactly those of the answer.  Every row that reaches the
- * Agg for this cell is covered (its key is collected); v is the row's
- * contribution to the statistic (1/0 for counts, the value for sums, NULL
- * for nothing), and the answer is the sum of the non-null v.  capture is
- * a constant: plan.c maps it to the table and statistic normalise.c
- * recorded for it, and the transition function ignores it.  (It replaced
- * two constant arguments, relid and statistic: each argument is evaluated
- * for every row, and the two cost 0.1 ms per 50,000 rows.)
+ * normalise.c adds one _cover(key, capture, v1, ..., vm) per covered set
+ * of a query level (cover_build.c), in the same Agg node as the audited
+ * aggregates, so grouping, grouping sets, hashing, sorting and NULL
+ * semantics are exactly those of the answers.  Every row that reaches the
+ * Agg for this capture (its FILTER: the non-sensitive conditions of the
+ * covered set) is covered, its key collected once; vi is the row's
+ * contribution to statistic i of the set (1/NULL for counts, the value for
+ * sums, NULL for nothing), and answer i is the sum of the non-null vi, in
+ * row order, from 0: the same double additions as one capture per
+ * statistic made.  Which rows are covered does not depend on any vi, so
+ * the statistics of one covered set share its keys exactly; statistics
+ * whose covers differ (another FILTER: count(x) of a column with NULLs
+ * filters on x IS NOT NULL) have captures of their own.  capture is a
+ * constant: plan.c maps it to the table and statistics normalise.c
+ * recorded for it, and the transition function ignores it.  The values
+ * are VARIADIC "any" so that no array is built per row; each must be a
+ * float8, checked once per state.  (One capture per statistic cost about
+ * 50 ns per row and statistic at 10^6 rows, most of it the transition
+ * call and the key's staging; each value shared costs an argument and an
+ * addition.)
  *
  * State: CoverState in the aggregate context.  Keys in [0, 2^32), the
  * usual case, go to a Roaring bitmap (keys are unique per group: the key
@@ -51,6 +62,7 @@
 
 #include <roaring/roaring.h>
 
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "utils/memutils.h"
 
@@ -77,7 +89,10 @@ typedef struct CoverState
 	uint32	   *staged;			/* keys waiting for a bulk add */
 	int			scratch_cap;	/* allocated slots in scratch */
 	uint32	   *scratch;		/* the radix sort's second buffer */
-	double		answer;			/* sum of the non-null values */
+	int			nanswers;		/* statistics of the covered set (values) */
+	double	   *answers;		/* [nanswers] sums of their non-null values */
+	char	   *vtype;			/* [nanswers] each value's type (COVER_V_*),
+								 * NULL in a state made by combining */
 	MemoryContext cxt;			/* the aggregate context */
 	MemoryContextCallback free_set; /* frees set with the context */
 } CoverState;
@@ -92,8 +107,9 @@ cover_free_set(void *arg)
 	st->set = NULL;
 }
 
+/* a state for nanswers statistics, in the aggregate context */
 static CoverState *
-cover_create(FunctionCallInfo fcinfo)
+cover_create(FunctionCallInfo fcinfo, int nanswers)
 {
 	MemoryContext aggcxt;
 	CoverState *st;
@@ -104,7 +120,104 @@ cover_create(FunctionCallInfo fcinfo)
 	st->cxt = aggcxt;
 	st->stage_cap = 8;
 	st->staged = MemoryContextAlloc(aggcxt, st->stage_cap * sizeof(uint32));
+	st->nanswers = nanswers;
+	st->answers = MemoryContextAllocZero(aggcxt, Max(nanswers, 1) * sizeof(double));
 	return st;
+}
+
+#define COVER_FIRST_VALUE 3		/* state, key, capture, then the values */
+
+/*
+ * The types a value may have.  A statistic's contribution is a float8
+ * (basis.c); where it is a cast of an int2, int4, int8 or float4
+ * expression to float8, cover_build.c passes the expression itself and
+ * the conversion happens here, the C conversion the cast function does
+ * (i2tod, i4tod, i8tod, ftod: (float8) x), so the sums are the same
+ * without a function call per row and value.
+ */
+#define COVER_V_FLOAT8	0
+#define COVER_V_INT2	1
+#define COVER_V_INT4	2
+#define COVER_V_INT8	3
+#define COVER_V_FLOAT4	4
+
+/* the COVER_V_* code of a value's type, or -1 */
+static int
+cover_value_type(Oid type)
+{
+	switch (type)
+	{
+		case FLOAT8OID:
+			return COVER_V_FLOAT8;
+		case INT2OID:
+			return COVER_V_INT2;
+		case INT4OID:
+			return COVER_V_INT4;
+		case INT8OID:
+			return COVER_V_INT8;
+		case FLOAT4OID:
+			return COVER_V_FLOAT4;
+		default:
+			return -1;
+	}
+}
+
+/*
+ * The types of the values of a transition call, checked: one of
+ * COVER_V_* each (tapas builds them so; anything else is a direct call,
+ * and reading a Datum of another type as a number would be nonsense).
+ */
+static char *
+cover_value_types(FunctionCallInfo fcinfo, MemoryContext cxt)
+{
+	int			n = PG_NARGS() - COVER_FIRST_VALUE;
+	char	   *vtype = MemoryContextAlloc(cxt, Max(n, 1));
+
+	for (int i = 0; i < n; i++)
+	{
+		int			t = cover_value_type(get_fn_expr_argtype(fcinfo->flinfo,
+															 COVER_FIRST_VALUE + i));
+
+		if (t < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("the values of tapas._cover must be numbers of type double precision, real, bigint, integer or smallint")));
+		vtype[i] = (char) t;
+	}
+	return vtype;
+}
+
+/* the first state of a transition call */
+static CoverState *
+cover_create_trans(FunctionCallInfo fcinfo)
+{
+	int			nanswers = PG_NARGS() - COVER_FIRST_VALUE;
+	CoverState *st;
+
+	if (nanswers < 1)
+		elog(ERROR, "tapas._cover_trans needs at least one value");
+	st = cover_create(fcinfo, nanswers);
+	st->vtype = cover_value_types(fcinfo, st->cxt);
+	return st;
+}
+
+/* a value of type code t as the double its cast to float8 gives */
+static inline double
+cover_value(Datum d, char t)
+{
+	switch (t)
+	{
+		case COVER_V_INT2:
+			return (double) DatumGetInt16(d);
+		case COVER_V_INT4:
+			return (double) DatumGetInt32(d);
+		case COVER_V_INT8:
+			return (double) DatumGetInt64(d);
+		case COVER_V_FLOAT4:
+			return (double) DatumGetFloat4(d);
+		default:
+			return DatumGetFloat8(d);
+	}
 }
 
 /* sorts the staged keys, unless they came sorted (an index scan) */
@@ -232,18 +345,23 @@ cover_add_extra(CoverState *st, int64 key)
 	st->extra[st->nextra++] = key;
 }
 
-/* adds one covered row: its key and its contribution (argument 2) */
+/*
+ * adds one covered row: its key, once, and its contribution to each
+ * statistic of the covered set (the values, from argument 3 on)
+ */
 static inline CoverState *
 cover_trans(FunctionCallInfo fcinfo, int64 key)
 {
 	CoverState *st;
+	const NullableDatum *v;
 
 	/*
 	 * A non-null internal state can only come from the aggregate machinery
-	 * (SQL cannot make an internal value), so the call context is checked
-	 * where the state is created, not again for every row.
+	 * (SQL cannot make an internal value), so the call context and the
+	 * value types are checked where the state is created, not again for
+	 * every row; the machinery passes the same arguments for every row.
 	 */
-	st = PG_ARGISNULL(0) ? cover_create(fcinfo) : (CoverState *) PG_GETARG_POINTER(0);
+	st = PG_ARGISNULL(0) ? cover_create_trans(fcinfo) : (CoverState *) PG_GETARG_POINTER(0);
 	if (key >= 0 && key <= (int64) PG_UINT32_MAX)
 	{
 		st->staged[st->nstaged++] = (uint32) key;
@@ -252,8 +370,12 @@ cover_trans(FunctionCallInfo fcinfo, int64 key)
 	}
 	else
 		cover_add_extra(st, key);
-	if (!PG_ARGISNULL(2))
-		st->answer += PG_GETARG_FLOAT8(2);
+	if (unlikely(st->vtype == NULL))
+		st->vtype = cover_value_types(fcinfo, st->cxt);
+	v = &fcinfo->args[COVER_FIRST_VALUE];
+	for (int i = 0; i < st->nanswers; i++)
+		if (!v[i].isnull)
+			st->answers[i] += cover_value(v[i].value, st->vtype[i]);
 	return st;
 }
 
@@ -272,7 +394,7 @@ cover_trans(FunctionCallInfo fcinfo, int64 key)
 		} \
 	} while (0)
 
-/* _cover_trans(internal, int8 key, float8 v, int4 capture) returns internal */
+/* _cover_trans(internal, int8 key, int4 capture, VARIADIC "any") returns internal */
 Datum
 tapas_sql_cover_trans(PG_FUNCTION_ARGS)
 {
@@ -322,12 +444,13 @@ cover_pack(CoverState *st)
 	{
 		set = cover_set(st, &temp);
 		roaring_bitmap_run_optimize(set);
-		hdr.answer = st->answer;
+		hdr.nanswers = st->nanswers;
 		hdr.nkeys = (int64) roaring_bitmap_get_cardinality(set) + st->nextra;
 		hdr.nextra = st->nextra;
 		hdr.setbytes = (int64) roaring_bitmap_portable_size_in_bytes(set);
 	}
-	len = VARHDRSZ + sizeof(hdr) + hdr.setbytes + hdr.nextra * sizeof(int64);
+	len = VARHDRSZ + sizeof(hdr) + hdr.nanswers * sizeof(double) + hdr.setbytes +
+		hdr.nextra * sizeof(int64);
 	if (!AllocSizeIsValid(len))
 	{
 		if (temp)
@@ -343,6 +466,8 @@ cover_pack(CoverState *st)
 	p += sizeof(hdr);
 	if (st != NULL)
 	{
+		memcpy(p, st->answers, st->nanswers * sizeof(double));
+		p += st->nanswers * sizeof(double);
 		p += roaring_bitmap_portable_serialize(set, p);
 		if (st->nextra > 0)
 			memcpy(p, st->extra, st->nextra * sizeof(int64));
@@ -376,7 +501,10 @@ tapas_sql_cover_serial(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(cover_pack((CoverState *) PG_GETARG_POINTER(0)));
 }
 
-/* reads the header of a packed state and checks its lengths */
+/*
+ * reads the header of a packed state and checks its lengths; returns where
+ * its answers start (the bitmap follows them)
+ */
 static const char *
 cover_unpack_header(const bytea *cover, TapasCoverHeader *hdr)
 {
@@ -387,9 +515,18 @@ cover_unpack_header(const bytea *cover, TapasCoverHeader *hdr)
 		elog(ERROR, "tapas: malformed capture");
 	memcpy(hdr, p, sizeof(*hdr));
 	if (hdr->setbytes < 0 || hdr->nextra < 0 || hdr->nkeys < hdr->nextra ||
-		len != sizeof(*hdr) + hdr->setbytes + hdr->nextra * sizeof(int64))
+		hdr->nanswers < 0 || hdr->nanswers > FUNC_MAX_ARGS ||
+		len != sizeof(*hdr) + hdr->nanswers * sizeof(double) + hdr->setbytes +
+		hdr->nextra * sizeof(int64))
 		elog(ERROR, "tapas: malformed capture");
 	return p + sizeof(*hdr);
+}
+
+/* where the keys of a packed state start: its bitmap, after the answers */
+static inline const char *
+cover_keys_start(const char *answers, const TapasCoverHeader *hdr)
+{
+	return answers + hdr->nanswers * sizeof(double);
 }
 
 /* the bitmap of a packed state (setbytes > 0), checked against nkeys */
@@ -419,14 +556,17 @@ tapas_sql_cover_deserial(PG_FUNCTION_ARGS)
 {
 	bytea	   *cover = PG_GETARG_BYTEA_PP(0);
 	TapasCoverHeader hdr;
-	const char *p = cover_unpack_header(cover, &hdr);
+	const char *answers = cover_unpack_header(cover, &hdr);
+	const char *p = cover_keys_start(answers, &hdr);
 	CoverState *st;
 
 	if (!AggCheckCallContext(fcinfo, NULL))
 		elog(ERROR, "tapas._cover_deserial called in non-aggregate context");
 	st = palloc0(sizeof(CoverState));
 	st->cxt = CurrentMemoryContext;
-	st->answer = hdr.answer;
+	st->nanswers = (int) hdr.nanswers;
+	st->answers = palloc(Max(st->nanswers, 1) * sizeof(double));
+	memcpy(st->answers, answers, st->nanswers * sizeof(double));
 	if (hdr.setbytes > 0)
 	{
 		st->set = cover_unpack_set(p, &hdr);
@@ -443,10 +583,12 @@ tapas_sql_cover_deserial(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(st);
 }
 
-/* merges the keys and answer of src into dst (a state of this aggregate) */
+/* merges the keys and answers of src into dst (a state of this aggregate) */
 static void
 cover_merge(CoverState *dst, CoverState *src)
 {
+	if (dst->nanswers != src->nanswers)
+		elog(ERROR, "tapas: malformed capture");
 	cover_flush(dst);			/* makes dst->set */
 	if (src->set != NULL || src->nstaged > 0)
 	{
@@ -459,7 +601,8 @@ cover_merge(CoverState *dst, CoverState *src)
 	}
 	for (int64 i = 0; i < src->nextra; i++)
 		cover_add_extra(dst, src->extra[i]);
-	dst->answer += src->answer;
+	for (int i = 0; i < dst->nanswers; i++)
+		dst->answers[i] += src->answers[i];
 }
 
 /*
@@ -479,7 +622,9 @@ tapas_sql_cover_combine(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	st = PG_ARGISNULL(0) ? cover_create(fcinfo) : (CoverState *) PG_GETARG_POINTER(0);
+	st = PG_ARGISNULL(0) ?
+		cover_create(fcinfo, ((CoverState *) PG_GETARG_POINTER(1))->nanswers) :
+		(CoverState *) PG_GETARG_POINTER(0);
 	cover_merge(st, (CoverState *) PG_GETARG_POINTER(1));
 	PG_RETURN_POINTER(st);
 }
@@ -492,7 +637,7 @@ tapas_sql_cover_combine(PG_FUNCTION_ARGS)
 int64 *
 tapas_cover_keys(const bytea *cover, MemoryContext cxt, TapasCoverHeader *hdr)
 {
-	const char *p = cover_unpack_header(cover, hdr);
+	const char *p = cover_keys_start(cover_unpack_header(cover, hdr), hdr);
 	roaring_bitmap_t *set;
 	roaring_uint32_iterator_t it;
 	uint32		buf[COVER_STAGE];
@@ -521,9 +666,30 @@ tapas_cover_same_keys(const bytea *a, const bytea *b, TapasCoverHeader *hdr)
 	const char *pa = cover_unpack_header(a, &ha);
 	const char *pb = cover_unpack_header(b, hdr);
 
+	if (a == b)
+		return true;
+	pa = cover_keys_start(pa, &ha);
+	pb = cover_keys_start(pb, hdr);
+
 	/* the lengths were checked against the headers: compare the payloads */
 	return ha.nkeys == hdr->nkeys && ha.nextra == hdr->nextra && ha.setbytes == hdr->setbytes &&
 		memcmp(pa, pb, hdr->setbytes + hdr->nextra * sizeof(int64)) == 0;
+}
+
+/* answer slot of a _cover result: the sum of its statistic slot's values */
+double
+tapas_cover_answer(const bytea *cover, int slot)
+{
+	TapasCoverHeader hdr;
+	const char *p = cover_unpack_header(cover, &hdr);
+	double		answer;
+
+	if (hdr.nanswers == 0 && hdr.nkeys == 0)
+		return 0.0;				/* an empty group: no row reached the capture */
+	if (slot < 0 || slot >= hdr.nanswers)
+		elog(ERROR, "tapas: malformed capture");
+	memcpy(&answer, p + slot * sizeof(double), sizeof(double));
+	return answer;
 }
 
 /* the number of covered keys of a _cover result (its header only) */

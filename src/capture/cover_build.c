@@ -2,15 +2,17 @@
  *
  * cover_build.c
  *	  Expression building for normalise.c: the resjunk capture aggregate
- *	  tapas._cover(key, v, capture) of one statistic, and the
+ *	  tapas._cover(key, capture, v1, ..., vm) of each covered set, and the
  *	  hidden group-existence condition count(*) FILTER (WHERE S) > 0.
  *
- * tapas_cover_add appends one capture per term of the aggregate's normal
+ * tapas_cover_add adds one statistic per term of the aggregate's normal
  * form (cellform.c), deduplicated by (v, FILTER) within the level: v is
- * the term's canonical basis value (basis.c), the capture's FILTER the
- * non-sensitive part of the aggregate's own FILTER and the term's
- * non-sensitive assignment; what it logs travels as a statistic node
- * (statistic.c) in TapasCaptureInfo, indexed by the third argument.
+ * the term's canonical basis value (basis.c), the FILTER the non-sensitive
+ * part of the aggregate's own FILTER and the term's non-sensitive
+ * assignment.  The statistics of one level with the same FILTER (one
+ * covered set) share one capture tapas._cover(key, capture, v1, ..., vm),
+ * their values its arguments; what each logs travels as a statistic node
+ * (statistic.c) in TapasCaptureInfo, indexed by the capture argument.
  * tapas_cover_group_exists_qual builds the hidden HAVING of step 3 of
  * normalise.c, or'ed with a GROUPING(...) test that keeps a grand total of
  * grouping sets visible (at most 31 grouping columns).
@@ -96,55 +98,172 @@ arg_tle(Node *expr, int resno)
 }
 
 /*
- * Appends a resjunk tapas._cover(key, v, capture) with the given FILTER
- * and contribution v (over the level's varno), unless an equal capture is
- * there already; returns the statistic node of the capture.
+ * The capture of one covered set of a level: its FILTER (the non-sensitive
+ * conditions) and the statistics it answers, one per value argument.  Its
+ * Aggref is made when the level is done (tapas_cover_finish): the level's
+ * target list is rewritten in between (normalise.c's sum_zero_mutator
+ * copies it), so an Aggref made earlier could be left behind.
+ */
+typedef struct TapasCapture
+{
+	Node	   *filter;			/* the capture's FILTER, or NULL */
+	List	   *values;			/* [m] the values v (dedup) */
+	List	   *specs;			/* [m] their statistic nodes, in step */
+	int			id;				/* its index in info->covers */
+} TapasCapture;
+
+/*
+ * Values per capture: the transition function takes the state, the key,
+ * the capture id and the values, at most FUNC_MAX_ARGS arguments; a
+ * covered set with more statistics gets a second capture (its keys
+ * collected twice).
+ */
+#define CAPTURE_MAX_VALUES	64
+
+/* a new capture over filter, without statistics yet */
+static TapasCapture *
+new_capture(TapasLevelContext *lc, Node *filter)
+{
+	TapasCapture *cap = palloc0(sizeof(TapasCapture));
+
+	cap->filter = filter;
+	cap->id = lc->info->ncovers++;
+	lc->info->covers = lappend(lc->info->covers, NIL);
+	lc->captures = lappend(lc->captures, cap);
+	return cap;
+}
+
+/*
+ * The statistic node of the term with contribution v (over the level's
+ * varno) over the covered set of FILTER filter: an equal term's, if the
+ * level has one already; else spec, added as a value of the capture of
+ * that covered set (made if there is none yet).  Statistics share a
+ * capture only when their FILTERs are equal: the capture collects the key
+ * of every row that passes its FILTER whatever the values, so they cover
+ * exactly the same rows in every group (cover.c).
  */
 static Node *
 add_capture(TapasLevelContext *lc, Node *v, Node *filter, Node *spec)
 {
-	Aggref	   *cover;
-	Node	   *key;
-	Oid			keytype;
-	ListCell   *s,
-			   *f,
+	TapasCapture *room = NULL;
+	ListCell   *c,
+			   *s,
 			   *n;
 
-	forthree(s, lc->stats, f, lc->filters, n, lc->specs)
+	foreach(c, lc->captures)
 	{
-		if (equal(lfirst(s), v) && equal(lfirst(f), filter))
-			return lfirst(n);
+		TapasCapture *cap = lfirst(c);
+
+		if (!equal(cap->filter, filter))
+			continue;
+		forboth(s, cap->values, n, cap->specs)
+		{
+			if (equal(lfirst(s), v))
+				return lfirst(n);
+		}
+		if (list_length(cap->values) < CAPTURE_MAX_VALUES)
+			room = cap;
 	}
-	lc->stats = lappend(lc->stats, v);
-	lc->filters = lappend(lc->filters, filter);
-	lc->specs = lappend(lc->specs, spec);
+	if (room == NULL)
+		room = new_capture(lc, filter);
+	room->values = lappend(room->values, v);
+	room->specs = lappend(room->specs, spec);
+	list_nth_cell(lc->info->covers, room->id)->ptr_value =
+		lappend(list_nth(lc->info->covers, room->id),
+				list_make2(makeInteger(lc->info->nstats++), spec));
+	return spec;
+}
+
+/*
+ * The argument that passes value v (a float8) to the capture: v, or the
+ * int2, int4, int8 or float4 expression x when v is the built-in cast
+ * x::float8, which the capture then does itself, by the same C conversion
+ * (cover.c, cover_value), saving a function call per row.
+ */
+static Node *
+value_argument(Node *v, Oid *type)
+{
+	FuncExpr   *f = (FuncExpr *) v;
+
+	*type = FLOAT8OID;
+	if (!IsA(v, FuncExpr) || list_length(f->args) != 1)
+		return v;
+	switch (f->funcid)
+	{
+		case F_FLOAT8_INT2:
+		case F_FLOAT8_INT4:
+		case F_FLOAT8_INT8:
+		case F_FLOAT8_FLOAT4:
+			break;
+		default:
+			return v;
+	}
+	/* the input types of those casts (not a domain over them) */
+	switch (exprType(linitial(f->args)))
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+			*type = exprType(linitial(f->args));
+			return linitial(f->args);
+		default:
+			return v;
+	}
+}
+
+/* tapas._cover(key, id, v1, ..., vm) FILTER (WHERE filter) of cap */
+static Aggref *
+capture_aggref(TapasLevelContext *lc, const TapasCapture *cap)
+{
+	Aggref	   *cover = makeNode(Aggref);
+	Node	   *key;
+	Oid			keytype;
+	ListCell   *v;
 
 	key = key_argument(lc, &keytype);
-	cover = makeNode(Aggref);
 	cover->aggfnoid = tapas_cover_aggregate_oid(keytype);
 	cover->aggtype = BYTEAOID;
 	cover->aggcollid = InvalidOid;
 	cover->inputcollid = InvalidOid;
 	cover->aggtranstype = InvalidOid;
-	cover->aggargtypes = list_make3_oid(keytype, FLOAT8OID, INT4OID);
-	cover->args = list_make3(arg_tle(key, 1),
-							 arg_tle(copyObject(v), 2),
+	cover->aggargtypes = list_make2_oid(keytype, INT4OID);
+	cover->args = list_make2(arg_tle(key, 1),
 							 arg_tle((Node *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-														Int32GetDatum(lc->info->ncovers),
-														false, true), 3));
-	cover->aggfilter = (Expr *) copyObject(filter);
+														Int32GetDatum(cap->id), false, true), 2));
+	foreach(v, cap->values)
+	{
+		Oid			type;
+		Node	   *arg = value_argument(lfirst(v), &type);
+
+		cover->aggargtypes = lappend_oid(cover->aggargtypes, type);
+		cover->args = lappend(cover->args, arg_tle(copyObject(arg),
+												   list_length(cover->args) + 1));
+	}
+	cover->aggfilter = (Expr *) copyObject(cap->filter);
 	cover->aggkind = AGGKIND_NORMAL;
+	cover->aggvariadic = false; /* VARIADIC "any": the values stay arguments */
 	cover->agglevelsup = 0;
 	cover->aggsplit = AGGSPLIT_SIMPLE;
 	cover->aggno = cover->aggtransno = -1;
 	cover->location = -1;
-	lc->q->targetList = lappend(lc->q->targetList,
-								makeTargetEntry((Expr *) cover,
-												list_length(lc->q->targetList) + 1,
-												pstrdup("tapas_cover"), true));
-	lc->info->covers = lappend(lc->info->covers, spec);
-	lc->info->ncovers++;
-	return spec;
+	return cover;
+}
+
+/*
+ * Appends the level's captures to its target list, resjunk, in the order
+ * they were made, once every statistic of the level is known.
+ */
+void
+tapas_cover_finish(TapasLevelContext *lc)
+{
+	ListCell   *c;
+
+	foreach(c, lc->captures)
+		lc->q->targetList = lappend(lc->q->targetList,
+									makeTargetEntry((Expr *) capture_aggref(lc, lfirst(c)),
+													list_length(lc->q->targetList) + 1,
+													pstrdup("tapas_cover"), true));
 }
 
 /*

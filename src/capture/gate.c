@@ -100,8 +100,8 @@ tapas_plan_is_gate(Plan *plan)
 }
 
 /*
- * A gate above agg.  cells: (scan attno, statistic node, group columns)
- * triples (statistic.c);
+ * A gate above agg.  cells: (scan attno, statistic node, group columns,
+ * answer slot) lists, one per statistic (plan.c, statistic.c);
  * scan_tlist: OUTER_VAR Vars over the Agg's flat output; tlist and qual:
  * the Agg's former projection and HAVING over INDEX_VAR.
  */
@@ -169,11 +169,13 @@ gate_begin(CustomScanState *node, EState *estate, int eflags)
 	gs->cover_relid = palloc(sizeof(Oid) * Max(gs->ncovers, 1));
 	gs->cover_spec = palloc(sizeof(TapasStatSpec *) * Max(gs->ncovers, 1));
 	gs->cover_grouped = palloc(sizeof(TapasGroupedCover *) * Max(gs->ncovers, 1));
+	gs->cover_slot = palloc(sizeof(int) * Max(gs->ncovers, 1));
 	foreach(lc, cs->custom_private)
 	{
 		List	   *t = lfirst(lc);
 
 		gs->cover_att[i] = intVal(linitial(t));
+		gs->cover_slot[i] = intVal(lfourth(t));
 		gs->cover_spec[i] = tapas_statistic_spec(lsecond(t));
 		gs->cover_relid[i] = gs->cover_spec[i]->relid;
 		gs->cover_grouped[i] =
@@ -289,8 +291,12 @@ gate_drain(TapasGateState *gs)
 				(stats[i] != NULL || gs->cover_grouped[i] != NULL))
 				gate_add_cover(gs, i, stats[i], trees[i], DatumGetByteaPP(values[a]),
 							   values, isnull);
-			isnull[a] = true;
-			values[a] = (Datum) 0;
+		}
+		/* after every statistic: one capture answers several */
+		for (int i = 0; i < gs->ncovers; i++)
+		{
+			isnull[gs->cover_att[i] - 1] = true;
+			values[gs->cover_att[i] - 1] = (Datum) 0;
 		}
 		old = MemoryContextSwitchTo(gs->cxt);
 		tuplestore_putvalues(gs->store, desc, values, isnull);

@@ -87,13 +87,14 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 	int64	   *keys;
 	Oid			relid = gs->cover_relid[i];
 	bool		shared = false;
+	double		answer = tapas_cover_answer(cover, gs->cover_slot[i]);
 
 	gs->incomplete |= gs->cover_spec[i]->incomplete;
 	if (gs->cover_grouped[i] != NULL)
 	{
 		keys = tapas_cover_keys(cover, gs->cxt, &hdr);
 		tapas_grouped_add(gs->cover_grouped[i], gs->cxt, values, isnull,
-						  hdr.answer, keys, hdr.nkeys);
+						  answer, keys, hdr.nkeys);
 		return;
 	}
 	keys = gate_row_keys(gs, relid, cover, &hdr);
@@ -123,7 +124,7 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 		TapasCell  *c = &gs->cells[j];
 
 		if (c->relid == relid && c->nkeys == hdr.nkeys && strcmp(c->statistic, stat) == 0 &&
-			c->answer == hdr.answer && memcmp(c->keys, keys, hdr.nkeys * sizeof(int64)) == 0)
+			c->answer == answer && memcmp(c->keys, keys, hdr.nkeys * sizeof(int64)) == 0)
 		{
 			MemoryContext old = MemoryContextSwitchTo(gs->cxt);
 
@@ -138,7 +139,7 @@ gate_add_cover(TapasGateState *gs, int i, const char *stat, const Node *basis, b
 			return;
 		}
 	}
-	gate_append_cell(gs, relid, stat, basis, hdr.answer, keys, hdr.nkeys, gs->group_no,
+	gate_append_cell(gs, relid, stat, basis, answer, keys, hdr.nkeys, gs->group_no,
 					 gs->cover_spec[i]->aggs);
 }
 

@@ -26,8 +26,10 @@ typedef struct TapasGateState
 	Tuplestorestate *store;		/* drained groups (flat Agg rows) */
 	TupleTableSlot *readslot;	/* minimal slot for reading the store */
 	bool		drained;		/* this execution's groups are in store */
-	int			ncovers;		/* capture columns */
+	int			ncovers;		/* statistics captured (several per capture
+								 * column: one per covered set) */
 	AttrNumber *cover_att;		/* [ncovers] attno in the scan tuple */
+	int		   *cover_slot;		/* [ncovers] its answer in that capture */
 	Oid		   *cover_relid;	/* [ncovers] protected table */
 	TapasStatSpec **cover_spec;	/* [ncovers] what the capture logs */
 	TapasGroupedCover **cover_grouped;	/* [ncovers] non-NULL: grouped by a

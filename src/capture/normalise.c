@@ -19,9 +19,11 @@
  *	   canonical: basis.c) over a covered set Q (non-sensitive
  *	   conditions only: the level's WHERE, the non-sensitive FILTER
  *	   conjuncts, and one assignment of the non-sensitive atoms inside
- *	   the aggregate).  Each term gets a resjunk
- *	   tapas._cover(key, phi, capture) FILTER (WHERE Q), so k applies to
- *	   every Q (gate.c).  avg(x) is captured as sum(x), count(x).
+ *	   the aggregate).  Each term is captured over its Q, so k applies to
+ *	   every Q (gate.c): the terms of the level with the same Q (the same
+ *	   FILTER) share one resjunk tapas._cover(key, capture, phi1, ...,
+ *	   phim) FILTER (WHERE Q) (cover_build.c).  avg(x) is captured as
+ *	   sum(x), count(x).
  *	   With GROUP BY over a sensitive column, a cell's covered set is its
  *	   non-sensitive group and 1[col = g] joins its basis: the gate
  *	   unions the captures of a non-sensitive group (gate.c, groups.c).
@@ -586,4 +588,5 @@ normalise_level(Query *q, int varno, const TapasProtection *prot,
 		q->havingQual = q->havingQual ?
 			(Node *) make_and_qual(q->havingQual, exists) : exists;
 	}
+	tapas_cover_finish(&lc);
 }

@@ -20,10 +20,13 @@
  * Limit, SubqueryScan, joins) are untouched.
  *
  * What the executor needs travels in custom_private: one (scan attno,
- * statistic node, group columns) triple per capture column, found through
- * the Const argument of the capture Aggref; plain List/Integer/String and
- * expression nodes (the canonical basis tree), so copyObject and the plan
- * cache preserve them.
+ * statistic node, group columns, answer slot) list per statistic, found
+ * through the Const argument of its capture Aggref (a capture answers
+ * every statistic of its covered set, slot i its value i: cover_build.c),
+ * in the order normalise.c created the statistics, which is the order of
+ * the cells the gate logs; plain List/Integer/String and expression nodes
+ * (the canonical basis tree), so copyObject and the plan cache preserve
+ * them.
  *
  * Parallel and partition-wise aggregation split a capture in two: Partial
  * Aggs (in workers, or one per partition) whose capture Aggrefs skip the
@@ -232,15 +235,18 @@ group_columns(Agg *agg, List *flat)
 	return cols;
 }
 
-/* the capture argument (a Const int4) of a capture Aggref with its arguments */
+/*
+ * the capture argument (a Const int4, the second) of a capture Aggref with
+ * its arguments (key, capture, values)
+ */
 static int
 aggref_capture_id(Aggref *a)
 {
 	Const	   *id;
 
-	if (list_length(a->args) != 3)
+	if (list_length(a->args) < 3)
 		elog(ERROR, "tapas: malformed capture aggregate");
-	id = (Const *) lthird_node(TargetEntry, a->args)->expr;
+	id = (Const *) lsecond_node(TargetEntry, a->args)->expr;
 	if (!IsA(id, Const) || id->constisnull || DatumGetInt32(id->constvalue) < 0)
 		elog(ERROR, "tapas: malformed capture aggregate");
 	return DatumGetInt32(id->constvalue);
@@ -306,13 +312,26 @@ capture_id(Aggref *a, Agg *agg)
 	return partial_capture_id(agg->plan.lefttree, ((Var *) arg)->varattno);
 }
 
+/* orders (Integer seq, cell) pairs by seq */
+static int
+seq_cmp(const ListCell *a, const ListCell *b)
+{
+	int			x = intVal(linitial((List *) lfirst(a)));
+	int			y = intVal(linitial((List *) lfirst(b)));
+
+	return (x > y) - (x < y);
+}
+
 /*
- * (scan attno, statistic node, group columns) of each capture in the
- * flat list; group columns are (sortgroupref, scan attno) pairs.
+ * (scan attno, statistic node, group columns, answer slot) of each
+ * statistic of each capture in the flat list, in the order the statistics
+ * were created (their seq); group columns are (sortgroupref, scan attno)
+ * pairs.
  */
 static List *
 cover_cells(Agg *agg, List *flat, List *groupcols, const TapasCaptureInfo *info)
 {
+	List	   *seqcells = NIL;
 	List	   *cells = NIL;
 	ListCell   *lc;
 
@@ -320,18 +339,32 @@ cover_cells(Agg *agg, List *flat, List *groupcols, const TapasCaptureInfo *info)
 	{
 		Aggref	   *a = lfirst(lc);
 		int			id;
-		List	   *what;
+		List	   *stats;
+		ListCell   *s;
 
 		if (!is_cover((Node *) a))
 			continue;
 		id = capture_id(a, agg);
 		if (id < 0 || id >= list_length(info->covers))
 			elog(ERROR, "tapas: malformed capture aggregate");
-		what = list_nth(info->covers, id);
-		cells = lappend(cells,
-						list_make3(makeInteger(foreach_current_index(lc) + 1),
-								   copyObject(what), groupcols));
+		stats = list_nth(info->covers, id);
+		if (!DO_AGGSPLIT_COMBINE(a->aggsplit) &&
+			list_length(a->args) != 2 + list_length(stats))
+			elog(ERROR, "tapas: malformed capture aggregate");
+		foreach(s, stats)
+		{
+			List	   *st = lfirst(s);
+
+			seqcells = lappend(seqcells,
+							   list_make2(linitial(st),
+										  list_make4(makeInteger(foreach_current_index(lc) + 1),
+													 copyObject(lsecond(st)), groupcols,
+													 makeInteger(foreach_current_index(s)))));
+		}
 	}
+	list_sort(seqcells, seq_cmp);
+	foreach(lc, seqcells)
+		cells = lappend(cells, lsecond((List *) lfirst(lc)));
 	return cells;
 }
 

@@ -304,8 +304,9 @@ tapas_protection_any(void)
 
 /*
  * OID of the capture aggregate for a key of type keytype: int8 keys use
- * tapas._cover(int8, float8, int4), int2 and int4 keys tapas._cover(int4,
- * float8, int4), which saves a cast per covered row.  Raises (so audited
+ * tapas._cover(int8, int4, VARIADIC "any"), int2 and int4 keys
+ * tapas._cover(int4, int4, VARIADIC "any"), which saves a cast per covered
+ * row.  Raises (so audited
  * reads fail closed) if the extension's objects are missing or are those
  * of an older version.
  */
@@ -313,7 +314,7 @@ Oid
 tapas_cover_aggregate_oid(Oid keytype)
 {
 	int			wide = keytype == INT8OID;
-	Oid			argtypes[3] = {wide ? INT8OID : INT4OID, FLOAT8OID, INT4OID};
+	Oid			argtypes[3] = {wide ? INT8OID : INT4OID, INT4OID, ANYOID};
 
 	if (!OidIsValid(cover_oid[wide]))
 		cover_oid[wide] = LookupFuncName(list_make2(makeString("tapas"), makeString("_cover")),
@@ -322,7 +323,7 @@ tapas_cover_aggregate_oid(Oid keytype)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("the tapas extension of this database does not match its library"),
-				 errdetail("Its capture aggregate tapas._cover(key, float8, int4) is missing."),
+				 errdetail("Its capture aggregate tapas._cover(key, int4, VARIADIC \"any\") is missing."),
 				 errhint("Run ALTER EXTENSION tapas UPDATE.")));
 	return cover_oid[wide];
 }

@@ -79,26 +79,30 @@ CREATE EVENT TRIGGER tapas_drop_protection ON sql_drop
 COMMENT ON EVENT TRIGGER tapas_drop_protection IS
 	'Forgets the protection of a table when it is dropped';
 
--- The capture aggregate the planner hook adds (resjunk) next to every audited
--- aggregate: tapas._cover(key, value, capture) returns the covered keys and
--- the cell's answer (sum of non-null values), packed in a bytea; capture is a
--- constant that tells the planner hook which table and statistic it logs.
--- One for int8 keys and one for int2/int4 keys (no cast per row).  Parallel
--- safe, with combine, serial and deserial functions, so the planner keeps
--- parallel and partition-wise partial aggregation; the gate sits above the
--- Finalize Agg (src/capture/plan.c).
-CREATE FUNCTION tapas._cover_trans(internal, int8, float8, int4)
+-- The capture aggregate the planner hook adds (resjunk) for every covered set
+-- of an audited query level: tapas._cover(key, capture, v1, ..., vm) returns
+-- the covered keys and the answer of each of its m statistics (the sum of
+-- the non-null values vi), packed in a bytea; the statistics of a level whose
+-- captures have the same FILTER (the same covered set) share one, so a row's
+-- key is collected once however many statistics cover it.  capture is a
+-- constant that tells the planner hook which table and statistics it logs;
+-- each vi is a float8 (the transition function checks).  One for int8 keys
+-- and one for int2/int4 keys (no cast per row).  Parallel safe, with
+-- combine, serial and deserial functions, so the planner keeps parallel and
+-- partition-wise partial aggregation; the gate sits above the Finalize Agg
+-- (src/capture/plan.c).
+CREATE FUNCTION tapas._cover_trans(internal, int8, int4, VARIADIC "any")
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION tapas._cover_trans(internal, int8, float8, int4) IS
+COMMENT ON FUNCTION tapas._cover_trans(internal, int8, int4, "any") IS
 	'Transition function of tapas._cover for int8 keys (internal)';
 
-CREATE FUNCTION tapas._cover_trans(internal, int4, float8, int4)
+CREATE FUNCTION tapas._cover_trans(internal, int4, int4, VARIADIC "any")
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans4'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
-COMMENT ON FUNCTION tapas._cover_trans(internal, int4, float8, int4) IS
+COMMENT ON FUNCTION tapas._cover_trans(internal, int4, int4, "any") IS
 	'Transition function of tapas._cover for int2 and int4 keys (internal)';
 
 CREATE FUNCTION tapas._cover_final(internal)
@@ -113,7 +117,7 @@ RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_combine'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION tapas._cover_combine(internal, internal) IS
-	'Combine function of tapas._cover: union of the covered keys, sum of the answers (internal)';
+	'Combine function of tapas._cover: union of the covered keys, sums of the answers (internal)';
 
 CREATE FUNCTION tapas._cover_serial(internal)
 RETURNS bytea
@@ -129,7 +133,7 @@ LANGUAGE C STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tapas._cover_deserial(bytea, internal) IS
 	'Deserialisation function of tapas._cover (internal)';
 
-CREATE AGGREGATE tapas._cover(int8, float8, int4) (
+CREATE AGGREGATE tapas._cover(int8, int4, VARIADIC "any") (
 	SFUNC = tapas._cover_trans,
 	STYPE = internal,
 	SSPACE = 4096,
@@ -140,10 +144,10 @@ CREATE AGGREGATE tapas._cover(int8, float8, int4) (
 	DESERIALFUNC = tapas._cover_deserial,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE tapas._cover(int8, float8, int4) IS
+COMMENT ON AGGREGATE tapas._cover(int8, int4, VARIADIC "any") IS
 	'Capture aggregate added by tapas to audited queries on tables with an int8 key (internal; not for direct use)';
 
-CREATE AGGREGATE tapas._cover(int4, float8, int4) (
+CREATE AGGREGATE tapas._cover(int4, int4, VARIADIC "any") (
 	SFUNC = tapas._cover_trans,
 	STYPE = internal,
 	SSPACE = 4096,
@@ -154,13 +158,13 @@ CREATE AGGREGATE tapas._cover(int4, float8, int4) (
 	DESERIALFUNC = tapas._cover_deserial,
 	PARALLEL = SAFE
 );
-COMMENT ON AGGREGATE tapas._cover(int4, float8, int4) IS
+COMMENT ON AGGREGATE tapas._cover(int4, int4, VARIADIC "any") IS
 	'Capture aggregate added by tapas to audited queries on tables with an int2 or int4 key (internal; not for direct use)';
 -- Volatile, so that the planner never drops an unreferenced capture column
 -- of a sub-query (remove_unused_subquery_outputs keeps volatile outputs).
 UPDATE pg_catalog.pg_proc SET provolatile = 'v'
- WHERE oid IN ('tapas._cover(int8, float8, int4)'::pg_catalog.regprocedure,
-               'tapas._cover(int4, float8, int4)'::pg_catalog.regprocedure);
+ WHERE oid IN ('tapas._cover(int8, int4, "any")'::pg_catalog.regprocedure,
+               'tapas._cover(int4, int4, "any")'::pg_catalog.regprocedure);
 
 -- Admin inspection of what the gate captured in this session.
 CREATE FUNCTION tapas.last_capture(OUT relid regclass, OUT statistic text,

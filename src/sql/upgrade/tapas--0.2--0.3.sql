@@ -65,17 +65,36 @@ GRANT SELECT ON tapas.alerts TO tapas_admin;
 GRANT SELECT ON tapas.alert_records TO tapas_admin;
 
 -- Parallel capture (issue 12): tapas._cover gets combine, serial and deserial
--- functions and becomes parallel safe (src/capture/cover.c, plan.c).
-ALTER FUNCTION tapas._cover_trans(internal, int8, float8, int4) PARALLEL SAFE;
-ALTER FUNCTION tapas._cover_trans(internal, int4, float8, int4) PARALLEL SAFE;
+-- functions and becomes parallel safe (src/capture/cover.c, plan.c); and one
+-- capture per covered set (issue 12, session 7): tapas._cover(key, capture,
+-- VARIADIC values) collects the keys once for every statistic of its covered
+-- set, replacing tapas._cover(key, value, capture).
+DROP AGGREGATE tapas._cover(int8, float8, int4);
+DROP AGGREGATE tapas._cover(int4, float8, int4);
+DROP FUNCTION tapas._cover_trans(internal, int8, float8, int4);
+DROP FUNCTION tapas._cover_trans(internal, int4, float8, int4);
 ALTER FUNCTION tapas._cover_final(internal) PARALLEL SAFE;
+
+CREATE FUNCTION tapas._cover_trans(internal, int8, int4, VARIADIC "any")
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION tapas._cover_trans(internal, int8, int4, "any") IS
+	'Transition function of tapas._cover for int8 keys (internal)';
+
+CREATE FUNCTION tapas._cover_trans(internal, int4, int4, VARIADIC "any")
+RETURNS internal
+AS 'MODULE_PATHNAME', 'tapas_sql_cover_trans4'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+COMMENT ON FUNCTION tapas._cover_trans(internal, int4, int4, "any") IS
+	'Transition function of tapas._cover for int2 and int4 keys (internal)';
 
 CREATE FUNCTION tapas._cover_combine(internal, internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'tapas_sql_cover_combine'
 LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
 COMMENT ON FUNCTION tapas._cover_combine(internal, internal) IS
-	'Combine function of tapas._cover: union of the covered keys, sum of the answers (internal)';
+	'Combine function of tapas._cover: union of the covered keys, sums of the answers (internal)';
 
 CREATE FUNCTION tapas._cover_serial(internal)
 RETURNS bytea
@@ -91,7 +110,7 @@ LANGUAGE C STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION tapas._cover_deserial(bytea, internal) IS
 	'Deserialisation function of tapas._cover (internal)';
 
-CREATE OR REPLACE AGGREGATE tapas._cover(int8, float8, int4) (
+CREATE AGGREGATE tapas._cover(int8, int4, VARIADIC "any") (
 	SFUNC = tapas._cover_trans,
 	STYPE = internal,
 	SSPACE = 4096,
@@ -102,7 +121,9 @@ CREATE OR REPLACE AGGREGATE tapas._cover(int8, float8, int4) (
 	DESERIALFUNC = tapas._cover_deserial,
 	PARALLEL = SAFE
 );
-CREATE OR REPLACE AGGREGATE tapas._cover(int4, float8, int4) (
+COMMENT ON AGGREGATE tapas._cover(int8, int4, VARIADIC "any") IS
+	'Capture aggregate added by tapas to audited queries on tables with an int8 key (internal; not for direct use)';
+CREATE AGGREGATE tapas._cover(int4, int4, VARIADIC "any") (
 	SFUNC = tapas._cover_trans,
 	STYPE = internal,
 	SSPACE = 4096,
@@ -113,10 +134,12 @@ CREATE OR REPLACE AGGREGATE tapas._cover(int4, float8, int4) (
 	DESERIALFUNC = tapas._cover_deserial,
 	PARALLEL = SAFE
 );
--- CREATE OR REPLACE resets the volatility the install script sets (see 10_capture.sql)
+COMMENT ON AGGREGATE tapas._cover(int4, int4, VARIADIC "any") IS
+	'Capture aggregate added by tapas to audited queries on tables with an int2 or int4 key (internal; not for direct use)';
+-- volatile, as the install script sets it (see 10_capture.sql)
 UPDATE pg_catalog.pg_proc SET provolatile = 'v'
- WHERE oid IN ('tapas._cover(int8, float8, int4)'::pg_catalog.regprocedure,
-               'tapas._cover(int4, float8, int4)'::pg_catalog.regprocedure);
+ WHERE oid IN ('tapas._cover(int8, int4, "any")'::pg_catalog.regprocedure,
+               'tapas._cover(int4, int4, "any")'::pg_catalog.regprocedure);
 
 -- joint audit (issue 11): the 'incomplete' alert kind; the audit per class and scope
 COMMENT ON FUNCTION tapas.audit(regclass) IS
