@@ -18,7 +18,7 @@
  *	  feature with one value is known constant without a look),
  *	  computed once per fit (rf_ranks.c), and a node's positions are not
  *	  sorted at all: their weights are summed into one bucket per rank and
- *	  the occupied buckets swept in rank order through a bitmap
+ *	  the occupied buckets swept in rank order (marks read back as bitmaps)
  *	  (rf_sweep.c; 1.3-1.4x faster fits on the Groundhog features than the
  *	  sorted sweep, test/bench/b-rf-fit.c).  The sorts are in rf_sort.c.
  *	  Equal values have equal ranks, so the candidate thresholds
