@@ -85,7 +85,7 @@ aia_prior_baseline(const EvalRequest *req)
  * ----------------------------------------------------------------
  */
 
-/* one dataset through the generator, into ev->syn; returns its size */
+/* one dataset through the generator, into ev->syn_cur; returns its size */
 static size_t
 generate_one(EvalRequest *req, tapas_shadow_eval_t *ev, ShadowUserGen *gen, size_t k)
 {
@@ -155,7 +155,7 @@ run_multivalue(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 						ties = 1;
 			tapas_status st;
 
-			st = tapas_score_attack_run_values(&req->score, d->schema->specs, d->c, ev->syn,
+			st = tapas_score_attack_run_values(&req->score, d->schema->specs, d->c, ev->syn_cur,
 											   n_syn, ev->target + t * ev->m, codes, nv, sc);
 			if (st != TAPAS_OK)
 				raise_status(st, "the attack rejected its parameters for this table");
@@ -240,7 +240,7 @@ run_datasets(EvalRequest *req, EvalData *d, tapas_shadow_eval_t *ev,
 			{
 				double	   *sc = &all_scores[t * total + k];
 
-				st = tapas_score_attack_run(&req->score, d->schema->specs, d->c, ev->syn,
+				st = tapas_score_attack_run(&req->score, d->schema->specs, d->c, ev->syn_cur,
 											n_syn, ev->target + t * ev->m, sc);
 				*sc += 0.0;		/* -0 (a distance of 0, negated) -> 0 */
 			}

@@ -231,7 +231,7 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->rank_off);
 	tapas_free(b->count);
 	tapas_free(b->bucket);
-	tapas_free(b->bucket_bits);
+	tapas_free(b->bucket_mark);
 	tapas_free(b->tmp_idx);
 	tapas_free(b->tmp_w0);
 	tapas_free(b->tmp_w1);

@@ -66,11 +66,11 @@ typedef struct rf_builder
 	uint32_t   *count;			/* n + 1 counters (counting sort) */
 	/*
 	 * The rank sweep's buckets (rf_sweep.c): per rank of a segment its
-	 * packed weights and positions, and a bitmap of the ranks present;
-	 * n + 1 entries, all zero between two uses.
+	 * packed weights and positions, and a mark byte (0x80) per rank
+	 * present; all zero between two uses.
 	 */
 	uint64_t   *bucket;			/* n + 1 packed sums (RF_PACK) */
-	uint64_t   *bucket_bits;	/* n / 64 + 1 words */
+	uint8_t    *bucket_mark;	/* (n / 64 + 1) * 64 bytes */
 	int32_t    *tmp_idx;		/* partition buffers */
 	uint64_t   *tmp_wp;
 	double	   *tmp_w0;
@@ -83,6 +83,9 @@ typedef struct rf_split
 	int			feature;
 	double		threshold;
 	double		proxy;
+	/* the bucket sweep's best ranks, the threshold set at the feature's end */
+	uint32_t	lo_rank,
+				hi_rank;
 } rf_split;
 
 /*
@@ -172,13 +175,25 @@ key_float(uint32_t k)
 	return v;
 }
 
+/* the threshold between adjacent distinct values lo_v < hi_v */
+static inline double
+split_threshold(float lo_v, float hi_v)
+{
+	double		t = ((double) lo_v + (double) hi_v) / 2.0;
+
+	/* the midpoint must separate the two floats */
+	if (!((float) t < hi_v) || (float) t < lo_v)
+		t = lo_v;
+	return t;
+}
+
 /*
- * The candidate split between left sums (wl0, wl1) and the rest, with the
- * two adjacent distinct values lo_v < hi_v around it: improves *best.
+ * The candidate split between left sums (wl0, wl1) and the rest improves
+ * *best: returns 1 and sets best->proxy and best->feature if it does.
  */
-static inline void
-consider(rf_split *best, int f, double wl0, double wl1, double W0, double W1,
-		 float lo_v, float hi_v)
+static inline int
+consider_proxy(rf_split *best, int f, double wl0, double wl1, double W0,
+			   double W1)
 {
 	double		wl = wl0 + wl1,
 				wr0 = W0 - wl0,
@@ -187,19 +202,25 @@ consider(rf_split *best, int f, double wl0, double wl1, double W0, double W1,
 				proxy;
 
 	if (wl <= 0 || wr <= 0)
-		return;
+		return 0;
 	proxy = (wl0 * wl0 + wl1 * wl1) / wl + (wr0 * wr0 + wr1 * wr1) / wr;
-	if (proxy > best->proxy + 1e-12)
-	{
-		double		t = ((double) lo_v + (double) hi_v) / 2.0;
+	if (!(proxy > best->proxy + 1e-12))
+		return 0;
+	best->proxy = proxy;
+	best->feature = f;
+	return 1;
+}
 
-		/* the midpoint must separate the two floats */
-		if (!((float) t < hi_v) || (float) t < lo_v)
-			t = lo_v;
-		best->proxy = proxy;
-		best->feature = f;
-		best->threshold = t;
-	}
+/*
+ * The candidate split between left sums (wl0, wl1) and the rest, with the
+ * two adjacent distinct values lo_v < hi_v around it: improves *best.
+ */
+static inline void
+consider(rf_split *best, int f, double wl0, double wl1, double W0, double W1,
+		 float lo_v, float hi_v)
+{
+	if (consider_proxy(best, f, wl0, wl1, W0, W1))
+		best->threshold = split_threshold(lo_v, hi_v);
 }
 
 /* no split can beat *best by the margin: it is perfect (see the header) */

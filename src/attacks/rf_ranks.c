@@ -75,10 +75,10 @@ tapas_rf_build_ranks(rf_builder *b)
 	b->wp = tapas_malloc(n * sizeof(uint64_t));
 	b->tmp_wp = tapas_malloc(n * sizeof(uint64_t));
 	b->bucket = tapas_calloc(n + 1, sizeof(uint64_t));
-	b->bucket_bits = tapas_calloc(n / 64 + 1, sizeof(uint64_t));
+	b->bucket_mark = tapas_calloc(n / 64 + 1, 64);
 	if (!b->rank || !b->rank_value || !b->rank_off || !b->rank_col ||
 		!b->rank_count || !b->count || !b->wp || !b->tmp_wp || !b->bucket ||
-		!b->bucket_bits)
+		!b->bucket_mark)
 		return TAPAS_ENOMEM;
 	for (f = 0; f < d; f++)
 	{

@@ -8,9 +8,9 @@
  * positions are not sorted at all.  One pass gathers each position's rank,
  * adds its packed weights (RF_PACK: class-0 weight, class-1 weight and a
  * count in one uint64) into the bucket of that rank and marks the rank in
- * a bitmap, keeping the segment's rank range; the marked ranks are then
- * visited in ascending order (count-trailing-zeros over the bitmap's
- * words), each bucket cleared behind.  The candidates are those of the
+ * a byte map, keeping the segment's rank range; the marked ranks are then
+ * visited in ascending order (the marks of 64 ranks read as one bitmap,
+ * count-trailing-zeros over it), each bucket cleared behind.  The candidates are those of the
  * sorted sweep (between adjacent distinct ranks, ascending) and the left
  * sums at each are the same exact integers (bootstrap counts, added in
  * another order), and so are the position counts (min_samples_leaf), so
@@ -28,6 +28,10 @@
  *
  *-------------------------------------------------------------------------
  */
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "attacks/rf_int.h"
 
 int			tapas_rf_sweep_buckets = 1;
@@ -44,9 +48,47 @@ int			tapas_rf_sweep_buckets = 1;
 	}
 
 /*
+ * The marks of the block of 64 ranks from base (a multiple of 64) as a
+ * bitmap, the marks cleared: bytes 0x80 or 0, so SSE2's movemask reads 16
+ * at a time.
+ */
+static inline uint64_t
+take_marks(uint8_t *mark)
+{
+#ifdef __SSE2__
+	const __m128i zero = _mm_setzero_si128();
+	uint64_t	m = 0;
+	int			j;
+
+	for (j = 0; j < 4; j++)
+	{
+		__m128i		v = _mm_loadu_si128((const __m128i *) (mark + 16 * j));
+
+		m |= (uint64_t) (uint32_t) _mm_movemask_epi8(v) << (16 * j);
+		_mm_storeu_si128((__m128i *) (mark + 16 * j), zero);
+	}
+	return m;
+#else
+	uint64_t	m = 0;
+	int			j;
+
+	for (j = 0; j < 64; j++)
+	{
+		m |= (uint64_t) (mark[j] >> 7) << j;
+		mark[j] = 0;
+	}
+	return m;
+#endif
+}
+
+/*
  * The bucket sweep of feature f (see the header): the gather adds each
  * position's packed weights into the bucket of its rank directly and marks
- * the bitmap, in the same pass that finds the segment's rank range.
+ * the rank with a byte store (a bitmap's read-modify-write of one of a few
+ * words would chain the positions through memory, and costs three more
+ * instructions); the marks of the feature's ranks are then read back as
+ * bitmaps of 64 ranks, and the first rank present holding every position
+ * means the feature is constant in the segment.
  */
 #define DEFINE_SWEEP(name, type, ranks) \
 static int \
@@ -56,61 +98,66 @@ name(rf_builder *b, int f, long lo, long n, double W0, double W1, rf_split *best
 	const int32_t *idx = b->idx + lo; \
 	const uint64_t *wp = b->wp + lo; \
 	uint64_t   *h = b->bucket, \
-			   *bits = b->bucket_bits, \
 				left = 0; \
+	uint8_t    *mark = b->bucket_mark; \
 	const float *value = b->rank_value + b->rank_off[f]; \
-	uint32_t	rmin = UINT32_MAX, \
-				rmax = 0, \
-				w, \
+	uint32_t	count = b->rank_count[f], \
+				base, \
 				prev = 0; \
 	long		k, \
 				msl = b->p->min_samples_leaf; \
+	int			found = 0; \
 \
 	if (best_is_perfect(best, W0, W1)) \
 	{ \
-		for (k = 0; k < n; k++) \
-		{ \
-			uint32_t	r = col[idx[k]]; \
+		/* only the constancy matters: does any rank differ from the first */ \
+		uint32_t	r0 = col[idx[0]], \
+					diff = 0; \
 \
-			rmin = r < rmin ? r : rmin; \
-			rmax = r > rmax ? r : rmax; \
-		} \
-		return rmin == rmax; \
+		for (k = 1; k < n; k++) \
+			diff |= col[idx[k]] ^ r0; \
+		return diff == 0; \
 	} \
 	for (k = 0; k < n; k++) \
 	{ \
 		uint32_t	r = col[idx[k]]; \
 \
-		rmin = r < rmin ? r : rmin; \
-		rmax = r > rmax ? r : rmax; \
 		h[r] += wp[k]; \
-		bits[r >> 6] |= UINT64_C(1) << (r & 63); \
+		mark[r] = 0x80; \
 	} \
-	if (rmin == rmax) \
+	for (base = 0; base < count; base += 64) \
 	{ \
-		h[rmin] = 0; \
-		bits[rmin >> 6] = 0; \
-		return 1; \
-	} \
-	for (w = rmin >> 6; w <= rmax >> 6; w++) \
-	{ \
-		uint64_t	m = bits[w]; \
+		uint64_t	m = take_marks(mark + base); \
 \
-		bits[w] = 0; \
 		while (m != 0) \
 		{ \
-			uint32_t	q = w * 64 + (uint32_t) __builtin_ctzll(m); \
+			uint32_t	q = base + (uint32_t) __builtin_ctzll(m); \
 			long		nl = RF_PACK_N(left); \
 \
 			m &= m - 1; \
-			if (nl > 0 && nl >= msl && n - nl >= msl) \
-				consider(best, f, RF_PACK_W0(left), RF_PACK_W1(left), W0, W1, \
-						 value[prev], value[q]); \
+			if (nl == 0 && RF_PACK_N(h[q]) == n) \
+			{ \
+				/* one rank holds every position: constant here */ \
+				h[q] = 0; \
+				return 1; \
+			} \
+			if (nl > 0 && nl >= msl && n - nl >= msl && \
+				consider_proxy(best, f, RF_PACK_W0(left), RF_PACK_W1(left), \
+							   W0, W1)) \
+			{ \
+				best->lo_rank = prev; \
+				best->hi_rank = q; \
+				found = 1; \
+			} \
 			left += h[q]; \
 			h[q] = 0; \
 			prev = q; \
 		} \
 	} \
+	/* the values of the best ranks only: they are rarely in cache */ \
+	if (found) \
+		best->threshold = split_threshold(value[best->lo_rank], \
+										  value[best->hi_rank]); \
 	return 0; \
 }
 

@@ -174,6 +174,7 @@ tapas_shadow_eval_real(tapas_shadow_eval_t *ev, size_t k, size_t *n_rows)
 		for (t = 0; t < ev->tm->n_targets; t++)
 			ev->target_k[t * ev->m + ev->p.sensitive] = ev->p.values[d->labels[t]];
 	tapas_gen_materialise(ev->pool, ev->m, ev->target_k, d->rows, d->n_rows, ev->real);
+	ev->syn_cur = ev->syn;
 	*n_rows = d->n_rows;
 	return ev->real;
 }
@@ -188,6 +189,12 @@ tapas_shadow_eval_generate(tapas_shadow_eval_t *ev, size_t k, size_t *n_syn)
 	/* per-dataset stream: independent of the evaluation order */
 	tapas_rng_seed(&rng, ev->p.gen_seed ^ (UINT64_C(0x9E3779B97F4A7C15) * (k + 1)));
 	*n_syn = ev->p.num_synthetic_records;
+	if (ev->p.generator == TAPAS_GEN_RAW && *n_syn == n_rows && n_rows > 0 && ev->m > 0)
+	{
+		/* raw keeping every record: the dataset as it is (no draw either) */
+		ev->syn_cur = ev->real;
+		return TAPAS_OK;
+	}
 	return tapas_gen_run(ev->p.generator, ev->real, n_rows, ev->m, *n_syn, &rng,
 						 ev->scratch, ev->syn);
 }
@@ -200,9 +207,9 @@ tapas_shadow_eval_featurise(tapas_shadow_eval_t *ev, size_t k, size_t n_syn)
 
 	if (ev->fs == NULL)
 		return TAPAS_EINVAL;
-	st = tapas_setfeat_extract(ev->fs, ev->syn, n_syn, ev->F + k * ev->dim);
+	st = tapas_setfeat_extract(ev->fs, ev->syn_cur, n_syn, ev->F + k * ev->dim);
 	for (t = 1; ev->fsq != NULL && t < ev->tm->n_targets && st == TAPAS_OK; t++)
-		st = tapas_setfeat_extract(ev->fsq[t - 1], ev->syn, n_syn,
+		st = tapas_setfeat_extract(ev->fsq[t - 1], ev->syn_cur, n_syn,
 								   ev->Fq + ((t - 1) * ev->tm->n_datasets + k) * ev->dq);
 	if (st == TAPAS_OK)
 		ev->n_done++;

@@ -83,6 +83,13 @@ typedef struct tapas_shadow_eval
 	size_t		dim;			/* features per dataset */
 	double	   *real;			/* (num_training_records + T) x m */
 	double	   *syn;			/* num_synthetic_records x m */
+	/*
+	 * The current synthetic dataset: syn, or real itself when the raw
+	 * generator keeps every record (its output is a copy of its input,
+	 * which is not made).  Set by tapas_shadow_eval_real (syn) and
+	 * tapas_shadow_eval_generate; read it, not syn, after generating.
+	 */
+	const double *syn_cur;
 	size_t	   *scratch;		/* generator scratch */
 	double	   *F;				/* n_datasets x dim (target 0's) */
 	int		   *y;				/* T x n_datasets binary labels, target-major */
@@ -112,11 +119,15 @@ extern tapas_status tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 extern const double *tapas_shadow_eval_real(tapas_shadow_eval_t *ev, size_t k,
 											size_t *n_rows);
 
-/* Runs the built-in generator on real dataset k into ev->syn. */
+/* Runs the built-in generator on real dataset k into ev->syn_cur. */
 extern tapas_status tapas_shadow_eval_generate(tapas_shadow_eval_t *ev, size_t k,
 											   size_t *n_syn);
 
-/* Features of the n_syn records in ev->syn as dataset k's. */
+/*
+ * Features of the n_syn records in ev->syn_cur as dataset k's (an external
+ * generator fills ev->syn after tapas_shadow_eval_real, which points
+ * syn_cur there).
+ */
 extern tapas_status tapas_shadow_eval_featurise(tapas_shadow_eval_t *ev, size_t k,
 												size_t n_syn);
 

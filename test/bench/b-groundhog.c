@@ -280,10 +280,10 @@ main(void)
 		{
 			tapas_shadow_eval_generate(ev, k, &n_syn);
 			t1 = bench_cpu_seconds();
-			tapas_setfeat_extract(ev->fs, ev->syn, n_syn, fa);
+			tapas_setfeat_extract(ev->fs, ev->syn_cur, n_syn, fa);
 			t2 = bench_cpu_seconds();
 			tf_fast += t2 - t1;
-			dense_features(schema, ev->syn, n_syn, fb);
+			dense_features(schema, ev->syn_cur, n_syn, fb);
 			tf_dense += bench_cpu_seconds() - t2;
 			for (j = 0; j < ev->dim; j++)
 				if (fabs(fa[j] - fb[j]) > maxdiff)

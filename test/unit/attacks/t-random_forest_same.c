@@ -300,6 +300,75 @@ test_rf_same_trees_near_perfect(void)
 }
 
 /*
+ * Labels in runs along the features, the case where a sweep that skipped
+ * candidates would show it (the bucket sweep reads its marks back in
+ * blocks of 64 ranks, rf_sweep.c): values continuous or tied, labels that
+ * change every few values with some flipped; bootstrap weights or none,
+ * min_samples_leaf 1 to 3; 300 to 1,001 samples (ranks in one to
+ * sixteen blocks of 64).
+ */
+static void
+same_trees_runs(size_t n, int bootstrap, int msl, uint64_t seed)
+{
+	size_t		d = 12,
+				i,
+				j;
+	double	   *X = malloc(n * d * sizeof(double));
+	int		   *y = malloc(n * sizeof(int));
+	tapas_rf_params_t p;
+	tapas_rf_t *a,
+			   *b;
+	tapas_rng_t rng,
+				ra,
+				rb;
+	const char *why = "";
+
+	tapas_rng_seed(&rng, seed);
+	for (i = 0; i < n; i++)
+	{
+		double		u = (double) tapas_rng_below(&rng, 1u << 30) / (double) (1u << 30);
+
+		y[i] = ((int) (u * (5 + seed % 7)) + (tapas_rng_below(&rng, 10) == 0)) % 2;
+		for (j = 0; j < d; j++)
+		{
+			double		v = j % 3 == 0 ? u : (double) tapas_rng_below(&rng, 1u << 30) / (double) (1u << 30);
+
+			X[i * d + j] = j % 4 == 1 ? floor(v * 40) / 40 : v;
+		}
+	}
+	tapas_rf_params_default(&p);
+	p.n_trees = 6;
+	p.bootstrap = bootstrap;
+	p.min_samples_leaf = msl;
+	p.max_features = 4;
+	tapas_rng_seed(&ra, seed);
+	tapas_rng_seed(&rb, seed);
+	TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &ra, NULL) == TAPAS_OK);
+	TAPAS_CHECK(ref_rf_fit(&b, X, y, n, d, &p, &rb, NULL) == TAPAS_OK);
+	TAPAS_CHECK_MSG(same_forest(a, b, &why), "n %zu bootstrap %d msl %d: %s",
+					n, bootstrap, msl, why);
+	tapas_rf_free(a);
+	tapas_rf_free(b);
+	free(X);
+	free(y);
+}
+
+static void
+test_rf_same_trees_runs(void)
+{
+	uint64_t	seed = tapas_test_seed() + 8;
+	int			msl;
+
+	for (msl = 1; msl <= 3; msl++)
+	{
+		same_trees_runs(300, 1, msl, seed + msl);
+		same_trees_runs(1000, 0, msl, seed + 3 + msl);
+		same_trees_runs(1001, 0, msl, seed + 6 + msl);
+		same_trees_runs(1000, 1, msl, seed + 9 + msl);
+	}
+}
+
+/*
  * The sorted rank sweep (tapas_rf_sweep_buckets = 0, the benchmark's
  * baseline) grows the same trees too, on the random problems and both
  * shapes.
@@ -323,6 +392,7 @@ main(void)
 	TAPAS_TEST_RUN(test_rf_same_trees_wide);
 	TAPAS_TEST_RUN(test_rf_same_trees_tall);
 	TAPAS_TEST_RUN(test_rf_same_trees_near_perfect);
+	TAPAS_TEST_RUN(test_rf_same_trees_runs);
 	TAPAS_TEST_RUN(test_rf_same_trees_sorted_sweep);
 	TAPAS_TEST_DONE();
 }

@@ -202,7 +202,7 @@ single_target_scores(tapas_shadow_eval_t *ev, const tapas_shadow_params_t *p,
 	for (k = 0; k < nd; k++)
 	{
 		TAPAS_CHECK(tapas_shadow_eval_generate(ev, k, &n_syn) == TAPAS_OK);
-		TAPAS_CHECK(tapas_setfeat_extract(fs, ev->syn, n_syn, F + k * fs->dim) == TAPAS_OK);
+		TAPAS_CHECK(tapas_setfeat_extract(fs, ev->syn_cur, n_syn, F + k * fs->dim) == TAPAS_OK);
 		y[k] = ev->tm->ds[k].labels[t];
 	}
 	TAPAS_CHECK(tapas_clf_fit(&clf, F, y, p->tm.n_train, fs->dim, &p->clf, NULL) == TAPAS_OK);
