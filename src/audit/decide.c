@@ -63,6 +63,7 @@
 int			tapas_audit_budget_ms = 300;
 int			tapas_audit_scope = TAPAS_SCOPE_ALL;
 int			tapas_min_candidates = 10;
+bool		tapas_audit_combined_rows = true;
 
 /*
  * The row-space sync's time floor per group, whatever tapas.audit_budget_ms.
@@ -531,6 +532,49 @@ joint_is_binary(const TapasJoint *jt)
 }
 
 /*
+ * The candidates test and the decoders on the attacker's combined rows of
+ * a group of related 0/1 classes (combined.c): for each target (the base
+ * the classes split, each class's value), the rows that identical covers
+ * give it, as one 0/1 class's rows.  Their row space serves the atoms
+ * only: the joint test decides what the cells determine.
+ */
+static void
+audit_combined(TapasAuditPending *p, JointCells *jc, TapasAuditBatch *batch,
+			   TimestampTz deadline, TimestampTz rs_deadline)
+{
+	TapasAuditBatch cb[TAPAS_COMBINED_MAX_TARGETS];
+	int			nt = tapas_audit_combined_rows ? tapas_audit_combined(batch, jc->member, cb) : 0;
+
+	for (int t = 0; t < nt; t++)
+	{
+		TapasAuditEntry *ce = cb[t].entry;
+		TapasFinding *fd,
+				   *fr;
+		int			nr;
+		const char *why = NULL;
+
+		if (ce == NULL || cb[t].ncells == 0)
+			continue;
+		CHECK_FOR_INTERRUPTS();
+		if (tapas_audit_determined(&cb[t], &fd, rs_deadline) < 0)
+		{
+			tapas_audit_trial_end(ce);
+			incomplete_add(p, ce, ce->rs_broken
+						   ? tapas_audit_broken_reason(ce, false)
+						   : "the combined rows of related classes were not tested within the budget");
+			continue;
+		}
+		nr = tapas_audit_candidates(&cb[t], &fr, tapas_mode == TAPAS_MODE_DENY);
+		pending_add(p, fr, nr, ce, &jc->g);
+		nr = tapas_audit_reconstructed(&cb[t], &fr, deadline, &why);
+		pending_add(p, fr, nr, ce, &jc->g);
+		tapas_audit_trial_end(ce);
+		if (why != NULL)
+			incomplete_add(p, ce, why);
+	}
+}
+
+/*
  * The joint row-space test of one group of related classes: its cells
  * of every class are rows of one system (joint.c); for 0/1 classes, the
  * one-positive candidates test over the same unknowns (candidates.c).  A group without 0/1
@@ -573,6 +617,7 @@ audit_joint(TapasAuditPending *p, JointCells *jc, const TapasCell *cells,
 													  tapas_mode == TAPAS_MODE_DENY);
 
 		pending_add(p, fr, nr, e, &jc->g);
+		audit_combined(p, jc, &batch, deadline, rs_deadline);
 	}
 	tapas_audit_trial_end(e);
 	if (p->n > 0)
@@ -755,6 +800,13 @@ tapas_audit_define_gucs(void)
 							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	tapas_audit_define_memory_guc();
+	DefineCustomBoolVariable("tapas.audit_combined_rows",
+							 "Runs the candidates test and the decoders on the rows that related classes give together.",
+							 "off: each class's own rows only, as in 0.3 before issue 11's combined rows; the baseline of test/bench/audit-related.sh.",
+							 &tapas_audit_combined_rows,
+							 true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("tapas.audit_fast_decoders",
 							 "Keeps the decoders' column patterns and hashes from one statement to the next, and runs short simulated trials.",
 							 "off: patterns and hashes rebuilt by every statement, three full pursuit runs per simulated decision, as before; the baseline of test/bench/audit-joint.sh.",
