@@ -63,10 +63,13 @@
 
 #include "audit/audit_int.h"
 #include "recon/binmat.h"
+#include "recon/maskspan.h"
 #include "recon/sparse_search.h"
 #include "util/compare.h"
 
 #define SPAN_EPS	1e-9
+
+StaticAssertDecl(TAPAS_COMBINED_MAX_MASKS <= TAPAS_MASKSPAN_MAX, "masks per cover");
 
 /* the cells logged over one cover */
 typedef struct CoverGroup
@@ -97,85 +100,6 @@ struct TapasCombined
 	TapasClass	classes[TAPAS_COMBINED_MAX_TARGETS];
 };
 
-/* ----------------------------------------------------------------
- *		Spans: T = sum_i lambda_i M_i over the patterns
- * ----------------------------------------------------------------
- */
-
-/*
- * Whether T lies in the span of masks[0..k-1] (0/1 vectors over npat <=
- * 64 patterns), with the coefficients in lambda: Gaussian elimination
- * with partial pivoting on the npat x k system, then an exact check of
- * the combination (the masks are 0/1, the coefficients small rationals).
- */
-static bool
-span_coeffs(const uint64 *masks, int k, uint64 T, int npat, double *lambda)
-{
-	double		a[64][TAPAS_COMBINED_MAX_MASKS + 1];
-	int			pivcol[64];
-	int			rank = 0;
-
-	for (int i = 0; i < k; i++)
-		if (masks[i] == T)
-		{
-			memset(lambda, 0, sizeof(double) * k);
-			lambda[i] = 1.0;
-			return true;
-		}
-	for (int r = 0; r < npat; r++)
-	{
-		for (int c = 0; c < k; c++)
-			a[r][c] = (masks[c] >> r) & 1 ? 1.0 : 0.0;
-		a[r][k] = (T >> r) & 1 ? 1.0 : 0.0;
-	}
-	for (int c = 0; c < k && rank < npat; c++)
-	{
-		int			best = -1;
-
-		for (int r = rank; r < npat; r++)
-			if (fabs(a[r][c]) > SPAN_EPS && (best < 0 || fabs(a[r][c]) > fabs(a[best][c])))
-				best = r;
-		if (best < 0)
-			continue;
-		for (int x = 0; x <= k; x++)
-		{
-			double		t = a[rank][x];
-
-			a[rank][x] = a[best][x];
-			a[best][x] = t;
-		}
-		for (int r = 0; r < npat; r++)
-		{
-			double		f;
-
-			if (r == rank || fabs(a[r][c]) <= SPAN_EPS)
-				continue;
-			f = a[r][c] / a[rank][c];
-			for (int x = c; x <= k; x++)
-				a[r][x] -= f * a[rank][x];
-		}
-		pivcol[rank++] = c;
-	}
-	for (int r = rank; r < npat; r++)
-		if (fabs(a[r][k]) > SPAN_EPS)
-			return false;		/* inconsistent: T is not in the span */
-	memset(lambda, 0, sizeof(double) * k);
-	for (int r = 0; r < rank; r++)
-		lambda[pivcol[r]] = a[r][k] / a[r][pivcol[r]];
-	/* exact check */
-	for (int p = 0; p < npat; p++)
-	{
-		double		v = 0;
-
-		for (int c = 0; c < k; c++)
-			if ((masks[c] >> p) & 1)
-				v += lambda[c];
-		if (fabs(v - (((T >> p) & 1) ? 1.0 : 0.0)) > 1e-6)
-			return false;
-	}
-	return true;
-}
-
 /* adds mask m (answer a) to the kept masks unless it depends on them */
 static void
 group_add_mask(CoverGroup *g, uint64 m, double a, int npat)
@@ -184,7 +108,7 @@ group_add_mask(CoverGroup *g, uint64 m, double a, int npat)
 
 	if (m == 0 || g->nm == TAPAS_COMBINED_MAX_MASKS)
 		return;
-	if (g->nm > 0 && span_coeffs(g->masks, g->nm, m, npat, lambda))
+	if (g->nm > 0 && tapas_mask_span(g->masks, g->nm, m, npat, lambda))
 		return;					/* implied by the kept cells: no news */
 	g->masks[g->nm] = m;
 	g->answers[g->nm] = a;
@@ -349,7 +273,7 @@ group_target(const CoverGroup *g, uint64 T, int npat, double *answer, bool *comb
 	double		lambda[TAPAS_COMBINED_MAX_MASKS];
 	int			used = 0;
 
-	if (g->nm == 0 || !span_coeffs(g->masks, g->nm, T, npat, lambda))
+	if (g->nm == 0 || !tapas_mask_span(g->masks, g->nm, T, npat, lambda))
 		return false;
 	*answer = 0;
 	for (int i = 0; i < g->nm; i++)
@@ -645,6 +569,8 @@ tapas_audit_combined(TapasAuditBatch *batch, const int16 *member, TapasAuditBatc
 		}
 		b->offsets[b->ncells] = total;
 		b->entry = target_entry(c, e, t);
+		/* the group's dense index (designs.c looks keys up in it; not owned) */
+		b->entry->nkeys = e->nkeys;
 		b->n_total = batch->n_total;
 		b->keys = batch->keys;
 	}
