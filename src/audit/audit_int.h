@@ -108,6 +108,7 @@ struct TapasAuditEntry
 	TapasJoint *joint;			/* or the group of related classes (key.statistic
 								 * = joint->name; cls = its first class) */
 	int16	   *row_member;		/* [maxrows] joint: class of each row in joint->cls */
+	struct TapasCombined *combined; /* joint: the attacker's combined rows (combined.c) */
 
 	/* row space (determined.c) */
 	tapas_rowspace_t *rs;		/* over dense indices 0..cap_n-1 */
@@ -305,6 +306,15 @@ extern int	tapas_audit_deadline_progress(void *arg, double fraction);
 #define TAPAS_SIM_MAX_S		256
 extern int	tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 								  TimestampTz deadline, const char **why);
+
+/* combined.c: targets (sets of patterns) and the masks kept per cover */
+#define TAPAS_COMBINED_MAX_TARGETS	8
+#define TAPAS_COMBINED_MAX_MASKS	64
+typedef struct TapasCombined TapasCombined;
+extern int	tapas_audit_combined(TapasAuditBatch *batch, const int16 *member,
+								 TapasAuditBatch *out);
+extern void tapas_audit_combined_free(TapasAuditEntry *e);
+extern bool tapas_audit_combined_rows;
 
 /* candidates.c */
 extern void tapas_audit_candidates_reset(TapasAuditEntry *e);

@@ -39,6 +39,8 @@
  *	   tapas_audit_logged raises the alerts with the new log_ids (and, in
  *	   warn mode, a WARNING naming the table and the alert ids).
  *
+ * Groups of related classes are audited by decide_joint.c.
+ *
  * Memory: findings and batches live in the caller's (per-execution)
  * context; only the entries are cached (TopMemoryContext child).
  *
@@ -57,74 +59,19 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-#include "audit/audit_int.h"
+#include "audit/decide_int.h"
 #include "policy/policy.h"
 
 int			tapas_audit_budget_ms = 300;
 int			tapas_audit_scope = TAPAS_SCOPE_ALL;
 int			tapas_min_candidates = 10;
-
-/*
- * The row-space sync's time floor per group, whatever tapas.audit_budget_ms.
- * A statement takes over only the few rows logged since the last one, in
- * far less; the floor matters when a backend rebuilds its state from the
- * ledger (its first statement on the table, after a reconnect): 1,000
- * attack rows over 100,000 records take seconds.  Doing that in one
- * statement (cancellable) costs one slow answer; a short floor made each of
- * the next several statements fail closed (TP004) after a second of
- * rebuilding, the reconnect denial of service.
- */
-#define SYNC_FLOOR_MS		10000
+bool		tapas_audit_combined_rows = true;
 
 /* field4 of tapas's advisory-style lock tags (SQL advisory locks use 1, 2) */
 #define TAPAS_LOCK_FIELD4	0x7461
 
-/* a finding with where it came from */
-typedef struct PendingFinding
-{
-	TapasFinding f;
-	TapasAuditEntry *entry;
-	int			ncells;			/* the group's cells in the statement */
-	int		   *cell_no;
-} PendingFinding;
-
-/* a check that could not complete */
-typedef struct Incomplete
-{
-	TapasAuditEntry *entry;
-	char		reason[TAPAS_ALERT_DETAIL_LEN];
-} Incomplete;
-
-struct TapasAuditPending
-{
-	int			n;
-	PendingFinding *items;
-	Oid			relid;			/* a table, for the WARNING */
-	int			nincomplete;
-	Incomplete *incomplete;
-	int			nlocks;
-	LOCKTAG    *locks;			/* held until tapas_audit_logged */
-	int			nparked;
-	TapasAuditEntry **parked;	/* entries whose trial is parked (parked.c) */
-};
-
-/* grouping key of the statement's cells: (table, class) */
-typedef struct GroupKey
-{
-	Oid			relid;
-	TapasClass *cls;
-} GroupKey;
-
-typedef struct Group
-{
-	GroupKey	key;
-	int			n;
-	int			max;
-	int		   *cell_no;
-} Group;
-
-static Oid
-scope_roleid(void)
+Oid
+tapas_audit_scope_roleid(void)
 {
 	return tapas_audit_scope == TAPAS_SCOPE_ROLE ? GetSessionUserId() : InvalidOid;
 }
@@ -159,7 +106,7 @@ lock_tables(TapasAuditPending *p, const TapasCell *cells, int ncells)
 		if (i > 0 && rels[i] == rels[i - 1])
 			continue;
 		SET_LOCKTAG_ADVISORY(p->locks[p->nlocks], MyDatabaseId, rels[i],
-							 scope_roleid(), TAPAS_LOCK_FIELD4);
+							 tapas_audit_scope_roleid(), TAPAS_LOCK_FIELD4);
 		(void) LockAcquire(&p->locks[p->nlocks], ExclusiveLock, false, false);
 		p->nlocks++;
 		tapas_audit_classes_check(rels[i]);
@@ -219,8 +166,8 @@ group_cells(const TapasCell *cells, int ncells)
 	return groups;
 }
 
-static void
-pending_add(TapasAuditPending *p, TapasFinding *f, int nf, TapasAuditEntry *e,
+void
+tapas_audit_pending_add(TapasAuditPending *p, TapasFinding *f, int nf, TapasAuditEntry *e,
 			Group *g)
 {
 	for (int i = 0; i < nf; i++)
@@ -242,8 +189,8 @@ pending_add(TapasAuditPending *p, TapasFinding *f, int nf, TapasAuditEntry *e,
 	}
 }
 
-static void
-incomplete_add(TapasAuditPending *p, TapasAuditEntry *e, const char *reason)
+void
+tapas_audit_incomplete_add(TapasAuditPending *p, TapasAuditEntry *e, const char *reason)
 {
 	p->incomplete = p->incomplete
 		? repalloc(p->incomplete, sizeof(Incomplete) * (p->nincomplete + 1))
@@ -324,8 +271,8 @@ already_alerted(Oid relid, int64 key, TapasAlert *list, int nlist)
  * at sync): alerted now, action 'logged' (their answers were released),
  * unless an alert on the record exists.
  */
-static void
-alert_synced(TapasAuditEntry *e)
+void
+tapas_audit_alert_synced(TapasAuditEntry *e)
 {
 	roaring_uint32_iterator_t *it;
 	TapasAlert *list;
@@ -372,8 +319,8 @@ alert_synced(TapasAuditEntry *e)
  * 0/1 values: by the truth when it could be read, else by the statistic's
  * form (a count of rows).
  */
-static bool
-class_is_binary(const TapasClass *c)
+bool
+tapas_audit_class_is_binary(const TapasClass *c)
 {
 	return c->usable ? c->binary : strncmp(c->rep, "count(", 6) == 0;
 }
@@ -409,7 +356,7 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 	 */
 	if (g->key.cls != NULL && g->key.cls->is_one)
 		return;
-	e = tapas_audit_entry(g->key.cls, scope_roleid());
+	e = tapas_audit_entry(g->key.cls, tapas_audit_scope_roleid());
 	complete = tapas_audit_build_batch(&batch, e, cells, ncells, g->cell_no, g->n,
 									   rs_deadline);
 	/*
@@ -419,26 +366,26 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 	 * in a fraction of it failed closed (TP004) at every reconnect.
 	 */
 	deadline += GetCurrentTimestamp() - t0;
-	alert_synced(e);
+	tapas_audit_alert_synced(e);
 	nd = complete ? tapas_audit_determined(&batch, &fd, rs_deadline) : -1;
 	if (nd < 0)
 	{
-		incomplete_add(p, e, e->rs_broken
+		tapas_audit_incomplete_add(p, e, e->rs_broken
 					   ? tapas_audit_broken_reason(e, false)
 					   : "the audit state was not rebuilt from the ledger within the budget");
 		return;
 	}
-	pending_add(p, fd, nd, e, g);
+	tapas_audit_pending_add(p, fd, nd, e, g);
 	if (tapas_audit_truth_unknown(e->key.relid, &why))
 	{
 		/* a class that may be this one's unknown is missing from the system */
-		incomplete_add(p, e, "the truth of a logged statistic cannot be read");
+		tapas_audit_incomplete_add(p, e, "the truth of a logged statistic cannot be read");
 		why = NULL;
 	}
-	if (class_is_binary(e->cls))
+	if (tapas_audit_class_is_binary(e->cls))
 	{
 		nr = tapas_audit_candidates(&batch, &fr, tapas_mode == TAPAS_MODE_DENY);
-		pending_add(p, fr, nr, e, g);
+		tapas_audit_pending_add(p, fr, nr, e, g);
 	}
 	nr = tapas_audit_reconstructed(&batch, &fr, deadline, &why);
 	/* kept open: committed at the next sync if the statement is logged as tried */
@@ -446,135 +393,9 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 	p->parked = p->parked ? repalloc(p->parked, sizeof(TapasAuditEntry *) * (p->nparked + 1))
 		: palloc(sizeof(TapasAuditEntry *));
 	p->parked[p->nparked++] = e;
-	pending_add(p, fr, nr, e, g);
+	tapas_audit_pending_add(p, fr, nr, e, g);
 	if (why != NULL)
-		incomplete_add(p, e, why);
-	if (p->n > 0)
-		p->relid = e->key.relid;
-}
-
-/* ----------------------------------------------------------------
- *		Groups of related classes (relations.c, joint.c)
- * ----------------------------------------------------------------
- */
-
-/* the statement's cells of one group of related classes */
-typedef struct JointCells
-{
-	TapasJoint *jt;
-	Group		g;				/* cell_no of the cells of the group's classes */
-	int16	   *member;			/* [g.n] class of each cell in jt->cls */
-} JointCells;
-
-/* adds group g's cells to the cells of jt in *out */
-static void
-joint_cells_add(List **out, TapasJoint *jt, Group *g)
-{
-	JointCells *jc = NULL;
-	ListCell   *lc2;
-	int16		m;
-
-	foreach(lc2, *out)
-		if (((JointCells *) lfirst(lc2))->jt == jt)
-			jc = lfirst(lc2);
-	if (jc == NULL)
-	{
-		jc = palloc0(sizeof(JointCells));
-		jc->jt = jt;
-		jc->g.key = g->key;
-		*out = lappend(*out, jc);
-	}
-	m = (int16) tapas_audit_joint_member(jt, g->key.cls);
-	jc->g.cell_no = jc->g.cell_no
-		? repalloc(jc->g.cell_no, sizeof(int) * (jc->g.n + g->n))
-		: palloc(sizeof(int) * g->n);
-	jc->member = jc->member
-		? repalloc(jc->member, sizeof(int16) * (jc->g.n + g->n))
-		: palloc(sizeof(int16) * g->n);
-	for (int i = 0; i < g->n; i++)
-	{
-		jc->g.cell_no[jc->g.n] = g->cell_no[i];
-		jc->member[jc->g.n++] = m;
-	}
-}
-
-/* the groups of related classes the statement's cells touch */
-static List *
-joint_cells(List *groups)
-{
-	List	   *out = NIL;
-	ListCell   *lc;
-
-	foreach(lc, groups)
-	{
-		Group	   *g = lfirst(lc);
-		List	   *jts = tapas_audit_joints_of(g->key.relid, g->key.cls);
-		ListCell   *lj;
-
-		/* a class of a cut component is a member of several groups */
-		foreach(lj, jts)
-			joint_cells_add(&out, lfirst(lj), g);
-		list_free(jts);
-	}
-	return out;
-}
-
-/* every class of the group is 0/1 (the one-positive prior applies) */
-static bool
-joint_is_binary(const TapasJoint *jt)
-{
-	/* projected classes of a cut (patterns 0) are not candidates' rows */
-	for (int i = 0; i < jt->ncls; i++)
-		if (jt->patterns[i] != 0 && !class_is_binary(jt->cls[i]))
-			return false;
-	return true;
-}
-
-/*
- * The joint row-space test of one group of related classes: its cells
- * of every class are rows of one system (joint.c); for 0/1 classes, the
- * one-positive candidates test over the same unknowns (candidates.c).  A group without 0/1
- * coordinates, or too wide, cannot be audited: incomplete.
- */
-static void
-audit_joint(TapasAuditPending *p, JointCells *jc, const TapasCell *cells,
-			int ncells, TimestampTz deadline)
-{
-	TapasAuditEntry *e = tapas_audit_joint_entry(jc->jt, scope_roleid());
-	TapasAuditBatch batch;
-	TapasFinding *fd;
-	int			nd;
-	bool		complete;
-	TimestampTz rs_deadline = Max(deadline,
-								  TimestampTzPlusMilliseconds(GetCurrentTimestamp(), SYNC_FLOOR_MS));
-
-	if (jc->jt->nregions < 1)
-	{
-		incomplete_add(p, e, "related classes have no 0/1 coordinates for the joint row-space test");
-		return;
-	}
-	complete = tapas_audit_build_batch(&batch, e, cells, ncells, jc->g.cell_no, jc->g.n,
-									   rs_deadline);
-	alert_synced(e);
-	nd = complete ? tapas_audit_joint_determined(&batch, jc->member, &fd, rs_deadline) : -1;
-	if (nd < 0)
-	{
-		tapas_audit_trial_end(e);
-		incomplete_add(p, e, e->rs_broken
-					   ? tapas_audit_broken_reason(e, true)
-					   : "the joint audit state was not rebuilt from the ledger within the budget");
-		return;
-	}
-	pending_add(p, fd, nd, e, &jc->g);
-	if (joint_is_binary(jc->jt))
-	{
-		TapasFinding *fr;
-		int			nr = tapas_audit_joint_candidates(&batch, jc->member, &fr,
-													  tapas_mode == TAPAS_MODE_DENY);
-
-		pending_add(p, fr, nr, e, &jc->g);
-	}
-	tapas_audit_trial_end(e);
+		tapas_audit_incomplete_add(p, e, why);
 	if (p->n > 0)
 		p->relid = e->key.relid;
 }
@@ -648,10 +469,10 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 	 * classed the statistics logged on its table (relations.c sees them
 	 * all).
 	 */
-	foreach(lc, joint_cells(groups))
+	foreach(lc, tapas_audit_joint_cells(groups))
 	{
 		CHECK_FOR_INTERRUPTS();
-		audit_joint(p, lfirst(lc), cells, ncells, deadline);
+		tapas_audit_joint_group(p, lfirst(lc), cells, ncells, deadline);
 	}
 	if (tapas_mode == TAPAS_MODE_DENY && p->n > 0)
 		deny_isolated(p);
@@ -755,6 +576,13 @@ tapas_audit_define_gucs(void)
 							PGC_SUSET, GUC_UNIT_MS,
 							NULL, NULL, NULL);
 	tapas_audit_define_memory_guc();
+	DefineCustomBoolVariable("tapas.audit_combined_rows",
+							 "Runs the candidates test and the decoders on the rows that related classes give together.",
+							 "off: each class's own rows only, as in 0.3 before issue 11's combined rows; the baseline of test/bench/audit-related.sh.",
+							 &tapas_audit_combined_rows,
+							 true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("tapas.audit_fast_decoders",
 							 "Keeps the decoders' column patterns and hashes from one statement to the next, and runs short simulated trials.",
 							 "off: patterns and hashes rebuilt by every statement, three full pursuit runs per simulated decision, as before; the baseline of test/bench/audit-joint.sh.",

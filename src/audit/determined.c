@@ -216,6 +216,7 @@ void
 tapas_audit_entry_drop(TapasAuditEntry *e)
 {
 	tapas_audit_parked_drop(e);
+	tapas_audit_combined_free(e);
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	tapas_rowspace_free(e->rs);
@@ -457,6 +458,7 @@ static void
 entry_forget_rows(TapasAuditEntry *e)
 {
 	tapas_audit_parked_drop(e);
+	tapas_audit_combined_free(e);
 	for (int i = 0; i < e->nrows; i++)
 		roaring_bitmap_free(e->rows[i]);
 	e->nrows = 0;

@@ -9,11 +9,17 @@
 #              (the most the simulated decision covers; TP004 beyond)
 #   bch_perm   BCH s = 2 rows over a random permutation of the records
 #              (column pos_in_design), 2 positives
+#   split      Bernoulli(1/2) attack rows, 10 positives, each row asked as
+#              the two halves of a split that changes with the row
+#              (pos AND inc > t, pos AND NOT inc > t: related classes,
+#              audit/combined.c)
 # and how many measured statements were answered without a complete audit
 # (an 'incomplete' alert in log mode; in deny mode those are refused, TP004).
 # Deny mode is measured with the decoders' caches (column patterns,
 # sparse-search hashes) and, interleaved in the same run, without them
-# (tapas.audit_fast_decoders = off: the baseline), with their ratio.
+# (tapas.audit_fast_decoders = off: the baseline), with their ratio, and
+# without the combined rows of related classes (tapas.audit_combined_rows =
+# off: nocomb, the state before them), with the time they add.
 # Then, per attack on a fresh table in deny mode, the query at which tapas
 # first refuses against the query at which the attacker's own decoder
 # single out the positives (the same attack in log mode, decoded on each
@@ -57,13 +63,14 @@ DO $$ BEGIN CREATE ROLE bench_analyst LOGIN; EXCEPTION WHEN duplicate_object THE
 SELECT setseed(0.25);
 CREATE TABLE bp (id int PRIMARY KEY, sex int NOT NULL, ward int NOT NULL, band int NOT NULL,
 				 pos_in_design int NOT NULL, pos boolean NOT NULL, pos2 boolean NOT NULL,
-				 pos3 boolean NOT NULL);
-INSERT INTO bp SELECT g, g % 2, (g / 2) % 7, (g / 14) % 9, r, false, false, g % 390 = 11 AND g < 99800
+				 pos3 boolean NOT NULL, inc int NOT NULL);
+INSERT INTO bp SELECT g, g % 2, (g / 2) % 7, (g / 14) % 9, r, false, false, g % 390 = 11 AND g < 99800,
+	   1000 + (g * 37) % 5000
   FROM (SELECT g, row_number() OVER (ORDER BY random()) AS r FROM generate_series(1, 100000) g) s;
 UPDATE bp SET pos = true WHERE id IN (SELECT 1 + floor(random() * 100000)::int FROM generate_series(1, 10));
 UPDATE bp SET pos2 = true WHERE id IN (17, 65000);
 ANALYZE bp;
-SELECT tapas.protect('bp', 'id', ARRAY['pos', 'pos2', 'pos3'], 500);
+SELECT tapas.protect('bp', 'id', ARRAY['pos', 'pos2', 'pos3', 'inc'], 500);
 GRANT SELECT ON bp TO bench_analyst;
 CREATE TABLE timings (workload text, mode text, ms float8, outcome text);
 GRANT ALL ON timings TO bench_analyst;
@@ -80,6 +87,9 @@ BEGIN
 		ELSIF w = 'bernoulli' THEN
 			EXECUTE format('SELECT count(*) FILTER (WHERE pos) FROM bp WHERE tapas.design_member(''bernoulli'', 100000, 80, %s, id, 0, 7)',
 						   1 + i % 1647);
+		ELSIF w = 'split' THEN
+			EXECUTE format('SELECT count(*) FILTER (WHERE pos AND %s inc > %s) FROM bp WHERE tapas.design_member(''bernoulli'', 100000, 80, %s, id, 0, 7)',
+						   CASE WHEN i % 2 = 0 THEN '' ELSE 'NOT' END, 1500 + 100 * ((i / 2) % 32), 1 + (i / 2) % 1647);
 		ELSIF w = 'bern256' AND i = 0 THEN
 			-- the total first: every consistent vector has 256 positives
 			EXECUTE 'SELECT count(*) FILTER (WHERE pos3) FROM bp';
@@ -109,7 +119,7 @@ BEGIN
 	END LOOP;
 END $$;
 SQL
-for w in benign bernoulli bern256 bch_perm; do
+for w in benign bernoulli bern256 bch_perm split; do
 	psql -X -q -o /dev/null -c "SELECT fill('$w', 1000)"
 	psql -X -q -o /dev/null <<SQL
 DO \$\$
@@ -129,15 +139,18 @@ BEGIN
 	RESET SESSION AUTHORIZATION;
 	INSERT INTO timings VALUES ('$w', 'first', r.ms, r.outcome);
 	FOR k IN 1..$reps LOOP
-		FOREACH m IN ARRAY ARRAY['on', 'off'] LOOP
-			PERFORM set_config('tapas.audit_fast_decoders', m, false);
+		FOREACH m IN ARRAY ARRAY['on', 'off', 'nocomb'] LOOP
+			PERFORM set_config('tapas.audit_fast_decoders', CASE m WHEN 'off' THEN 'off' ELSE 'on' END, false);
+			PERFORM set_config('tapas.audit_combined_rows', CASE m WHEN 'nocomb' THEN 'off' ELSE 'on' END, false);
 			SET SESSION AUTHORIZATION bench_analyst;
 			r := run('$w', 1400 + k);
 			RESET SESSION AUTHORIZATION;
-			INSERT INTO timings VALUES ('$w', CASE m WHEN 'on' THEN 'deny' ELSE 'deny_base' END, r.ms, r.outcome);
+			INSERT INTO timings VALUES ('$w', CASE m WHEN 'on' THEN 'deny' WHEN 'off' THEN 'deny_base' ELSE 'deny_nocomb' END,
+										r.ms, r.outcome);
 		END LOOP;
 	END LOOP;
 	RESET tapas.audit_fast_decoders;
+	RESET tapas.audit_combined_rows;
 	FOR k IN 1..$reps LOOP
 		FOREACH m IN ARRAY ARRAY['off', 'log'] LOOP
 			PERFORM set_config('tapas.mode', m, false);
@@ -174,12 +187,17 @@ SELECT workload,
 	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_base')::numeric, 2) AS base_ms,
 	   count(*) FILTER (WHERE mode = 'deny_base' AND outcome = 'TP004') AS base_tp004,
 	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_base')
-			/ percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny'))::numeric, 2) AS speedup
+			/ percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny'))::numeric, 2) AS speedup,
+	   round(percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_nocomb')::numeric, 2) AS nocomb_ms,
+	   count(*) FILTER (WHERE mode = 'deny_nocomb' AND outcome = 'TP001') AS nocomb_tp001,
+	   round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny')
+			- percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) FILTER (WHERE mode = 'deny_nocomb'))::numeric, 2) AS comb_added_ms
   FROM timings GROUP BY 1 ORDER BY 1"
 echo "first_ms: the backend's first statement, which rebuilds the audit state from the ledger;"
 echo "deny_*: later statements in deny mode with the decoders' caches; base_*: the same, interleaved,"
 echo "with tapas.audit_fast_decoders = off (patterns and hashes rebuilt per statement, three full pursuit runs"
-echo "per simulated decision: as before); speedup = base_ms / deny_ms"
+echo "per simulated decision: as before); speedup = base_ms / deny_ms; nocomb_*: the same, interleaved, with"
+echo "tapas.audit_combined_rows = off (no combined rows of related classes: as before); comb_added_ms = deny_ms - nocomb_ms"
 
 # first refusal against the attacker's need, on fresh tables
 psql -X -q -o /dev/null <<'SQL'

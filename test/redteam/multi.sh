@@ -135,3 +135,54 @@ attack_copied "copied state, difference" "SELECT count(*) FILTER (WHERE rare) FR
 attack_copied "copied state, sum" "SELECT sum(income) FROM pt WHERE zip = 7" "SELECT sum(income) FROM pt WHERE zip = 7 AND age <> 91"
 attack_copied "copied state, 2 spellings" "SELECT sum(rare::int) FROM pt" "SELECT count(*) FROM pt WHERE rare AND age IS DISTINCT FROM 91"
 reset
+# session 7 (reldec): a Bernoulli design over 2,000 records with 40 positives, each design row asked as the
+# two halves of a split that changes from row to row (pos AND income > t_q, pos AND NOT income > t_q); the
+# attacker adds the halves and its BHTP decodes the 40 positives from 220 summed rows
+# (sql/49_audit_related_decoders); leak: 220 rows answered (deny) or no alert by then (log, warn)
+attack_split() {	# attack_split NAME AGG PART1 PART2 ...: %1$s the row's threshold, %2$s q % 5
+	local name=$1 agg=$2 before
+	shift 2
+	local parts=$(printf "'%s'," "$@" | sed "s/,$//")
+	psql -X -q -d rt >/dev/null 2>&1 <<SQL
+DROP TABLE IF EXISTS cs_split CASCADE;
+CREATE TABLE cs_split (id int PRIMARY KEY, pos boolean NOT NULL, income int NOT NULL, dx int NOT NULL);
+INSERT INTO cs_split SELECT g, g % 50 = 17,
+	   CASE WHEN g % 50 = 17 THEN 1050 + 100 * (g / 50) ELSE 1000 + (g * 37) % 5000 END, (g * 7) % 5
+  FROM generate_series(1, 2000) g;
+SELECT tapas.protect('cs_split', 'id', ARRAY['pos', 'income', 'dx'], 900);
+GRANT SELECT ON cs_split TO rt_analyst;
+CREATE OR REPLACE FUNCTION cs_split_attack(agg text, parts text[], m int) RETURNS int LANGUAGE plpgsql AS \$\$
+DECLARE a numeric;
+	p text;
+BEGIN
+	FOR q IN 1..m LOOP
+		FOREACH p IN ARRAY parts LOOP
+			BEGIN
+				EXECUTE format('SELECT ' || agg || ' FROM cs_split WHERE tapas.design_member(''bernoulli'', 2000, 10, %s, id, 0, 42)',
+							   format(p, 1525 + 100 * (q % 32), q % 5), q) INTO a;
+			EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
+				RETURN q - 1;
+			END;
+		END LOOP;
+	END LOOP;
+	RETURN m;
+END \$\$;
+SQL
+	before=$(last_alert)
+	local rows=$(psql -X -qAt -d rt -U rt_analyst -c "SELECT cs_split_attack('$agg', ARRAY[$parts], 220)" 2>&1)
+	local v
+	if [ "$rows" != 220 ]; then
+		v="refused after $rows of the attacker's 220 rows"
+	elif [ "$mode" != deny ] && [ "$(last_alert)" -gt "$before" ]; then
+		v="answered, alert $(psql -X -qAt -d rt -c "SELECT string_agg(DISTINCT kind, ',') FROM tapas.alerts WHERE alert_id > $before")"
+	else
+		v="answered 220 rows  <== LEAK"
+	fi
+	printf '%-28s %s\n' "$name" "$v"
+	psql -X -q -d rt -c "DROP TABLE cs_split CASCADE" >/dev/null 2>&1
+}
+attack_split "CS split halves" 'count(*) FILTER (WHERE %s)' 'pos AND income > %1$s' 'pos AND NOT income > %1$s'
+attack_split "CS split, sum(pos::int)" 'sum(pos::int) FILTER (WHERE %s)' 'income > %1$s' 'NOT income > %1$s'
+attack_split "CS split in three" 'count(*) FILTER (WHERE %s)' 'pos AND income <= %1$s - 400' 'pos AND income > %1$s - 400 AND income <= %1$s' 'pos AND income > %1$s'
+attack_split "CS split on dx" 'count(*) FILTER (WHERE %s)' 'pos AND dx = %2$s' 'pos AND dx <> %2$s'
+attack_split "CS split, one statement" 'count(*) FILTER (WHERE pos AND %1$s), count(*) FILTER (WHERE pos AND NOT %1$s)' 'income > %1$s'
