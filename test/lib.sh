@@ -75,7 +75,8 @@ instance_start() {
 		free_port 5480 >"$dir/port"
 	fi
 	export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres PGDATABASE=postgres
-	as_postgres "$PGBIN/pg_ctl" -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null 9>&- ||
+	# -c: a crashed backend leaves a core file, which instance_destroy turns into a backtrace
+	as_postgres "$PGBIN/pg_ctl" -c -D "$dir/data" -o "-p $PGPORT" -l "$dir/server.log" -w start >/dev/null 9>&- ||
 		{ tail -n 30 "$dir/server.log"; return 1; }
 }
 
@@ -84,12 +85,32 @@ instance_stop() {
 }
 
 instance_restart() {
-	as_postgres "$PGBIN/pg_ctl" -D "$1/data" -o "-p $PGPORT" -l "$1/server.log" -m fast -w restart >/dev/null 9>&-
+	as_postgres "$PGBIN/pg_ctl" -c -D "$1/data" -o "-p $PGPORT" -l "$1/server.log" -m fast -w restart >/dev/null 9>&-
+}
+
+# instance_backtraces DIR: the backtrace of every core file a crashed server
+# process left in the cluster (on stderr; needs gdb), with the log lines of
+# the crash, so that a crash seen once under load can be diagnosed
+instance_backtraces() {
+	local core
+	for core in "$1"/data/core*; do
+		[ -f "$core" ] || continue
+		{
+			echo "== core file $core"
+			grep -B2 -A2 "terminated by signal" "$1/server.log" | head -n 20
+			if command -v gdb >/dev/null; then
+				gdb -batch -nx -ex "bt full" -ex "info sharedlibrary" "$PGBIN/postgres" "$core" 2>&1 | head -n 200
+			else
+				echo "(gdb is not installed: no backtrace)"
+			fi
+		} >&2
+	done
 }
 
 # instance_destroy DIR: stop if running and remove the cluster
 instance_destroy() {
 	[ -f "$1/data/postmaster.pid" ] && instance_stop "$1" || true
+	instance_backtraces "$1"
 	rm -rf "$1"
 }
 
