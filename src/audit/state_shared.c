@@ -157,6 +157,8 @@ shared_shmem_startup(void)
 void
 tapas_audit_shared_install(void)
 {
+	tapas_audit_write_stamp_install();	/* truth_stamp.c */
+	tapas_audit_truth_shared_install(); /* truth_shared.c */
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = shared_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
@@ -267,6 +269,20 @@ shared_area(void)
 		bound = limit;
 	}
 	return area;
+}
+
+/* the area for other shared audit state (truth_shared.c): call inside tapas_audit_shared_run */
+dsa_area *
+tapas_audit_shared_dsa(void)
+{
+	return shared_area();
+}
+
+/* runs fn(arg) guarded (shared_guarded): false if it raised */
+bool
+tapas_audit_shared_run(void (*fn) (void *), void *arg)
+{
+	return shared_guarded(fn, arg);
 }
 
 /* ----------------------------------------------------------------
