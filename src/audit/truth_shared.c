@@ -34,6 +34,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_class.h"
 #include "common/hashfn.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -42,6 +43,7 @@
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/dsa.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "audit/audit_int.h"
@@ -172,13 +174,36 @@ enabled(void)
 }
 
 /*
+ * Whether relid or a leaf of it is a foreign table: its rows change on
+ * another server, where no stamp of this one moves; its truth is never
+ * shared.
+ */
+static bool
+has_foreign_leaf(Oid relid)
+{
+	List	   *leaves;
+	ListCell   *lc;
+	bool		foreign = false;
+
+	if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
+		return true;
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return false;
+	leaves = tapas_protected_leaves(relid, AccessShareLock);
+	foreach(lc, leaves)
+		foreign |= get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE;
+	list_free(leaves);
+	return foreign;
+}
+
+/*
  * The stamp a copy of relid's truth is tagged with now, or false when it
- * is unknown (a write in flight, statistics unreadable).
+ * is unknown (a write in flight, statistics unreadable, a foreign leaf).
  */
 bool
 tapas_audit_truth_stamp(Oid relid, uint64 *stamp, int64 *stat_stamp)
 {
-	if (!tapas_audit_write_stamp(relid, stamp))
+	if (has_foreign_leaf(relid) || !tapas_audit_write_stamp(relid, stamp))
 		return false;
 	*stat_stamp = tapas_audit_table_change_stamp(relid);
 	return *stat_stamp >= 0;
