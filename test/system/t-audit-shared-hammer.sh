@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Hammers the shared row-space copies (src/audit/state_shared.c) and fails
-# on a crash or an internal error.  For SECS seconds (default 40):
-#   - WORKERS analyst loops (default 4), each a stream of new backends of
+# Hammers the shared row-space copies and truth vectors
+# (src/audit/state_shared.c, truth_shared.c) and fails
+# on a crash or an internal error.  For SECS seconds (default 30):
+#   - WORKERS analyst loops (default 3), each a stream of new backends of
 #     3 statements on one of three tables (a GROUP BY over a random range:
 #     new cells, so the entry syncs, copies the slot of its table and
 #     publishes a longer copy of the same slot that the next backend copies);
@@ -10,6 +11,8 @@
 #   - one loop that cycles tapas.audit_shared_memory through 0, a size that
 #     holds about one copy (so publishing evicts another table's copy), and
 #     1GB, reloading each time;
+#   - one loop that updates a random row of a random table (its write
+#     stamp moves: the shared truth of its classes is read again);
 #   - one loop that reads tapas.audit_shared_state() as the admin.
 # Refusals (TP0xx) and "no copy was usable" are fine; a backend lost to a
 # signal, a crash restart (the postmaster's start time or the server log),
@@ -19,8 +22,8 @@
 # Usage: t-audit-shared-hammer.sh INSTANCE_DIR [SECS [WORKERS]]
 set -uo pipefail
 dir=$1
-secs=${2:-40}
-workers=${3:-4}
+secs=${2:-30}
+workers=${3:-3}
 cd "$(dirname "$0")/../.."
 source test/lib.sh
 export PGHOST=$dir PGPORT=$(cat "$dir/port") PGUSER=postgres
@@ -90,14 +93,23 @@ sizer() {
 	done
 	setting 1GB
 }
+writer() {	# writes move the tables' write stamps: shared truths are replaced
+	while [ "$(date +%s)" -lt "$until_end" ]; do
+		sleep 1.$((RANDOM % 10))
+		q "UPDATE hs$(((RANDOM % 3) + 1)) SET v = (v + 1) % 1000 WHERE id = $((RANDOM % 8000 + 1))" \
+			>/dev/null 2>>"$work/errors.writer"
+	done
+}
 reader() {
 	while [ "$(date +%s)" -lt "$until_end" ]; do
 		q "SELECT count(*), sum(copies) FROM tapas.audit_shared_state()" >/dev/null 2>>"$work/errors.reader"
+		q "SELECT count(*), sum(copies) FROM tapas.audit_shared_truths()" >/dev/null 2>>"$work/errors.reader"
 		sleep 0.2
 	done
 }
 for n in $(seq 1 "$workers"); do worker "$n" & done
 resetter &
+writer &
 sizer &
 reader &
 wait
