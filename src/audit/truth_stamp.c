@@ -214,7 +214,11 @@ utility_writes(Node *stmt)
 			if (((DropStmt *) stmt)->removeType == OBJECT_TABLE ||
 				((DropStmt *) stmt)->removeType == OBJECT_FOREIGN_TABLE)
 				foreach(lc, ((DropStmt *) stmt)->objects)
-					relation_written_rv(makeRangeVarFromNameList(lfirst(lc)));
+				{
+					/* a malformed name is the DROP's own error, raised after */
+					if (list_length(lfirst(lc)) <= 3)
+						relation_written_rv(makeRangeVarFromNameList(lfirst(lc)));
+				}
 			break;
 		default:
 			break;
