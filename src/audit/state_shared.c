@@ -50,7 +50,9 @@
  * subtransaction (shared_guarded): on an error the entry replays, or
  * keeps its own state unpublished, and the statement goes on.  The area
  * is also bounded by dsa_set_size_limit, so fragmentation cannot make it
- * grow past tapas.audit_shared_memory.
+ * grow past twice tapas.audit_shared_memory (the copies themselves count
+ * against the setting; a copy being replaced and the segments' rounding
+ * take the rest).
  *
  * Concurrency.  The slots are guarded by one LWLock: readers deserialise
  * under LW_SHARED; a publisher serialises into a fresh DSA chunk without
@@ -265,7 +267,12 @@ shared_area(void)
 	}
 	if (bound != limit)
 	{
-		dsa_set_size_limit(area, limit);
+		/*
+		 * The copies count against the setting (total_bytes); the area may
+		 * hold one replaced copy more while its successor is written, and
+		 * its segments round up: twice the setting, never more.
+		 */
+		dsa_set_size_limit(area, 2 * limit + 64 * 1024 * 1024);
 		bound = limit;
 	}
 	return area;
