@@ -32,6 +32,9 @@
  *
  * Adding a row (splitting the atoms it cuts, the pivot search and the
  * bordering of the inverse, and its exact downdate) is in rowspace_update.c.
+ * Atoms whose indicator lies in the row space (a GROUP BY's groups) are
+ * kept outside the basis (rowspace_resolved.c): A below is then the rows
+ * with those atoms' columns zeroed, and the rank adds their number.
  *
  * Why not the dense RREF of section 2.2.  Under an attack design the atoms
  * become singletons after ~17 rows, and an r x N RREF over N = 10^5 columns
@@ -196,9 +199,14 @@ tapas_rowspace_alloc(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	rs->seen = tapas_calloc(rs->nwords, sizeof(uint64_t));
 	rs->blkval = tapas_malloc(rs->nblocks * sizeof(uint64_t));
 	rs->blkacc = tapas_malloc(rs->blk * sizeof(uint64_t));
+	rs->resolved = tapas_calloc(n, 1);
+	rs->inside2 = tapas_malloc((size_t) n * sizeof(uint32_t));
+	rs->qbuf = tapas_malloc((size_t) n * sizeof(uint32_t));
 	if (!rs->pivot_of || !rs->inrow || !rs->det || !rs->detlist ||
-		!rs->inside || !rs->seen || !rs->blkval || !rs->blkacc)
+		!rs->inside || !rs->seen || !rs->blkval || !rs->blkacc ||
+		!rs->resolved || !rs->inside2 || !rs->qbuf)
 		FAIL("out of memory");
+	rs->unc = 0;				/* atom 0: every record, no row yet */
 	if (cap > rs->rank_limit)
 		cap = rs->rank_limit;
 	if (tapas_rowspace_grow(rs, cap) != TAPAS_OK)
@@ -284,6 +292,10 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->seen);
 	tapas_free(rs->blkval);
 	tapas_free(rs->blkacc);
+	tapas_free(rs->resolved);
+	tapas_free(rs->inside2);
+	tapas_free(rs->qbuf);
+	tapas_free(rs->rlog);
 	tapas_free(rs->piv);
 	tapas_free(rs->M);
 	tapas_free(rs->rows);

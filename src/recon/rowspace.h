@@ -60,7 +60,9 @@ extern uint64_t tapas_rowspace_prime_draw(tapas_rng_t *rng);
  * near 2^62 are for tests only).  rank_limit: 0 for the default, else at
  * most TAPAS_ROWSPACE_RANK_MAX; the trial that would exceed it fails with
  * TAPAS_ELIMIT.  rng: draws the two secret projection vectors (advanced;
- * not kept).  Returns NULL on a bad argument or out of memory, with a
+ * not kept); the basis rows it bounds exclude atoms whose indicator lies
+ * in the row space (a GROUP BY's disjoint groups take none).  Returns NULL
+ * on a bad argument or out of memory, with a
  * static message in *reason if reason is not NULL.  Memory: about 80 bytes
  * per record at creation; at rank r, 8 c (c + n / 64 + 2 sqrt(n)) bytes
  * more (the inverse, the basis row bitmaps and block sums), where the
@@ -139,8 +141,18 @@ extern tapas_status tapas_rowspace_add(tapas_rowspace_t *rs,
 /* Number of records n. */
 extern uint32_t tapas_rowspace_n(const tapas_rowspace_t *rs);
 
-/* Rank of the logged rows (over F_p), i.e. the number of basis rows. */
+/*
+ * Rank of the logged rows (over F_p): the resolved atoms (their indicators
+ * lie in the row space and are kept outside the basis, see
+ * rowspace_resolved.c) plus the basis rows.
+ */
 extern uint32_t tapas_rowspace_rank(const tapas_rowspace_t *rs);
+
+/*
+ * The basis rows alone: what rank_limit bounds and what the memory grows
+ * with (8 r (r + n / 64) bytes).
+ */
+extern uint32_t tapas_rowspace_kernel_rank(const tapas_rowspace_t *rs);
 
 /* Number of atoms. */
 extern uint32_t tapas_rowspace_natoms(const tapas_rowspace_t *rs);
@@ -181,6 +193,14 @@ extern const uint32_t *tapas_rowspace_determined(const tapas_rowspace_t *rs,
  */
 extern int	tapas_rowspace_contains(const tapas_rowspace_t *rs,
 									const uint32_t *ids, size_t len);
+
+/*
+ * For benchmarks and tests: on = 1 keeps every row in the basis, as the
+ * kernel did before rowspace_resolved.c (the baseline of
+ * test/bench/b-rowspace.c).  Only before the first row: TAPAS_EINVAL
+ * otherwise.
+ */
+extern tapas_status tapas_rowspace_set_basis_only(tapas_rowspace_t *rs, int on);
 
 /* Work counters since creation (trials that were rolled back included). */
 typedef struct tapas_rowspace_stats

@@ -32,9 +32,9 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 
 	/* atoms: 8 arrays of n words of 4 bytes */
 	bytes += 8 * n * sizeof(uint32_t);
-	/* z, za; pivot_of, detlist, inside; inrow, det; seen */
-	bytes += 2 * NPROJ * n * sizeof(uint64_t) + 3 * n * sizeof(uint32_t) +
-		2 * n + rs->nwords * sizeof(uint64_t);
+	/* z, za; pivot_of, detlist, inside, inside2, qbuf; inrow, det, resolved; seen */
+	bytes += 2 * NPROJ * n * sizeof(uint64_t) + 5 * n * sizeof(uint32_t) +
+		3 * n + rs->nwords * sizeof(uint64_t) + rs->rlogcap * sizeof(uint32_t);
 	bytes += (rs->nblocks + rs->blk) * sizeof(uint64_t);
 	/* basis: M, rows, and per-row vectors */
 	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
@@ -67,9 +67,11 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 
 	h = mix(h, rs->r);
 	h = mix(h, rs->atoms.natoms);
+	h = mix(mix(h, rs->nres), rs->unc);
 	for (a = 0; a < rs->atoms.natoms; a++)
 	{
 		h = mix(h, (uint64_t) (int64_t) rs->pivot_of[a]);
+		h = mix(h, rs->resolved[a]);
 		for (e = 0; e < NPROJ; e++)
 			h = mix(h, rs->za[e][a]);
 	}
@@ -157,6 +159,43 @@ check_sums(const tapas_rowspace_t *rs)
 	return NULL;
 }
 
+/*
+ * Resolved atoms (rowspace_resolved.c): counted by nres, never a pivot, in
+ * no basis row, never the uncovered atom, which is in no basis row either;
+ * flags beyond the atoms are clear (a rollback restores them).
+ */
+static const char *
+check_resolved(const tapas_rowspace_t *rs)
+{
+	uint32_t	a,
+				k,
+				count = 0;
+
+	if (rs->unc != TAPAS_ROWSPACE_NONE &&
+		(rs->unc >= rs->atoms.natoms || rs->resolved[rs->unc]))
+		return "the uncovered atom is out of range or resolved";
+	for (a = 0; a < rs->n; a++)
+	{
+		int			outside = rs->resolved[a] || a == rs->unc;
+
+		if (a >= rs->atoms.natoms)
+		{
+			if (rs->resolved[a])
+				return "a resolved flag is set beyond the atoms";
+			continue;
+		}
+		count += rs->resolved[a];
+		if (!outside)
+			continue;
+		if (rs->pivot_of[a] >= 0)
+			return "a resolved or uncovered atom is a pivot";
+		for (k = 0; k < rs->r; k++)
+			if (row_bit(rs, k, tapas_atoms_rep(&rs->atoms, a)))
+				return "a basis row covers a resolved or uncovered atom";
+	}
+	return count == rs->nres ? NULL : "nres differs from the resolved flags";
+}
+
 /* t = M s, and M B = 1 when r <= max_exact */
 static const char *
 check_inverse(const tapas_rowspace_t *rs, uint32_t max_exact)
@@ -222,10 +261,10 @@ tapas_rowspace_validate(const tapas_rowspace_t *rs, uint32_t max_rank_exact,
 		uint32_t	c = rs->atoms.atom_of[rs->detlist[i]];
 
 		if (!rs->det[rs->detlist[i]] || rs->atoms.size[c] != 1 ||
-			rs->pivot_of[c] < 0)
+			(rs->pivot_of[c] < 0 && !rs->resolved[c]))
 			goto fail;
 	}
-	if ((msg = check_sums(rs)) != NULL || (msg = check_inverse(rs, max_rank_exact)) != NULL)
+	if ((msg = check_resolved(rs)) != NULL || (msg = check_sums(rs)) != NULL || (msg = check_inverse(rs, max_rank_exact)) != NULL)
 		goto fail;
 	if (reason)
 		*reason = NULL;

@@ -27,6 +27,7 @@
 #define NPROJ			2		/* independent projection vectors */
 #define NCANDIDATES		32		/* sampled pivot candidates per source */
 #define INITIAL_RCAP	64
+#define TAPAS_ROWSPACE_NONE	UINT32_MAX
 
 struct tapas_rowspace
 {
@@ -51,6 +52,18 @@ struct tapas_rowspace
 	uint64_t   *blkval;			/* [nblocks] scratch: block shares */
 	uint64_t   *blkacc;			/* [blk] scratch: residual in a block */
 
+	/* resolved atoms, kept outside the basis (rowspace_resolved.c) */
+	uint8_t    *resolved;		/* [n] per atom: 1_atom lies in the row space */
+	uint32_t	nres;			/* number of resolved atoms */
+	int			basis_only;		/* keep every row in the basis (baseline) */
+	uint32_t	unc;			/* atom no row covers, or TAPAS_ROWSPACE_NONE */
+	uint32_t   *inside2;		/* [n] scratch: the kernel's atoms of a row */
+	uint32_t   *qbuf;			/* [n] scratch: the kernel's part of a row */
+	uint32_t   *rlog;			/* [nrlog] atoms whose flag or size the trial
+								 * changed, old flag in bit 31 */
+	size_t		nrlog;
+	size_t		rlogcap;
+
 	uint32_t	r;				/* rank = number of basis rows */
 	uint32_t	rcap;			/* allocated basis capacity */
 	uint32_t   *piv;			/* [rcap] pivot atom of basis row k */
@@ -67,6 +80,8 @@ struct tapas_rowspace
 	uint32_t	save_r;			/* rank at the start of the trial */
 	uint32_t	save_rcap;		/* rcap at the start of the trial */
 	size_t		save_ndet;		/* ndet at the start of the trial */
+	uint32_t	save_nres;		/* nres at the start of the trial */
+	uint32_t	save_unc;		/* unc at the start of the trial */
 	uint64_t   *tsave[NPROJ];	/* [rcap] t at the start of the trial */
 	tapas_rng_t rng_save;		/* rng at the start of the trial */
 	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
@@ -75,12 +90,39 @@ struct tapas_rowspace
 /* rowspace_update.c, for rowspace_trial.c */
 
 /*
+ * Splits the atoms the row q[0..len) cuts (atoms.h) and moves their z sums;
+ * rs->inside[0..*ninside) lists the row's atoms afterwards, *nnew of them
+ * new (not resolved).
+ */
+extern void tapas_rowspace_split_row(tapas_rowspace_t *rs, const uint32_t *q,
+									 size_t len, size_t *ninside, size_t *nnew);
+
+/*
+ * Adds the kernel's part of a row: q[0..len) is a union of whole atoms, none
+ * of them resolved, listed (one id each) in rs->inside[0..ninside); nnew of
+ * them were created by the row's split (ids >= natoms0), which makes the
+ * row independent.  Borders the inverse if the row is independent.
+ */
+extern tapas_status tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs,
+												  const uint32_t *q, size_t len,
+												  size_t ninside, uint32_t natoms0,
+												  size_t nnew);
+
+/* rowspace_resolved.c, for rowspace_trial.c */
+
+/*
  * Adds one validated row ids[0..len) inside an open savepoint: splits the
- * atoms it cuts and, if it is independent, borders the inverse.  On error
- * the caller rolls the savepoint back.
+ * atoms it cuts, resolves what it can outside the basis, and gives the
+ * rest to the kernel.  On error the caller rolls the savepoint back.
  */
 extern tapas_status tapas_rowspace_add_row(tapas_rowspace_t *rs,
 										   const uint32_t *q, size_t len);
+
+/* Undoes the resolved flags, nres and unc the open trial changed. */
+extern void tapas_rowspace_resolved_undo(tapas_rowspace_t *rs);
+
+/* Marks the records of the trial's resolved singleton atoms determined. */
+extern void tapas_rowspace_resolved_scan(tapas_rowspace_t *rs);
 
 /* Removes the newest basis row from the inverse (exact downdate), r--. */
 extern void tapas_rowspace_downdate(tapas_rowspace_t *rs);

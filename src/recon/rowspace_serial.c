@@ -41,7 +41,7 @@
 #include "recon/rowspace_int.h"
 
 #define SERIAL_MAGIC	"TPRSPC01"
-#define SERIAL_VERSION	1
+#define SERIAL_VERSION	2	/* 2: resolved atoms (rowspace_resolved.c) */
 
 typedef struct serial_header
 {
@@ -52,7 +52,7 @@ typedef struct serial_header
 	uint32_t	r;
 	uint64_t	prime;
 	uint32_t	natoms;
-	uint32_t	reserved;
+	uint32_t	unc;			/* the uncovered atom, or TAPAS_ROWSPACE_NONE */
 	uint64_t	ndet;
 	uint64_t	rng[4];
 	uint64_t	stats[3];
@@ -69,6 +69,7 @@ payload_size(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
 	bytes += NPROJ * (size_t) n * sizeof(uint64_t);	/* z */
 	bytes += NPROJ * (size_t) natoms * sizeof(uint64_t);	/* za */
 	bytes += (size_t) natoms * sizeof(int32_t);	/* pivot_of */
+	bytes += (size_t) natoms;	/* resolved */
 	bytes += (size_t) ndet * sizeof(uint32_t);	/* detlist */
 	bytes += 2 * (size_t) n * sizeof(uint32_t);	/* atom_of, order */
 	bytes += 3 * (size_t) natoms * sizeof(uint32_t);	/* start, size, parent */
@@ -124,6 +125,7 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 	h.r = rs->r;
 	h.prime = rs->mod.n;
 	h.natoms = natoms;
+	h.unc = rs->unc;
 	h.ndet = rs->ndet;
 	memcpy(h.rng, rs->rng.s, sizeof(h.rng));
 	h.stats[0] = rs->stats.rows;
@@ -136,6 +138,7 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 	for (e = 0; e < NPROJ; e++)
 		put(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
 	put(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
+	put(&at, rs->resolved, natoms);
 	put(&at, rs->detlist, rs->ndet * sizeof(uint32_t));
 	put(&at, rs->atoms.atom_of, (size_t) rs->n * sizeof(uint32_t));
 	put(&at, rs->atoms.order, (size_t) rs->n * sizeof(uint32_t));
@@ -178,10 +181,15 @@ check_structure(tapas_rowspace_t *rs)
 
 		if (pk < -1 || pk >= (int32_t) rs->r || (pk >= 0 && rs->piv[pk] != a))
 			return "pivot of an atom does not name its basis row";
+		if (pk >= 0 && (rs->resolved[a] || a == rs->unc))
+			return "a resolved or uncovered atom is a pivot";
 	}
 	for (k = 0; k < rs->r; k++)
 		if (rs->piv[k] >= rs->atoms.natoms || rs->pivot_of[rs->piv[k]] != (int32_t) k)
 			return "basis row does not name its pivot atom";
+	if (rs->unc != TAPAS_ROWSPACE_NONE &&
+		(rs->unc >= rs->atoms.natoms || rs->resolved[rs->unc]))
+		return "the uncovered atom is out of range or resolved";
 	for (i = 0; i < rs->ndet; i++)
 	{
 		uint32_t	j = rs->detlist[i];
@@ -238,6 +246,11 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 	for (e = 0; e < NPROJ; e++)
 		get(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
 	get(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
+	get(&at, rs->resolved, natoms);
+	rs->unc = h.unc;
+	rs->nres = 0;
+	for (j = 0; j < natoms; j++)
+		rs->nres += rs->resolved[j] = rs->resolved[j] != 0;
 	get(&at, rs->detlist, h.ndet * sizeof(uint32_t));
 	get(&at, rs->atoms.atom_of, (size_t) h.n * sizeof(uint32_t));
 	get(&at, rs->atoms.order, (size_t) h.n * sizeof(uint32_t));

@@ -75,7 +75,9 @@ tapas_rowspace_contains(const tapas_rowspace_t *rs, const uint32_t *ids,
 		{
 			int32_t		piv = rs->pivot_of[atom[k]];
 
-			lhs = n_addmod(lhs, rs->za[e][atom[k]], p);
+			/* a resolved atom's part lies in the row space already */
+			if (!rs->resolved[atom[k]])
+				lhs = n_addmod(lhs, rs->za[e][atom[k]], p);
 			if (piv >= 0)
 				rhs = n_addmod(rhs, rs->t[e][piv], p);
 		}

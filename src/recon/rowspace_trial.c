@@ -6,8 +6,8 @@
  *
  * A trial validates the whole batch before anything moves, opens a
  * savepoint (rank, t, atom savepoint, sampling generator, basis capacity),
- * adds the rows with tapas_rowspace_add_row, and scans the pivots for newly
- * determined records.  Rollback undoes it exactly: the inverse is downdated
+ * adds the rows with tapas_rowspace_add_row, and scans the pivots and the
+ * atoms it resolved (rowspace_resolved.c) for newly determined records.  Rollback undoes it exactly: the inverse is downdated
  * row by row (tapas_rowspace_downdate), t is restored, the atoms created by
  * the trial are merged back into their parents (their z sums first), the
  * determined flags set by the trial are cleared and the basis capacity the
@@ -120,6 +120,9 @@ begin_trial(tapas_rowspace_t *rs)
 	rs->save_ndet = rs->ndet;
 	rs->save_rcap = rs->rcap;
 	rs->rng_save = rs->rng;
+	rs->save_nres = rs->nres;
+	rs->save_unc = rs->unc;
+	rs->nrlog = 0;
 	for (e = 0; e < NPROJ; e++)
 		memcpy(rs->tsave[e], rs->t[e], rs->r * sizeof(uint64_t));
 	tapas_atoms_savepoint(&rs->atoms);
@@ -144,6 +147,7 @@ undo_trial(tapas_rowspace_t *rs)
 			rs->za[e][rs->atoms.parent[b]] =
 				n_addmod(rs->za[e][rs->atoms.parent[b]], rs->za[e][b], p);
 	tapas_atoms_rollback(&rs->atoms);
+	tapas_rowspace_resolved_undo(rs);
 	for (i = rs->save_ndet; i < rs->ndet; i++)
 		rs->det[rs->detlist[i]] = 0;
 	rs->ndet = rs->save_ndet;
@@ -188,6 +192,7 @@ tapas_rowspace_trial(tapas_rowspace_t *rs, const uint32_t *ids,
 		}
 	}
 	scan_determined(rs);
+	tapas_rowspace_resolved_scan(rs);
 	rs->in_trial = 1;
 	*newly = rs->detlist + rs->save_ndet;
 	*count = rs->ndet - rs->save_ndet;
@@ -200,6 +205,7 @@ tapas_rowspace_commit(tapas_rowspace_t *rs)
 	if (rs == NULL || !rs->in_trial)
 		return TAPAS_EINVAL;
 	rs->in_trial = 0;
+	rs->nrlog = 0;
 	tapas_atoms_savepoint(&rs->atoms);
 	return TAPAS_OK;
 }
@@ -240,6 +246,12 @@ tapas_rowspace_n(const tapas_rowspace_t *rs)
 
 uint32_t
 tapas_rowspace_rank(const tapas_rowspace_t *rs)
+{
+	return rs->r + rs->nres;
+}
+
+uint32_t
+tapas_rowspace_kernel_rank(const tapas_rowspace_t *rs)
 {
 	return rs->r;
 }

@@ -473,26 +473,37 @@ row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 	}
 }
 
-/* adds one validated row inside an open savepoint (see rowspace_int.h) */
-tapas_status
-tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
+/* splits the atoms the row q cuts, moving their z sums (see rowspace_int.h) */
+void
+tapas_rowspace_split_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
+						 size_t *ninside, size_t *nnew)
 {
 	uint32_t	natoms0 = rs->atoms.natoms;
+	size_t		i;
+
+	tapas_atoms_split(&rs->atoms, q, len, rs->inside, ninside, nnew);
+	for (i = 0; i < *ninside; i++)
+		if (rs->inside[i] >= natoms0)
+		{
+			account_new_atom(rs, rs->inside[i]);
+			rs->resolved[rs->inside[i]] = 0;
+		}
+}
+
+/* adds the kernel's part of a row (see rowspace_int.h) */
+tapas_status
+tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs, const uint32_t *q,
+							  size_t len, size_t ninside, uint32_t natoms0,
+							  size_t nnew)
+{
 	uint64_t	az[NPROJ],
 				rz[NPROJ],
 				sigma = 0;
-	size_t		ninside,
-				nnew,
-				nb = 0,
+	size_t		nb = 0,
 				i;
 	uint32_t	c = 0;
 	tapas_status st;
 
-	rs->stats.rows++;
-	tapas_atoms_split(&rs->atoms, q, len, rs->inside, &ninside, &nnew);
-	for (i = 0; i < ninside; i++)
-		if (rs->inside[i] >= natoms0)
-			account_new_atom(rs, rs->inside[i]);
 	row_projections(rs, q, len, ninside, az, rz);
 	/* a row that splits no atom and projects to 0 twice is implied */
 	if (nnew == 0 && rz[0] == 0 && rz[1] == 0)

@@ -863,11 +863,27 @@ test_rowspace_errors(void)
 	TAPAS_CHECK(tapas_rowspace_trial(rs, ids + 3, off, 2, NULL, &newly, &count) == TAPAS_EINVAL);
 	TAPAS_CHECK(tapas_rowspace_commit(rs) == TAPAS_EINVAL);
 	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
-	/* rank limit 2: {0}, then {2} would be rank 3 */
+	/*
+	 * Rank limit 2 bounds the basis only: after {1, 2, 3}, the rows {0} and
+	 * {2} resolve atoms outside it (rank 3, no basis row); {3, 4} and {4, 5}
+	 * cut the resolved {1, 2, 3} and overlap, so the basis would need
+	 * {1, 2, 3}, {3, 4} and {4, 5}.
+	 */
 	off[1] = 1;
 	off[2] = 2;
 	ids[0] = 0;
 	ids[1] = 2;
+	TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, 2, NULL, &newly, &count) == TAPAS_OK);
+	TAPAS_CHECK(tapas_rowspace_rank(rs) == 3 && tapas_rowspace_kernel_rank(rs) == 0);
+	TAPAS_CHECK(count == 2);	/* records 0 and 2 */
+	TAPAS_CHECK(tapas_rowspace_rollback(rs) == TAPAS_OK);
+	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+	ids[0] = 3;
+	ids[1] = 4;
+	ids[2] = 4;
+	ids[3] = 5;
+	off[1] = 2;
+	off[2] = 4;
 	TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, 2, NULL, &newly, &count) == TAPAS_ELIMIT);
 	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
 	/* cancellation at the second row */
