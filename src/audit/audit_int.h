@@ -229,6 +229,19 @@ extern const char *tapas_audit_broken_reason(const TapasAuditEntry *e, bool join
 extern int	tapas_audit_shared_memory_kb;
 extern tapas_rowspace_t *tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows);
 extern void tapas_audit_shared_publish(TapasAuditEntry *e);
+extern struct dsa_area *tapas_audit_shared_dsa(void);
+extern bool tapas_audit_shared_run(void (*fn) (void *), void *arg);
+
+/* truth_stamp.c: the write stamp of a table */
+extern void tapas_audit_write_stamp_install(void);
+extern bool tapas_audit_write_stamp(Oid relid, uint64 *stamp);
+
+/* truth_shared.c: truth vectors shared between backends */
+extern void tapas_audit_truth_shared_install(void);
+extern bool tapas_audit_truth_stamp(Oid relid, uint64 *stamp, int64 *stat_stamp);
+extern bool tapas_audit_truth_shared_take(TapasClass *c, const struct TapasProtection *prot);
+extern void tapas_audit_truth_shared_publish(const TapasClass *c, const struct TapasProtection *prot,
+											 uint64 stamp, int64 stat_stamp);
 
 /* parked.c */
 extern void tapas_audit_trial_park(TapasAuditBatch *batch);

@@ -43,6 +43,17 @@
  * the work they save, and never more than tapas.audit_shared_memory in
  * all (least recently used copies are evicted first).
  *
+ * Failures.  The area's memory is DSM segments: creating or mapping one
+ * raises an ERROR (not NULL, even under DSA_ALLOC_NO_OOM) when /dev/shm is
+ * full or the server's segment slots are used up.  A copy is an
+ * optimisation, so every use of the area runs in an internal
+ * subtransaction (shared_guarded): on an error the entry replays, or
+ * keeps its own state unpublished, and the statement goes on.  The area
+ * is also bounded by dsa_set_size_limit, so fragmentation cannot make it
+ * grow past twice tapas.audit_shared_memory (the copies themselves count
+ * against the setting; a copy being replaced and the segments' rounding
+ * take the rest).
+ *
  * Concurrency.  The slots are guarded by one LWLock: readers deserialise
  * under LW_SHARED; a publisher serialises into a fresh DSA chunk without
  * the lock and swaps it in under LW_EXCLUSIVE, freeing the old chunk,
@@ -57,6 +68,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "common/hashfn.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -66,6 +78,7 @@
 #include "utils/builtins.h"
 #include "utils/dsa.h"
 #include "utils/guc.h"
+#include "utils/resowner.h"
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
@@ -146,6 +159,8 @@ shared_shmem_startup(void)
 void
 tapas_audit_shared_install(void)
 {
+	tapas_audit_write_stamp_install();	/* truth_stamp.c */
+	tapas_audit_truth_shared_install(); /* truth_shared.c */
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = shared_shmem_request;
 	prev_shmem_startup_hook = shmem_startup_hook;
@@ -164,31 +179,117 @@ tapas_audit_shared_define_gucs(void)
 							NULL, NULL, NULL);
 }
 
-/* the DSA area, created by the first backend that needs it; NULL if disabled */
+/*
+ * Runs fn(arg) in an internal subtransaction (see "Failures" in the
+ * banner): false, with the error in the server log, when it raises.  The
+ * subtransaction's abort releases any LWLock fn held.  A cancel or
+ * termination is raised again: it must still stop the statement.  In
+ * parallel mode no subtransaction can start: the area is not used then.
+ */
+static bool
+shared_guarded(void (*fn) (void *), void *arg)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool ok = false;
+
+	if (IsInParallelMode())
+		return false;
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(caller);
+	PG_TRY();
+	{
+		fn(arg);
+		ReleaseCurrentSubTransaction();
+		ok = true;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *err;
+
+		MemoryContextSwitchTo(caller);
+		err = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(caller);
+		CurrentResourceOwner = owner;
+		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED || err->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+			ReThrowError(err);
+		ereport(LOG_SERVER_ONLY,
+				(errmsg("tapas: shared audit state not used: %s", err->message)));
+		FreeErrorData(err);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(caller);
+	CurrentResourceOwner = owner;
+	return ok;
+}
+
+/* creates or attaches the area (run guarded: either may raise) */
+static void
+area_attach(void *arg)
+{
+	dsa_area   *a;
+
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	if (shared->area == DSM_HANDLE_INVALID)
+	{
+		a = dsa_create(shared->tranche);
+		dsa_pin(a);				/* outlives this backend */
+		shared->area = dsa_get_handle(a);
+	}
+	else
+		a = dsa_attach(shared->area);
+	LWLockRelease(shared->lock);
+	dsa_pin_mapping(a);			/* kept mapped for the backend's life */
+	area = a;
+}
+
+/*
+ * The DSA area, created by the first backend that needs it, bounded by
+ * the setting; NULL if disabled or it cannot be had (run guarded).
+ */
 static dsa_area *
 shared_area(void)
 {
+	static Size bound = 0;
+	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
 	MemoryContext old;
 
 	if (shared == NULL || tapas_audit_shared_memory_kb <= 0)
 		return NULL;
-	if (area != NULL)
-		return area;
-	LWLockRegisterTranche(shared->tranche, "tapas_audit_shared_area");
-	old = MemoryContextSwitchTo(TopMemoryContext);
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	if (shared->area == DSM_HANDLE_INVALID)
+	if (area == NULL)
 	{
-		area = dsa_create(shared->tranche);
-		dsa_pin(area);			/* outlives this backend */
-		shared->area = dsa_get_handle(area);
+		LWLockRegisterTranche(shared->tranche, "tapas_audit_shared_area");
+		old = MemoryContextSwitchTo(TopMemoryContext);
+		area_attach(NULL);
+		MemoryContextSwitchTo(old);
 	}
-	else
-		area = dsa_attach(shared->area);
-	LWLockRelease(shared->lock);
-	dsa_pin_mapping(area);		/* kept mapped for the backend's life */
-	MemoryContextSwitchTo(old);
+	if (bound != limit)
+	{
+		/*
+		 * The copies count against the setting (total_bytes); the area may
+		 * hold one replaced copy more while its successor is written, and
+		 * its segments round up: twice the setting, never more.
+		 */
+		dsa_set_size_limit(area, 2 * limit + 64 * 1024 * 1024);
+		bound = limit;
+	}
 	return area;
+}
+
+/* the area for other shared audit state (truth_shared.c): call inside tapas_audit_shared_run */
+dsa_area *
+tapas_audit_shared_dsa(void)
+{
+	return shared_area();
+}
+
+/* runs fn(arg) guarded (shared_guarded): false if it raised */
+bool
+tapas_audit_shared_run(void (*fn) (void *), void *arg)
+{
+	return shared_guarded(fn, arg);
 }
 
 /* ----------------------------------------------------------------
@@ -229,30 +330,34 @@ slot_clear(SharedSlot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/*
- * A kernel for e's first rows, copied from a slot (see the banner), over
- * at least need records: the kernel, with *nrows its rows; NULL when no
- * slot fits (the caller replays).
- */
-tapas_rowspace_t *
-tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows)
+typedef struct CopyArgs
 {
-	tapas_rowspace_t *rs = NULL;
+	TapasAuditEntry *e;
+	int64		need;
+	int			nrows;
+	tapas_rowspace_t *rs;
+} CopyArgs;
+
+/* the body of tapas_audit_shared_copy (run guarded: mapping a segment may raise) */
+static void
+copy_guarded(void *arg)
+{
+	CopyArgs   *c = arg;
+	TapasAuditEntry *e = c->e;
 	SharedSlot *s;
 	tapas_status st;
 	const char *reason = NULL;
 	uint64		digest_at = 0;
 	int			digest_rows = -1;
 
-	*nrows = 0;
-	if (!shareable(e) || shared_area() == NULL)
-		return NULL;
+	if (shared_area() == NULL)
+		return;
 	LWLockAcquire(shared->lock, LW_SHARED);
 	for (int i = 0; i < SHARED_SLOTS; i++)
 	{
 		s = &shared->slots[i];
 		if (!slot_is(s, e) || s->generation != e->keys_generation ||
-			(int64) s->nrecords < need || s->nrows <= 0 || s->nrows > e->nrows ||
+			(int64) s->nrecords < c->need || s->nrows <= 0 || s->nrows > e->nrows ||
 			e->log_ids[s->nrows - 1] != s->last_log_id)
 			continue;
 		if (digest_rows != s->nrows)
@@ -262,22 +367,44 @@ tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows)
 		}
 		if (digest_at != s->rows_digest)
 			continue;
-		rs = tapas_rowspace_deserialise(dsa_get_address(area, s->blob), s->bytes,
-										tapas_audit_prime(), &st, &reason);
-		if (rs == NULL)
+		/* the pure kernel cannot raise: nothing it allocates can leak */
+		c->rs = tapas_rowspace_deserialise(dsa_get_address(area, s->blob), s->bytes,
+										   tapas_audit_prime(), &st, &reason);
+		if (c->rs == NULL)
 		{
 			ereport(LOG_SERVER_ONLY,
 					(errmsg("tapas: shared audit state of table %u not used: %s",
 							e->key.relid, reason ? reason : "?")));
 			break;
 		}
-		*nrows = s->nrows;
-		s->copies++;			/* a counter only: a lost increment is harmless */
+		c->nrows = s->nrows;
+		s->copies++;			/* counters only: a lost increment is harmless */
 		s->last_used = ++shared->clock;
 		break;
 	}
 	LWLockRelease(shared->lock);
-	return rs;
+}
+
+/*
+ * A kernel for e's first rows, copied from a slot (see the banner), over
+ * at least need records: the kernel, with *nrows its rows; NULL when no
+ * slot fits or the area cannot be used (the caller replays).
+ */
+tapas_rowspace_t *
+tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows)
+{
+	CopyArgs	c = {e, need, 0, NULL};
+
+	*nrows = 0;
+	if (!shareable(e) || shared == NULL || tapas_audit_shared_memory_kb <= 0)
+		return NULL;
+	if (!shared_guarded(copy_guarded, &c))
+	{
+		tapas_rowspace_free(c.rs);
+		return NULL;
+	}
+	*nrows = c.nrows;
+	return c.rs;
 }
 
 /* the slot for e (exclusive lock held): its own, a free one, or the least recently used */
@@ -333,26 +460,17 @@ copy_cost_us(Size bytes)
 	return (int64) (bytes / 1000) + 100;
 }
 
-/*
- * Publishes e's committed kernel when the work it saves pays for the copy
- * (see the banner).  Call after a complete sync: rows[0..nrows) are all
- * in e->rs and no trial is open.  Never raises for lack of shared memory:
- * the copy is an optimisation.
- */
-void
-tapas_audit_shared_publish(TapasAuditEntry *e)
+/* stores e's kernel of bytes in a slot (run guarded: allocating a segment may raise) */
+static void
+publish_guarded(void *arg)
 {
-	Size		bytes;
-	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
+	TapasAuditEntry *e = arg;
+	Size		bytes = tapas_rowspace_serial_size(e->rs);
 	dsa_pointer blob;
 	SharedSlot *s;
 	bool		stored = false;
 
-	if (!shareable(e) || e->rs == NULL || e->rs_broken || e->trial_open ||
-		e->rs_rows != e->nrows || e->nrows <= e->shared_rows)
-		return;
-	bytes = tapas_rowspace_serial_size(e->rs);
-	if (e->shared_work_us < copy_cost_us(bytes) || bytes > limit || shared_area() == NULL)
+	if (shared_area() == NULL)
 		return;
 	blob = dsa_allocate_extended(area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
 	if (!DsaPointerIsValid(blob))
@@ -392,6 +510,29 @@ tapas_audit_shared_publish(TapasAuditEntry *e)
 	LWLockRelease(shared->lock);
 	if (!stored)
 		dsa_free(area, blob);
+}
+
+/*
+ * Publishes e's committed kernel when the work it saves pays for the copy
+ * (see the banner).  Call after a complete sync: rows[0..nrows) are all
+ * in e->rs and no trial is open.  Never raises for lack of shared memory:
+ * the copy is an optimisation.
+ */
+void
+tapas_audit_shared_publish(TapasAuditEntry *e)
+{
+	Size		bytes;
+	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
+
+	if (!shareable(e) || e->rs == NULL || e->rs_broken || e->trial_open ||
+		e->rs_rows != e->nrows || e->nrows <= e->shared_rows ||
+		shared == NULL || limit == 0)
+		return;
+	bytes = tapas_rowspace_serial_size(e->rs);
+	if (e->shared_work_us < copy_cost_us(bytes) || bytes > limit)
+		return;
+	(void) shared_guarded(publish_guarded, e);
+	/* published or not, the work so far is not counted again */
 	e->shared_rows = e->nrows;
 	e->shared_work_us = 0;
 }

@@ -187,14 +187,13 @@ sort_key_vals(int64 *kv, int64 n)
 }
 
 /*
- * Evaluates c's tree on every row of the table (a heap scan under the
- * active snapshot, ExecEvalExpr in tapas's own code: no query is planned
+ * Evaluates c's tree on every row of the table (a heap scan under snap, ExecEvalExpr in tapas's own code: no query is planned
  * and the capture stays on), keeping the rows with v <> 0, sorted by key.
  * Runs in a subtransaction: false (and nothing kept) on any error other
  * than a cancel.
  */
 static bool
-read_truth(TapasClass *c, const TapasProtection *prot)
+read_truth(TapasClass *c, const TapasProtection *prot, Snapshot snap)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -204,7 +203,7 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 	MemoryContextSwitchTo(caller);
 	PG_TRY();
 	{
-		TapasTableScan *scan = tapas_table_scan_begin(c->relid, GetActiveSnapshot());
+		TapasTableScan *scan = tapas_table_scan_begin(c->relid, snap);
 		EState	   *estate = CreateExecutorState();
 		ExprContext *econtext = GetPerTupleExprContext(estate);
 		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(c->vtree), estate);
@@ -285,7 +284,46 @@ read_truth(TapasClass *c, const TapasProtection *prot)
 	return ok;
 }
 
-/* reads c's truth vector and its hash; false if it cannot be read */
+/*
+ * c's truth from the table, and a copy of it for other backends when the
+ * table held still while it was read (truth_stamp.c): the stamp, then a
+ * new snapshot for the scan, then the stamp again.  Without a valid stamp
+ * (a write in flight, copies off) the scan runs under the active
+ * snapshot, as the per-backend cache always did.
+ */
+static bool
+read_and_share(TapasClass *c, const TapasProtection *prot)
+{
+	uint64		stamp0,
+				stamp1;
+	int64		stat0,
+				stat1;
+	Snapshot	snap;
+	volatile bool ok = false;
+
+	if (tapas_audit_shared_memory_kb <= 0 || !tapas_audit_truth_stamp(c->relid, &stamp0, &stat0))
+		return read_truth(c, prot, GetActiveSnapshot());
+	snap = RegisterSnapshot(GetLatestSnapshot());
+	PG_TRY();
+	{
+		ok = read_truth(c, prot, snap);
+	}
+	PG_FINALLY();
+	{
+		UnregisterSnapshot(snap);
+	}
+	PG_END_TRY();
+	if (ok && tapas_audit_truth_stamp(c->relid, &stamp1, &stat1) &&
+		stamp1 == stamp0 && stat1 == stat0)
+		tapas_audit_truth_shared_publish(c, prot, stamp0, stat0);
+	return ok;
+}
+
+/*
+ * Reads c's truth vector and its hash: from another backend's copy when
+ * the table has not changed since it was read (truth_shared.c), else
+ * from the table.  False if it cannot be read.
+ */
 bool
 tapas_audit_class_read_truth(TapasClass *c)
 {
@@ -293,7 +331,13 @@ tapas_audit_class_read_truth(TapasClass *c)
 
 	if (c->vtree == NULL || prot == NULL)
 		return false;
-	if (!read_truth(c, prot))
+	if (tapas_audit_truth_shared_take(c, prot))
+	{
+		c->binary = true;
+		for (int64 i = 0; i < c->nnz && c->binary; i++)
+			c->binary = c->vals[i] == 1.0;
+	}
+	else if (!read_and_share(c, prot))
 		return false;
 	for (int64 i = 0; i < c->nnz; i++)
 		if (c->vals[i] == 0.0)

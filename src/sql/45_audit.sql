@@ -73,3 +73,14 @@ REVOKE ALL ON FUNCTION tapas.audit_shared_state() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION tapas.audit_shared_state() TO tapas_admin;
 COMMENT ON FUNCTION tapas.audit_shared_state() IS
 	'The row-space states of this database kept in shared memory for new backends to start from (tapas.audit_shared_memory), one row per (table, audit scope, class): the scope''s role (NULL under tapas.audit_scope = all), the logged rows the state holds, its rank and number of records, its size and how often a backend copied it; admin only';
+
+CREATE FUNCTION tapas.audit_shared_truths(
+	OUT tbl regclass, OUT nonzero bigint, OUT records bigint, OUT bytes bigint,
+	OUT copies bigint)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'tapas_sql_audit_shared_truths'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+REVOKE ALL ON FUNCTION tapas.audit_shared_truths() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION tapas.audit_shared_truths() TO tapas_admin;
+COMMENT ON FUNCTION tapas.audit_shared_truths() IS
+	'The truth vectors of this database kept in shared memory for new backends (tapas.audit_shared_memory), one row per (table, canonical basis tree): its records with a nonzero value, the table''s rows when it was read, its size and how often a backend took it instead of scanning the table; a copy is taken only while the table''s write stamp is the one it was read at; admin only';

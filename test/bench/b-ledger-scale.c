@@ -175,14 +175,17 @@ reset_by_copy_store(tapas_ledger_store_t *s, uint64_t table_id)
 	{
 		const tapas_ledger_store_cell_t *c = &CELLS(src)[i];
 		tapas_ledger_store_cell_t *d = &CELLS(s)[s->ncells];
-		uint32_t	len;
-		const char *stat;
+		uint32_t	len,
+					blen = 0;
+		const char *stat,
+				   *basis;
 
 		if (c->table_id == table_id)
 			continue;
 		*d = *c;
 		stat = tapas_ledger_store_stat_text(src, c, &len);
-		d->stat_off = tapas_ledger_store_put_stat(s, c->table_id, stat, len);
+		basis = tapas_ledger_store_stat_basis(src, c, &blen);
+		d->stat_off = tapas_ledger_store_put_stat(s, c->table_id, stat, len, basis, basis ? blen : 0);
 		if (c->query_off != 0 && c->query_off != last_q_src)
 		{
 			const char *q = tapas_ledger_store_query_text(src, c);
