@@ -11,7 +11,9 @@
  * recurse into it).  protect() and unprotect() send a relcache
  * invalidation for the table and for the catalog itself; the relcache
  * callback drops the whole cache when it hears about either, about any
- * protected table (DROP, ALTER) or about everything (InvalidOid).  A
+ * protected table (DROP, ALTER) or about everything (InvalidOid); the
+ * dropped cache stays readable until the end of the transaction, since
+ * entries handed out earlier in it may still be in use.  A
  * dropped table's catalog row is deleted by the sql_drop event trigger;
  * an entry whose table no longer exists is skipped when loading anyway.
  *
@@ -193,12 +195,18 @@ protection_load(void)
 	HeapTuple	tup;
 	MemoryContext old;
 
-	if (protection_cxt == NULL)
-		protection_cxt = AllocSetContextCreate(CacheMemoryContext,
-											   "tapas protection cache",
-											   ALLOCSET_SMALL_SIZES);
-	else
-		MemoryContextReset(protection_cxt);
+	/*
+	 * The old cache is retired, not reset: a caller of this transaction may
+	 * still hold an entry of it (normalise.c keeps the level's protection
+	 * while it looks up other tables, and any catalog access in between may
+	 * process an invalidation, a whole reset under load).  It lives on
+	 * under TopTransactionContext and is freed with the transaction.
+	 */
+	if (protection_cxt != NULL)
+		MemoryContextSetParent(protection_cxt, TopTransactionContext);
+	protection_cxt = AllocSetContextCreate(CacheMemoryContext,
+										   "tapas protection cache",
+										   ALLOCSET_SMALL_SIZES);
 	protection_cache = NULL;
 	nprotected = 0;
 
