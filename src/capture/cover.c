@@ -43,15 +43,8 @@
  *
  * Result: a bytea holding TapasCoverHeader, the bitmap in Roaring's
  * portable format, then the other keys as int64 (unaligned: readers
- * memcpy); tapas_cover_keys() unpacks it.
- *
- * Parallel and partition-wise aggregation: the serial function writes a
- * state in that same format, the deserial function reads it back into a
- * state, and the combine function merges two states: the union of the
- * bitmaps (roaring_bitmap_or_inplace), the extra keys concatenated, the
- * answers summed.  A group's rows are split between partial states without
- * repeats, so the combined state covers exactly the rows a serial Agg
- * would have seen.  The gate sits above the Finalize Agg only (plan.c).
+ * memcpy); tapas_cover_keys() (cover_read.c) unpacks it; cover_parallel.c has the
+ * functions of partial aggregation.
  *
  * IDENTIFICATION
  *	  src/capture/cover.c
@@ -67,38 +60,15 @@
 #include "utils/memutils.h"
 
 #include "capture/capture.h"
+#include "capture/cover_int.h"
 #include "util/sort_u32.h"
 
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_trans4);
 PG_FUNCTION_INFO_V1(tapas_sql_cover_final);
-PG_FUNCTION_INFO_V1(tapas_sql_cover_serial);
-PG_FUNCTION_INFO_V1(tapas_sql_cover_deserial);
-PG_FUNCTION_INFO_V1(tapas_sql_cover_combine);
 
-#define COVER_STAGE 4096		/* most keys staged before a bulk add */
-
-typedef struct CoverState
-{
-	roaring_bitmap_t *set;		/* keys in [0, 2^32); NULL until needed */
-	int64		nextra;			/* other keys collected */
-	int64		extra_cap;		/* allocated slots in extra */
-	int64	   *extra;			/* keys outside [0, 2^32) */
-	int			nstaged;		/* keys in staged, not yet in set */
-	int			stage_cap;		/* allocated slots in staged */
-	uint32	   *staged;			/* keys waiting for a bulk add */
-	int			scratch_cap;	/* allocated slots in scratch */
-	uint32	   *scratch;		/* the radix sort's second buffer */
-	int			nanswers;		/* statistics of the covered set (values) */
-	double	   *answers;		/* [nanswers] sums of their non-null values */
-	char	   *vtype;			/* [nanswers] each value's type (COVER_V_*),
-								 * NULL in a state made by combining */
-	MemoryContext cxt;			/* the aggregate context */
-	MemoryContextCallback free_set; /* frees set with the context */
-} CoverState;
-
-static void
-cover_free_set(void *arg)
+void
+tapas_cover_free_set(void *arg)
 {
 	CoverState *st = arg;
 
@@ -108,8 +78,8 @@ cover_free_set(void *arg)
 }
 
 /* a state for nanswers statistics, in the aggregate context */
-static CoverState *
-cover_create(FunctionCallInfo fcinfo, int nanswers)
+CoverState *
+tapas_cover_create(FunctionCallInfo fcinfo, int nanswers)
 {
 	MemoryContext aggcxt;
 	CoverState *st;
@@ -196,7 +166,7 @@ cover_create_trans(FunctionCallInfo fcinfo)
 
 	if (nanswers < 1)
 		elog(ERROR, "tapas._cover_trans needs at least one value");
-	st = cover_create(fcinfo, nanswers);
+	st = tapas_cover_create(fcinfo, nanswers);
 	st->vtype = cover_value_types(fcinfo, st->cxt);
 	return st;
 }
@@ -296,8 +266,8 @@ stage_add(CoverState *st)
 }
 
 /* moves the staged keys into the bitmap, making it on first use */
-static void
-cover_flush(CoverState *st)
+void
+tapas_cover_flush(CoverState *st)
 {
 	if (st->set == NULL)
 	{
@@ -306,7 +276,7 @@ cover_flush(CoverState *st)
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
 					 errmsg("out of memory")));
-		st->free_set.func = cover_free_set;
+		st->free_set.func = tapas_cover_free_set;
 		st->free_set.arg = st;
 		MemoryContextRegisterResetCallback(st->cxt, &st->free_set);
 	}
@@ -325,11 +295,11 @@ cover_stage_full(CoverState *st)
 		st->staged = repalloc(st->staged, st->stage_cap * sizeof(uint32));
 	}
 	else
-		cover_flush(st);
+		tapas_cover_flush(st);
 }
 
-static void
-cover_add_extra(CoverState *st, int64 key)
+void
+tapas_cover_add_extra(CoverState *st, int64 key)
 {
 	if (st->nextra == st->extra_cap)
 	{
@@ -369,7 +339,7 @@ cover_trans(FunctionCallInfo fcinfo, int64 key)
 			cover_stage_full(st);
 	}
 	else
-		cover_add_extra(st, key);
+		tapas_cover_add_extra(st, key);
 	if (unlikely(st->vtype == NULL))
 		st->vtype = cover_value_types(fcinfo, st->cxt);
 	v = &fcinfo->args[COVER_FIRST_VALUE];
@@ -416,13 +386,13 @@ tapas_sql_cover_trans4(PG_FUNCTION_ARGS)
  * (*temp set; the caller frees it), so that a GROUP BY with many small
  * groups keeps no bitmap per group.
  */
-static roaring_bitmap_t *
-cover_set(CoverState *st, bool *temp)
+roaring_bitmap_t *
+tapas_cover_set(CoverState *st, bool *temp)
 {
 	*temp = st->set == NULL;
 	if (!*temp)
 	{
-		cover_flush(st);
+		tapas_cover_flush(st);
 		return st->set;
 	}
 	stage_sort(st);
@@ -430,8 +400,8 @@ cover_set(CoverState *st, bool *temp)
 }
 
 /* st (NULL: an empty group) packed as a _cover result, see tapas_cover_keys */
-static bytea *
-cover_pack(CoverState *st)
+bytea *
+tapas_cover_pack(CoverState *st)
 {
 	TapasCoverHeader hdr = {0};
 	roaring_bitmap_t *set = NULL;
@@ -442,7 +412,7 @@ cover_pack(CoverState *st)
 
 	if (st != NULL)
 	{
-		set = cover_set(st, &temp);
+		set = tapas_cover_set(st, &temp);
 		roaring_bitmap_run_optimize(set);
 		hdr.nanswers = st->nanswers;
 		hdr.nkeys = (int64) roaring_bitmap_get_cardinality(set) + st->nextra;
@@ -481,223 +451,7 @@ cover_pack(CoverState *st)
 Datum
 tapas_sql_cover_final(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BYTEA_P(cover_pack(PG_ARGISNULL(0) ? NULL :
+	PG_RETURN_BYTEA_P(tapas_cover_pack(PG_ARGISNULL(0) ? NULL :
 								 (CoverState *) PG_GETARG_POINTER(0)));
 }
 
-/* ----------------------------------------------------------------
- *		Partial aggregation: serial, deserial, combine
- * ----------------------------------------------------------------
- */
-
-/*
- * _cover_serial(internal) returns bytea, strict: a worker's partial state,
- * in the format of the final result (the planner calls it instead of the
- * final function in a Partial Agg).
- */
-Datum
-tapas_sql_cover_serial(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(cover_pack((CoverState *) PG_GETARG_POINTER(0)));
-}
-
-/*
- * reads the header of a packed state and checks its lengths; returns where
- * its answers start (the bitmap follows them)
- */
-static const char *
-cover_unpack_header(const bytea *cover, TapasCoverHeader *hdr)
-{
-	const char *p = VARDATA_ANY(cover);
-	Size		len = VARSIZE_ANY_EXHDR(cover);
-
-	if (len < sizeof(*hdr))
-		elog(ERROR, "tapas: malformed capture");
-	memcpy(hdr, p, sizeof(*hdr));
-	if (hdr->setbytes < 0 || hdr->nextra < 0 || hdr->nkeys < hdr->nextra ||
-		hdr->nanswers < 0 || hdr->nanswers > FUNC_MAX_ARGS ||
-		len != sizeof(*hdr) + hdr->nanswers * sizeof(double) + hdr->setbytes +
-		hdr->nextra * sizeof(int64))
-		elog(ERROR, "tapas: malformed capture");
-	return p + sizeof(*hdr);
-}
-
-/* where the keys of a packed state start: its bitmap, after the answers */
-static inline const char *
-cover_keys_start(const char *answers, const TapasCoverHeader *hdr)
-{
-	return answers + hdr->nanswers * sizeof(double);
-}
-
-/* the bitmap of a packed state (setbytes > 0), checked against nkeys */
-static roaring_bitmap_t *
-cover_unpack_set(const char *p, const TapasCoverHeader *hdr)
-{
-	roaring_bitmap_t *set = roaring_bitmap_portable_deserialize_safe(p, hdr->setbytes);
-
-	if (set == NULL ||
-		roaring_bitmap_get_cardinality(set) != (uint64) (hdr->nkeys - hdr->nextra))
-	{
-		if (set != NULL)
-			roaring_bitmap_free(set);
-		elog(ERROR, "tapas: malformed capture");
-	}
-	return set;
-}
-
-/*
- * _cover_deserial(bytea, internal) returns internal, strict.  nodeAgg calls
- * it in the per-input-tuple context, so the state is made there, with a
- * reset callback on that context freeing its (malloc'd) bitmap; the
- * combine function copies what it keeps into the aggregate context.
- */
-Datum
-tapas_sql_cover_deserial(PG_FUNCTION_ARGS)
-{
-	bytea	   *cover = PG_GETARG_BYTEA_PP(0);
-	TapasCoverHeader hdr;
-	const char *answers = cover_unpack_header(cover, &hdr);
-	const char *p = cover_keys_start(answers, &hdr);
-	CoverState *st;
-
-	if (!AggCheckCallContext(fcinfo, NULL))
-		elog(ERROR, "tapas._cover_deserial called in non-aggregate context");
-	st = palloc0(sizeof(CoverState));
-	st->cxt = CurrentMemoryContext;
-	st->nanswers = (int) hdr.nanswers;
-	st->answers = palloc(Max(st->nanswers, 1) * sizeof(double));
-	memcpy(st->answers, answers, st->nanswers * sizeof(double));
-	if (hdr.setbytes > 0)
-	{
-		st->set = cover_unpack_set(p, &hdr);
-		st->free_set.func = cover_free_set;
-		st->free_set.arg = st;
-		MemoryContextRegisterResetCallback(st->cxt, &st->free_set);
-	}
-	st->nextra = st->extra_cap = hdr.nextra;
-	if (hdr.nextra > 0)
-	{
-		st->extra = palloc_extended(hdr.nextra * sizeof(int64), MCXT_ALLOC_HUGE);
-		memcpy(st->extra, p + hdr.setbytes, hdr.nextra * sizeof(int64));
-	}
-	PG_RETURN_POINTER(st);
-}
-
-/* merges the keys and answers of src into dst (a state of this aggregate) */
-static void
-cover_merge(CoverState *dst, CoverState *src)
-{
-	if (dst->nanswers != src->nanswers)
-		elog(ERROR, "tapas: malformed capture");
-	cover_flush(dst);			/* makes dst->set */
-	if (src->set != NULL || src->nstaged > 0)
-	{
-		bool		temp;
-		roaring_bitmap_t *set = cover_set(src, &temp);
-
-		roaring_bitmap_or_inplace(dst->set, set);
-		if (temp)
-			roaring_bitmap_free(set);
-	}
-	for (int64 i = 0; i < src->nextra; i++)
-		cover_add_extra(dst, src->extra[i]);
-	for (int i = 0; i < dst->nanswers; i++)
-		dst->answers[i] += src->answers[i];
-}
-
-/*
- * _cover_combine(internal, internal) returns internal, not strict (the
- * state is internal): state 1 absorbs state 2; a NULL state 1 is made in
- * the aggregate context first, so nothing of state 2 (possibly in a
- * shorter-lived context) is kept by reference.
- */
-Datum
-tapas_sql_cover_combine(PG_FUNCTION_ARGS)
-{
-	CoverState *st;
-
-	if (PG_ARGISNULL(1))
-	{
-		if (PG_ARGISNULL(0))
-			PG_RETURN_NULL();
-		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
-	}
-	st = PG_ARGISNULL(0) ?
-		cover_create(fcinfo, ((CoverState *) PG_GETARG_POINTER(1))->nanswers) :
-		(CoverState *) PG_GETARG_POINTER(0);
-	cover_merge(st, (CoverState *) PG_GETARG_POINTER(1));
-	PG_RETURN_POINTER(st);
-}
-
-/*
- * Unpacks a _cover result made by tapas_sql_cover_final: the header, and
- * the keys in a new array allocated in cxt (the bitmap's keys ascending,
- * then the others).
- */
-int64 *
-tapas_cover_keys(const bytea *cover, MemoryContext cxt, TapasCoverHeader *hdr)
-{
-	const char *p = cover_keys_start(cover_unpack_header(cover, hdr), hdr);
-	roaring_bitmap_t *set;
-	roaring_uint32_iterator_t it;
-	uint32		buf[COVER_STAGE];
-	int64	   *keys;
-	int64		n = 0;
-	uint32		got;
-
-	keys = MemoryContextAllocHuge(cxt, Max(hdr->nkeys, 1) * sizeof(int64));
-	if (hdr->setbytes > 0)
-	{
-		set = cover_unpack_set(p, hdr);
-		roaring_init_iterator(set, &it);
-		while ((got = roaring_read_uint32_iterator(&it, buf, COVER_STAGE)) > 0)
-			for (uint32 i = 0; i < got; i++)
-				keys[n++] = buf[i];
-		roaring_bitmap_free(set);
-	}
-	memcpy(keys + n, p + hdr->setbytes, hdr->nextra * sizeof(int64));
-	return keys;
-}
-
-bool
-tapas_cover_same_keys(const bytea *a, const bytea *b, TapasCoverHeader *hdr)
-{
-	TapasCoverHeader ha;
-	const char *pa = cover_unpack_header(a, &ha);
-	const char *pb = cover_unpack_header(b, hdr);
-
-	if (a == b)
-		return true;
-	pa = cover_keys_start(pa, &ha);
-	pb = cover_keys_start(pb, hdr);
-
-	/* the lengths were checked against the headers: compare the payloads */
-	return ha.nkeys == hdr->nkeys && ha.nextra == hdr->nextra && ha.setbytes == hdr->setbytes &&
-		memcmp(pa, pb, hdr->setbytes + hdr->nextra * sizeof(int64)) == 0;
-}
-
-/* answer slot of a _cover result: the sum of its statistic slot's values */
-double
-tapas_cover_answer(const bytea *cover, int slot)
-{
-	TapasCoverHeader hdr;
-	const char *p = cover_unpack_header(cover, &hdr);
-	double		answer;
-
-	if (hdr.nanswers == 0 && hdr.nkeys == 0)
-		return 0.0;				/* an empty group: no row reached the capture */
-	if (slot < 0 || slot >= hdr.nanswers)
-		elog(ERROR, "tapas: malformed capture");
-	memcpy(&answer, p + slot * sizeof(double), sizeof(double));
-	return answer;
-}
-
-/* the number of covered keys of a _cover result (its header only) */
-int64
-tapas_cover_count(const bytea *cover)
-{
-	TapasCoverHeader hdr;
-
-	(void) cover_unpack_header(cover, &hdr);
-	return hdr.nkeys;
-}
