@@ -155,6 +155,14 @@ extern void tapas_verify_grouping(Query *q, int varno, const TapasProtection *pr
 extern void tapas_allowlist_check_expr(Node *expr, const char *what, bool every_row,
 									   Oid relid, int varno);
 
+/* allowlist_calls.c */
+extern bool tapas_allow_widening_cast(Oid funcid, Oid from, Oid to);
+extern bool tapas_allow_builtin_comparison(Oid opno);
+extern bool tapas_allow_is_design_member(Oid funcid);
+extern bool tapas_allow_design_member_call(Oid funcid, List *args, bool params_ok,
+										   uint32 *rowargs);
+extern bool tapas_allow_text_output_cast(CoerceViaIO *c);
+
 /* prevalidate.c */
 extern void tapas_prevalidate_collect_begin(void);
 extern List *tapas_prevalidate_collect_end(void);
