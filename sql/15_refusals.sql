@@ -43,6 +43,9 @@ WITH d AS (DELETE FROM pat WHERE hiv RETURNING id) SELECT count(*) FROM d;
 -- window functions and non-linear aggregates
 SELECT count(*) OVER () FROM pat;
 \echo :LAST_ERROR_SQLSTATE
+-- a window over the groups of an aggregate query reads the released answers only
+SELECT zip, count(*), sum(count(*)) OVER () AS total, rank() OVER (ORDER BY sum(income) DESC) AS r
+  FROM pat GROUP BY zip ORDER BY zip;
 SELECT min(income) FROM pat;
 \echo :LAST_ERROR_SQLSTATE
 SELECT max(income) FROM pat;

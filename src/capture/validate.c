@@ -342,11 +342,12 @@ tapas_verify_level(Query *q, int varno, const TapasProtection *prot)
 	RangeTblEntry *rte = rt_fetch(varno, q->rtable);
 	const char *name = get_rel_name(rte->relid);
 
-	if (q->hasWindowFuncs)
+	if (q->hasWindowFuncs && !q->hasAggs && q->groupClause == NIL && q->groupingSets == NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("window functions are not allowed on protected table \"%s\"", name),
-				 errdetail("A window function returns a value for every row.")));
+				 errmsg("window functions are not allowed on protected table \"%s\" without aggregation", name),
+				 errdetail("A window function over the rows of a protected table returns a value for every row."),
+				 errhint("Aggregate first: a window over the groups of an aggregate query, such as sum(count(*)) OVER (), is allowed.")));
 	if (q->hasTargetSRFs)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

@@ -186,3 +186,36 @@ attack_split "CS split, sum(pos::int)" 'sum(pos::int) FILTER (WHERE %s)' 'income
 attack_split "CS split in three" 'count(*) FILTER (WHERE %s)' 'pos AND income <= %1$s - 400' 'pos AND income > %1$s - 400 AND income <= %1$s' 'pos AND income > %1$s'
 attack_split "CS split on dx" 'count(*) FILTER (WHERE %s)' 'pos AND dx = %2$s' 'pos AND dx <> %2$s'
 attack_split "CS split, one statement" 'count(*) FILTER (WHERE pos AND %1$s), count(*) FILTER (WHERE pos AND NOT %1$s)' 'income > %1$s'
+
+# session 8 (the lead): transactions that roll back, cursors, analyst tables, views and functions, plpgsql,
+# and more spellings of the difference (the all-ones count(income) = count(*) is public: not an attack)
+reset() { psql -X -qAt -d rt -c "SELECT tapas.reset(t) FROM unnest(ARRAY['pt', 'ppt', 'upt', 'cpt']::regclass[]) t" >/dev/null 2>&1; }
+psql -X -q -d rt -c "CREATE TABLE IF NOT EXISTS mal.ids (x int); GRANT ALL ON mal.ids TO PUBLIC; ALTER TABLE mal.ids OWNER TO rt_analyst" >/dev/null 2>&1
+q "TRUNCATE mal.ids; INSERT INTO mal.ids SELECT g FROM generate_series(1, 400) g WHERE g <> 77" >/dev/null
+attack "rolled-back first half" "BEGIN; SELECT count(*) FILTER (WHERE rare) FROM pt; ROLLBACK" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack "aborted implicit block" "SELECT count(*) FILTER (WHERE rare) FROM pt; SELECT 1/0" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack "savepoint rolled back" "BEGIN; SAVEPOINT a; SELECT count(*) FILTER (WHERE rare) FROM pt; ROLLBACK TO a; COMMIT" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack "both in one rolled-back xact" "SELECT 1" "BEGIN; SELECT count(*) FILTER (WHERE rare) FROM pt; SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91; ROLLBACK"
+attack "cursor" "SELECT count(*) FILTER (WHERE rare) FROM pt" "BEGIN; DECLARE c CURSOR FOR SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91; FETCH ALL FROM c; COMMIT"
+attack "cursor first half" "BEGIN; DECLARE c CURSOR FOR SELECT count(*) FILTER (WHERE rare) FROM pt; FETCH ALL FROM c; ROLLBACK" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91"
+attack "semi-join analyst table" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE id IN (SELECT x FROM mal.ids)"
+attack "join analyst table" "SELECT sum(income) FROM pt" "SELECT sum(p.income) FROM pt p JOIN mal.ids i ON i.x = p.id"
+attack "NOT IN key" "SELECT sum(income) FROM pt" "SELECT sum(income) FROM pt WHERE id NOT IN (77)"
+attack "<> ALL key" "SELECT sum(income) FROM pt" "SELECT sum(income) FROM pt WHERE id <> ALL (ARRAY[77, 77])"
+attack "analyst view" "SELECT count(*) FILTER (WHERE rare) FROM pt" "CREATE OR REPLACE VIEW mal.v AS SELECT * FROM pt WHERE age <> 91; SELECT count(*) FILTER (WHERE rare) FROM mal.v"
+attack "analyst sql function" "SELECT count(*) FILTER (WHERE rare) FROM pt" "CREATE OR REPLACE FUNCTION mal.f() RETURNS bigint LANGUAGE sql AS 'SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91'; SELECT mal.f()"
+attack "plpgsql dynamic" "SELECT count(*) FILTER (WHERE rare) FROM pt" "DO \$\$ DECLARE x bigint; BEGIN EXECUTE 'SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91' INTO x; RAISE NOTICE 'x=%', x; END \$\$"
+attack "plpgsql error channel" "SELECT count(*) FILTER (WHERE rare) FROM pt" "DO \$\$ DECLARE x bigint; BEGIN SELECT count(*) FILTER (WHERE rare) INTO x FROM pt WHERE age <> 91; IF x = 0 THEN RAISE EXCEPTION 'zero'; END IF; END \$\$"
+attack "tracker via zip pad" "SELECT sum(income) FROM pt WHERE zip = 7 OR age = 91" "SELECT sum(income) FROM pt WHERE zip = 7 AND age <> 91"
+attack "interval spelling" "SELECT sum(income) FROM pt" "SELECT sum(income) FROM pt WHERE age < 91 OR age > 91"
+attack "born difference" "SELECT sum(income) FROM pt" "SELECT sum(income) FROM pt WHERE born <> date '1950-01-01' + (77 * 37) % 20000"
+attack "id arithmetic" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE id * 2 <> 154"
+attack "avg via two roles" "SELECT avg(income) FROM pt" "SELECT avg(income) FROM pt WHERE age <> 91" rt_analyst2
+attack "scaled numerics" "SELECT sum(income * 2) FROM pt" "SELECT sum(income / 2) FROM pt WHERE age <> 91"
+attack "group by key bucket" "SELECT sum(income) FROM pt" "SELECT id / 100 AS b, sum(income) FROM pt WHERE age <> 91 GROUP BY 1"
+attack "grouping sets total" "SELECT zip, sum(income) FROM pt GROUP BY zip" "SELECT zip, sum(income) FROM pt WHERE NOT (zip = 7 AND age = 91) GROUP BY zip"
+attack "lateral" "SELECT sum(income) FROM pt" "SELECT s.v FROM (SELECT 1) o, LATERAL (SELECT sum(income) AS v FROM pt WHERE age <> 91) s"
+attack "window over aggregate" "SELECT sum(income) FROM pt" "SELECT sum(sum(income)) OVER () FROM pt WHERE age <> 91 GROUP BY zip LIMIT 1"
+attack "distinct sum" "SELECT sum(income) FROM pt" "SELECT sum(DISTINCT income) FROM pt WHERE age <> 91"
+attack3 "three halves, two roles" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age < 91" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age > 91"
+attackn "trackers padding" "SELECT sum(income) FROM pt WHERE zip = 7 OR zip = 3" "SELECT sum(income) FROM pt WHERE zip = 3" "SELECT sum(income) FROM pt WHERE zip = 7 AND age <> 91"
