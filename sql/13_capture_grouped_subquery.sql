@@ -94,7 +94,8 @@ SELECT c FROM (SELECT zip, hiv, count(*) c FROM pat GROUP BY zip, hiv) s ORDER B
 RESET SESSION AUTHORIZATION;
 
 -- what stays refused, each with its own message: grouping sets over a
--- sensitive column, DISTINCT, EXISTS
+-- sensitive column, EXISTS (DISTINCT without aggregates is GROUP BY: answered
+-- as the sub-query grouped by hiv above)
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT count(*) FROM (SELECT hiv, zip FROM pat GROUP BY ROLLUP (hiv, zip)) s;
 SELECT count(*) FROM (SELECT DISTINCT hiv FROM pat) s;

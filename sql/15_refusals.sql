@@ -20,9 +20,8 @@ SET SESSION AUTHORIZATION regress_tapas_analyst;
 SELECT * FROM pat;
 \echo :LAST_ERROR_SQLSTATE
 SELECT id FROM pat WHERE hiv LIMIT 1;
-SELECT DISTINCT zip FROM pat;
+SELECT DISTINCT ON (zip) zip, age FROM pat;
 SELECT zip FROM pat ORDER BY zip LIMIT 1;
-SELECT count(*) FROM (SELECT DISTINCT zip FROM pat) s;
 SELECT count(*) FROM (SELECT * FROM pat LIMIT 5) s;
 SELECT * FROM f_rows();
 SELECT count(*) FROM f_rows();
@@ -46,6 +45,11 @@ SELECT count(*) OVER () FROM pat;
 -- a window over the groups of an aggregate query reads the released answers only
 SELECT zip, count(*), sum(count(*)) OVER () AS total, rank() OVER (ORDER BY sum(income) DESC) AS r
   FROM pat GROUP BY zip ORDER BY zip;
+-- DISTINCT without aggregation is GROUP BY: each value a group bound by k
+SELECT DISTINCT zip FROM pat ORDER BY zip;
+SELECT count(*) FROM (SELECT DISTINCT zip FROM pat) s;
+SELECT DISTINCT age FROM pat;
+\echo :LAST_ERROR_SQLSTATE
 SELECT min(income) FROM pat;
 \echo :LAST_ERROR_SQLSTATE
 SELECT max(income) FROM pat;

@@ -190,6 +190,22 @@ levels_walker(Node *node, WalkContext *ctx)
 	return expression_tree_walker(node, levels_walker, ctx);
 }
 
+/*
+ * SELECT DISTINCT a, b over a protected level without aggregation is
+ * GROUP BY a, b: the same rows, and each group is then a covered set bound
+ * by k and logged like any other (DISTINCT ON, which keeps one row of each
+ * group, is not rewritten: it reads rows).
+ */
+static void
+distinct_as_grouping(Query *q)
+{
+	if (q->distinctClause == NIL || q->hasDistinctOn || q->hasAggs ||
+		q->groupClause != NIL || q->groupingSets != NIL || q->hasWindowFuncs)
+		return;
+	q->groupClause = q->distinctClause;
+	q->distinctClause = NIL;
+}
+
 static void
 normalise_query(Query *q, TapasCaptureInfo *info)
 {
@@ -211,6 +227,7 @@ normalise_query(Query *q, TapasCaptureInfo *info)
 		const TapasProtection *prot =
 			tapas_protection_lookup(rt_fetch(varno, q->rtable)->relid);
 
+		distinct_as_grouping(q);
 		tapas_verify_level(q, varno, prot);
 		normalise_level(q, varno, prot, info);
 	}
@@ -353,8 +370,6 @@ normalise_nonsensitive(TapasLevelContext *lc, Aggref *agg)
 	{
 		Node	   *arg = (Node *) lfirst_node(TargetEntry, c)->expr;
 
-		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", name), false,
-								   lc->prot->relid, lc->varno);
 		if (contain_vars_of_level(arg, 1) || checkExprHasSubLink(arg) ||
 			tapas_expr_refs(arg, lc->varno, lc->prot->sensitive))
 			ereport(ERROR,
@@ -363,6 +378,8 @@ normalise_nonsensitive(TapasLevelContext *lc, Aggref *agg)
 							name, get_rel_name(lc->prot->relid)),
 					 errdetail("It returns the value of a single row."),
 					 errhint("Use count, sum, avg, variance or stddev of sensitive columns.")));
+		tapas_allowlist_check_expr(arg, psprintf("the argument of %s", name), false,
+								   lc->prot->relid, lc->varno);
 		tapas_verify_only_protected(arg, lc->varno, "aggregate arguments", lc->prot->relid);
 	}
 	split_sensitive(lc, userf, "FILTER", &sens, &narrow);

@@ -79,6 +79,42 @@ is_variance_name(const char *name)
 	return false;
 }
 
+/*
+ * Aggregates that only ever see columns that are not sensitive
+ * (normalise_nonsensitive refuses a sensitive argument or condition):
+ * their answer is a fact about the quasi-identifiers of a covered set, like
+ * min and max.  bool_and, bool_or and every are min and max of booleans;
+ * corr, covar_* and regr_* are functions of the sums of the public values,
+ * their squares and products; the ordered-set percentile_cont,
+ * percentile_disc and mode return one row's public value, as min does.
+ * Not string_agg, array_agg, json_agg and the like: they list the values
+ * row by row, which a plain SELECT col is refused for.
+ */
+static bool
+is_nonsensitive_name(const char *name, char aggkind)
+{
+	static const char *const normal[] = {
+		"bool_and", "bool_or", "every", "corr", "covar_pop", "covar_samp",
+		"regr_avgx", "regr_avgy", "regr_count", "regr_intercept", "regr_r2",
+		"regr_slope", "regr_sxx", "regr_sxy", "regr_syy"
+	};
+	static const char *const ordered[] = {"percentile_cont", "percentile_disc", "mode"};
+
+	if (aggkind == AGGKIND_NORMAL)
+	{
+		for (int i = 0; i < lengthof(normal); i++)
+			if (strcmp(name, normal[i]) == 0)
+				return true;
+	}
+	else if (aggkind == AGGKIND_ORDERED_SET)
+	{
+		for (int i = 0; i < lengthof(ordered); i++)
+			if (strcmp(name, ordered[i]) == 0)
+				return true;
+	}
+	return false;
+}
+
 /* The audited kind of an aggregate, or refusal. */
 TapasAggKind
 tapas_verify_aggregate(Aggref *agg, Oid relid)
@@ -91,6 +127,11 @@ tapas_verify_aggregate(Aggref *agg, Oid relid)
 		return TAPAS_AGG_NONSENSITIVE;
 	if (catalog && (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
 		agg->aggkind == AGGKIND_NORMAL && agg->aggorder == NIL)
+		return TAPAS_AGG_NONSENSITIVE;
+	/* the fraction of an ordered-set aggregate is one value per group, a constant here */
+	if (catalog && is_nonsensitive_name(name, agg->aggkind) && agg->aggdistinct == NIL &&
+		(agg->aggkind == AGGKIND_ORDERED_SET || agg->aggorder == NIL) &&
+		(agg->aggdirectargs == NIL || tapas_row_independent((Node *) agg->aggdirectargs)))
 		return TAPAS_AGG_NONSENSITIVE;
 	if (catalog && strcmp(name, "count") == 0)
 		kind = agg->aggstar ? TAPAS_AGG_COUNT_STAR : TAPAS_AGG_COUNT;
@@ -109,7 +150,7 @@ tapas_verify_aggregate(Aggref *agg, Oid relid)
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("aggregate function %s is not allowed on protected table \"%s\"",
 						name, get_rel_name(relid)),
-				 errdetail("Only count, and sum, avg, variance and stddev of numbers, are audited, and min, max and count(DISTINCT) of columns that are not sensitive; other aggregates such as percentile_disc, string_agg and array_agg can reveal values of single rows."),
+				 errdetail("Only count, and sum, avg, variance and stddev of numbers, are audited, and min, max, count(DISTINCT), bool_and, bool_or, corr, covar_*, regr_*, percentile_cont, percentile_disc and mode of columns that are not sensitive; other aggregates such as string_agg and array_agg list the values of single rows."),
 				 errhint("Rewrite the query with count(*), count(x), sum(x), avg(x), variance(x) or stddev(x).")));
 	if (agg->aggdistinct != NIL || agg->aggorder != NIL)
 		ereport(ERROR,
@@ -360,7 +401,7 @@ tapas_verify_level(Query *q, int varno, const TapasProtection *prot)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("only aggregate queries are allowed on protected table \"%s\"", name),
-				 errdetail("Reading individual rows (SELECT *, DISTINCT, LIMIT without aggregation) is refused."),
+				 errdetail("Reading individual rows (SELECT *, DISTINCT ON, LIMIT without aggregation) is refused; SELECT DISTINCT without aggregates is answered as GROUP BY."),
 				 errhint("Use count(*), count(x), sum(x) or avg(x), with WHERE and GROUP BY.")));
 	if (rte->inh && rte->relkind != RELKIND_PARTITIONED_TABLE && has_subclass(rte->relid))
 		ereport(ERROR,
