@@ -28,6 +28,8 @@
 # PostgreSQL copy under TAPAS_PGROOT, else under the machine-wide install
 # lock) unless PGHOST is set.
 # Usage: bash test/bench/audit-joint.sh [queries per point, default 15]
+# (TAPAS_BENCH_WORKLOADS="split bernoulli" measures only those workloads;
+# TAPAS_BENCH_KEEP=1 skips the first-refusal part)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
@@ -119,7 +121,7 @@ BEGIN
 	END LOOP;
 END $$;
 SQL
-for w in benign bernoulli bern256 bch_perm split; do
+for w in ${TAPAS_BENCH_WORKLOADS:-benign bernoulli bern256 bch_perm split}; do
 	psql -X -q -o /dev/null -c "SELECT fill('$w', 1000)"
 	psql -X -q -o /dev/null <<SQL
 DO \$\$
@@ -199,6 +201,7 @@ echo "with tapas.audit_fast_decoders = off (patterns and hashes rebuilt per stat
 echo "per simulated decision: as before); speedup = base_ms / deny_ms; nocomb_*: the same, interleaved, with"
 echo "tapas.audit_combined_rows = off (no combined rows of related classes: as before); comb_added_ms = deny_ms - nocomb_ms"
 
+[ -n "${TAPAS_BENCH_KEEP:-}" ] && exit 0
 # first refusal against the attacker's need, on fresh tables
 psql -X -q -o /dev/null <<'SQL'
 CREATE TABLE b1 (id int PRIMARY KEY, pos boolean NOT NULL);
