@@ -327,6 +327,7 @@ typedef struct TapasCombined TapasCombined;
 extern int	tapas_audit_combined(TapasAuditBatch *batch, const int16 *member,
 								 TapasAuditBatch *out);
 extern void tapas_audit_combined_free(TapasAuditEntry *e);
+extern size_t tapas_audit_combined_memory(const TapasAuditEntry *e);
 extern bool tapas_audit_combined_rows;
 
 /* candidates.c */

@@ -366,6 +366,51 @@ record_count(const roaring_bitmap_t *u, uint32 cap_n)
 }
 
 /*
+ * Folds the joint entry's rows logged since the last statement into its
+ * candidates state, over the group's unknowns: cand_zero the union and
+ * cand_one the intersection of the expanded rows answered 0 and 1,
+ * cand_full the union of the covers of full rows (records).  The fields
+ * are those of a class entry (logged_candidates), which a joint entry
+ * does not otherwise use; entry_forget_rows resets them with the rows.
+ * So a statement costs O(rows logged since) expansions, not O(m).
+ */
+static void
+joint_fold_logged(TapasAuditEntry *e)
+{
+	TapasJoint *jt = e->joint;
+
+	if (e->cand_zero == NULL || e->cand_rows > e->nrows)
+	{
+		tapas_audit_candidates_reset(e);
+		e->cand_zero = roaring_bitmap_create();
+		e->cand_full = roaring_bitmap_create();
+	}
+	for (; e->cand_rows < e->nrows; e->cand_rows++)
+	{
+		int			i = e->cand_rows;
+		roaring_bitmap_t *u;
+
+		/* a projected cell of a cut (patterns 0) says nothing of this prior */
+		if (jt->patterns[e->row_member[i]] == 0)
+			continue;
+		if (row_is_full(e->answers[i], e->rows[i]))
+			roaring_bitmap_or_inplace(e->cand_full, e->rows[i]);
+		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
+			continue;
+		u = expand_cover(e->rows[i], jt->patterns[e->row_member[i]], e->cap_n);
+		if (e->answers[i] == 0.0)
+			roaring_bitmap_or_inplace(e->cand_zero, u);
+		else if (e->cand_one == NULL)
+			e->cand_one = roaring_bitmap_copy(u);
+		else
+			roaring_bitmap_and_inplace(e->cand_one, u);
+		roaring_bitmap_free(u);
+		if ((i & 255) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
  * The one-positive test over a group of related 0/1 classes (relations.c:
  * e.g. rare AND x, rare AND NOT x and rare): under the same prior (one
  * positive of the group's base, a row answered 1 holds it), the unknowns
@@ -374,8 +419,9 @@ record_count(const roaring_bitmap_t *u, uint32 cap_n)
  * relative narrows the positive's candidates as one class's cells would.
  * The candidates are the records of the surviving pairs.  Same
  * decisions as tapas_audit_candidates (deny: every answer tried, none
- * read); recomputed from the logged rows on each statement (O(m) bitmap
- * operations over regions x records).  member[t] is the class of cell t
+ * read); the logged rows are folded in once (joint_fold_logged), so a
+ * statement costs O(new rows + cells) bitmap operations over regions x
+ * records.  member[t] is the class of cell t
  * in the group.  Called only when every class of the group is 0/1.
  */
 int
@@ -385,9 +431,6 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	TapasAuditEntry *e = batch->entry;
 	TapasJoint *jt = e->joint;
 	uint64		floor = (uint64) tapas_min_candidates;
-	roaring_bitmap_t *one = NULL;
-	roaring_bitmap_t *zero = roaring_bitmap_create();
-	roaring_bitmap_t *full = roaring_bitmap_create();
 	roaring_bitmap_t *c;
 	roaring_bitmap_t *all0;
 	roaring_bitmap_t *hit = NULL;
@@ -397,49 +440,24 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	*found = NULL;
 	if (batch->ncells == 0 || jt == NULL || jt->npatterns < 1)
 		return 0;
-	for (int i = 0; i < e->nrows; i++)
-	{
-		roaring_bitmap_t *u;
-
-		/* a projected cell of a cut (patterns 0) says nothing of this prior */
-		if (jt->patterns[e->row_member[i]] == 0)
-			continue;
-		if (row_is_full(e->answers[i], e->rows[i]))
-			roaring_bitmap_or_inplace(full, e->rows[i]);
-		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
-			continue;
-		u = expand_cover(e->rows[i], jt->patterns[e->row_member[i]], e->cap_n);
-		if (e->answers[i] == 0.0)
-			roaring_bitmap_or_inplace(zero, u);
-		else if (one == NULL)
-			one = roaring_bitmap_copy(u);
-		else
-			roaring_bitmap_and_inplace(one, u);
-		roaring_bitmap_free(u);
-		if ((i & 255) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	known = one != NULL;
+	joint_fold_logged(e);
+	known = e->cand_one != NULL;
 	if (known)
-		c = roaring_bitmap_andnot(one, zero);
+		c = roaring_bitmap_andnot(e->cand_one, e->cand_zero);
 	else
 	{
 		c = roaring_bitmap_create();
 		for (int r = 0; r < jt->npatterns; r++)
 			roaring_bitmap_add_range(c, (uint64) r * e->cap_n,
 									 (uint64) r * e->cap_n + Min((uint64) batch->n_total, e->cap_n));
-		roaring_bitmap_andnot_inplace(c, zero);
+		roaring_bitmap_andnot_inplace(c, e->cand_zero);
 	}
-	if (one)
-		roaring_bitmap_free(one);
-	roaring_bitmap_free(zero);
 	/* known positives (row_is_full): every pair of their records */
 	{
-		roaring_bitmap_t *u = expand_cover(full, ALL_PATTERNS(jt->npatterns), e->cap_n);
+		roaring_bitmap_t *u = expand_cover(e->cand_full, ALL_PATTERNS(jt->npatterns), e->cap_n);
 
 		roaring_bitmap_andnot_inplace(c, u);
 		roaring_bitmap_free(u);
-		roaring_bitmap_free(full);
 	}
 	if (record_count(c, e->cap_n) < floor)
 	{

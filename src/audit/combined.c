@@ -247,6 +247,33 @@ tapas_audit_combined_free(TapasAuditEntry *e)
 	e->combined = NULL;
 }
 
+/*
+ * Bytes held by the combined rows of the group entry e: the covers' table
+ * and each combined entry (its row space, decoder matrix, rows) with its
+ * class's truth.  Counted in e's own (tapas_audit_entry_memory), so that
+ * tapas.audit_memory bounds them with the rest of the (table, scope): the
+ * combined entries are in no hash of their own, and a flood of related
+ * classes would otherwise grow them past the bound unseen.
+ */
+size_t
+tapas_audit_combined_memory(const TapasAuditEntry *e)
+{
+	const TapasCombined *c = e->combined;
+	size_t		bytes;
+
+	if (c == NULL)
+		return 0;
+	bytes = sizeof(TapasCombined) + (size_t) c->maxgroups * sizeof(CoverGroup) +
+		(size_t) c->nbuckets * sizeof(int);
+	for (int t = 0; t < c->ntargets; t++)
+	{
+		if (c->entries[t] != NULL)
+			bytes += sizeof(TapasAuditEntry) + tapas_audit_entry_memory(c->entries[t]);
+		bytes += (size_t) c->classes[t].nnz * (sizeof(int64) + sizeof(double));
+	}
+	return bytes;
+}
+
 static void
 entry_append(TapasAuditEntry *ce, const roaring_bitmap_t *cover, double answer, int64 log_id)
 {
@@ -261,6 +288,7 @@ entry_append(TapasAuditEntry *ce, const roaring_bitmap_t *cover, double answer, 
 			: MemoryContextAlloc(tapas_audit_cxt(), sizeof(int64) * ce->maxrows);
 	}
 	ce->rows[ce->nrows] = roaring_bitmap_copy(cover);
+	ce->rows_bytes += roaring_bitmap_portable_size_in_bytes(ce->rows[ce->nrows]);
 	ce->answers[ce->nrows] = answer;
 	ce->log_ids[ce->nrows] = log_id;
 	ce->nrows++;
@@ -438,15 +466,30 @@ take_rows(TapasCombined *c, TapasAuditEntry *e)
 	c->src_last = e->nrows > 0 ? e->log_ids[e->nrows - 1] : 0;
 }
 
+/* some combined entry was closed under a smaller tapas.audit_memory */
+static bool
+combined_memory_retry(const TapasCombined *c)
+{
+	for (int t = 0; t < c->ntargets; t++)
+		if (c->entries[t] != NULL && tapas_audit_memory_retry(c->entries[t]))
+			return true;
+	return false;
+}
+
 /* the combined state of the group's entry, current with its rows */
 static TapasCombined *
 combined_of(TapasAuditEntry *e)
 {
 	TapasCombined *c = e->combined;
 
-	/* the entry's rows were forgotten (reset, rebuild): start again */
+	/*
+	 * The entry's rows were forgotten (reset, rebuild), or a combined
+	 * entry closed by tapas.audit_memory, which has been raised since:
+	 * start again.
+	 */
 	if (c != NULL && (c->src_rows > e->nrows ||
-					  (c->src_rows > 0 && e->log_ids[c->src_rows - 1] != c->src_last)))
+					  (c->src_rows > 0 && e->log_ids[c->src_rows - 1] != c->src_last) ||
+					  combined_memory_retry(c)))
 		tapas_audit_combined_free(e);
 	c = e->combined;
 	if (c == NULL)

@@ -23,11 +23,14 @@
  * (the kernel's determined set: a combination of the classes' values at j
  * that the answers pin down).  Like the per-class test it reads no
  * answer, so refusing on it leaks nothing.  Cost per statement: the trial
- * (as for one class, over regions x records unknowns) plus O(classes x
- * records) constant-time atom-size checks; only records whose unknowns
- * sit in atoms no larger than the class's region count are tested
- * further (an atom reaching another record makes the sum non-constant on
- * it, so it cannot be in the row space).
+ * (as for one class, over regions x records unknowns) plus the class
+ * values of the records that touch a pivot or resolved atom of at most
+ * the group's region count (tapas_rowspace_anchors: about the rank, not
+ * the table, under an attack design): a vector of the row space touches
+ * one, so no other record's value can be determined; of those, only
+ * records whose unknowns sit in atoms no larger than the class's region
+ * count are tested further (an atom reaching another record makes the sum
+ * non-constant on it, so it cannot be in the row space).
  *
  * IDENTIFICATION
  *	  src/audit/joint.c
@@ -155,6 +158,21 @@ class_value_determined(TapasAuditEntry *e, int m, uint32 j)
 	return len > 0 && tapas_rowspace_contains(e->rs, ids, len) == 1;
 }
 
+/* tapas_rowspace_anchors' callback: the record of an unknown */
+typedef struct AnchorArg
+{
+	roaring_bitmap_t *records;
+	uint32		cap_n;
+} AnchorArg;
+
+static void
+anchor_add(void *arg, uint32 id)
+{
+	AnchorArg  *a = arg;
+
+	roaring_bitmap_add(a->records, id % a->cap_n);
+}
+
 static void
 add_finding(TapasAuditBatch *batch, TapasFinding *f, uint32 j, const char *what)
 {
@@ -193,6 +211,10 @@ tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,
 	int			nf = 0,
 				maxf = 16;
 	roaring_bitmap_t *hit;
+	roaring_bitmap_t *anchors;
+	AnchorArg	anchor_arg;
+	roaring_uint32_iterator_t *it;
+	uint32		tried = 0;
 
 	*found = NULL;
 	if (e->joint == NULL || e->joint->nregions < 1)
@@ -241,30 +263,44 @@ tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,
 		}
 		add_finding(batch, &(*found)[nf++], j, "a combination of the record's class values");
 	}
-	/* the value of each class of the group at each record */
-	for (int64 j = 0; j < batch->n_total; j++)
+	/*
+	 * The value of each class of the group at each record whose unknowns
+	 * touch a pivot or resolved atom: no other record's value can lie in
+	 * the row space (tapas_rowspace_anchors), so the others are not tried.
+	 */
+	anchors = roaring_bitmap_create();
+	anchor_arg.records = anchors;
+	anchor_arg.cap_n = e->cap_n;
+	tapas_rowspace_anchors(e->rs, (uint32) e->joint->nregions, anchor_add, &anchor_arg);
+	it = roaring_create_iterator(anchors);
+	for (; it->has_value; roaring_advance_uint32_iterator(it))
 	{
-		if ((j & 4095) == 0)
+		uint32		j = it->current_value;
+
+		if ((++tried & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (roaring_bitmap_contains(e->reported, (uint32) j) ||
-			roaring_bitmap_contains(hit, (uint32) j))
+		if (j >= (uint64) batch->n_total ||
+			roaring_bitmap_contains(e->reported, j) ||
+			roaring_bitmap_contains(hit, j))
 			continue;
 		for (int m = 0; m < e->joint->ncls; m++)
-			if (class_value_determined(e, m, (uint32) j))
+			if (class_value_determined(e, m, j))
 			{
 				char		what[TAPAS_ALERT_DETAIL_LEN / 2];
 
-				roaring_bitmap_add(hit, (uint32) j);
+				roaring_bitmap_add(hit, j);
 				if (nf == maxf)
 				{
 					maxf *= 2;
 					*found = repalloc(*found, sizeof(TapasFinding) * maxf);
 				}
 				snprintf(what, sizeof(what), "the value of class %d", e->joint->cls[m]->id);
-				add_finding(batch, &(*found)[nf++], (uint32) j, what);
+				add_finding(batch, &(*found)[nf++], j, what);
 				break;
 			}
 	}
+	roaring_free_uint32_iterator(it);
+	roaring_bitmap_free(anchors);
 	roaring_bitmap_free(hit);
 	return nf;
 }

@@ -57,7 +57,10 @@ tapas_audit_define_memory_guc(void)
 							NULL, NULL, NULL);
 }
 
-/* bytes held by one entry: row space, decoder matrix, rows, dense index */
+/*
+ * bytes held by one entry: row space, decoder matrix, rows, dense index,
+ * and for a group of related classes its combined entries
+ */
 size_t
 tapas_audit_entry_memory(const TapasAuditEntry *e)
 {
@@ -70,6 +73,8 @@ tapas_audit_entry_memory(const TapasAuditEntry *e)
 	bytes += (size_t) e->nkeys * sizeof(int64);
 	bytes += (size_t) e->maxrows * (sizeof(void *) + sizeof(double) + sizeof(int64) +
 									sizeof(int16));
+	/* a group's combined rows (combined.c): entries in no hash of their own */
+	bytes += tapas_audit_combined_memory(e);
 	return bytes;
 }
 

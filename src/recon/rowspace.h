@@ -195,6 +195,21 @@ extern int	tapas_rowspace_contains(const tapas_rowspace_t *rs,
 									const uint32_t *ids, size_t len);
 
 /*
+ * Calls fn(arg, id) for every id in an atom of at most max_size members
+ * that is a basis pivot or resolved (its indicator lies in the row space),
+ * pivots first (an open trial's included; an id may come more than once).  A
+ * nonzero 0/1 vector of at most max_size ids lies in the row space only if
+ * it touches such an atom (a vector of the row space is a combination of
+ * the RREF rows, which is nonzero on a pivot, plus resolved indicators;
+ * and it covers each atom it touches wholly), so a caller testing many
+ * short vectors (audit/joint.c: a class's value at every record) tests
+ * only those that touch one.  O(r + natoms) when some atom is resolved,
+ * O(r) otherwise, plus the calls.
+ */
+extern void tapas_rowspace_anchors(const tapas_rowspace_t *rs, uint32_t max_size,
+								   void (*fn) (void *arg, uint32_t id), void *arg);
+
+/*
  * For benchmarks and tests: on = 1 keeps every row in the basis, as the
  * kernel did before rowspace_resolved.c (the baseline of
  * test/bench/b-rowspace.c).  Only before the first row: TAPAS_EINVAL

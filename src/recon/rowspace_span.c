@@ -86,3 +86,31 @@ tapas_rowspace_contains(const tapas_rowspace_t *rs, const uint32_t *ids,
 	}
 	return 1;
 }
+
+/* the members of atom a, if it has at most max_size */
+static void
+atom_members(const tapas_rowspace_t *rs, uint32_t a, uint32_t max_size,
+			 void (*fn) (void *arg, uint32_t id), void *arg)
+{
+	uint32_t	size = rs->atoms.size[a];
+
+	if (size > max_size)
+		return;
+	for (uint32_t i = 0; i < size; i++)
+		fn(arg, rs->atoms.order[rs->atoms.start[a] + i]);
+}
+
+void
+tapas_rowspace_anchors(const tapas_rowspace_t *rs, uint32_t max_size,
+					   void (*fn) (void *arg, uint32_t id), void *arg)
+{
+	if (rs == NULL || fn == NULL)
+		return;
+	for (uint32_t k = 0; k < rs->r; k++)
+		atom_members(rs, rs->piv[k], max_size, fn, arg);
+	if (rs->nres == 0)
+		return;
+	for (uint32_t a = 0; a < rs->atoms.natoms; a++)
+		if (rs->resolved[a])
+			atom_members(rs, a, max_size, fn, arg);
+}
