@@ -209,6 +209,7 @@ extern bool tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 									const TapasCell *cells, int ncells,
 									const int *cell_no, int nbatch,
 									TimestampTz deadline);
+extern void tapas_audit_batch_memo_clear(void);
 extern void tapas_audit_batch_indices(const TapasAuditBatch *batch,
 									  const int64 *keys, int64 nkeys,
 									  int64 *idx);

@@ -466,25 +466,35 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 	lock_tables(p, cells, ncells);
 	groups = group_cells(cells, ncells);
 	left = list_length(groups);
-	foreach(lc, groups)
+	/* batches over the same keys share their indices within this call (batch.c) */
+	tapas_audit_batch_memo_clear();
+	PG_TRY();
 	{
-		TimestampTz now = GetCurrentTimestamp();
-		TimestampTz share = now + Max(0, deadline - now) / left--;
+		foreach(lc, groups)
+		{
+			TimestampTz now = GetCurrentTimestamp();
+			TimestampTz share = now + Max(0, deadline - now) / left--;
 
-		CHECK_FOR_INTERRUPTS();
-		audit_group(p, lfirst(lc), cells, ncells, share);
+			CHECK_FOR_INTERRUPTS();
+			audit_group(p, lfirst(lc), cells, ncells, share);
+		}
+
+		/*
+		 * Then the groups of related classes, once every group's sync has
+		 * classed the statistics logged on its table (relations.c sees
+		 * them all).
+		 */
+		foreach(lc, tapas_audit_joint_cells(groups))
+		{
+			CHECK_FOR_INTERRUPTS();
+			tapas_audit_joint_group(p, lfirst(lc), cells, ncells, deadline);
+		}
 	}
-
-	/*
-	 * Then the groups of related classes, once every group's sync has
-	 * classed the statistics logged on its table (relations.c sees them
-	 * all).
-	 */
-	foreach(lc, tapas_audit_joint_cells(groups))
+	PG_FINALLY();
 	{
-		CHECK_FOR_INTERRUPTS();
-		tapas_audit_joint_group(p, lfirst(lc), cells, ncells, deadline);
+		tapas_audit_batch_memo_clear();
 	}
+	PG_END_TRY();
 	if (tapas_mode == TAPAS_MODE_DENY && p->n > 0)
 		deny_isolated(p);
 	if (tapas_mode == TAPAS_MODE_DENY && p->nincomplete > 0)
