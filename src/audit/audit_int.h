@@ -209,6 +209,7 @@ extern bool tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 									const TapasCell *cells, int ncells,
 									const int *cell_no, int nbatch,
 									TimestampTz deadline);
+extern void tapas_audit_batch_memo_clear(void);
 extern void tapas_audit_batch_indices(const TapasAuditBatch *batch,
 									  const int64 *keys, int64 nkeys,
 									  int64 *idx);
@@ -255,6 +256,7 @@ extern MemoryContext tapas_audit_cxt(void);
 
 /* truth.c */
 extern TapasClass *tapas_audit_class(Oid relid, const char *statistic);
+extern bool tapas_audit_class_known(Oid relid, const char *statistic);
 extern double tapas_audit_class_answer(Oid relid, const char *statistic, double answer,
 									   int64 nkeys);
 extern void tapas_audit_classes_check(Oid relid);
@@ -351,5 +353,12 @@ extern bool tapas_audit_basis_known(Oid relid, const char *statistic);
 /* truth_read.c */
 extern int64 tapas_audit_table_change_stamp(Oid relid);
 extern bool tapas_audit_class_read_truth(TapasClass *c);
+extern bool tapas_audit_truths_read(TapasClass **cs, int k,
+									const struct TapasProtection *prot);
+
+/* truth_preread.c: the truths of a statement's new statistics in one scan */
+extern void tapas_audit_truth_preread(const TapasCell *cells, int ncells);
+extern bool tapas_audit_truth_pending_take(TapasClass *c);
+extern void tapas_audit_truth_pending_clear(void);
 
 #endif							/* TAPAS_AUDIT_INT_H */

@@ -15,6 +15,20 @@
  * same numbering finds keys among the batch's (the truth's support,
  * reconstructed.c).
  *
+ * The statistics of one covered set (count(*) FILTER (WHERE rare) and
+ * sum(income) per group) are cells of different classes, so of different
+ * audit entries and batches, over one keys array per group (the gate hands
+ * them one pointer, capture/gate_cells.c).  Their batches' indices are the
+ * same: the ledger gives a key the same index while the table's count of
+ * indexed keys and the reset generation stay the same (ledger.h:
+ * tapas_ledger_key_state), and the new keys' numbering is a function of
+ * the keys alone.  So the first batch of a statement is remembered (the
+ * memo, cleared by tapas_audit_batch_memo_clear at the start and end of
+ * tapas_audit_cells) and a later batch over the same keys arrays, at the
+ * same count and generation, shares its ids, offsets and keys instead of
+ * looking up and numbering 10^6 keys again: the same arrays a fresh build
+ * would make.  Batches are read-only once built.
+ *
  * IDENTIFICATION
  *	  src/audit/batch.c
  *
@@ -27,6 +41,79 @@
 #include "audit/audit_int.h"
 #include "util/first_seen.h"
 #include "policy/status_error.h"
+
+/* the last batch built in this statement, for batches over the same keys */
+typedef struct BatchMemo
+{
+	bool		valid;
+	Oid			relid;
+	int			ncells;
+	const int64 **cell_keys;	/* [ncells] each cell's keys array */
+	int64	   *cell_nkeys;		/* [ncells] */
+	int64		n;				/* the table's indexed keys when built */
+	uint64		generation;		/* and the ledger's reset generation */
+	uint32	   *ids;
+	size_t	   *offsets;
+	int64		n_total;
+	int64	   *keys;
+} BatchMemo;
+
+static BatchMemo memo;
+
+/* forgets the memo (its arrays belong to the statement's memory) */
+void
+tapas_audit_batch_memo_clear(void)
+{
+	memset(&memo, 0, sizeof(memo));
+}
+
+/* whether the memo is this batch's: same keys arrays, same ledger state */
+static bool
+memo_fits(const TapasAuditEntry *e, const TapasCell *cells, const int *cell_no, int nbatch)
+{
+	int64		n;
+	uint64		generation;
+
+	if (!memo.valid || memo.relid != e->key.relid || memo.ncells != nbatch ||
+		memo.n != e->nkeys || memo.generation != e->keys_generation)
+		return false;
+	for (int i = 0; i < nbatch; i++)
+		if (memo.cell_keys[i] != cells[cell_no[i]].keys ||
+			memo.cell_nkeys[i] != cells[cell_no[i]].nkeys)
+			return false;
+	tapas_ledger_key_state(e->key.relid, &n, &generation);
+	return n == memo.n && generation == memo.generation;
+}
+
+/* remembers batch, built over the ledger's n keys (if they still are) */
+static void
+memo_keep(const TapasAuditBatch *batch, const TapasAuditEntry *e,
+		  const TapasCell *cells, const int *cell_no, int nbatch, int64 n)
+{
+	int64		now;
+	uint64		generation;
+
+	memo.valid = false;
+	tapas_ledger_key_state(e->key.relid, &now, &generation);
+	if (now != n || n != e->nkeys || generation != e->keys_generation)
+		return;
+	memo.relid = e->key.relid;
+	memo.ncells = nbatch;
+	memo.cell_keys = palloc(sizeof(int64 *) * Max(nbatch, 1));
+	memo.cell_nkeys = palloc(sizeof(int64) * Max(nbatch, 1));
+	for (int i = 0; i < nbatch; i++)
+	{
+		memo.cell_keys[i] = cells[cell_no[i]].keys;
+		memo.cell_nkeys[i] = cells[cell_no[i]].nkeys;
+	}
+	memo.n = n;
+	memo.generation = generation;
+	memo.ids = batch->ids;
+	memo.offsets = batch->offsets;
+	memo.n_total = batch->n_total;
+	memo.keys = batch->keys;
+	memo.valid = true;
+}
 
 /* keys of the batch's cells, repeats counted (at least 1) */
 static size_t
@@ -105,6 +192,21 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 	batch->cell_no = palloc(sizeof(int) * Max(nbatch, 1));
 	memcpy(batch->cell_no, cell_no, sizeof(int) * nbatch);
 	batch->answers = palloc(sizeof(double) * Max(nbatch, 1));
+	complete = tapas_audit_sync(e, deadline);
+	if (memo_fits(e, cells, cell_no, nbatch))
+	{
+		/* the statement's previous batch, over the same keys (see the banner) */
+		for (int i = 0; i < nbatch; i++)
+			batch->answers[i] = tapas_audit_class_answer(cells[cell_no[i]].relid,
+														 cells[cell_no[i]].statistic,
+														 cells[cell_no[i]].answer,
+														 cells[cell_no[i]].nkeys);
+		batch->ids = memo.ids;
+		batch->offsets = memo.offsets;
+		batch->n_total = memo.n_total;
+		batch->keys = memo.keys;
+		return complete;
+	}
 	batch->offsets = palloc(sizeof(size_t) * (nbatch + 1));
 	for (int i = 0; i < nbatch; i++)
 	{
@@ -114,9 +216,10 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 	batch->ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
 	idx = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(int64) * maxkeys);
 
-	for (;;)
+	for (bool first = true;; first = false)
 	{
-		complete = tapas_audit_sync(e, deadline);
+		if (!first)
+			complete = tapas_audit_sync(e, deadline);
 		n = e->nkeys;
 		total = 0;
 		nmiss = 0;
@@ -155,6 +258,7 @@ tapas_audit_build_batch(TapasAuditBatch *batch, TapasAuditEntry *e,
 	number_new_keys(batch, e->keys, n, newk, nmiss);
 	if (newk)
 		pfree(newk);
+	memo_keep(batch, e, cells, cell_no, nbatch, n);
 	return complete;
 }
 

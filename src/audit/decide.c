@@ -130,39 +130,50 @@ group_cells(const TapasCell *cells, int ncells)
 {
 	HASHCTL		ctl;
 	HTAB	   *h;
-	List	   *groups = NIL;
+	List	   *volatile groups = NIL;
 
 	memset(&ctl, 0, sizeof(ctl));
 	ctl.keysize = sizeof(GroupKey);
 	ctl.entrysize = sizeof(Group);
 	ctl.hcxt = CurrentMemoryContext;
 	h = hash_create("tapas audit groups", 16, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-	for (int i = 0; i < ncells; i++)
+	/* the truths of the statement's new statistics: one scan per table */
+	PG_TRY();
 	{
-		GroupKey	k;
-		Group	   *g;
-		bool		found;
+		tapas_audit_truth_preread(cells, ncells);
+		for (int i = 0; i < ncells; i++)
+		{
+			GroupKey	k;
+			Group	   *g;
+			bool		found;
 
-		memset(&k, 0, sizeof(k));
-		k.relid = cells[i].relid;
-		k.cls = tapas_audit_class(cells[i].relid, cells[i].statistic);
-		if (k.cls == NULL)
-			continue;			/* reads no sensitive column */
-		g = hash_search(h, &k, HASH_ENTER, &found);
-		if (!found)
-		{
-			g->n = 0;
-			g->max = 8;
-			g->cell_no = palloc(sizeof(int) * g->max);
-			groups = lappend(groups, g);
+			memset(&k, 0, sizeof(k));
+			k.relid = cells[i].relid;
+			k.cls = tapas_audit_class(cells[i].relid, cells[i].statistic);
+			if (k.cls == NULL)
+				continue;		/* reads no sensitive column */
+			g = hash_search(h, &k, HASH_ENTER, &found);
+			if (!found)
+			{
+				g->n = 0;
+				g->max = 8;
+				g->cell_no = palloc(sizeof(int) * g->max);
+				groups = lappend(groups, g);
+			}
+			if (g->n == g->max)
+			{
+				g->max *= 2;
+				g->cell_no = repalloc(g->cell_no, sizeof(int) * g->max);
+			}
+			g->cell_no[g->n++] = i;
 		}
-		if (g->n == g->max)
-		{
-			g->max *= 2;
-			g->cell_no = repalloc(g->cell_no, sizeof(int) * g->max);
-		}
-		g->cell_no[g->n++] = i;
 	}
+	PG_FINALLY();
+	{
+		/* read under this statement's snapshot: never kept for another */
+		tapas_audit_truth_pending_clear();
+	}
+	PG_END_TRY();
 	return groups;
 }
 
@@ -455,25 +466,35 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 	lock_tables(p, cells, ncells);
 	groups = group_cells(cells, ncells);
 	left = list_length(groups);
-	foreach(lc, groups)
+	/* batches over the same keys share their indices within this call (batch.c) */
+	tapas_audit_batch_memo_clear();
+	PG_TRY();
 	{
-		TimestampTz now = GetCurrentTimestamp();
-		TimestampTz share = now + Max(0, deadline - now) / left--;
+		foreach(lc, groups)
+		{
+			TimestampTz now = GetCurrentTimestamp();
+			TimestampTz share = now + Max(0, deadline - now) / left--;
 
-		CHECK_FOR_INTERRUPTS();
-		audit_group(p, lfirst(lc), cells, ncells, share);
+			CHECK_FOR_INTERRUPTS();
+			audit_group(p, lfirst(lc), cells, ncells, share);
+		}
+
+		/*
+		 * Then the groups of related classes, once every group's sync has
+		 * classed the statistics logged on its table (relations.c sees
+		 * them all).
+		 */
+		foreach(lc, tapas_audit_joint_cells(groups))
+		{
+			CHECK_FOR_INTERRUPTS();
+			tapas_audit_joint_group(p, lfirst(lc), cells, ncells, deadline);
+		}
 	}
-
-	/*
-	 * Then the groups of related classes, once every group's sync has
-	 * classed the statistics logged on its table (relations.c sees them
-	 * all).
-	 */
-	foreach(lc, tapas_audit_joint_cells(groups))
+	PG_FINALLY();
 	{
-		CHECK_FOR_INTERRUPTS();
-		tapas_audit_joint_group(p, lfirst(lc), cells, ncells, deadline);
+		tapas_audit_batch_memo_clear();
 	}
+	PG_END_TRY();
 	if (tapas_mode == TAPAS_MODE_DENY && p->n > 0)
 		deny_isolated(p);
 	if (tapas_mode == TAPAS_MODE_DENY && p->nincomplete > 0)

@@ -356,6 +356,19 @@ tapas_audit_class_refresh(Oid relid, const char *statistic)
 		registry_drop_relation(r);
 }
 
+/* whether statistic of relid is classed already (tapas_audit_class reads no truth) */
+bool
+tapas_audit_class_known(Oid relid, const char *statistic)
+{
+	StatKey		k;
+
+	(void) relation_classes(relid, false);
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	strlcpy(k.statistic, statistic, sizeof(k.statistic));
+	return hash_search(stat_map, &k, HASH_FIND, NULL) != NULL;
+}
+
 TapasClass *
 tapas_audit_class(Oid relid, const char *statistic)
 {

@@ -186,14 +186,62 @@ sort_key_vals(int64 *kv, int64 n)
 		pfree(dst);
 }
 
+/* the (key, value) pairs of one tree while the scan runs */
+typedef struct TruthAcc
+{
+	ExprState  *expr;
+	int64	   *kv;				/* [2 max] key, then the value's bits */
+	int64		n;
+	int64		max;
+} TruthAcc;
+
+/* appends (key, d) to a's pairs */
+static inline void
+acc_push(TruthAcc *a, int64 key, double d)
+{
+	if (a->n == a->max)
+	{
+		a->max *= 2;
+		a->kv = repalloc_huge(a->kv, sizeof(int64) * 2 * a->max);
+	}
+	a->kv[2 * a->n] = key;
+	memcpy(&a->kv[2 * a->n + 1], &d, sizeof(double));
+	a->n++;
+}
+
+/* c's truth from a's pairs, sorted by key, into the audit context */
+static void
+acc_finish(TapasClass *c, TruthAcc *a, uint64 rows)
+{
+	sort_key_vals(a->kv, a->n);
+	c->nnz = a->n;
+	c->nrecords = (int64) rows;
+	c->binary = true;
+	c->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(a->n, 1));
+	c->vals = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(double) * Max(a->n, 1));
+	for (int64 i = 0; i < a->n; i++)
+	{
+		c->keys[i] = a->kv[2 * i];
+		memcpy(&c->vals[i], &a->kv[2 * i + 1], sizeof(double));
+		if (c->vals[i] != 1.0)
+			c->binary = false;
+	}
+	pfree(a->kv);
+	a->kv = NULL;
+}
+
 /*
- * Evaluates c's tree on every row of the table (a heap scan under snap, ExecEvalExpr in tapas's own code: no query is planned
- * and the capture stays on), keeping the rows with v <> 0, sorted by key.
- * Runs in a subtransaction: false (and nothing kept) on any error other
- * than a cancel.
+ * Evaluates the trees of cs[0..k) (classes of one table) on every row of
+ * the table in one heap scan under snap (ExecEvalExpr in tapas's own code:
+ * no query is planned and the capture stays on), keeping for each the rows
+ * with v <> 0, sorted by key.  One scan serves every class of a statement
+ * whose truth is new to the backend (tapas_audit_truth_preread): the heap
+ * is read once, each tree evaluated on each row, exactly as k scans would.
+ * Runs in a subtransaction: false (and nothing kept in any class) on any
+ * error other than a cancel.
  */
 static bool
-read_truth(TapasClass *c, const TapasProtection *prot, Snapshot snap)
+read_truths(TapasClass **cs, int k, const TapasProtection *prot, Snapshot snap)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -203,61 +251,51 @@ read_truth(TapasClass *c, const TapasProtection *prot, Snapshot snap)
 	MemoryContextSwitchTo(caller);
 	PG_TRY();
 	{
-		TapasTableScan *scan = tapas_table_scan_begin(c->relid, snap);
+		TapasTableScan *scan = tapas_table_scan_begin(cs[0]->relid, snap);
 		EState	   *estate = CreateExecutorState();
 		ExprContext *econtext = GetPerTupleExprContext(estate);
-		ExprState  *expr = ExecPrepareExpr((Expr *) copyObject(c->vtree), estate);
+		TruthAcc   *acc = palloc0(sizeof(TruthAcc) * k);
 		TupleTableSlot *slot;
-		int64		max = 1024;
-		int64		n = 0;
-		int64	   *kv = MemoryContextAllocHuge(caller, sizeof(int64) * 2 * max);
 		uint64		rows = 0;
 
+		for (int i = 0; i < k; i++)
+		{
+			acc[i].expr = ExecPrepareExpr((Expr *) copyObject(cs[i]->vtree), estate);
+			acc[i].max = 1024;
+			acc[i].kv = MemoryContextAllocHuge(caller, sizeof(int64) * 2 * acc[i].max);
+		}
 		while ((slot = tapas_table_scan_next(scan)) != NULL)
 		{
-			bool		vnull,
-						knull;
-			Datum		v;
-			double		d;
-			int64		key;
+			bool		knull = false;
+			bool		have_key = false;
+			int64		key = 0;
 
 			if ((++rows & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
 			econtext->ecxt_scantuple = slot;
-			v = ExecEvalExprSwitchContext(expr, econtext, &vnull);
-			ResetExprContext(econtext);
-			if (vnull || DatumGetFloat8(v) == 0.0)
-				continue;
-			d = DatumGetFloat8(v);
-			key = slot_key(slot, prot, &knull);
-			if (knull)
-				continue;
-			if (n == max)
+			for (int i = 0; i < k; i++)
 			{
-				max *= 2;
-				kv = repalloc_huge(kv, sizeof(int64) * 2 * max);
+				bool		vnull;
+				Datum		v = ExecEvalExprSwitchContext(acc[i].expr, econtext, &vnull);
+				double		d = vnull ? 0.0 : DatumGetFloat8(v);
+
+				if (d == 0.0)
+					continue;
+				if (!have_key)
+				{
+					key = slot_key(slot, prot, &knull);
+					have_key = true;
+				}
+				if (!knull)
+					acc_push(&acc[i], key, d);
 			}
-			kv[2 * n] = key;
-			memcpy(&kv[2 * n + 1], &d, sizeof(double));
-			n++;
+			ResetExprContext(econtext);
 		}
 		FreeExecutorState(estate);
 		tapas_table_scan_end(scan);
-
-		sort_key_vals(kv, n);
-		c->nnz = n;
-		c->nrecords = (int64) rows;
-		c->binary = true;
-		c->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(n, 1));
-		c->vals = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(double) * Max(n, 1));
-		for (int64 i = 0; i < n; i++)
-		{
-			c->keys[i] = kv[2 * i];
-			memcpy(&c->vals[i], &kv[2 * i + 1], sizeof(double));
-			if (c->vals[i] != 1.0)
-				c->binary = false;
-		}
-		pfree(kv);
+		for (int i = 0; i < k; i++)
+			acc_finish(cs[i], &acc[i], rows);
+		pfree(acc);
 		ReleaseCurrentSubTransaction();
 		ok = true;
 	}
@@ -275,7 +313,17 @@ read_truth(TapasClass *c, const TapasProtection *prot, Snapshot snap)
 		if (err->sqlerrcode == ERRCODE_QUERY_CANCELED)
 			ReThrowError(err);
 		FreeErrorData(err);
-		c->nnz = 0;
+		for (int i = 0; i < k; i++)
+		{
+			/* what acc_finish had moved into the audit context */
+			if (cs[i]->keys)
+				pfree(cs[i]->keys);
+			if (cs[i]->vals)
+				pfree(cs[i]->vals);
+			cs[i]->keys = NULL;
+			cs[i]->vals = NULL;
+			cs[i]->nnz = 0;
+		}
 		return false;
 	}
 	PG_END_TRY();
@@ -285,14 +333,15 @@ read_truth(TapasClass *c, const TapasProtection *prot, Snapshot snap)
 }
 
 /*
- * c's truth from the table, and a copy of it for other backends when the
- * table held still while it was read (truth_stamp.c): the stamp, then a
- * new snapshot for the scan, then the stamp again.  Without a valid stamp
- * (a write in flight, copies off) the scan runs under the active
- * snapshot, as the per-backend cache always did.
+ * The truths of cs[0..k) (classes of one table) from the table, and a copy
+ * of each for other backends when the table held still while it was read
+ * (truth_stamp.c): the stamp, then a new snapshot for the scan, then the
+ * stamp again.  Without a valid stamp (a write in flight, copies off) the
+ * scan runs under the active snapshot, as the per-backend cache always
+ * did.
  */
-static bool
-read_and_share(TapasClass *c, const TapasProtection *prot)
+bool
+tapas_audit_truths_read(TapasClass **cs, int k, const TapasProtection *prot)
 {
 	uint64		stamp0,
 				stamp1;
@@ -301,28 +350,30 @@ read_and_share(TapasClass *c, const TapasProtection *prot)
 	Snapshot	snap;
 	volatile bool ok = false;
 
-	if (tapas_audit_shared_memory_kb <= 0 || !tapas_audit_truth_stamp(c->relid, &stamp0, &stat0))
-		return read_truth(c, prot, GetActiveSnapshot());
+	if (tapas_audit_shared_memory_kb <= 0 || !tapas_audit_truth_stamp(cs[0]->relid, &stamp0, &stat0))
+		return read_truths(cs, k, prot, GetActiveSnapshot());
 	snap = RegisterSnapshot(GetLatestSnapshot());
 	PG_TRY();
 	{
-		ok = read_truth(c, prot, snap);
+		ok = read_truths(cs, k, prot, snap);
 	}
 	PG_FINALLY();
 	{
 		UnregisterSnapshot(snap);
 	}
 	PG_END_TRY();
-	if (ok && tapas_audit_truth_stamp(c->relid, &stamp1, &stat1) &&
+	if (ok && tapas_audit_truth_stamp(cs[0]->relid, &stamp1, &stat1) &&
 		stamp1 == stamp0 && stat1 == stat0)
-		tapas_audit_truth_shared_publish(c, prot, stamp0, stat0);
+		for (int i = 0; i < k; i++)
+			tapas_audit_truth_shared_publish(cs[i], prot, stamp0, stat0);
 	return ok;
 }
 
 /*
- * Reads c's truth vector and its hash: from another backend's copy when
- * the table has not changed since it was read (truth_shared.c), else
- * from the table.  False if it cannot be read.
+ * Reads c's truth vector and its hash: read already with the other new
+ * classes of the statement (truth_preread.c), or from another backend's
+ * copy when the table has not changed since it was read (truth_shared.c),
+ * else from the table.  False if it cannot be read.
  */
 bool
 tapas_audit_class_read_truth(TapasClass *c)
@@ -331,13 +382,13 @@ tapas_audit_class_read_truth(TapasClass *c)
 
 	if (c->vtree == NULL || prot == NULL)
 		return false;
-	if (tapas_audit_truth_shared_take(c, prot))
+	if (tapas_audit_truth_pending_take(c) || tapas_audit_truth_shared_take(c, prot))
 	{
 		c->binary = true;
 		for (int64 i = 0; i < c->nnz && c->binary; i++)
 			c->binary = c->vals[i] == 1.0;
 	}
-	else if (!read_and_share(c, prot))
+	else if (!tapas_audit_truths_read(&c, 1, prot))
 		return false;
 	for (int64 i = 0; i < c->nnz; i++)
 		if (c->vals[i] == 0.0)

@@ -169,6 +169,13 @@ extern void tapas_ledger_snapshot_free(TapasLedgerSnapshot *snap);
 extern int64 tapas_ledger_key_indices(Oid relid, const int64 *keys,
 									  int64 nkeys, int64 *idx);
 
+/*
+ * relid's number of indexed keys (its n) and the ledger's reset
+ * generation, read together: equal pairs mean no key was indexed or
+ * renumbered in between.
+ */
+extern void tapas_ledger_key_state(Oid relid, int64 *n, uint64 *generation);
+
 /* ledger/gucs.c, ledger/shmem.c: called from _PG_init */
 extern void tapas_ledger_define_gucs(void);
 extern void tapas_ledger_shmem_install(void);

@@ -282,3 +282,21 @@ tapas_ledger_key_indices(Oid relid, const int64 *keys, int64 nkeys, int64 *idx)
 	} while (at < nkeys);
 	return reset ? PG_INT64_MAX : n;
 }
+
+/*
+ * relid's number of indexed keys and the ledger's reset generation, read
+ * together under the shared lock: while both stay the same, no key of
+ * the table was indexed and none renumbered, so a lookup of any keys
+ * (tapas_ledger_key_indices) gives what it gave before (audit/batch.c).
+ */
+void
+tapas_ledger_key_state(Oid relid, int64 *n, uint64 *generation)
+{
+	TapasLedgerShared *sh = tapas_ledger_shared();
+	tapas_ledger_store_t *store = TAPAS_LEDGER_STORE(sh);
+
+	LWLockAcquire(sh->lock, LW_SHARED);
+	*generation = sh->file_generation;
+	*n = (int64) tapas_ledger_store_table_n(store, tapas_ledger_table_id(store, relid));
+	LWLockRelease(sh->lock);
+}

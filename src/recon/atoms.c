@@ -97,6 +97,38 @@ tapas_atoms_split(tapas_atoms_t *at, const uint32_t *ids, size_t len,
 
 	*ninside = 0;
 	*nnew = 0;
+
+	/*
+	 * First count the row's members per atom (reads only; the ids come
+	 * sorted, so atom_of is read in order): a row that cuts no atom (a
+	 * repeated GROUP BY's groups, any row implied by the partition) needs
+	 * none of the swaps below, which touch two more arrays per member in
+	 * random order.  The order of records inside an atom is arbitrary
+	 * (every member is in the same rows), so skipping the swaps changes
+	 * no atom.
+	 */
+	for (i = 0; i < len; i++)
+	{
+		uint32_t	a = at->atom_of[ids[i]];
+
+		if (at->mark[a]++ == 0)
+			at->touched[ntouched++] = a;
+	}
+	for (i = 0; i < ntouched; i++)
+		if (at->mark[at->touched[i]] != at->size[at->touched[i]])
+			break;
+	if (i == ntouched)
+	{
+		for (i = 0; i < ntouched; i++)
+		{
+			at->mark[at->touched[i]] = 0;
+			inside[(*ninside)++] = at->touched[i];
+		}
+		return;
+	}
+	for (i = 0; i < ntouched; i++)
+		at->mark[at->touched[i]] = 0;
+	ntouched = 0;
 	/* move the row's members to the front block of their atom */
 	for (i = 0; i < len; i++)
 	{

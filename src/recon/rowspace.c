@@ -237,12 +237,17 @@ tapas_rowspace_create_progress(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	rs = tapas_rowspace_alloc(n, prime, rank_limit, INITIAL_RCAP, status, reason);
 	if (rs == NULL)
 		return NULL;
-	/* the secret projections; atom 0 holds every record */
+	/*
+	 * The secret projections; atom 0 holds every record, so its sum is all
+	 * of them.  Drawn in blocks between two polls, with the generator
+	 * inlined (the same draws as one tapas_rng_below per record).
+	 */
 	for (e = 0; e < NPROJ; e++)
-		for (j = 0; j < n; j++)
+		for (j = 0; j < n; j += CREATE_POLL_RECORDS)
 		{
-			if (j % CREATE_POLL_RECORDS == 0 &&
-				tapas_progress_poll(progress, (e + (double) j / n) / NPROJ))
+			uint32_t	len = n - j < CREATE_POLL_RECORDS ? n - j : CREATE_POLL_RECORDS;
+
+			if (tapas_progress_poll(progress, (e + (double) j / n) / NPROJ))
 			{
 				tapas_rowspace_free(rs);
 				*status = TAPAS_ECANCELED;
@@ -250,8 +255,9 @@ tapas_rowspace_create_progress(uint32_t n, uint64_t prime, uint32_t rank_limit,
 					*reason = "canceled";
 				return NULL;
 			}
-			rs->z[e][j] = tapas_rng_below(rng, prime);
-			rs->za[e][0] = n_addmod(rs->za[e][0], rs->z[e][j], prime);
+			rs->za[e][0] = n_addmod(rs->za[e][0],
+									tapas_rng_below_fill(rng, prime, rs->z[e] + j, len),
+									prime);
 		}
 	tapas_rng_seed(&rs->rng, tapas_rng_u64(rng));
 	*status = TAPAS_OK;

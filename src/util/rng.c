@@ -9,6 +9,7 @@
  *-------------------------------------------------------------------------
  */
 #include <math.h>
+#include <string.h>
 
 #include "util/rng.h"
 
@@ -36,6 +37,22 @@ tapas_rng_seed(tapas_rng_t *rng, uint64_t seed)
 
 	for (i = 0; i < 4; i++)
 		rng->s[i] = splitmix64(&seed);
+}
+
+/* one step of xoshiro256**, inlined in the bulk fill */
+static inline uint64_t
+next_u64(uint64_t *s)
+{
+	uint64_t	result = rotl(s[1] * 5, 7) * 9;
+	uint64_t	t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return result;
 }
 
 uint64_t
@@ -78,6 +95,34 @@ tapas_rng_below(tapas_rng_t *rng, uint64_t bound)
 		}
 	}
 	return (uint64_t) (m >> 64);
+}
+
+/*
+ * The same draws as n calls of tapas_rng_below, in a loop with the
+ * generator inlined and its state in registers (the row space's secret
+ * projections: 2 n draws per class); returns their sum mod bound, which
+ * the row space needs too (bound < 2^62, n < 2^31: the sum fits in 128
+ * bits).
+ */
+uint64_t
+tapas_rng_below_fill(tapas_rng_t *rng, uint64_t bound, uint64_t *out, size_t n)
+{
+	uint64_t	s[4] = {rng->s[0], rng->s[1], rng->s[2], rng->s[3]};
+	uint64_t	threshold = -bound % bound;
+	unsigned __int128 sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		unsigned __int128 m = (unsigned __int128) next_u64(s) * bound;
+
+		/* Lemire: (uint64_t) m < bound is the cheap test before the exact one */
+		while ((uint64_t) m < bound && (uint64_t) m < threshold)
+			m = (unsigned __int128) next_u64(s) * bound;
+		out[i] = (uint64_t) (m >> 64);
+		sum += out[i];
+	}
+	memcpy(rng->s, s, sizeof(s));
+	return (uint64_t) (sum % bound);
 }
 
 double

@@ -17,6 +17,7 @@
 #ifndef TAPAS_RNG_H
 #define TAPAS_RNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef struct tapas_rng
@@ -35,6 +36,14 @@ extern double tapas_rng_uniform(tapas_rng_t *rng);
 
 /* Uniform integer in [0, bound), unbiased (Lemire's method); bound > 0. */
 extern uint64_t tapas_rng_below(tapas_rng_t *rng, uint64_t bound);
+
+/*
+ * out[0..n) = n successive tapas_rng_below(rng, bound) draws (the same
+ * values, the generator left in the same state), faster; returns their sum
+ * mod bound.  Assumed, not checked: bound > 0 and n * bound < 2^128 (the
+ * sum is taken in 128 bits).
+ */
+extern uint64_t tapas_rng_below_fill(tapas_rng_t *rng, uint64_t bound, uint64_t *out, size_t n);
 
 /* Standard normal deviate (Marsaglia polar method). */
 extern double tapas_rng_normal(tapas_rng_t *rng);

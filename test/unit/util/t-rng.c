@@ -6,6 +6,7 @@
  * and distribution moments with tolerances of several standard errors.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/rng.h"
@@ -132,6 +133,50 @@ test_rng_shuffle_permutes(void)
 	TAPAS_CHECK(moved > 50);
 }
 
+/*
+ * tapas_rng_below_fill against n calls of tapas_rng_below from the same
+ * state (the oracle): the same values, the same state after, and their
+ * sum mod bound recomputed with 128-bit arithmetic; bounds where Lemire's
+ * rejection fires often (just above 2^63) and the row space's primes
+ * near 2^62, lengths 0, 1 and odd.
+ */
+static void
+test_rng_below_fill_same(void)
+{
+	uint64_t	bounds[5] = {1, 7, (UINT64_C(1) << 62) - 57,
+	(UINT64_C(1) << 63) + 1, UINT64_MAX};
+	size_t		lens[4] = {0, 1, 1001, 65536};
+	uint64_t	seed = tapas_test_seed();
+	uint64_t   *out = malloc(sizeof(uint64_t) * 65536);
+
+	for (int b = 0; b < 5; b++)
+		for (int l = 0; l < 4; l++)
+		{
+			tapas_rng_t x,
+						y;
+			unsigned __int128 sum = 0;
+			uint64_t	got;
+			int			same = 1;
+
+			tapas_rng_seed(&x, seed + (uint64_t) (b * 4 + l));
+			y = x;
+			got = tapas_rng_below_fill(&x, bounds[b], out, lens[l]);
+			for (size_t i = 0; i < lens[l]; i++)
+			{
+				uint64_t	v = tapas_rng_below(&y, bounds[b]);
+
+				same &= v == out[i];
+				sum += v;
+			}
+			TAPAS_CHECK_MSG(same, "bound %d length %zu: other values", b, lens[l]);
+			TAPAS_CHECK_MSG(memcmp(x.s, y.s, sizeof(x.s)) == 0,
+							"bound %d length %zu: other state after", b, lens[l]);
+			TAPAS_CHECK_MSG(got == (uint64_t) (sum % bounds[b]),
+							"bound %d length %zu: sum %llu", b, lens[l], (unsigned long long) got);
+		}
+	free(out);
+}
+
 int
 main(void)
 {
@@ -140,5 +185,6 @@ main(void)
 	TAPAS_TEST_RUN(test_rng_below_uniform);
 	TAPAS_TEST_RUN(test_rng_moments);
 	TAPAS_TEST_RUN(test_rng_shuffle_permutes);
+	TAPAS_TEST_RUN(test_rng_below_fill_same);
 	TAPAS_TEST_DONE();
 }
