@@ -865,9 +865,10 @@ test_rowspace_errors(void)
 	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
 	/*
 	 * Rank limit 2 bounds the basis only: after {1, 2, 3}, the rows {0} and
-	 * {2} resolve atoms outside it (rank 3, no basis row); {3, 4} and {4, 5}
-	 * cut the resolved {1, 2, 3} and overlap, so the basis would need
-	 * {1, 2, 3}, {3, 4} and {4, 5}.
+	 * {2} resolve atoms outside it (rank 3, no basis row); {3, 4} cuts the
+	 * resolved block {1, 2, 3} and leaves it a block (its base {1, 2} is
+	 * outside the row); {3, 4}, {4, 5} and {5, 6} overlap in a chain, so
+	 * the basis would need three rows.
 	 */
 	off[1] = 1;
 	off[2] = 2;
@@ -878,16 +879,19 @@ test_rowspace_errors(void)
 	TAPAS_CHECK(count == 2);	/* records 0 and 2 */
 	TAPAS_CHECK(tapas_rowspace_rollback(rs) == TAPAS_OK);
 	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
-	ids[0] = 3;
-	ids[1] = 4;
-	ids[2] = 4;
-	ids[3] = 5;
-	off[1] = 2;
-	off[2] = 4;
-	TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, 2, NULL, &newly, &count) == TAPAS_ELIMIT);
-	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
-	/* cancellation at the second row */
-	TAPAS_CHECK(tapas_rowspace_trial(rs, ids, off, 2, &progress, &newly, &count) == TAPAS_ECANCELED);
+	{
+		uint32_t	chain[6] = {3, 4, 4, 5, 5, 6};
+		size_t		coff[4] = {0, 2, 4, 6};
+
+		TAPAS_CHECK(tapas_rowspace_trial(rs, chain, coff, 2, NULL, &newly, &count) == TAPAS_OK);
+		TAPAS_CHECK(tapas_rowspace_rank(rs) == 3 && tapas_rowspace_kernel_rank(rs) == 2);
+		TAPAS_CHECK(tapas_rowspace_rollback(rs) == TAPAS_OK);
+		TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+		TAPAS_CHECK(tapas_rowspace_trial(rs, chain, coff, 3, NULL, &newly, &count) == TAPAS_ELIMIT);
+		TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
+		/* cancellation at the second row */
+		TAPAS_CHECK(tapas_rowspace_trial(rs, chain, coff, 3, &progress, &newly, &count) == TAPAS_ECANCELED);
+	}
 	TAPAS_CHECK(tapas_rowspace_fingerprint(rs) == fp);
 	check_valid(rs);
 	tapas_rowspace_free(rs);
