@@ -182,9 +182,8 @@ check_sums(const tapas_rowspace_t *rs)
 /*
  * Resolved blocks (rowspace_resolved.c): every resolved atom names a base
  * atom of its block; a block's records are its range of atoms.order, all
- * in its atoms; nres counts the blocks; a base is never a pivot, every
- * basis row vanishes on it, and it keeps two records or more when the
- * block has several atoms; the uncovered atom is in no block, no pivot
+ * in its atoms; nres counts the blocks; a base is never a pivot and every
+ * basis row vanishes on it; the uncovered atom is in no block, no pivot
  * and no basis row; flags beyond the atoms are clear (a rollback restores
  * them).
  */
@@ -215,8 +214,6 @@ check_block(const tapas_rowspace_t *rs, uint32_t x)
 		if (!rs->resolved[a] || rs->blockof[a] != x)
 			return "a block's range holds a record of another atom";
 	}
-	if (rs->atoms.size[x] < 2 && rs->bsize[x] > rs->atoms.size[x])
-		return "the base of a block of several atoms is a singleton";
 	return check_vanishes(rs, x);
 }
 

@@ -121,17 +121,15 @@ extern void tapas_rowspace_split_row(tapas_rowspace_t *rs, const uint32_t *q,
  * Adds the kernel's part of a row, a vector with entries +1 on the records
  * q[0..len) and -1 on qn[0..nlen) (disjoint unions of whole atoms, listed
  * one id each in rs->inside[0..npos) and rs->inside[npos..npos+nneg)).
- * nnew > 0 says the vector is known to be independent (the row's split
- * made atoms ids >= natoms0 on which it differs from their parents); hint
- * is an atom where the residual is known to be nonzero, or
- * TAPAS_ROWSPACE_NONE.  Borders the inverse if the row is independent.
+ * nnew > 0 says the vector is known to be independent: the row's split
+ * made atoms (ids natoms0 and up) on which it differs from their parents.
+ * Borders the inverse if the row is independent.
  */
 extern tapas_status tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs,
 												  const uint32_t *q, size_t len,
 												  const uint32_t *qn, size_t nlen,
 												  size_t npos, size_t nneg,
-												  uint32_t natoms0, size_t nnew,
-												  uint32_t hint);
+												  uint32_t natoms0, size_t nnew);
 
 /* rowspace_resolved.c, for rowspace_trial.c */
 
@@ -146,7 +144,7 @@ extern tapas_status tapas_rowspace_add_row(tapas_rowspace_t *rs,
 /* Undoes the resolved flags, nres and unc the open trial changed. */
 extern void tapas_rowspace_resolved_undo(tapas_rowspace_t *rs);
 
-/* Marks the records of the trial's resolved singleton atoms determined. */
+/* Marks the singleton bases of blocks that the trial determined. */
 extern void tapas_rowspace_resolved_scan(tapas_rowspace_t *rs);
 
 /* Removes the newest basis row from the inverse (exact downdate), r--. */

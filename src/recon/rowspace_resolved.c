@@ -32,11 +32,11 @@
  *		V = R (+) pi(V),	rank = nres + rank(pi(V)).
  * The kernel (rowspace.c) holds a basis of pi(V).  For an atom c that is
  * not a base, e_c in V iff e_c = pi(e_c) lies in pi(V): the kernel's own
- * criterion.  A base atom x of a block of one atom is determined iff it
- * is a singleton (1_B - e_x = 0); the base of a block of several atoms
- * would need 1_{B \ x} in pi(V), which the kernel does not test, so such a
- * base is kept at two records or more (the block goes back to the kernel
- * as the row 1_B before its base becomes a singleton).
+ * criterion.  A base atom x is determined iff it is a singleton and
+ * pi(e_x) = e_x - 1_B lies in pi(V), i.e. 1_{B \ x} does: always for a
+ * block of one atom, and for a block of several atoms a membership test
+ * of the kernel (base_determined, the projection test of rowspace_span.c,
+ * O(|B|)), run after every trial that added basis rows.
  *
  * Blocks start as one atom and only ever split inside: the atom keeping
  * the old id after a split is the part outside the row (atoms.h), so a
@@ -56,10 +56,9 @@
  *	- only whole blocks and one half X n a of a block of one atom X:
  *	  both halves are blocks of one atom (a GROUP BY refined by a WHERE or
  *	  another column);
- *	- anything else: pi(a) goes to the kernel, the cut blocks staying
- *	  blocks (a GROUP BY crossing the groups of an earlier one costs one
- *	  basis row per group, not one per cut block), except a cut block
- *	  whose base shrank to one record, given back first as the row 1_B.
+ *	- anything else: pi(a) goes to the kernel and the cut blocks stay
+ *	  blocks: a GROUP BY crossing the groups of an earlier one costs at
+ *	  most one basis row per group, not one per cut block.
  * Every atom the row's split made differs from its parent in pi(a) (1
  * against 0, or 0 against -1), so such a row is independent.  Records
  * never move from the kernel into a block, so no basis row ever has to be
@@ -72,6 +71,8 @@
  *-------------------------------------------------------------------------
  */
 #include <string.h>
+
+#include <flint/ulong_extras.h>
 
 #include "util/memory.h"
 #include "recon/atoms.h"
@@ -227,55 +228,6 @@ resolve_outside(tapas_rowspace_t *rs, const row_kinds *k, tapas_status *st)
 	return 1;
 }
 
-/*
- * Gives block x back to the kernel as the row 1_B (it lies in V, so the
- * span is unchanged); B's atoms become the kernel's.  Its base has a
- * nonzero residual (pi(V) vanishes there), hence the hint.
- */
-static tapas_status
-unresolve(tapas_rowspace_t *rs, uint32_t x, uint32_t natoms0)
-{
-	const uint32_t *rec = rs->atoms.order + rs->bstart[x];
-	size_t		len = rs->bsize[x],
-				na = 0,
-				i;
-	tapas_status st;
-
-	for (i = 0; i < len; i++)
-	{
-		uint32_t	a = rs->atoms.atom_of[rec[i]];
-
-		if (rs->atoms.order[rs->atoms.start[a]] != rec[i])
-			continue;			/* one record per atom: its first */
-		if ((st = log_atom(rs, a)) != TAPAS_OK)
-			return st;
-		rs->resolved[a] = 0;
-		rs->inside[na++] = a;
-	}
-	rs->nres--;
-	memcpy(rs->qbuf, rec, len * sizeof(uint32_t));
-	return tapas_rowspace_add_kernel_row(rs, rs->qbuf, len, NULL, 0, na, 0,
-										 natoms0, 1, x);
-}
-
-/* the cut blocks whose base shrank to one record go back to the kernel */
-static tapas_status
-unresolve_thin(tapas_rowspace_t *rs, const row_kinds *k, uint32_t natoms0)
-{
-	size_t		i;
-	tapas_status st;
-
-	for (i = 0; i < k->nblocks; i++)
-	{
-		uint32_t	x = rs->blist[i];
-
-		if (rs->bacc[x] < rs->bsize[x] && rs->atoms.size[x] == 1 &&
-			(st = unresolve(rs, x, natoms0)) != TAPAS_OK)
-			return st;
-	}
-	return TAPAS_OK;
-}
-
 /* 1 if pi(a) is 0 on block x: held wholly, or cut with its base inside */
 static inline int
 held(const tapas_rowspace_t *rs, uint32_t x)
@@ -287,7 +239,7 @@ held(const tapas_rowspace_t *rs, uint32_t x)
  * pi(a) into the kernel (see the banner): +1 on the row's records outside
  * the blocks it holds, -1 on the records outside the row of the cut blocks
  * whose base it holds.  The row's atoms inside2[0..ninside) are flagged in
- * inrow; blocks given back by unresolve_thin are no longer resolved.
+ * inrow.
  */
 static tapas_status
 kernel_part(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
@@ -319,8 +271,8 @@ kernel_part(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 		uint32_t	x = rs->blist[i];
 		const uint32_t *rec = rs->atoms.order + rs->bstart[x];
 
-		if (!rs->resolved[x] || rs->bacc[x] == rs->bsize[x] || !rs->inrow[x])
-			continue;			/* given back, whole, or base outside */
+		if (rs->bacc[x] == rs->bsize[x] || !rs->inrow[x])
+			continue;			/* whole, or base outside */
 		for (l = 0; l < rs->bsize[x]; l++)
 		{
 			uint32_t	a = rs->atoms.atom_of[rec[l]];
@@ -340,8 +292,7 @@ kernel_part(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 		cover_fresh(rs, k->fresh);
 	return tapas_rowspace_add_kernel_row(rs, rs->qbuf, nq, rs->qneg, nn, npos,
 										 nneg, natoms0,
-										 rs->atoms.natoms - natoms0,
-										 TAPAS_ROWSPACE_NONE);
+										 rs->atoms.natoms - natoms0);
 }
 
 /* clears the scratch classify and kernel_part leave set */
@@ -370,8 +321,15 @@ tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 	rs->stats.rows++;
 	tapas_rowspace_split_row(rs, q, len, &ninside, &nnew);
 	if (rs->basis_only)
+	{
+		/* the baseline: the whole row to the kernel; unc is kept all the same */
+		for (i = 0; i < ninside; i++)
+			if ((rs->inside[i] >= natoms0 ? rs->atoms.parent[rs->inside[i]]
+				 : rs->inside[i]) == rs->unc)
+				cover_fresh(rs, rs->inside[i]);
 		return tapas_rowspace_add_kernel_row(rs, q, len, NULL, 0, ninside, 0,
-											 natoms0, nnew, TAPAS_ROWSPACE_NONE);
+											 natoms0, nnew);
+	}
 	if ((st = inherit_blocks(rs, natoms0)) != TAPAS_OK)
 		return st;
 	memcpy(rs->inside2, rs->inside, ninside * sizeof(uint32_t));
@@ -383,16 +341,6 @@ tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 		clear_scratch(rs, ninside, &k);
 		return st;
 	}
-	/* unresolve() uses inrow and inside: the row's own marks wait */
-	for (i = 0; i < ninside; i++)
-		rs->inrow[rs->inside2[i]] = 0;
-	if ((st = unresolve_thin(rs, &k, natoms0)) != TAPAS_OK)
-	{
-		clear_scratch(rs, ninside, &k);
-		return st;
-	}
-	for (i = 0; i < ninside; i++)
-		rs->inrow[rs->inside2[i]] = 1;
 	return kernel_part(rs, q, len, ninside, natoms0, &k);
 }
 
@@ -421,24 +369,71 @@ tapas_rowspace_resolved_undo(tapas_rowspace_t *rs)
 	rs->unc = rs->save_unc;
 }
 
+/*
+ * 1 if the base x of a block B of several atoms is determined: e_x in V iff
+ * pi(e_x) = e_x - 1_B lies in pi(V), i.e. iff y = 1_{B \ x} does, tested
+ * with the projections as in rowspace_span.c (y . za = sum y[p_k] t_k;
+ * x is never a pivot).  O(|B|).
+ */
+static int
+base_determined(const tapas_rowspace_t *rs, uint32_t x)
+{
+	const uint32_t *rec = rs->atoms.order + rs->bstart[x];
+	uint64_t	p = rs->mod.n;
+	int			e;
+
+	for (e = 0; e < NPROJ; e++)
+	{
+		uint64_t	lhs = 0,
+					rhs = 0;
+		uint32_t	l;
+
+		for (l = 0; l < rs->bsize[x]; l++)
+		{
+			uint32_t	a = rs->atoms.atom_of[rec[l]];
+
+			if (a == x || rs->atoms.order[rs->atoms.start[a]] != rec[l])
+				continue;		/* the base, or not an atom's first record */
+			lhs = n_addmod(lhs, rs->za[e][a], p);
+			if (rs->pivot_of[a] >= 0)
+				rhs = n_addmod(rhs, rs->t[e][rs->pivot_of[a]], p);
+		}
+		if (lhs != rhs)
+			return 0;
+	}
+	return 1;
+}
+
+/* marks the record of the singleton base x determined if it is */
+static void
+scan_base(tapas_rowspace_t *rs, uint32_t x)
+{
+	uint32_t	j;
+
+	if (!rs->resolved[x] || rs->blockof[x] != x || rs->atoms.size[x] != 1)
+		return;
+	j = tapas_atoms_rep(&rs->atoms, x);
+	/* a block of one atom: its indicator is e_j */
+	if (rs->det[j] || (rs->bsize[x] > 1 && !base_determined(rs, x)))
+		return;
+	rs->det[j] = 1;
+	rs->detlist[rs->ndet++] = j;
+}
+
+/*
+ * The blocks the trial changed, and when it added basis rows (t moved)
+ * every block: O(atoms + records of the blocks with a singleton base).
+ */
 void
 tapas_rowspace_resolved_scan(tapas_rowspace_t *rs)
 {
 	size_t		i;
+	uint32_t	a;
 
 	for (i = 0; i < rs->nrlog; i++)
-	{
-		uint32_t	a = rs->rlog[i].a;
-		uint32_t	j;
-
-		/* a singleton block of one atom: its indicator is e_j */
-		if (!rs->resolved[a] || rs->blockof[a] != a || rs->bsize[a] != 1)
-			continue;
-		j = tapas_atoms_rep(&rs->atoms, a);
-		if (!rs->det[j])
-		{
-			rs->det[j] = 1;
-			rs->detlist[rs->ndet++] = j;
-		}
-	}
+		if (rs->resolved[rs->rlog[i].a])
+			scan_base(rs, rs->blockof[rs->rlog[i].a]);
+	if (rs->r > rs->save_r)
+		for (a = 0; a < rs->atoms.natoms; a++)
+			scan_base(rs, a);
 }

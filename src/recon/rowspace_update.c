@@ -242,15 +242,12 @@ block_search(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 static tapas_status
 choose_pivot(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 			 const uint32_t *qn, size_t nlen, const uint64_t *rz,
-			 size_t ninside, uint32_t natoms0, size_t nnew, uint32_t hint,
+			 size_t ninside, uint32_t natoms0, size_t nnew,
 			 uint32_t *c, uint64_t *sigma, size_t *nb)
 {
 	size_t		i;
 	uint32_t	b;
 
-	*c = hint;
-	if (hint != TAPAS_ROWSPACE_NONE && (*sigma = try_pivot(rs, hint, nb)) != 0)
-		return TAPAS_OK;
 	/*
 	 * A split atom on which the row differs from the parent (nnew > 0 says
 	 * there is one): one of its halves has a nonzero residual.
@@ -562,7 +559,7 @@ tapas_status
 tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs, const uint32_t *q,
 							  size_t len, const uint32_t *qn, size_t nlen,
 							  size_t npos, size_t nneg, uint32_t natoms0,
-							  size_t nnew, uint32_t hint)
+							  size_t nnew)
 {
 	uint64_t	az[NPROJ],
 				rz[NPROJ],
@@ -582,7 +579,7 @@ tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs, const uint32_t *q,
 	for (i = 0; i < ninside; i++)
 		rs->inrow[rs->inside[i]] = i < npos ? 1 : 2;
 	compute_u(rs, npos, ninside);
-	st = choose_pivot(rs, q, len, qn, nlen, rz, ninside, natoms0, nnew, hint,
+	st = choose_pivot(rs, q, len, qn, nlen, rz, ninside, natoms0, nnew,
 					  &c, &sigma, &nb);
 	for (i = 0; i < ninside; i++)
 		rs->inrow[rs->inside[i]] = 0;
