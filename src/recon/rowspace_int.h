@@ -63,7 +63,8 @@ struct tapas_rowspace
 	uint32_t   *qneg;			/* [n] scratch: negative records of a row */
 	uint32_t   *blist;			/* [n] scratch: blocks the current row touches */
 	uint32_t	nres;			/* number of resolved blocks */
-	int			basis_only;		/* keep every row in the basis (baseline) */
+	int			basis_only;		/* baselines: 1 every row in the basis, 2 no
+								 * crossed blocks (set_basis_only) */
 	uint32_t	unc;			/* atom no row covers, or TAPAS_ROWSPACE_NONE */
 	uint32_t   *inside2;		/* [n] scratch: the atoms of the current row */
 	uint32_t   *qbuf;			/* [n] scratch: the kernel's part of a row */

@@ -228,6 +228,39 @@ resolve_outside(tapas_rowspace_t *rs, const row_kinds *k, tapas_status *st)
 	return 1;
 }
 
+/*
+ * The baseline of the benchmarks (tapas_rowspace_set_basis_only(rs, 2),
+ * the kernel before blocks kept crossings): gives the cut block x, one
+ * atom before the row, back to the kernel as the row 1_B.  Its atoms have
+ * a residual of 1 (pi(V) vanished on the old atom), so the sampled pivot
+ * search finds one at once; no new-atom search (natoms0 = natoms).
+ */
+static tapas_status
+unresolve(tapas_rowspace_t *rs, uint32_t x)
+{
+	const uint32_t *rec = rs->atoms.order + rs->bstart[x];
+	size_t		len = rs->bsize[x],
+				na = 0,
+				i;
+	tapas_status st;
+
+	for (i = 0; i < len; i++)
+	{
+		uint32_t	a = rs->atoms.atom_of[rec[i]];
+
+		if (rs->atoms.order[rs->atoms.start[a]] != rec[i])
+			continue;			/* one record per atom: its first */
+		if ((st = log_atom(rs, a)) != TAPAS_OK)
+			return st;
+		rs->resolved[a] = 0;
+		rs->inside[na++] = a;
+	}
+	rs->nres--;
+	memcpy(rs->qbuf, rec, len * sizeof(uint32_t));
+	return tapas_rowspace_add_kernel_row(rs, rs->qbuf, len, NULL, 0, na, 0,
+										 rs->atoms.natoms, 1);
+}
+
 /* 1 if pi(a) is 0 on block x: held wholly, or cut with its base inside */
 static inline int
 held(const tapas_rowspace_t *rs, uint32_t x)
@@ -271,8 +304,8 @@ kernel_part(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 		uint32_t	x = rs->blist[i];
 		const uint32_t *rec = rs->atoms.order + rs->bstart[x];
 
-		if (rs->bacc[x] == rs->bsize[x] || !rs->inrow[x])
-			continue;			/* whole, or base outside */
+		if (!rs->resolved[x] || rs->bacc[x] == rs->bsize[x] || !rs->inrow[x])
+			continue;			/* given back, whole, or base outside */
 		for (l = 0; l < rs->bsize[x]; l++)
 		{
 			uint32_t	a = rs->atoms.atom_of[rec[l]];
@@ -320,7 +353,7 @@ tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 
 	rs->stats.rows++;
 	tapas_rowspace_split_row(rs, q, len, &ninside, &nnew);
-	if (rs->basis_only)
+	if (rs->basis_only == 1)
 	{
 		/* the baseline: the whole row to the kernel; unc is kept all the same */
 		for (i = 0; i < ninside; i++)
@@ -341,6 +374,22 @@ tapas_rowspace_add_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len)
 		clear_scratch(rs, ninside, &k);
 		return st;
 	}
+	if (rs->basis_only == 2)
+	{
+		/* the baseline: every cut block back to the kernel (unresolve) */
+		for (i = 0; i < ninside; i++)
+			rs->inrow[rs->inside2[i]] = 0;
+		for (i = 0; i < k.nblocks && st == TAPAS_OK; i++)
+			if (rs->bacc[rs->blist[i]] < rs->bsize[rs->blist[i]])
+				st = unresolve(rs, rs->blist[i]);
+		if (st != TAPAS_OK)
+		{
+			clear_scratch(rs, 0, &k);
+			return st;
+		}
+		for (i = 0; i < ninside; i++)
+			rs->inrow[rs->inside2[i]] = 1;
+	}
 	return kernel_part(rs, q, len, ninside, natoms0, &k);
 }
 
@@ -349,7 +398,9 @@ tapas_rowspace_set_basis_only(tapas_rowspace_t *rs, int on)
 {
 	if (rs == NULL || rs->in_trial || rs->stats.rows > 0)
 		return TAPAS_EINVAL;
-	rs->basis_only = on != 0;
+	if (on < 0 || on > 2)
+		return TAPAS_EINVAL;
+	rs->basis_only = on;
 	return TAPAS_OK;
 }
 
