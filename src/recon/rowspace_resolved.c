@@ -478,13 +478,29 @@ scan_base(tapas_rowspace_t *rs, uint32_t x)
 void
 tapas_rowspace_resolved_scan(tapas_rowspace_t *rs)
 {
-	size_t		i;
+	size_t		i,
+				nb = 0;
 	uint32_t	a;
 
-	for (i = 0; i < rs->nrlog; i++)
-		if (rs->resolved[rs->rlog[i].a])
-			scan_base(rs, rs->blockof[rs->rlog[i].a]);
 	if (rs->r > rs->save_r)
+	{
 		for (a = 0; a < rs->atoms.natoms; a++)
 			scan_base(rs, a);
+		return;
+	}
+	/* each block once (bacc as a mark): a block may have many logged atoms */
+	for (i = 0; i < rs->nrlog; i++)
+	{
+		a = rs->rlog[i].a;
+		if (rs->resolved[a] && rs->bacc[rs->blockof[a]] == 0)
+		{
+			rs->bacc[rs->blockof[a]] = 1;
+			rs->blist[nb++] = rs->blockof[a];
+		}
+	}
+	for (i = 0; i < nb; i++)
+	{
+		scan_base(rs, rs->blist[i]);
+		rs->bacc[rs->blist[i]] = 0;
+	}
 }
