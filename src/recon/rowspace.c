@@ -135,6 +135,7 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 		GROW(rs->bsum[e], rs->nblocks * sizeof(uint64_t));
 	}
 	GROW(rs->rows, rs->nwords * sizeof(uint64_t));
+	GROW(rs->nrows, rs->nwords * sizeof(uint64_t));
 #undef GROW
 	for (k = 0; k < rs->r; k++)
 		memcpy(M2 + (size_t) k * cap, rs->M + (size_t) k * rs->rcap,
@@ -202,9 +203,16 @@ tapas_rowspace_alloc(uint32_t n, uint64_t prime, uint32_t rank_limit,
 	rs->resolved = tapas_calloc(n, 1);
 	rs->inside2 = tapas_malloc((size_t) n * sizeof(uint32_t));
 	rs->qbuf = tapas_malloc((size_t) n * sizeof(uint32_t));
+	rs->blockof = tapas_calloc(n, sizeof(uint32_t));
+	rs->bstart = tapas_calloc(n, sizeof(uint32_t));
+	rs->bsize = tapas_calloc(n, sizeof(uint32_t));
+	rs->bacc = tapas_calloc(n, sizeof(uint32_t));
+	rs->qneg = tapas_malloc((size_t) n * sizeof(uint32_t));
+	rs->blist = tapas_malloc((size_t) n * sizeof(uint32_t));
 	if (!rs->pivot_of || !rs->inrow || !rs->det || !rs->detlist ||
 		!rs->inside || !rs->seen || !rs->blkval || !rs->blkacc ||
-		!rs->resolved || !rs->inside2 || !rs->qbuf)
+		!rs->resolved || !rs->inside2 || !rs->qbuf || !rs->blockof ||
+		!rs->bstart || !rs->bsize || !rs->bacc || !rs->qneg || !rs->blist)
 		FAIL("out of memory");
 	rs->unc = 0;				/* atom 0: every record, no row yet */
 	if (cap > rs->rank_limit)
@@ -301,10 +309,17 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->resolved);
 	tapas_free(rs->inside2);
 	tapas_free(rs->qbuf);
+	tapas_free(rs->blockof);
+	tapas_free(rs->bstart);
+	tapas_free(rs->bsize);
+	tapas_free(rs->bacc);
+	tapas_free(rs->qneg);
+	tapas_free(rs->blist);
 	tapas_free(rs->rlog);
 	tapas_free(rs->piv);
 	tapas_free(rs->M);
 	tapas_free(rs->rows);
+	tapas_free(rs->nrows);
 	tapas_free(rs->u);
 	tapas_free(rs->g);
 	tapas_free(rs->bidx);

@@ -142,8 +142,8 @@ extern tapas_status tapas_rowspace_add(tapas_rowspace_t *rs,
 extern uint32_t tapas_rowspace_n(const tapas_rowspace_t *rs);
 
 /*
- * Rank of the logged rows (over F_p): the resolved atoms (their indicators
- * lie in the row space and are kept outside the basis, see
+ * Rank of the logged rows (over F_p): the resolved blocks (unions of atoms
+ * whose indicators lie in the row space, kept outside the basis, see
  * rowspace_resolved.c) plus the basis rows.
  */
 extern uint32_t tapas_rowspace_rank(const tapas_rowspace_t *rs);
@@ -212,8 +212,10 @@ extern void tapas_rowspace_anchors(const tapas_rowspace_t *rs, uint32_t max_size
 /*
  * For benchmarks and tests: on = 1 keeps every row in the basis, as the
  * kernel did before rowspace_resolved.c (the baseline of
- * test/bench/b-rowspace.c).  Only before the first row: TAPAS_EINVAL
- * otherwise.
+ * test/bench/b-rowspace.c); on = 2 keeps resolved atoms but gives every
+ * block a row cuts back to the basis, as the kernel did before blocks
+ * (the baseline of test/bench/b-rowspace-wide.c); 0 is the default.
+ * Only before the first row, on in 0..2: TAPAS_EINVAL otherwise.
  */
 extern tapas_status tapas_rowspace_set_basis_only(tapas_rowspace_t *rs, int on);
 

@@ -34,11 +34,13 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 	bytes += 8 * n * sizeof(uint32_t);
 	/* z, za; pivot_of, detlist, inside, inside2, qbuf; inrow, det, resolved; seen */
 	bytes += 2 * NPROJ * n * sizeof(uint64_t) + 5 * n * sizeof(uint32_t) +
-		3 * n + rs->nwords * sizeof(uint64_t) + rs->rlogcap * sizeof(uint32_t);
+		3 * n + rs->nwords * sizeof(uint64_t) + rs->rlogcap * sizeof(rowspace_rlog);
+	/* blocks: blockof, bstart, bsize, bacc, qneg, blist */
+	bytes += 6 * n * sizeof(uint32_t);
 	bytes += (rs->nblocks + rs->blk) * sizeof(uint64_t);
 	/* basis: M, rows, and per-row vectors */
 	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
-	bytes += (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
+	bytes += 2 * (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * NPROJ * rs->nblocks * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * (3 * NPROJ + 2) * sizeof(uint64_t) +
 		(size_t) rs->rcap * 2 * sizeof(uint32_t);
@@ -72,6 +74,10 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 	{
 		h = mix(h, (uint64_t) (int64_t) rs->pivot_of[a]);
 		h = mix(h, rs->resolved[a]);
+		if (rs->resolved[a])
+			h = mix(h, rs->blockof[a]);
+		if (rs->resolved[a] && rs->blockof[a] == a)
+			h = mix(mix(h, rs->bstart[a]), rs->bsize[a]);
 		for (e = 0; e < NPROJ; e++)
 			h = mix(h, rs->za[e][a]);
 	}
@@ -85,7 +91,8 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 		for (j = 0; j < rs->r; j++)
 			h = mix(h, rs->M[(size_t) k * rs->rcap + j]);
 		for (w = 0; w < rs->nwords; w++)
-			h = mix(h, rs->rows[(size_t) k * rs->nwords + w]);
+			h = mix(mix(h, rs->rows[(size_t) k * rs->nwords + w]),
+					rs->nrows[(size_t) k * rs->nwords + w]);
 	}
 	h = mix(h, rs->ndet);
 	for (i = 0; i < rs->ndet; i++)
@@ -93,11 +100,21 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 	return h;
 }
 
-/* bit j of basis row i */
+/* entry j of basis row i: 1, -1 or 0 (rows and nrows) */
 static inline int
 row_bit(const tapas_rowspace_t *rs, uint32_t i, uint32_t j)
 {
-	return (rs->rows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
+	int			pos = (rs->rows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
+	int			neg = (rs->nrows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
+
+	return pos && neg ? 2 : pos - neg;	/* 2: both bits, never valid */
+}
+
+/* v mod p for an entry v of row_bit */
+static inline uint64_t
+entry_mod(int v, uint64_t p)
+{
+	return v == 1 ? 1 : v == -1 ? p - 1 : 0;
 }
 
 /* za = sums of z over atoms, s = z . rows, rows constant on atoms */
@@ -126,12 +143,15 @@ check_sums(const tapas_rowspace_t *rs)
 
 		for (j = 0; j < rs->n; j++)
 		{
+			if (row_bit(rs, k, j) == 2)
+				return "a basis row is both +1 and -1 at a record";
 			if (row_bit(rs, k, j) !=
 				row_bit(rs, k, tapas_atoms_rep(&rs->atoms, rs->atoms.atom_of[j])))
 				return "a basis row cuts an atom";
-			if (row_bit(rs, k, j))
-				for (e = 0; e < NPROJ; e++)
-					sum[e] = n_addmod(sum[e], rs->z[e][j], p);
+			for (e = 0; e < NPROJ; e++)
+				sum[e] = n_addmod(sum[e],
+								  n_mulmod2_preinv(entry_mod(row_bit(rs, k, j), p),
+												   rs->z[e][j], p, rs->mod.ninv), p);
 		}
 		for (e = 0; e < NPROJ; e++)
 		{
@@ -146,8 +166,8 @@ check_sums(const tapas_rowspace_t *rs)
 				uint64_t	bs = 0;
 
 				for (j = b * rs->blk; j < (b + 1) * rs->blk && j < rs->n; j++)
-					if (row_bit(rs, k, j))
-						bs = n_addmod(bs, rs->z[e][j], p);
+					bs = n_addmod(bs, n_mulmod2_preinv(entry_mod(row_bit(rs, k, j), p),
+													   rs->z[e][j], p, rs->mod.ninv), p);
 				if (bs != rs->bsum[e][(size_t) k * rs->nblocks + b])
 					return "block sums are stale";
 				total = n_addmod(total, bs, p);
@@ -160,23 +180,60 @@ check_sums(const tapas_rowspace_t *rs)
 }
 
 /*
- * Resolved atoms (rowspace_resolved.c): counted by nres, never a pivot, in
- * no basis row, never the uncovered atom, which is in no basis row either;
- * flags beyond the atoms are clear (a rollback restores them).
+ * Resolved blocks (rowspace_resolved.c): every resolved atom names a base
+ * atom of its block; a block's records are its range of atoms.order, all
+ * in its atoms; nres counts the blocks; a base is never a pivot and every
+ * basis row vanishes on it; the uncovered atom is in no block, no pivot
+ * and no basis row; flags beyond the atoms are clear (a rollback restores
+ * them).
  */
+static const char *
+check_vanishes(const tapas_rowspace_t *rs, uint32_t a)
+{
+	uint32_t	k;
+
+	if (rs->pivot_of[a] >= 0)
+		return "a base or the uncovered atom is a pivot";
+	for (k = 0; k < rs->r; k++)
+		if (row_bit(rs, k, tapas_atoms_rep(&rs->atoms, a)) != 0)
+			return "a basis row covers a base or the uncovered atom";
+	return NULL;
+}
+
+static const char *
+check_block(const tapas_rowspace_t *rs, uint32_t x)
+{
+	uint32_t	l;
+	uint32_t	a;
+
+	if ((size_t) rs->bstart[x] + rs->bsize[x] > rs->n || rs->bsize[x] == 0)
+		return "a block's range is out of bounds";
+	for (l = 0; l < rs->bsize[x]; l++)
+	{
+		a = rs->atoms.atom_of[rs->atoms.order[rs->bstart[x] + l]];
+		if (!rs->resolved[a] || rs->blockof[a] != x)
+			return "a block's range holds a record of another atom";
+	}
+	return check_vanishes(rs, x);
+}
+
 static const char *
 check_resolved(const tapas_rowspace_t *rs)
 {
+	const char *msg;
 	uint32_t	a,
-				k,
 				count = 0;
+	size_t		inblocks = 0,
+				ranges = 0;
 
 	if (rs->unc != TAPAS_ROWSPACE_NONE &&
 		(rs->unc >= rs->atoms.natoms || rs->resolved[rs->unc]))
 		return "the uncovered atom is out of range or resolved";
+	if (rs->unc != TAPAS_ROWSPACE_NONE && (msg = check_vanishes(rs, rs->unc)) != NULL)
+		return msg;
 	for (a = 0; a < rs->n; a++)
 	{
-		int			outside = rs->resolved[a] || a == rs->unc;
+		uint32_t	x = rs->blockof[a];
 
 		if (a >= rs->atoms.natoms)
 		{
@@ -184,16 +241,22 @@ check_resolved(const tapas_rowspace_t *rs)
 				return "a resolved flag is set beyond the atoms";
 			continue;
 		}
-		count += rs->resolved[a];
-		if (!outside)
+		if (!rs->resolved[a])
 			continue;
-		if (rs->pivot_of[a] >= 0)
-			return "a resolved or uncovered atom is a pivot";
-		for (k = 0; k < rs->r; k++)
-			if (row_bit(rs, k, tapas_atoms_rep(&rs->atoms, a)))
-				return "a basis row covers a resolved or uncovered atom";
+		if (x >= rs->atoms.natoms || !rs->resolved[x] || rs->blockof[x] != x)
+			return "a resolved atom names no base";
+		inblocks += rs->atoms.size[a];
+		if (x != a)
+			continue;
+		count++;
+		ranges += rs->bsize[a];
+		if ((msg = check_block(rs, a)) != NULL)
+			return msg;
 	}
-	return count == rs->nres ? NULL : "nres differs from the resolved flags";
+	/* each range holds only its block's records: equal totals, equal sets */
+	if (ranges != inblocks)
+		return "a block's atoms lie outside its range";
+	return count == rs->nres ? NULL : "nres differs from the blocks";
 }
 
 /* t = M s, and M B = 1 when r <= max_exact */
@@ -222,8 +285,10 @@ check_inverse(const tapas_rowspace_t *rs, uint32_t max_exact)
 			uint64_t	acc = 0;
 
 			for (i = 0; i < rs->r; i++)
-				if (row_bit(rs, i, rep))
+				if (row_bit(rs, i, rep) == 1)
 					acc = n_addmod(acc, rs->M[(size_t) k * rs->rcap + i], p);
+				else if (row_bit(rs, i, rep) == -1)
+					acc = n_submod(acc, rs->M[(size_t) k * rs->rcap + i], p);
 			if (acc != (k == l))
 				return "M is not the inverse of A[I,P]";
 		}

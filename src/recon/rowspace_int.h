@@ -52,15 +52,24 @@ struct tapas_rowspace
 	uint64_t   *blkval;			/* [nblocks] scratch: block shares */
 	uint64_t   *blkacc;			/* [blk] scratch: residual in a block */
 
-	/* resolved atoms, kept outside the basis (rowspace_resolved.c) */
-	uint8_t    *resolved;		/* [n] per atom: 1_atom lies in the row space */
-	uint32_t	nres;			/* number of resolved atoms */
-	int			basis_only;		/* keep every row in the basis (baseline) */
+	/* resolved blocks, kept outside the basis (rowspace_resolved.c) */
+	uint8_t    *resolved;		/* [n] per atom: it lies in a resolved block */
+	uint32_t   *blockof;		/* [n] per resolved atom: its block's base atom */
+	uint32_t   *bstart;			/* [n] per base atom: the block's records are
+								 * atoms.order[bstart .. bstart + bsize) */
+	uint32_t   *bsize;			/* [n] per base atom: records in the block */
+	uint32_t   *bacc;			/* [n] per base atom scratch: records inside
+								 * the current row */
+	uint32_t   *qneg;			/* [n] scratch: negative records of a row */
+	uint32_t   *blist;			/* [n] scratch: blocks the current row touches */
+	uint32_t	nres;			/* number of resolved blocks */
+	int			basis_only;		/* baselines: 1 every row in the basis, 2 no
+								 * crossed blocks (set_basis_only) */
 	uint32_t	unc;			/* atom no row covers, or TAPAS_ROWSPACE_NONE */
-	uint32_t   *inside2;		/* [n] scratch: the kernel's atoms of a row */
+	uint32_t   *inside2;		/* [n] scratch: the atoms of the current row */
 	uint32_t   *qbuf;			/* [n] scratch: the kernel's part of a row */
-	uint32_t   *rlog;			/* [nrlog] atoms whose flag or size the trial
-								 * changed, old flag in bit 31 */
+	struct rowspace_rlog *rlog;	/* [nrlog] atoms whose block fields the
+								 * trial changed, with their old values */
 	size_t		nrlog;
 	size_t		rlogcap;
 
@@ -71,7 +80,9 @@ struct tapas_rowspace
 	uint64_t   *t[NPROJ];		/* [rcap] t = M s */
 	uint64_t   *bsum[NPROJ];	/* [rcap * nblocks] s per block of records */
 	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
-	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps */
+	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps: +1 */
+	uint64_t   *nrows;			/* [rcap * nwords] basis row bitmaps: -1
+								 * (disjoint from rows) */
 	uint64_t   *u;				/* [rcap] scratch: a[P] M */
 	uint64_t   *g;				/* [rcap] scratch: M A[I,c] */
 	uint32_t   *bidx;			/* [rcap] scratch: rows containing c */
@@ -87,26 +98,39 @@ struct tapas_rowspace
 	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
 };
 
+/* one entry of the resolved log: the block fields of atom a before */
+typedef struct rowspace_rlog
+{
+	uint32_t	a;
+	uint32_t	blockof;
+	uint32_t	bstart;
+	uint32_t	bsize;
+	uint8_t		resolved;
+} rowspace_rlog;
+
 /* rowspace_update.c, for rowspace_trial.c */
 
 /*
  * Splits the atoms the row q[0..len) cuts (atoms.h) and moves their z sums;
  * rs->inside[0..*ninside) lists the row's atoms afterwards, *nnew of them
- * new (not resolved).
+ * new (a new atom's block fields are set by the caller).
  */
 extern void tapas_rowspace_split_row(tapas_rowspace_t *rs, const uint32_t *q,
 									 size_t len, size_t *ninside, size_t *nnew);
 
 /*
- * Adds the kernel's part of a row: q[0..len) is a union of whole atoms, none
- * of them resolved, listed (one id each) in rs->inside[0..ninside); nnew of
- * them were created by the row's split (ids >= natoms0), which makes the
- * row independent.  Borders the inverse if the row is independent.
+ * Adds the kernel's part of a row, a vector with entries +1 on the records
+ * q[0..len) and -1 on qn[0..nlen) (disjoint unions of whole atoms, listed
+ * one id each in rs->inside[0..npos) and rs->inside[npos..npos+nneg)).
+ * nnew > 0 says the vector is known to be independent: the row's split
+ * made atoms (ids natoms0 and up) on which it differs from their parents.
+ * Borders the inverse if the row is independent.
  */
 extern tapas_status tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs,
 												  const uint32_t *q, size_t len,
-												  size_t ninside, uint32_t natoms0,
-												  size_t nnew);
+												  const uint32_t *qn, size_t nlen,
+												  size_t npos, size_t nneg,
+												  uint32_t natoms0, size_t nnew);
 
 /* rowspace_resolved.c, for rowspace_trial.c */
 
@@ -121,7 +145,7 @@ extern tapas_status tapas_rowspace_add_row(tapas_rowspace_t *rs,
 /* Undoes the resolved flags, nres and unc the open trial changed. */
 extern void tapas_rowspace_resolved_undo(tapas_rowspace_t *rs);
 
-/* Marks the records of the trial's resolved singleton atoms determined. */
+/* Marks the singleton bases of blocks that the trial determined. */
 extern void tapas_rowspace_resolved_scan(tapas_rowspace_t *rs);
 
 /* Removes the newest basis row from the inverse (exact downdate), r--. */

@@ -41,7 +41,8 @@
 #include "recon/rowspace_int.h"
 
 #define SERIAL_MAGIC	"TPRSPC01"
-#define SERIAL_VERSION	2	/* 2: resolved atoms (rowspace_resolved.c) */
+#define SERIAL_VERSION	3	/* 2: resolved atoms; 3: resolved blocks and
+							 * signed basis rows (rowspace_resolved.c) */
 
 typedef struct serial_header
 {
@@ -70,6 +71,7 @@ payload_size(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
 	bytes += NPROJ * (size_t) natoms * sizeof(uint64_t);	/* za */
 	bytes += (size_t) natoms * sizeof(int32_t);	/* pivot_of */
 	bytes += (size_t) natoms;	/* resolved */
+	bytes += 3 * (size_t) natoms * sizeof(uint32_t);	/* blockof, bstart, bsize */
 	bytes += (size_t) ndet * sizeof(uint32_t);	/* detlist */
 	bytes += 2 * (size_t) n * sizeof(uint32_t);	/* atom_of, order */
 	bytes += 3 * (size_t) natoms * sizeof(uint32_t);	/* start, size, parent */
@@ -77,7 +79,7 @@ payload_size(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
 	bytes += 2 * NPROJ * (size_t) r * sizeof(uint64_t);	/* s, t */
 	bytes += NPROJ * (size_t) r * nblocks * sizeof(uint64_t);	/* bsum */
 	bytes += (size_t) r * r * sizeof(uint64_t);	/* M */
-	bytes += (size_t) r * nwords * sizeof(uint64_t);	/* rows */
+	bytes += 2 * (size_t) r * nwords * sizeof(uint64_t);	/* rows, nrows */
 	return bytes;
 }
 
@@ -139,6 +141,9 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 		put(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
 	put(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
 	put(&at, rs->resolved, natoms);
+	put(&at, rs->blockof, (size_t) natoms * sizeof(uint32_t));
+	put(&at, rs->bstart, (size_t) natoms * sizeof(uint32_t));
+	put(&at, rs->bsize, (size_t) natoms * sizeof(uint32_t));
 	put(&at, rs->detlist, rs->ndet * sizeof(uint32_t));
 	put(&at, rs->atoms.atom_of, (size_t) rs->n * sizeof(uint32_t));
 	put(&at, rs->atoms.order, (size_t) rs->n * sizeof(uint32_t));
@@ -155,6 +160,7 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 	for (k = 0; k < rs->r; k++)
 		put(&at, rs->M + (size_t) k * rs->rcap, (size_t) rs->r * sizeof(uint64_t));
 	put(&at, rs->rows, (size_t) rs->r * rs->nwords * sizeof(uint64_t));
+	put(&at, rs->nrows, (size_t) rs->r * rs->nwords * sizeof(uint64_t));
 	crc = tapas_crc32c(buf, (size_t) (at - (unsigned char *) buf));
 	put(&at, &crc, sizeof(crc));
 	return TAPAS_OK;
@@ -181,8 +187,16 @@ check_structure(tapas_rowspace_t *rs)
 
 		if (pk < -1 || pk >= (int32_t) rs->r || (pk >= 0 && rs->piv[pk] != a))
 			return "pivot of an atom does not name its basis row";
-		if (pk >= 0 && (rs->resolved[a] || a == rs->unc))
-			return "a resolved or uncovered atom is a pivot";
+		if (pk >= 0 && a == rs->unc)
+			return "the uncovered atom is a pivot";
+		/* a block's base and range, which later operations read */
+		if (rs->resolved[a] &&
+			(rs->blockof[a] >= rs->atoms.natoms || !rs->resolved[rs->blockof[a]] ||
+			 rs->blockof[rs->blockof[a]] != rs->blockof[a]))
+			return "a resolved atom names no base";
+		if (rs->resolved[a] && rs->blockof[a] == a &&
+			((size_t) rs->bstart[a] + rs->bsize[a] > rs->n || pk >= 0))
+			return "a block's range is out of bounds or its base a pivot";
 	}
 	for (k = 0; k < rs->r; k++)
 		if (rs->piv[k] >= rs->atoms.natoms || rs->pivot_of[rs->piv[k]] != (int32_t) k)
@@ -247,10 +261,16 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 		get(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
 	get(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
 	get(&at, rs->resolved, natoms);
+	get(&at, rs->blockof, (size_t) natoms * sizeof(uint32_t));
+	get(&at, rs->bstart, (size_t) natoms * sizeof(uint32_t));
+	get(&at, rs->bsize, (size_t) natoms * sizeof(uint32_t));
 	rs->unc = h.unc;
 	rs->nres = 0;
 	for (j = 0; j < natoms; j++)
-		rs->nres += rs->resolved[j] = rs->resolved[j] != 0;
+	{
+		rs->resolved[j] = rs->resolved[j] != 0;
+		rs->nres += rs->resolved[j] && rs->blockof[j] == j;	/* a block's base */
+	}
 	get(&at, rs->detlist, h.ndet * sizeof(uint32_t));
 	get(&at, rs->atoms.atom_of, (size_t) h.n * sizeof(uint32_t));
 	get(&at, rs->atoms.order, (size_t) h.n * sizeof(uint32_t));
@@ -275,6 +295,7 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 	for (k = 0; k < h.r; k++)
 		get(&at, rs->M + (size_t) k * rs->rcap, (size_t) h.r * sizeof(uint64_t));
 	get(&at, rs->rows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+	get(&at, rs->nrows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
 	memcpy(rs->rng.s, h.rng, sizeof(h.rng));
 	rs->stats.rows = h.stats[0];
 	rs->stats.independent = h.stats[1];

@@ -17,6 +17,11 @@
  * probability 1/p, so two projections give a one-sided test with false
  * alarms below p^-2 (as for the determined set).
  *
+ * Resolved blocks (rowspace_resolved.c): w lies in V = R (+) pi(V) iff
+ * pi(w) lies in pi(V), the kernel's space, and pi(w) = w - sum of 1_B over
+ * the blocks B whose base atom w covers: the test above runs on pi(w),
+ * reading those blocks' atoms (O(|B|) each; a block of one atom cancels).
+ *
  * IDENTIFICATION
  *	  src/recon/rowspace_span.c
  *
@@ -27,6 +32,27 @@
 #include "recon/atoms.h"
 #include "recon/rowspace.h"
 #include "recon/rowspace_int.h"
+
+/* subtracts 1_B's terms from lhs = y . za and rhs = sum y[p_k] t_k */
+static void
+block_terms(const tapas_rowspace_t *rs, int e, uint32_t x, uint64_t *lhs,
+			uint64_t *rhs)
+{
+	const uint32_t *rec = rs->atoms.order + rs->bstart[x];
+	uint64_t	p = rs->mod.n;
+	uint32_t	l;
+
+	for (l = 0; l < rs->bsize[x]; l++)
+	{
+		uint32_t	a = rs->atoms.atom_of[rec[l]];
+
+		if (rs->atoms.order[rs->atoms.start[a]] != rec[l])
+			continue;			/* one record per atom: its first */
+		*lhs = n_submod(*lhs, rs->za[e][a], p);
+		if (rs->pivot_of[a] >= 0)
+			*rhs = n_submod(*rhs, rs->t[e][rs->pivot_of[a]], p);
+	}
+}
 
 int
 tapas_rowspace_contains(const tapas_rowspace_t *rs, const uint32_t *ids,
@@ -71,15 +97,16 @@ tapas_rowspace_contains(const tapas_rowspace_t *rs, const uint32_t *ids,
 		uint64_t	lhs = 0,
 					rhs = 0;
 
+		/* pi(w) = w - sum of 1_B over the blocks whose base w covers */
 		for (k = 0; k < na; k++)
 		{
 			int32_t		piv = rs->pivot_of[atom[k]];
 
-			/* a resolved atom's part lies in the row space already */
-			if (!rs->resolved[atom[k]])
-				lhs = n_addmod(lhs, rs->za[e][atom[k]], p);
+			lhs = n_addmod(lhs, rs->za[e][atom[k]], p);
 			if (piv >= 0)
 				rhs = n_addmod(rhs, rs->t[e][piv], p);
+			if (rs->resolved[atom[k]] && rs->blockof[atom[k]] == atom[k])
+				block_terms(rs, e, atom[k], &lhs, &rhs);
 		}
 		if (lhs != rhs)
 			return 0;

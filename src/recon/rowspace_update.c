@@ -7,6 +7,12 @@
  * Notation (A, I, P, F, B, M = B^-1, C, z, s, t) and the determination
  * criterion are defined in the banner of rowspace.c.
  *
+ * Signed rows.  A basis row has entries in {-1, 0, 1} (rows: the +1
+ * records, nrows: the -1 records): the rows rowspace_resolved.c gives the
+ * kernel are projections of logged rows, which are -1 on part of a
+ * resolved block (see its banner).  Everything below is linear in the
+ * rows, so only the reading of an entry changes.
+ *
  * Adding a row a (after splitting the atoms it cuts).  Its residual against
  * the basis is rho = a - u A[I,:] with u = a[P] M; rho[P] = 0 and rho = 0 iff
  * a is in the row space.  Its projection costs O(|a|):
@@ -68,26 +74,42 @@ sum_z(const uint64_t *z, const uint32_t *idx, size_t len, uint64_t p)
  * ---------------------------------------------------------------------
  */
 
-/* rho[c] = [c in row] - sum of u_i over basis rows i containing atom c;
- * lists those rows in bidx[0 .. *nb) */
+/* bidx entries of basis rows with -1 at the column */
+#define BIDX_NEG	(UINT32_C(1) << 31)
+
+/* the row's entry at atom c (inrow: 1 for +1, 2 for -1) */
+static inline uint64_t
+row_entry(const tapas_rowspace_t *rs, uint32_t c)
+{
+	return rs->inrow[c] == 1 ? 1 : rs->inrow[c] == 2 ? rs->mod.n - 1 : 0;
+}
+
+/* rho[c] = a[c] - sum of u_i A[i,c] over basis rows i with A[i,c] != 0;
+ * lists those rows in bidx[0 .. *nb) (BIDX_NEG for A[i,c] = -1) */
 static uint64_t
 residual_at(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
 {
 	uint32_t	rep = tapas_atoms_rep(&rs->atoms, c);
 	const uint64_t *w = rs->rows + rep / 64;
+	const uint64_t *nw = rs->nrows + rep / 64;
 	uint64_t	bit = UINT64_C(1) << (rep % 64);
 	uint64_t	p = rs->mod.n;
 	uint64_t	acc = 0;
 	uint32_t	i;
 
 	*nb = 0;
-	for (i = 0; i < rs->r; i++, w += rs->nwords)
+	for (i = 0; i < rs->r; i++, w += rs->nwords, nw += rs->nwords)
 		if (*w & bit)
 		{
 			acc = n_addmod(acc, rs->u[i], p);
 			rs->bidx[(*nb)++] = i;
 		}
-	return n_submod(rs->inrow[c] ? 1 : 0, acc, p);
+		else if (*nw & bit)
+		{
+			acc = n_submod(acc, rs->u[i], p);
+			rs->bidx[(*nb)++] = i | BIDX_NEG;
+		}
+	return n_submod(row_entry(rs, c), acc, p);
 }
 
 /* try atom c as the new pivot: nonzero sigma (and bidx) if it works */
@@ -104,7 +126,8 @@ try_pivot(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
  * into rs->blkval.  O(|q| + r nblocks).
  */
 static void
-block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len)
+block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len,
+				  const uint32_t *qn, size_t nlen)
 {
 	uint64_t	p = rs->mod.n;
 	uint64_t   *val = rs->blkval;
@@ -115,6 +138,8 @@ block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len)
 	memset(val, 0, rs->nblocks * sizeof(uint64_t));
 	for (l = 0; l < len; l++)
 		val[q[l] / rs->blk] = n_addmod(val[q[l] / rs->blk], rs->z[e][q[l]], p);
+	for (l = 0; l < nlen; l++)
+		val[qn[l] / rs->blk] = n_submod(val[qn[l] / rs->blk], rs->z[e][qn[l]], p);
 	for (i = 0; i < rs->r; i++)
 	{
 		const uint64_t *sb = rs->bsum[e] + (size_t) i * rs->nblocks;
@@ -135,7 +160,8 @@ block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len)
  * with rho_j != 0, or UINT32_MAX if there is none.  O(|q| + r blk).
  */
 static uint32_t
-block_residual(tapas_rowspace_t *rs, uint32_t b, const uint32_t *q, size_t len)
+block_residual(tapas_rowspace_t *rs, uint32_t b, const uint32_t *q, size_t len,
+			   const uint32_t *qn, size_t nlen)
 {
 	uint64_t	p = rs->mod.n;
 	uint32_t	start = b * rs->blk;
@@ -147,26 +173,37 @@ block_residual(tapas_rowspace_t *rs, uint32_t b, const uint32_t *q, size_t len)
 				w;
 
 	memset(acc, 0, rs->blk * sizeof(uint64_t));
-	/* acc = -[j in q], so that rho_j = -(acc_j + sum u_i) below */
+	/* acc = -a_j, so that rho_j = -(acc_j + sum u_i A[i,j]) below */
 	for (l = 0; l < len; l++)
 		if (q[l] >= start && q[l] < end)
 			acc[q[l] - start] = p - 1;
+	for (l = 0; l < nlen; l++)
+		if (qn[l] >= start && qn[l] < end)
+			acc[qn[l] - start] = 1;
 	for (i = 0; i < rs->r; i++)
 	{
 		const uint64_t *row = rs->rows + (size_t) i * rs->nwords;
+		const uint64_t *nrow = rs->nrows + (size_t) i * rs->nwords;
 		uint64_t	ui = rs->u[i];
 
 		if (ui == 0)
 			continue;
 		for (w = start / 64; w < (end + 63) / 64; w++)
 		{
-			uint64_t	bits = row[w];
+			uint64_t	bits = row[w],
+						nbits = nrow[w];
 
 			while (bits)
 			{
 				j = (uint32_t) (w * 64 + __builtin_ctzll(bits));
 				acc[j - start] = n_addmod(acc[j - start], ui, p);
 				bits &= bits - 1;
+			}
+			while (nbits)
+			{
+				j = (uint32_t) (w * 64 + __builtin_ctzll(nbits));
+				acc[j - start] = n_submod(acc[j - start], ui, p);
+				nbits &= nbits - 1;
 			}
 		}
 	}
@@ -184,37 +221,39 @@ block_residual(tapas_rowspace_t *rs, uint32_t b, const uint32_t *q, size_t len)
  */
 static uint32_t
 block_search(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
-			 const uint64_t *rz)
+			 const uint32_t *qn, size_t nlen, const uint64_t *rz)
 {
 	int			e = rz[0] != 0 ? 0 : 1;
 	uint32_t	b;
 
-	block_projections(rs, e, q, len);
+	block_projections(rs, e, q, len, qn, nlen);
 	for (b = 0; b < rs->nblocks; b++)
 		if (rs->blkval[b] != 0)
-			return block_residual(rs, b, q, len);
+			return block_residual(rs, b, q, len, qn, nlen);
 	return UINT32_MAX;
 }
 
 /*
- * Chooses the new pivot atom for an independent row q whose atoms inside[]
- * (the new ones have ids >= natoms0) are flagged in inrow; rz = rho . z.  Sets *c, the
+ * Chooses the new pivot atom for an independent row (+1 on q, -1 on qn)
+ * whose atoms inside[0..ninside) are flagged in inrow; rz = rho . z.  The
+ * atoms the row's split made have ids natoms0 .. natoms - 1.  Sets *c, the
  * Schur complement *sigma != 0 and bidx and *nb for c.
  */
 static tapas_status
 choose_pivot(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
-			 const uint64_t *rz, size_t ninside, uint32_t natoms0,
+			 const uint32_t *qn, size_t nlen, const uint64_t *rz,
+			 size_t ninside, uint32_t natoms0, size_t nnew,
 			 uint32_t *c, uint64_t *sigma, size_t *nb)
 {
 	size_t		i;
+	uint32_t	b;
 
-	/* a split atom: one of its halves has a nonzero residual */
-	for (i = 0; i < ninside; i++)
+	/*
+	 * A split atom on which the row differs from the parent (nnew > 0 says
+	 * there is one): one of its halves has a nonzero residual.
+	 */
+	for (b = natoms0; nnew > 0 && b < rs->atoms.natoms; b++)
 	{
-		uint32_t	b = rs->inside[i];
-
-		if (b < natoms0)
-			continue;
 		*c = b;
 		if ((*sigma = try_pivot(rs, b, nb)) != 0)
 			return TAPAS_OK;
@@ -237,7 +276,7 @@ choose_pivot(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 	}
 	/* no split here, so rho . z != 0 for some projection */
 	rs->stats.block_searches++;
-	*c = block_search(rs, q, len, rz);
+	*c = block_search(rs, q, len, qn, nlen, rz);
 	if (*c == UINT32_MAX)
 		return TAPAS_EINCONSISTENT;
 	*sigma = try_pivot(rs, *c, nb);
@@ -262,9 +301,10 @@ axpy_shoup(uint64_t *row, const uint64_t *vec, uint32_t len, uint64_t c,
 		row[j] = n_addmod(row[j], n_mulmod_shoup(c, vec[j], cpre, p), p);
 }
 
-/* u = a[P] M: the sum of the rows of M of the pivots inside the row */
+/* u = a[P] M: the signed sum of the rows of M of the pivots in the row
+ * (inside[0..npos) +1, inside[npos..ninside) -1) */
 static void
-compute_u(tapas_rowspace_t *rs, size_t ninside)
+compute_u(tapas_rowspace_t *rs, size_t npos, size_t ninside)
 {
 	uint64_t	p = rs->mod.n;
 	size_t		i;
@@ -279,8 +319,12 @@ compute_u(tapas_rowspace_t *rs, size_t ninside)
 		if (k < 0)
 			continue;
 		row = rs->M + (size_t) k * rs->rcap;
-		for (j = 0; j < rs->r; j++)
-			rs->u[j] = n_addmod(rs->u[j], row[j], p);
+		if (i < npos)
+			for (j = 0; j < rs->r; j++)
+				rs->u[j] = n_addmod(rs->u[j], row[j], p);
+		else
+			for (j = 0; j < rs->r; j++)
+				rs->u[j] = n_submod(rs->u[j], row[j], p);
 	}
 }
 
@@ -309,7 +353,10 @@ border_inverse(tapas_rowspace_t *rs, uint64_t sigma, size_t nb,
 		uint64_t	acc = 0;
 
 		for (l = 0; l < nb; l++)
-			acc = n_addmod(acc, row[rs->bidx[l]], p);
+			if (rs->bidx[l] & BIDX_NEG)
+				acc = n_submod(acc, row[rs->bidx[l] & ~BIDX_NEG], p);
+			else
+				acc = n_addmod(acc, row[rs->bidx[l]], p);
 		rs->g[k] = acc;
 	}
 	/*
@@ -413,33 +460,50 @@ reserve_row(tapas_rowspace_t *rs)
 	return tapas_rowspace_grow(rs, cap);
 }
 
-/* appends the row q as basis row r with pivot c */
+/* sb[block] += sign * (z over the records q[0..len) in the block) */
+static void
+add_block_sums(const tapas_rowspace_t *rs, uint64_t *sb, const uint64_t *z,
+			   const uint32_t *q, size_t len, int negative)
+{
+	size_t		i;
+
+	/* runs of ids in one block (all of a sorted row's) sum unreduced */
+	for (i = 0; i < len;)
+	{
+		uint32_t	b = q[i] / rs->blk;
+		unsigned __int128 acc = 0;
+		uint64_t	v;
+
+		for (; i < len && q[i] / rs->blk == b; i++)
+			acc += z[q[i]];
+		v = (uint64_t) (acc % rs->mod.n);
+		sb[b] = negative ? n_submod(sb[b], v, rs->mod.n) : n_addmod(sb[b], v, rs->mod.n);
+	}
+}
+
+/* appends the row (+1 on q, -1 on qn) as basis row r with pivot c */
 static void
 append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
-				 uint32_t c, const uint64_t *az)
+				 const uint32_t *qn, size_t nlen, uint32_t c, const uint64_t *az)
 {
 	uint64_t   *bits = rs->rows + (size_t) rs->r * rs->nwords;
+	uint64_t   *nbits = rs->nrows + (size_t) rs->r * rs->nwords;
 	size_t		i;
 	int			e;
 
 	memset(bits, 0, rs->nwords * sizeof(uint64_t));
+	memset(nbits, 0, rs->nwords * sizeof(uint64_t));
 	for (i = 0; i < len; i++)
 		bits[q[i] / 64] |= UINT64_C(1) << (q[i] % 64);
+	for (i = 0; i < nlen; i++)
+		nbits[qn[i] / 64] |= UINT64_C(1) << (qn[i] % 64);
 	for (e = 0; e < NPROJ; e++)
 	{
 		uint64_t   *sb = rs->bsum[e] + (size_t) rs->r * rs->nblocks;
 
 		memset(sb, 0, rs->nblocks * sizeof(uint64_t));
-		/* runs of ids in one block (all of a sorted row's) sum unreduced */
-		for (i = 0; i < len;)
-		{
-			uint32_t	b = q[i] / rs->blk;
-			unsigned __int128 acc = 0;
-
-			for (; i < len && q[i] / rs->blk == b; i++)
-				acc += rs->z[e][q[i]];
-			sb[b] = n_addmod(sb[b], (uint64_t) (acc % rs->mod.n), rs->mod.n);
-		}
+		add_block_sums(rs, sb, rs->z[e], q, len, 0);
+		add_block_sums(rs, sb, rs->z[e], qn, nlen, 1);
 		rs->s[e][rs->r] = az[e];
 	}
 	rs->piv[rs->r] = c;
@@ -450,7 +514,8 @@ append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 /* the row's projections a.z and rho.z (see the banner) */
 static void
 row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
-				size_t ninside, uint64_t *az, uint64_t *rz)
+				const uint32_t *qn, size_t nlen, size_t npos, size_t ninside,
+				uint64_t *az, uint64_t *rz)
 {
 	uint64_t	p = rs->mod.n;
 	size_t		i;
@@ -458,7 +523,8 @@ row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 
 	for (e = 0; e < NPROJ; e++)
 	{
-		uint64_t	sum = sum_z(rs->z[e], q, len, p),
+		uint64_t	sum = n_submod(sum_z(rs->z[e], q, len, p),
+								   sum_z(rs->z[e], qn, nlen, p), p),
 					ts = 0;
 
 		for (i = 0; i < ninside; i++)
@@ -466,7 +532,8 @@ row_projections(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 			int32_t		k = rs->pivot_of[rs->inside[i]];
 
 			if (k >= 0)
-				ts = n_addmod(ts, rs->t[e][k], p);
+				ts = i < npos ? n_addmod(ts, rs->t[e][k], p)
+					: n_submod(ts, rs->t[e][k], p);
 		}
 		az[e] = sum;
 		rz[e] = n_submod(sum, ts, p);
@@ -484,42 +551,42 @@ tapas_rowspace_split_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 	tapas_atoms_split(&rs->atoms, q, len, rs->inside, ninside, nnew);
 	for (i = 0; i < *ninside; i++)
 		if (rs->inside[i] >= natoms0)
-		{
 			account_new_atom(rs, rs->inside[i]);
-			rs->resolved[rs->inside[i]] = 0;
-		}
 }
 
 /* adds the kernel's part of a row (see rowspace_int.h) */
 tapas_status
 tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs, const uint32_t *q,
-							  size_t len, size_t ninside, uint32_t natoms0,
+							  size_t len, const uint32_t *qn, size_t nlen,
+							  size_t npos, size_t nneg, uint32_t natoms0,
 							  size_t nnew)
 {
 	uint64_t	az[NPROJ],
 				rz[NPROJ],
 				sigma = 0;
 	size_t		nb = 0,
+				ninside = npos + nneg,
 				i;
 	uint32_t	c = 0;
 	tapas_status st;
 
-	row_projections(rs, q, len, ninside, az, rz);
-	/* a row that splits no atom and projects to 0 twice is implied */
+	row_projections(rs, q, len, qn, nlen, npos, ninside, az, rz);
+	/* a row not known independent that projects to 0 twice is implied */
 	if (nnew == 0 && rz[0] == 0 && rz[1] == 0)
 		return TAPAS_OK;
 	if ((st = reserve_row(rs)) != TAPAS_OK)
 		return st;
 	for (i = 0; i < ninside; i++)
-		rs->inrow[rs->inside[i]] = 1;
-	compute_u(rs, ninside);
-	st = choose_pivot(rs, q, len, rz, ninside, natoms0, &c, &sigma, &nb);
+		rs->inrow[rs->inside[i]] = i < npos ? 1 : 2;
+	compute_u(rs, npos, ninside);
+	st = choose_pivot(rs, q, len, qn, nlen, rz, ninside, natoms0, nnew,
+					  &c, &sigma, &nb);
 	for (i = 0; i < ninside; i++)
 		rs->inrow[rs->inside[i]] = 0;
 	if (st != TAPAS_OK)
 		return st;
 	border_inverse(rs, sigma, nb, rz);
 	rs->stats.independent++;
-	append_basis_row(rs, q, len, c, az);
+	append_basis_row(rs, q, len, qn, nlen, c, az);
 	return TAPAS_OK;
 }

@@ -14,7 +14,12 @@
 # protected one and its mean is the baseline (one session per side, so the
 # audited session keeps its audit state, as an analyst's would).
 #
-# Usage: bash test/bench/benign-workload.sh [n [statements]]
+# --cross: the first statement is GROUP BY zip (n / 100 zip codes, which
+# the regions, age bands and the rest do not nest), so that every later
+# statement's groups cross the zips' groups (issue 12 item 3: crossings of
+# resolved blocks, src/recon/rowspace_resolved.c).
+#
+# Usage: bash test/bench/benign-workload.sh [--cross] [n [statements]]
 #        (default 1000000 1000, several minutes: not in CI; 100000 200 is quick)
 # Starts a private instance (tapas installed from this checkout: into
 # TAPAS_PGROOT's copy of PostgreSQL if set, else under the machine-wide
@@ -22,6 +27,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source test/lib.sh
+cross=0
+if [ "${1:-}" = --cross ]; then cross=1; shift; fi
 n=${1:-1000000}
 stmts=${2:-1000}
 db=tapas_bench_benign
@@ -59,10 +66,12 @@ psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 SELECT setseed(0.12) \\gset
 CREATE TABLE b_p (id int PRIMARY KEY, age int NOT NULL, sex int NOT NULL, region int NOT NULL,
-				  edu int NOT NULL, income int NOT NULL, sick bool NOT NULL);
+				  edu int NOT NULL, income int NOT NULL, sick bool NOT NULL, zip int NOT NULL);
+-- zip takes no random() draw, so the other columns are those of earlier runs
 INSERT INTO b_p SELECT i, 18 + floor(random() * 72)::int, floor(random() * 2)::int,
 	   floor(random() * 8)::int, floor(random() * 4)::int,
-	   20000 + floor(random() * 80000)::int, random() < 0.1
+	   20000 + floor(random() * 80000)::int, random() < 0.1,
+	   (i::bigint * 7919) % greatest($n / 100, 1)
   FROM generate_series(1, $n) i;
 CREATE TABLE b_u AS SELECT * FROM b_p;
 VACUUM ANALYZE b_p, b_u;
@@ -71,9 +80,11 @@ GRANT SELECT ON b_p, b_u TO bench_benign_analyst;
 SQL
 
 # the workload: one GROUP BY per line, %s for the table
-python3 - "$stmts" >"$work/w.txt" <<'PY'
+python3 - "$stmts" "$cross" >"$work/w.txt" <<'PY'
 import random, sys
 random.seed(12)
+if sys.argv[2] == '1':
+    print("SELECT zip, count(*) FILTER (WHERE sick), sum(income) FROM %s GROUP BY zip;")
 groups = ['age / 10', 'sex', 'region', 'edu', 'sex, edu', 'region, sex', 'edu, age / 10', 'region, edu']
 ranges = [('age', 18, 89), ('region', 0, 7), ('edu', 0, 3)]
 for _ in range(int(sys.argv[1])):
@@ -121,9 +132,9 @@ cells=$((cells1 - cells0))
 mem=$((mem1 - mem0))
 awk -v n="$n" -v s="$stmts" -v u1="$u1" -v u2="$u2" -v p="$p" -v t1="$tp001" -v t4="$tp004" \
 	-v t2="$tp002" -v o="$other" -v hwm="$hwm" -v cells="$cells" -v mem="$mem" \
-	-v fu="$f_u" -v fp="$f_p" 'BEGIN {
+	-v fu="$f_u" -v fp="$f_p" -v cross="$cross" 'BEGIN {
 	u = (u1 + u2) / 2
-	printf "n %d, %d statements: refusals TP001 %d, TP004 %d (TP002 group below k: %d, other errors %d)\n", n, s, t1, t4, t2, o
+	printf "n %d, %d statements%s: refusals TP001 %d, TP004 %d (TP002 group below k: %d, other errors %d)\n", n, s, cross ? " after GROUP BY zip (--cross)" : "", t1, t4, t2, o
 	printf "time: unprotected %.2f s (%.2f, %.2f), audited %.2f s, ratio %.2f\n", u, u1, u2, p, p / u
 	printf "analyst backend peak RSS %.0f MB; ledger %d cells, %.0f bytes per cell\n", hwm / 1024, cells, cells ? mem / cells : 0
 	printf "first statement of a new backend after the workload (psql start included): audited %.2f s, unprotected %.2f s\n", fp, fu
