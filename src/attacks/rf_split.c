@@ -21,6 +21,8 @@
  *	  the occupied buckets swept in rank order (marks read back as bitmaps)
  *	  (rf_sweep.c; 1.3-1.4x faster fits on the Groundhog features than the
  *	  sorted sweep, test/bench/b-rf-fit.c).  The sorts are in rf_sort.c.
+ *	  The sweeps keep the best split's two ranks; its threshold is computed
+ *	  once, for the node's winner, from the values of those ranks.
  *	  Equal values have equal ranks, so the candidate thresholds
  *	  (between distinct adjacent values) are the same as with a float
  *	  sort, and the class sums at each are the same exact integers whatever
@@ -159,7 +161,6 @@ prefetch_next(const rf_builder *b, size_t drawn)
 	for (o = 0; o < len; o += 64)
 		__builtin_prefetch(col + o);
 	__builtin_prefetch(col + len - 1);
-	__builtin_prefetch(b->rank_off + f);
 }
 
 void
@@ -184,4 +185,7 @@ tapas_rf_find_split(rf_builder *b, long lo, long hi, double W0, double W1,
 		if (!split_feature(b, f, lo, hi, W0, W1, best))
 			visited++;
 	}
+	/* on ranks, the threshold of the winner only (rf_ranks.c) */
+	if (b->rank != NULL && best->feature >= 0)
+		best->threshold = tapas_rf_rank_threshold(b, best, lo, hi);
 }
