@@ -144,20 +144,34 @@ split_feature(rf_builder *b, int f, long lo, long hi, double W0, double W1,
  * read from a copy of the generator, so the stream advances as before.
  */
 static void
-prefetch_next(const rf_builder *b, size_t drawn)
+prefetch_next(const rf_builder *b, size_t drawn, long lo, long hi)
 {
 	tapas_rng_t peek = *b->rng;
 	int32_t		f = b->feat[drawn + tapas_rng_below(&peek, b->d - drawn)];
 	const char *col;
 	size_t		len,
 				o;
+	int			shift;
+	long		k;
 
 	if (b->rank_count[f] == 1)
 		return;
 	if (b->rank_count[f] <= 256)
-		col = (const char *) (b->rank8 + b->rank_col[f]), len = b->n;
+		col = (const char *) (b->rank8 + b->rank_col[f]), len = b->n, shift = 0;
 	else
-		col = (const char *) (b->rank + b->rank_col[f]), len = 2 * b->n;
+		col = (const char *) (b->rank + b->rank_col[f]), len = 2 * b->n, shift = 1;
+	if ((size_t) (hi - lo) * 64 < len)
+	{
+		/*
+		 * A node of fewer positions than the column has cache lines: the
+		 * lines of its positions only (a prefetch per line of the column
+		 * would keep the line fill buffers, which the core's other thread
+		 * shares, busy with lines this node never reads).
+		 */
+		for (k = lo; k < hi; k++)
+			__builtin_prefetch(col + ((size_t) b->idx[k] << shift));
+		return;
+	}
 	for (o = 0; o < len; o += 64)
 		__builtin_prefetch(col + o);
 	__builtin_prefetch(col + len - 1);
@@ -181,7 +195,7 @@ tapas_rf_find_split(rf_builder *b, long lo, long hi, double W0, double W1,
 		b->feat[j] = b->feat[drawn];
 		b->feat[drawn++] = f;
 		if (b->rank != NULL && drawn < d)
-			prefetch_next(b, drawn);
+			prefetch_next(b, drawn, lo, hi);
 		if (!split_feature(b, f, lo, hi, W0, W1, best))
 			visited++;
 	}
