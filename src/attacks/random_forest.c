@@ -7,7 +7,8 @@
  * arrays idx[] (distinct sample numbers) and w0[], w1[] (bootstrap counts
  * by class, rf_int.h).  The best split of the node is searched by
  * rf_split.c; the segment is then partitioned in place by
- * x[f] <= threshold and both halves grown.
+ * x[f] <= threshold (on ranks: rank <= the split's lower rank) and both
+ * halves grown.
  *
  * IDENTIFICATION
  *	  src/attacks/random_forest.c
@@ -57,18 +58,34 @@ tree_add_node(tapas_rf_tree_t *t)
 	return (int32_t) t->n_nodes++;
 }
 
-/* moves the samples of [lo, hi) with x[f] <= thr first; returns the cut */
-static long
-partition(rf_builder *b, long lo, long hi, int f, double thr)
+/*
+ * Whether sample i goes left at split s: x[f] <= threshold; on ranks,
+ * rank <= lo_rank, the same test (the threshold lies in [value(lo_rank),
+ * value(hi_rank)), and no sample of the node has a rank between the two).
+ */
+static inline int
+goes_left(const rf_builder *b, const rf_split *s, int32_t i)
 {
-	const float *xf = b->Xc + (size_t) f * b->n;
+	size_t		f = (size_t) s->feature;
+
+	if (b->rank == NULL)
+		return (double) b->Xc[f * b->n + (size_t) i] <= s->threshold;
+	if (b->rank_count[f] <= 256)
+		return b->rank8[b->rank_col[f] + (size_t) i] <= s->lo_rank;
+	return b->rank[b->rank_col[f] + (size_t) i] <= s->lo_rank;
+}
+
+/* moves the samples of [lo, hi) that go left at split s first; returns the cut */
+static long
+partition(rf_builder *b, long lo, long hi, const rf_split *s)
+{
 	long		k,
 				l = lo,
 				r = 0;
 
 	for (k = lo; k < hi; k++)
 	{
-		if ((double) xf[b->idx[k]] <= thr)
+		if (goes_left(b, s, b->idx[k]))
 		{
 			b->idx[l] = b->idx[k];
 			b->w0[l] = b->w0[k];
@@ -120,7 +137,7 @@ grow(rf_builder *b, int32_t node, long lo, long hi, int depth)
 	tapas_rf_find_split(b, lo, hi, W0, W1, &best);
 	if (best.feature < 0)
 		return TAPAS_OK;
-	cut = partition(b, lo, hi, best.feature, best.threshold);
+	cut = partition(b, lo, hi, &best);
 	if (cut == lo || cut == hi)
 		return TAPAS_OK;		/* cannot happen with a separating threshold */
 	left = tree_add_node(b->tree);
@@ -227,8 +244,7 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->rank8);
 	tapas_free(b->rank_col);
 	tapas_free(b->rank_count);
-	tapas_free(b->rank_value);
-	tapas_free(b->rank_off);
+	tapas_free(b->block_keys);
 	tapas_free(b->count);
 	tapas_free(b->bucket);
 	tapas_free(b->bucket_mark);
@@ -258,7 +274,6 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 		return st;
 	memset(&b, 0, sizeof(b));
 	st = TAPAS_ENOMEM;
-	Xc = tapas_malloc(n * d * sizeof(float));
 	count = tapas_malloc(n * sizeof(int32_t));
 	b.idx = tapas_malloc(n * sizeof(int32_t));
 	b.w0 = tapas_malloc(n * sizeof(double));
@@ -271,7 +286,7 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	b.tmp_w0 = tapas_malloc(n * sizeof(double));
 	b.tmp_w1 = tapas_malloc(n * sizeof(double));
 	rf = tapas_calloc(1, sizeof(tapas_rf_t));
-	if (!Xc || !count || !b.idx || !b.w0 || !b.w1 || !b.feat || !b.pairs ||
+	if (!count || !b.idx || !b.w0 || !b.w1 || !b.feat || !b.pairs ||
 		!b.keys || !b.keys_tmp || !b.tmp_idx || !b.tmp_w0 || !b.tmp_w1 || !rf)
 		goto fail;
 	rf->d = d;
@@ -279,16 +294,24 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	if (rf->trees == NULL)
 		goto fail;
 	rf->n_trees = params->n_trees;
-	transpose_features(&b, X, n, d, Xc);
 	for (j = 0; j < d; j++)
 		b.feat[j] = (int32_t) j;
-	b.Xc = Xc;
+	b.X = X;
 	b.y = y;
 	b.n = n;
 	b.d = d;
-	if (!b.has_nan && n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
+	if (n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
 		tapas_rf_build_ranks(&b) != TAPAS_OK)
 		goto fail;
+	if (b.rank == NULL)
+	{
+		/* no ranks (too many samples, or a NaN): the float copy */
+		Xc = tapas_malloc(n * d * sizeof(float));
+		if (Xc == NULL)
+			goto fail;
+		transpose_features(&b, X, n, d, Xc);
+		b.Xc = Xc;
+	}
 
 	b.p = params;
 	b.rng = rng;

@@ -35,7 +35,8 @@ typedef struct rf_pair
 /* everything one tree build needs, allocated once per fit */
 typedef struct rf_builder
 {
-	const float *Xc;			/* feature-major, d x n */
+	const double *X;			/* the caller's matrix, n x d */
+	const float *Xc;			/* feature-major, d x n; NULL with ranks */
 	const int  *y;
 	size_t		n,
 				d;
@@ -55,14 +56,14 @@ typedef struct rf_builder
 	 * Ranks (rank NULL: none, when n > tapas_rf_rank_max_n or a value is
 	 * NaN).  Feature f has rank_count[f] distinct values; its n ranks are
 	 * at rank8 + rank_col[f] when they fit a byte (rank_count <= 256), else
-	 * at rank + rank_col[f].
+	 * at rank + rank_col[f].  The values of ranks are read back from X
+	 * (tapas_rf_rank_threshold).
 	 */
 	uint16_t   *rank;			/* the wide features' ranks */
 	uint8_t    *rank8;			/* the narrow features' ranks */
 	size_t	   *rank_col;		/* d */
 	uint32_t   *rank_count;		/* d */
-	float	   *rank_value;		/* the value of each rank, rank_off[f] + r */
-	size_t	   *rank_off;		/* d */
+	uint64_t   *block_keys;		/* while ranking: the keys of a block */
 	uint32_t   *count;			/* n + 1 counters (counting sort) */
 	/*
 	 * The rank sweep's buckets (rf_sweep.c): per rank of a segment its
@@ -81,9 +82,9 @@ typedef struct rf_builder
 typedef struct rf_split
 {
 	int			feature;
-	double		threshold;
+	double		threshold;		/* with ranks: set by find_split at its end */
 	double		proxy;
-	/* the bucket sweep's best ranks, the threshold set at the feature's end */
+	/* with ranks: the best split's adjacent ranks (threshold between them) */
 	uint32_t	lo_rank,
 				hi_rank;
 } rf_split;
@@ -118,11 +119,19 @@ extern size_t tapas_rf_rank_max_n;
 extern int	tapas_rf_sweep_buckets;
 
 /*
- * Fills the ranks of b from b->Xc (b->n <= RF_RANK_MAX_N, no NaN): rank r
- * of feature f is the r-th smallest distinct value of the feature, -0 and
- * +0 alike.  Returns TAPAS_OK or TAPAS_ENOMEM.
+ * Fills the ranks of b from b->X (b->n <= RF_RANK_MAX_N): rank r of
+ * feature f is the r-th smallest distinct value of the feature, -0 and +0
+ * alike.  Returns TAPAS_OK or TAPAS_ENOMEM; on a NaN, TAPAS_OK with no
+ * ranks (b->rank NULL) and b->has_nan set.
  */
 extern tapas_status tapas_rf_build_ranks(rf_builder *b);
+
+/*
+ * The threshold of the split best found on ranks in positions [lo, hi):
+ * between the values of its lo_rank and hi_rank, as split_threshold.
+ */
+extern double tapas_rf_rank_threshold(const rf_builder *b, const rf_split *best,
+									  long lo, long hi);
 
 /*
  * The best split of positions [lo, hi) (class weights W0, W1) over up to

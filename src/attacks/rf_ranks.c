@@ -2,7 +2,7 @@
  *
  * rf_ranks.c
  *	  The dense ranks of the random forest's features, computed once per
- *	  fit (rf_int.h).
+ *	  fit (rf_int.h), and the threshold of a split found on them.
  *
  * Rank r of feature f is the r-th smallest distinct value of the feature
  * over the n samples (-0 and +0 alike): the float's order-preserving key
@@ -10,7 +10,17 @@
  * distinct values keeps its ranks in bytes, the others in uint16 (n <=
  * RF_RANK_MAX_N): a quarter or half of the memory the split search's
  * gathers touch, and a feature with one value is known constant without
- * a look.  rank_value maps a rank back to its float, for thresholds.
+ * a look.
+ *
+ * The keys are read straight from the caller's row-major matrix, a block of
+ * RF_RANK_BLOCK adjacent features at a time (one cache line of each row
+ * serves the whole block), so the fit makes no feature-major float copy of
+ * the matrix when it has ranks (the copy and its fresh pages cost about as
+ * much as the ranking itself), and a feature's ranks are written once, into
+ * the byte or uint16 array its distinct count calls for.  Nor is the value
+ * of every rank kept: the split search records the best split's two ranks
+ * and rf_rank_threshold() reads their values back from the matrix, at one
+ * of the node's samples holding each, once per split.
  *
  * IDENTIFICATION
  *	  src/attacks/rf_ranks.c
@@ -24,35 +34,87 @@
 
 size_t		tapas_rf_rank_max_n = RF_RANK_MAX_N;
 
-/* the ranks of feature f into b->rank + f * n; returns the distinct count */
-static uint32_t
-feature_ranks(rf_builder *b, size_t f, size_t *total)
+/* features ranked together: 8 doubles, one cache line of a row */
+#define RF_RANK_BLOCK 8
+
+/* the float the fit sees for X[i][f], -0 taken as +0 */
+static inline float
+feature_value(const rf_builder *b, size_t i, size_t f)
 {
-	size_t		n = b->n;
-	const float *xf = b->Xc + f * n;
-	uint16_t   *rf = b->rank + f * n;
-	uint64_t   *key = b->keys;
-	uint32_t	prev = 0;
-	long		i,
-				r = -1;
+	float		v = (float) b->X[i * b->d + f];
 
-	for (i = 0; i < (long) n; i++)
-		key[i] = ((uint64_t) float_key(xf[i]) << 32) | (uint32_t) i;
-	tapas_rf_keys_sort(key, (long) n, b->keys_tmp);
-	b->rank_off[f] = *total;
-	for (i = 0; i < (long) n; i++)
+	return v == 0.0f ? 0.0f : v;
+}
+
+/*
+ * The ranks of feature f from its sorted keys (value above position) into
+ * the byte or the uint16 array; advances *narrow or *wide.
+ */
+static void
+store_ranks(rf_builder *b, size_t f, const uint64_t *key, size_t *narrow,
+			size_t *wide)
+{
+	size_t		n = b->n,
+				i;
+	uint32_t	count = 1;
+
+	for (i = 1; i < n; i++)
+		count += (uint32_t) (key[i] >> 32) != (uint32_t) (key[i - 1] >> 32);
+	b->rank_count[f] = count;
+	if (count <= 256)
 	{
-		uint32_t	v = (uint32_t) (key[i] >> 32);
+		uint8_t    *col = b->rank8 + *narrow * n;
+		uint32_t	r = 0;
 
-		if (r < 0 || v != prev)
+		b->rank_col[f] = *narrow * n;
+		(*narrow)++;
+		col[(uint32_t) key[0]] = 0;
+		for (i = 1; i < n; i++)
 		{
-			b->rank_value[*total + ++r] = key_float(v);
-			prev = v;
+			r += (uint32_t) (key[i] >> 32) != (uint32_t) (key[i - 1] >> 32);
+			col[(uint32_t) key[i]] = (uint8_t) r;
 		}
-		rf[(uint32_t) key[i]] = (uint16_t) r;
 	}
-	*total += r + 1;
-	return (uint32_t) (r + 1);
+	else
+	{
+		uint16_t   *col = b->rank + *wide * n;
+		uint32_t	r = 0;
+
+		b->rank_col[f] = *wide * n;
+		(*wide)++;
+		col[(uint32_t) key[0]] = 0;
+		for (i = 1; i < n; i++)
+		{
+			r += (uint32_t) (key[i] >> 32) != (uint32_t) (key[i - 1] >> 32);
+			col[(uint32_t) key[i]] = (uint16_t) r;
+		}
+	}
+}
+
+/* frees what tapas_rf_build_ranks allocated and leaves b without ranks */
+static void
+drop_ranks(rf_builder *b)
+{
+	tapas_free(b->rank);
+	tapas_free(b->rank8);
+	tapas_free(b->rank_col);
+	tapas_free(b->rank_count);
+	tapas_free(b->count);
+	tapas_free(b->wp);
+	tapas_free(b->tmp_wp);
+	tapas_free(b->bucket);
+	tapas_free(b->bucket_mark);
+	tapas_free(b->block_keys);
+	b->rank = NULL;
+	b->rank8 = NULL;
+	b->rank_col = NULL;
+	b->rank_count = NULL;
+	b->count = NULL;
+	b->wp = NULL;
+	b->tmp_wp = NULL;
+	b->bucket = NULL;
+	b->bucket_mark = NULL;
+	b->block_keys = NULL;
 }
 
 tapas_status
@@ -60,15 +122,17 @@ tapas_rf_build_ranks(rf_builder *b)
 {
 	size_t		n = b->n,
 				d = b->d,
-				f,
+				f0,
 				i,
-				total = 0,
+				j,
 				narrow = 0,
 				wide = 0;
+	uint64_t   *keys;
+	int			nan = 0;
 
+	/* rank8 and rank are sized for the worst case; only what is used is touched */
 	b->rank = tapas_malloc(n * d * sizeof(uint16_t));
-	b->rank_value = tapas_malloc(n * d * sizeof(float));
-	b->rank_off = tapas_malloc(d * sizeof(size_t));
+	b->rank8 = tapas_malloc(n * d);
 	b->rank_col = tapas_malloc(d * sizeof(size_t));
 	b->rank_count = tapas_malloc(d * sizeof(uint32_t));
 	b->count = tapas_malloc((n + 1) * sizeof(uint32_t));
@@ -76,37 +140,81 @@ tapas_rf_build_ranks(rf_builder *b)
 	b->tmp_wp = tapas_malloc(n * sizeof(uint64_t));
 	b->bucket = tapas_calloc(n + 1, sizeof(uint64_t));
 	b->bucket_mark = tapas_calloc(n / 64 + 1, 64);
-	if (!b->rank || !b->rank_value || !b->rank_off || !b->rank_col ||
-		!b->rank_count || !b->count || !b->wp || !b->tmp_wp || !b->bucket ||
-		!b->bucket_mark)
-		return TAPAS_ENOMEM;
-	for (f = 0; f < d; f++)
+	b->block_keys = tapas_malloc(RF_RANK_BLOCK * n * sizeof(uint64_t));
+	if (!b->rank || !b->rank8 || !b->rank_col || !b->rank_count || !b->count ||
+		!b->wp || !b->tmp_wp || !b->bucket || !b->bucket_mark || !b->block_keys)
 	{
-		b->rank_count[f] = feature_ranks(b, f, &total);
-		narrow += b->rank_count[f] <= 256;
+		drop_ranks(b);
+		return TAPAS_ENOMEM;
 	}
-	/* narrow features to bytes; wide ones compacted to the front of rank */
-	b->rank8 = tapas_malloc((narrow ? narrow : 1) * n);
-	if (b->rank8 == NULL)
-		return TAPAS_ENOMEM;
-	narrow = 0;
-	for (f = 0; f < d; f++)
+	keys = b->block_keys;
+	for (f0 = 0; f0 < d && !nan; f0 += RF_RANK_BLOCK)
 	{
-		const uint16_t *src = b->rank + f * n;
+		size_t		w = d - f0 < RF_RANK_BLOCK ? d - f0 : RF_RANK_BLOCK;
 
-		if (b->rank_count[f] <= 256)
+		for (i = 0; i < n; i++)
 		{
-			b->rank_col[f] = narrow * n;
-			for (i = 0; i < n; i++)
-				b->rank8[narrow * n + i] = (uint8_t) src[i];
-			narrow++;
+			const double *row = b->X + i * d + f0;
+
+			for (j = 0; j < w; j++)
+			{
+				float		v = (float) row[j];
+
+				nan |= v != v;
+				keys[j * n + i] = ((uint64_t) float_key(v) << 32) | (uint32_t) i;
+			}
 		}
-		else
+		for (j = 0; j < w && !nan; j++)
 		{
-			b->rank_col[f] = wide * n;
-			memmove(b->rank + wide * n, src, n * sizeof(uint16_t));
-			wide++;
+			tapas_rf_keys_sort(keys + j * n, (long) n, b->keys_tmp);
+			store_ranks(b, f0 + j, keys + j * n, &narrow, &wide);
 		}
+	}
+	tapas_free(b->block_keys);
+	b->block_keys = NULL;
+	if (nan)
+	{
+		/* NaN has no rank: the fit takes the float sort */
+		drop_ranks(b);
+		b->has_nan = 1;
 	}
 	return TAPAS_OK;
+}
+
+/*
+ * The position in [lo, hi) of a sample whose rank of feature f is r (one
+ * is there: the split search found r in the node).
+ */
+static long
+find_rank(const rf_builder *b, int f, long lo, long hi, uint32_t r)
+{
+	long		k;
+
+	if (b->rank_count[f] <= 256)
+	{
+		const uint8_t *col = b->rank8 + b->rank_col[f];
+
+		for (k = lo; k < hi - 1 && col[b->idx[k]] != r; k++)
+			;
+	}
+	else
+	{
+		const uint16_t *col = b->rank + b->rank_col[f];
+
+		for (k = lo; k < hi - 1 && col[b->idx[k]] != r; k++)
+			;
+	}
+	return k;
+}
+
+double
+tapas_rf_rank_threshold(const rf_builder *b, const rf_split *best, long lo,
+						long hi)
+{
+	int			f = best->feature;
+	long		kl = find_rank(b, f, lo, hi, best->lo_rank),
+				kh = find_rank(b, f, lo, hi, best->hi_rank);
+
+	return split_threshold(feature_value(b, (size_t) b->idx[kl], (size_t) f),
+						   feature_value(b, (size_t) b->idx[kh], (size_t) f));
 }

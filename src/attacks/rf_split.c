@@ -21,6 +21,8 @@
  *	  the occupied buckets swept in rank order (marks read back as bitmaps)
  *	  (rf_sweep.c; 1.3-1.4x faster fits on the Groundhog features than the
  *	  sorted sweep, test/bench/b-rf-fit.c).  The sorts are in rf_sort.c.
+ *	  The sweeps keep the best split's two ranks; its threshold is computed
+ *	  once, for the node's winner, from the values of those ranks.
  *	  Equal values have equal ranks, so the candidate thresholds
  *	  (between distinct adjacent values) are the same as with a float
  *	  sort, and the class sums at each are the same exact integers whatever
@@ -142,24 +144,37 @@ split_feature(rf_builder *b, int f, long lo, long hi, double W0, double W1,
  * read from a copy of the generator, so the stream advances as before.
  */
 static void
-prefetch_next(const rf_builder *b, size_t drawn)
+prefetch_next(const rf_builder *b, size_t drawn, long lo, long hi)
 {
 	tapas_rng_t peek = *b->rng;
 	int32_t		f = b->feat[drawn + tapas_rng_below(&peek, b->d - drawn)];
 	const char *col;
 	size_t		len,
 				o;
+	int			shift;
+	long		k;
 
 	if (b->rank_count[f] == 1)
 		return;
 	if (b->rank_count[f] <= 256)
-		col = (const char *) (b->rank8 + b->rank_col[f]), len = b->n;
+		col = (const char *) (b->rank8 + b->rank_col[f]), len = b->n, shift = 0;
 	else
-		col = (const char *) (b->rank + b->rank_col[f]), len = 2 * b->n;
+		col = (const char *) (b->rank + b->rank_col[f]), len = 2 * b->n, shift = 1;
+	if ((size_t) (hi - lo) * 64 < len)
+	{
+		/*
+		 * A node of fewer positions than the column has cache lines: the
+		 * lines of its positions only (a prefetch per line of the column
+		 * would keep the line fill buffers, which the core's other thread
+		 * shares, busy with lines this node never reads).
+		 */
+		for (k = lo; k < hi; k++)
+			__builtin_prefetch(col + ((size_t) b->idx[k] << shift));
+		return;
+	}
 	for (o = 0; o < len; o += 64)
 		__builtin_prefetch(col + o);
 	__builtin_prefetch(col + len - 1);
-	__builtin_prefetch(b->rank_off + f);
 }
 
 void
@@ -180,8 +195,11 @@ tapas_rf_find_split(rf_builder *b, long lo, long hi, double W0, double W1,
 		b->feat[j] = b->feat[drawn];
 		b->feat[drawn++] = f;
 		if (b->rank != NULL && drawn < d)
-			prefetch_next(b, drawn);
+			prefetch_next(b, drawn, lo, hi);
 		if (!split_feature(b, f, lo, hi, W0, W1, best))
 			visited++;
 	}
+	/* on ranks, the threshold of the winner only (rf_ranks.c) */
+	if (b->rank != NULL && best->feature >= 0)
+		best->threshold = tapas_rf_rank_threshold(b, best, lo, hi);
 }

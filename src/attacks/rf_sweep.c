@@ -100,13 +100,11 @@ name(rf_builder *b, int f, long lo, long n, double W0, double W1, rf_split *best
 	uint64_t   *h = b->bucket, \
 				left = 0; \
 	uint8_t    *mark = b->bucket_mark; \
-	const float *value = b->rank_value + b->rank_off[f]; \
 	uint32_t	count = b->rank_count[f], \
 				base, \
 				prev = 0; \
 	long		k, \
 				msl = b->p->min_samples_leaf; \
-	int			found = 0; \
 \
 	if (best_is_perfect(best, W0, W1)) \
 	{ \
@@ -147,17 +145,12 @@ name(rf_builder *b, int f, long lo, long n, double W0, double W1, rf_split *best
 			{ \
 				best->lo_rank = prev; \
 				best->hi_rank = q; \
-				found = 1; \
 			} \
 			left += h[q]; \
 			h[q] = 0; \
 			prev = q; \
 		} \
 	} \
-	/* the values of the best ranks only: they are rarely in cache */ \
-	if (found) \
-		best->threshold = split_threshold(value[best->lo_rank], \
-										  value[best->hi_rank]); \
 	return 0; \
 }
 
@@ -169,7 +162,6 @@ int
 tapas_rf_split_feature_ranks(rf_builder *b, int f, long lo, long hi, double W0,
 					double W1, rf_split *best)
 {
-	const float *value = b->rank_value + b->rank_off[f];
 	const int32_t *idx = b->idx + lo;
 	uint64_t   *key = b->keys;
 	long		n = hi - lo,
@@ -207,7 +199,11 @@ tapas_rf_split_feature_ranks(rf_builder *b, int f, long lo, long hi, double W0,
 		wl1 += b->w1[s];
 		if (r == r_next || k + 1 < msl || n - k - 1 < msl)
 			continue;
-		consider(best, f, wl0, wl1, W0, W1, value[r], value[r_next]);
+		if (consider_proxy(best, f, wl0, wl1, W0, W1))
+		{
+			best->lo_rank = r;
+			best->hi_rank = r_next;
+		}
 	}
 	return 0;
 }

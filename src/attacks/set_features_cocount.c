@@ -55,44 +55,63 @@ and_count_scalar(const uint64_t *a, const uint64_t *b, size_t w)
 	return c;
 }
 
-#if COCOUNT_AVX512
-/*
- * The same count eight words at a time (AVX-512 VPOPCNTQ; the tail under a
- * load mask): a 1,000-record dataset's bitsets are 16 words, two vectors.
- */
-__attribute__((target("avx512f,avx512vpopcntdq"))) static uint32_t
-and_count_avx512(const uint64_t *a, const uint64_t *b, size_t w)
+/* out[i] = records in both a and the i-th of nb bitsets from b (stride words apart) */
+COCOUNT_CLONES static void
+and_count_row_scalar(const uint64_t *a, const uint64_t *b, size_t nb,
+					 size_t stride, size_t w, double *out)
 {
-	__m512i		acc = _mm512_setzero_si512();
 	size_t		i;
 
-	for (i = 0; i + 8 <= w; i += 8)
-		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(
-			_mm512_and_si512(_mm512_loadu_si512(a + i), _mm512_loadu_si512(b + i))));
-	if (i < w)
-	{
-		__mmask8	m = (__mmask8) ((1u << (w - i)) - 1);
-
-		acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(
-			_mm512_and_si512(_mm512_maskz_loadu_epi64(m, a + i),
-							 _mm512_maskz_loadu_epi64(m, b + i))));
-	}
-	return (uint32_t) _mm512_reduce_add_epi64(acc);
+	for (i = 0; i < nb; i++)
+		out[i] = (double) and_count_scalar(a, b + i * stride, w);
 }
-#endif
 
 #if COCOUNT_AVX512
-/* 1: the CPU runs and_count_avx512; 0: it does not; -1: not asked yet */
+/*
+ * The same counts eight words at a time (AVX-512 VPOPCNTQ; the tail under a
+ * load mask): a 1,000-record dataset's bitsets are 16 words, two vectors.
+ * A whole row of a block per call: with 16-word bitsets a call per pair
+ * cost about what its count did.
+ */
+__attribute__((target("avx512f,avx512vpopcntdq"))) static void
+and_count_row_avx512(const uint64_t *a, const uint64_t *b, size_t nb,
+					 size_t stride, size_t w, double *out)
+{
+	__mmask8	m = (__mmask8) ((1u << (w % 8)) - 1);
+	size_t		i,
+				k;
+
+	for (k = 0; k < nb; k++)
+	{
+		const uint64_t *bk = b + k * stride;
+		__m512i		acc = _mm512_setzero_si512();
+
+		for (i = 0; i + 8 <= w; i += 8)
+			acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(
+				_mm512_and_si512(_mm512_loadu_si512(a + i), _mm512_loadu_si512(bk + i))));
+		if (i < w)
+			acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(
+				_mm512_and_si512(_mm512_maskz_loadu_epi64(m, a + i),
+								 _mm512_maskz_loadu_epi64(m, bk + i))));
+		out[k] = (double) (uint32_t) _mm512_reduce_add_epi64(acc);
+	}
+}
+
+/* 1: the CPU runs and_count_row_avx512; 0: it does not; -1: not asked yet */
 static int	cocount_avx512 = -1;
 
-/* records in both bitsets of w words, by the widest code the CPU runs */
-static inline uint32_t
-and_count(const uint64_t *a, const uint64_t *b, size_t w)
+/* out[i] = records in both a and the i-th bitset of b, by the widest code */
+static inline void
+and_count_row(const uint64_t *a, const uint64_t *b, size_t nb, size_t stride,
+			  size_t w, double *out)
 {
-	return cocount_avx512 ? and_count_avx512(a, b, w) : and_count_scalar(a, b, w);
+	if (cocount_avx512)
+		and_count_row_avx512(a, b, nb, stride, w, out);
+	else
+		and_count_row_scalar(a, b, nb, stride, w, out);
 }
 #else
-#define and_count and_count_scalar
+#define and_count_row and_count_row_scalar
 #endif
 
 /* the co-moments of categorical columns j < k (upper triangle) */
@@ -101,17 +120,13 @@ block_pair(tapas_setfeat_t *fs, size_t j, size_t k, size_t w)
 {
 	const tapas_coded_schema_t *s = fs->schema;
 	size_t		e = s->e,
-				a,
-				b;
+				a;
 
 	for (a = s->offset[j]; a < s->offset[j] + (size_t) s->ncat[j]; a++)
-	{
-		const uint64_t *ba = fs->bits + a * fs->bits_words;
-
-		for (b = s->offset[k]; b < s->offset[k] + (size_t) s->ncat[k]; b++)
-			fs->comoment[a * e + b] =
-				(double) and_count(ba, fs->bits + b * fs->bits_words, w);
-	}
+		and_count_row(fs->bits + a * fs->bits_words,
+					  fs->bits + s->offset[k] * fs->bits_words,
+					  (size_t) s->ncat[k], fs->bits_words, w,
+					  fs->comoment + a * e + s->offset[k]);
 }
 
 void
@@ -124,7 +139,10 @@ tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 				stride = fs->bits_words,
 				r,
 				j,
-				k;
+				k,
+				cat[64],
+				ncat = 0;
+	uint64_t   *first[64];
 
 #if COCOUNT_AVX512
 	if (cocount_avx512 < 0)
@@ -139,14 +157,23 @@ tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
 			memset(fs->bits + s->offset[j] * stride, 0,
 				   (size_t) s->ncat[j] * stride * sizeof(uint64_t));
+	/* the categorical columns and their first bitsets, read once (m <= 64) */
+	for (j = 0; j < m; j++)
+		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+		{
+			cat[ncat] = j;
+			first[ncat++] = fs->bits + s->offset[j] * stride;
+		}
 	for (r = 0; r < n; r++)
 	{
 		const double *row = x + r * m;
 		uint64_t	bit = UINT64_C(1) << (r % 64);
+		size_t		word = r / 64,
+					c;
 
-		for (j = 0; j < m; j++)
-			if (s->kind[j] == TAPAS_COL_CATEGORICAL)
-				fs->bits[(s->offset[j] + (size_t) row[j]) * stride + r / 64] |= bit;
+		/* codes are small non-negative integers: a signed conversion */
+		for (c = 0; c < ncat; c++)
+			first[c][(size_t) (long) row[cat[c]] * stride + word] |= bit;
 	}
 	for (j = 0; j < m; j++)
 	{
@@ -158,7 +185,8 @@ tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 		{
 			const uint64_t *ba = fs->bits + a * stride;
 
-			fs->sum[a] = fs->comoment[a * e + a] = (double) and_count(ba, ba, w);
+			and_count_row(ba, ba, 1, stride, w, &fs->sum[a]);
+			fs->comoment[a * e + a] = fs->sum[a];
 		}
 		for (k = j + 1; k < m; k++)
 			if (s->kind[k] == TAPAS_COL_CATEGORICAL)

@@ -12,7 +12,8 @@
  * shared machine hits both alike; prints the best and median CPU time of
  * each and the ratio of the bests.  Environment: TAPAS_CENSUS (path
  * prefix, default ../shared/data/census50k), BENCH_ROWS (default 1000),
- * BENCH_TRAIN (default 300), BENCH_REPS.
+ * BENCH_TRAIN (default 300), BENCH_REPS, BENCH_TREES (default 100; 1
+ * leaves mostly the fixed cost of a fit: ranking the features).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,7 @@ fit(tapas_shadow_eval_t *ev, int buckets, tapas_rf_t **out)
 	double		c0;
 
 	tapas_rf_params_default(&p);
+	p.n_trees = (int) env_long("BENCH_TREES", 100);
 	tapas_rng_seed(&rng, 2);
 	tapas_rf_sweep_buckets = buckets;
 	c0 = bench_cpu_seconds();

@@ -51,7 +51,7 @@ grep -q "isolates a record" "$dir/details.out" || { cat "$dir/details.out"; fail
 check_client 70071 warn
 
 out=$(psql -X -d "$db" -c "SET SESSION AUTHORIZATION regress_tapas_sys" -c "LISTEN tapas_alert" 2>&1)
-echo "$out" | grep -q "audited roles cannot listen to tapas alerts" || { echo "$out"; fail "LISTEN allowed"; }
+grep -q "audited roles cannot listen to tapas alerts" <<<"$out" || { echo "$out"; fail "LISTEN allowed"; }
 echo "ok: audited roles cannot LISTEN tapas_alert"
 
 psql -X -q -d postgres -c "DROP DATABASE $db" || fail "dropdb"
