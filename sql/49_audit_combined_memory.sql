@@ -3,7 +3,7 @@
 -- each) are in no hash of their own, and before they were counted a flood
 -- of related classes grew them past the bound unseen.  The halves of a
 -- split at two thresholds (four related 0/1 classes, one group) over
--- 20,000 records: under a bound of 20 MB the group's own state fits
+-- 20,000 records: under a bound of 26 MB the group's own state fits
 -- (answered without combined rows), its combined entries do not (the
 -- halves that complete a cover fail closed, TP004, with the reason in
 -- the alert); a raised bound rebuilds them and the same halves are
@@ -40,7 +40,7 @@ SELECT cmem_mk('cmem_off'), cmem_mk('cmem_on');
 RESET client_min_messages;
 SET tapas.mode = deny;
 SET tapas.audit_budget_ms = 600000;
-SET tapas.audit_memory = '20MB';
+SET tapas.audit_memory = '26MB';
 -- 1. without the combined rows: the group's state fits
 SET tapas.audit_combined_rows = off;
 SET SESSION AUTHORIZATION regress_tapas_analyst;
