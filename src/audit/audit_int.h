@@ -359,6 +359,7 @@ extern bool tapas_audit_truths_read(TapasClass **cs, int k,
 /* truth_preread.c: the truths of a statement's new statistics in one scan */
 extern void tapas_audit_truth_preread(const TapasCell *cells, int ncells);
 extern bool tapas_audit_truth_pending_take(TapasClass *c);
+extern void tapas_audit_class_free(TapasClass *c);
 extern void tapas_audit_truth_pending_clear(void);
 
 #endif							/* TAPAS_AUDIT_INT_H */

@@ -105,8 +105,9 @@ registry_init(void)
 						  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }
 
-static void
-class_free(TapasClass *c)
+/* frees a class made by this file or by truth_preread.c: its arrays and text */
+void
+tapas_audit_class_free(TapasClass *c)
 {
 	if (c->keys)
 		pfree(c->keys);
@@ -130,7 +131,7 @@ registry_drop_relation(RelClasses *r)
 		if (s->key.relid == r->relid)
 			hash_search(stat_map, &s->key, HASH_REMOVE, NULL);
 	foreach(lc, r->classes)
-		class_free(lfirst(lc));
+		tapas_audit_class_free(lfirst(lc));
 	list_free(r->classes);
 	r->classes = NIL;
 }
@@ -411,7 +412,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 			same = find_affine_class(r, c, &scale, &offset);
 		if (same != NULL)
 		{
-			class_free(c);
+			tapas_audit_class_free(c);
 			c = same;
 		}
 		else

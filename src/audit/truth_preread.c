@@ -42,25 +42,13 @@
 /* truths read ahead, TapasClass * in the audit context, not registered */
 static List *pending = NIL;
 
-/* frees a class made here (its arrays and text) */
-static void
-pending_free(TapasClass *c)
-{
-	if (c->keys)
-		pfree(c->keys);
-	if (c->vals)
-		pfree(c->vals);
-	pfree(c->rep);
-	pfree(c);
-}
-
 void
 tapas_audit_truth_pending_clear(void)
 {
 	ListCell   *lc;
 
 	foreach(lc, pending)
-		pending_free(lfirst(lc));
+		tapas_audit_class_free(lfirst(lc));
 	list_free(pending);
 	pending = NIL;
 }
@@ -142,7 +130,7 @@ preread_table(Oid relid, const TapasCell *cells, int ncells)
 	}
 	/* one left, or the combined scan failed: each is read alone */
 	for (int i = 0; i < k; i++)
-		pending_free(cs[i]);
+		tapas_audit_class_free(cs[i]);
 	pfree(cs);
 	pfree(stats);
 }
@@ -187,7 +175,7 @@ tapas_audit_truth_pending_take(TapasClass *c)
 		p->keys = NULL;
 		p->vals = NULL;
 		pending = foreach_delete_current(pending, lc);
-		pending_free(p);
+		tapas_audit_class_free(p);
 		return true;
 	}
 	return false;

@@ -141,6 +141,7 @@ extern void tapas_having_bounds(TapasLevelContext *lc, Node *having, List *aggs,
 
 /* flatten.c */
 extern void tapas_flatten_query(Query *q);
+extern void tapas_distinct_as_grouping(Query *q);
 
 /* validate.c */
 extern void tapas_verify_statement(Query *q);

@@ -2,7 +2,9 @@
  *
  * flatten.c
  *	  Pull-up of plain views and FROM sub-queries over a protected table
- *	  into the aggregate level above them.
+ *	  into the aggregate level above them, and SELECT DISTINCT without
+ *	  aggregates as GROUP BY: the rewrites that give a level the shape the
+ *	  audit knows before it is verified.
  *
  * "SELECT count(*) FROM v WHERE hiv", with v a view "SELECT ... FROM p
  * WHERE age > 40", must be audited as the query on p: its covered set is
@@ -167,4 +169,20 @@ tapas_flatten_query(Query *q)
 		return;
 	while ((sidx = find_pullable(q, (Node *) q->jointree, false)) != 0)
 		pull_up(q, sidx);
+}
+
+/*
+ * SELECT DISTINCT a, b over a protected level without aggregation is
+ * GROUP BY a, b: the same rows, and each group is then a covered set bound
+ * by k and logged like any other (DISTINCT ON, which keeps one row of each
+ * group, is not rewritten: it reads rows).
+ */
+void
+tapas_distinct_as_grouping(Query *q)
+{
+	if (q->distinctClause == NIL || q->hasDistinctOn || q->hasAggs ||
+		q->groupClause != NIL || q->groupingSets != NIL || q->hasWindowFuncs)
+		return;
+	q->groupClause = q->distinctClause;
+	q->distinctClause = NIL;
 }

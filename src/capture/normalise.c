@@ -190,22 +190,6 @@ levels_walker(Node *node, WalkContext *ctx)
 	return expression_tree_walker(node, levels_walker, ctx);
 }
 
-/*
- * SELECT DISTINCT a, b over a protected level without aggregation is
- * GROUP BY a, b: the same rows, and each group is then a covered set bound
- * by k and logged like any other (DISTINCT ON, which keeps one row of each
- * group, is not rewritten: it reads rows).
- */
-static void
-distinct_as_grouping(Query *q)
-{
-	if (q->distinctClause == NIL || q->hasDistinctOn || q->hasAggs ||
-		q->groupClause != NIL || q->groupingSets != NIL || q->hasWindowFuncs)
-		return;
-	q->groupClause = q->distinctClause;
-	q->distinctClause = NIL;
-}
-
 static void
 normalise_query(Query *q, TapasCaptureInfo *info)
 {
@@ -227,7 +211,7 @@ normalise_query(Query *q, TapasCaptureInfo *info)
 		const TapasProtection *prot =
 			tapas_protection_lookup(rt_fetch(varno, q->rtable)->relid);
 
-		distinct_as_grouping(q);
+		tapas_distinct_as_grouping(q);
 		tapas_verify_level(q, varno, prot);
 		normalise_level(q, varno, prot, info);
 	}
