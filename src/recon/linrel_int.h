@@ -54,6 +54,16 @@ extern int	tapas_linrel_svec_submul(svec *w, uint64_t c, const svec *b, nmod_t m
 /* reduces w by the generators: c[k] = the multiple of b_k taken out */
 extern tapas_status tapas_linrel_reduce(tapas_linrel_t *lr, svec *w, uint64_t *c);
 
+/*
+ * linrel_regions.c: the coordinates of system c over the classes
+ * cl[0..nm) into rows[m], test[m], patterns[m] (member order); with one
+ * (ONE's vector) the quotient by ONE.
+ */
+extern tapas_status tapas_linrel_plan_coordinates(tapas_linrel_t *lr, tapas_linrel_plan_t *plan,
+												  uint32_t c, const uint32_t *cl, uint32_t nm,
+												  const svec *one, uint64_t *rows,
+												  uint64_t *test, uint64_t *patterns);
+
 /* linrel_cut.c: cuts at a bridge class */
 /* rank mod p of the n rows of length G at rows (reduced in place) */
 extern uint32_t tapas_linrel_rank_rows(uint64_t *rows, uint32_t n, uint32_t G, nmod_t mod);
