@@ -190,8 +190,11 @@ extern bool tapas_expr_refs(Node *node, int varno, const Bitmapset *attnos);
 extern bool tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info);
 extern bool tapas_is_partial_cover(Node *node);
 extern bool tapas_tlist_has(List *tlist, bool (*pred) (Node *));
+
+/* plan_parallel.c */
 extern bool tapas_plan_is_gather(Plan *plan);
 extern bool tapas_plan_has(Plan *plan, bool (*pred) (Plan *));
+extern bool tapas_plan_parallel_gates_ok(PlannedStmt *stmt);
 
 /* plan_verify.c */
 extern void tapas_plan_verify_gated(PlannedStmt *stmt);

@@ -40,7 +40,7 @@
  * worker, each seeing part of the rows).  A gate audits after it drained
  * its Agg and shut its workers down (gate.c), so every Gather must lie in a
  * gate; a statement whose parallel plan breaks that is planned again
- * without parallelism by the planner hook (parallel_gates_ok).
+ * without parallelism by the planner hook (plan_parallel.c).
  *
  * The fail-closed check of the finished plan is plan_verify.c.
  *
@@ -472,117 +472,11 @@ max_plan_id(Plan *plan)
 											 max_plan_id(plan->righttree))) : 0;
 }
 
-/* the child plans of plan, besides lefttree and righttree */
-static List *
-plan_children(Plan *plan)
-{
-	switch (nodeTag(plan))
-	{
-		case T_Append:
-			return ((Append *) plan)->appendplans;
-		case T_MergeAppend:
-			return ((MergeAppend *) plan)->mergeplans;
-		case T_BitmapAnd:
-			return ((BitmapAnd *) plan)->bitmapplans;
-		case T_BitmapOr:
-			return ((BitmapOr *) plan)->bitmapplans;
-		case T_SubqueryScan:
-			return list_make1(((SubqueryScan *) plan)->subplan);
-		case T_CustomScan:
-			return ((CustomScan *) plan)->custom_plans;
-		default:
-			return NIL;
-	}
-}
-
-bool
-tapas_plan_is_gather(Plan *plan)
-{
-	return IsA(plan, Gather) || IsA(plan, GatherMerge);
-}
-
-/* whether plan's tree (plan included) has a node satisfying pred */
-bool
-tapas_plan_has(Plan *plan, bool (*pred) (Plan *))
-{
-	ListCell   *lc;
-
-	if (plan == NULL)
-		return false;
-	check_stack_depth();
-	if (pred(plan))
-		return true;
-	foreach(lc, plan_children(plan))
-	{
-		if (tapas_plan_has(lfirst(lc), pred))
-			return true;
-	}
-	return tapas_plan_has(plan->lefttree, pred) || tapas_plan_has(plan->righttree, pred);
-}
-
-/*
- * Whether every Gather of plan's tree runs inside a gate that holds no
- * other gate: such a gate drains its Agg, and so finishes its own workers,
- * before it audits (gate.c), and no other parallel query is running then.
- */
-static bool
-gathers_in_gates(Plan *plan, bool in_gate)
-{
-	ListCell   *lc;
-
-	if (plan == NULL)
-		return true;
-	check_stack_depth();
-	if (tapas_plan_is_gate(plan))
-	{
-		Plan	   *agg = outerPlan(plan);
-
-		if (tapas_plan_has(agg, tapas_plan_is_gather) && tapas_plan_has(agg, tapas_plan_is_gate))
-			return false;
-		in_gate = true;
-	}
-	if (tapas_plan_is_gather(plan) && !in_gate)
-		return false;
-	foreach(lc, plan_children(plan))
-	{
-		if (!gathers_in_gates(lfirst(lc), in_gate))
-			return false;
-	}
-	return gathers_in_gates(plan->lefttree, in_gate) &&
-		gathers_in_gates(plan->righttree, in_gate);
-}
-
-/*
- * Whether the gates of stmt can audit in its parallel plan: every Gather
- * inside a gate holding no other gate (gathers_in_gates), and no gate in a
- * sub-plan if the statement has a Gather at all (a sub-plan runs when an
- * expression needs it, possibly while some Gather's workers run, or in a
- * worker).  Conservative: a statement that fails this is planned serially.
- */
-static bool
-parallel_gates_ok(PlannedStmt *stmt)
-{
-	bool		gather = tapas_plan_has(stmt->planTree, tapas_plan_is_gather);
-	bool		subplan_gate = false;
-	ListCell   *lc;
-
-	foreach(lc, stmt->subplans)
-	{
-		gather |= tapas_plan_has(lfirst(lc), tapas_plan_is_gather);
-		subplan_gate |= tapas_plan_has(lfirst(lc), tapas_plan_is_gate);
-	}
-	if (!gather)
-		return true;
-	if (subplan_gate || !gathers_in_gates(stmt->planTree, false))
-		return false;
-	return true;
-}
-
 /*
  * Places a gate above every capturing Agg of stmt (main plan and
  * sub-plans).  Raises if normalise.c added captures, no gate was placed and
  * the plan still scans a protected table.  Returns false when the gates
- * could not audit in this parallel plan (parallel_gates_ok): the caller
+ * could not audit in this parallel plan (plan_parallel.c): the caller
  * then plans the query again without parallelism.  Gates stay in the
  * leader, where the audit, the ledger and the session are.
  */
@@ -611,5 +505,5 @@ tapas_plan_place_gates(PlannedStmt *stmt, const TapasCaptureInfo *info)
 	 */
 	if (ctx.placed == 0)
 		tapas_plan_verify_gated(stmt);
-	return parallel_gates_ok(stmt);
+	return tapas_plan_parallel_gates_ok(stmt);
 }
