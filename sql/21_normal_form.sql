@@ -279,5 +279,16 @@ SELECT sum(income) FILTER (WHERE diagnosis = 'none'), sum(CASE WHEN rare IS NULL
        avg(income) FILTER (WHERE diagnosis = 'none') FROM nf;
 SELECT zip, sum(income) FILTER (WHERE diagnosis = 'none') IS NULL AS is_null FROM nf GROUP BY zip ORDER BY zip;
 SELECT count(*) AS groups FROM (SELECT zip FROM nf GROUP BY zip HAVING sum(income) FILTER (WHERE diagnosis = 'none') IS NULL) g;
+-- 11. a sensitive GROUP BY key multiplies every value by 1[key = g]: a
+-- value of a column that is not sensitive then has public weights
+-- (sum(age) over the rare records names them by their ages), refused like
+-- sum(CASE WHEN rare THEN age END); sensitive values, constants and counts
+-- stay answered, and so does sum(age) grouped by a quasi-identifier
+SELECT rare, sum(age) FROM nf GROUP BY rare;
+SELECT diagnosis, avg(age), count(*) FROM nf GROUP BY diagnosis;
+SELECT income > 300 AS hi, sum(zip) FROM nf GROUP BY 1;
+SELECT rare FROM nf GROUP BY rare HAVING sum(age) > 0;
+SELECT rare, count(age), sum(income), sum(2) FROM nf GROUP BY rare ORDER BY 1;
+SELECT zip, sum(age) FROM nf GROUP BY zip ORDER BY zip;
 RESET SESSION AUTHORIZATION;
 SELECT tapas.reset('nf') >= 0 AS reset;

@@ -229,7 +229,8 @@ typedef struct TapasTerm
 } TapasTerm;
 
 extern List *tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, List *narrow,
-							  int varno, const TapasProtection *prot);
+							  int varno, const TapasProtection *prot,
+							  bool sensitive_groups);
 extern void tapas_expr_reads(Node *expr, int varno, const Bitmapset *sensitive,
 							 bool *sens, bool *other);
 extern Node *tapas_make_case(Node *cond, Node *then, Node *otherwise);

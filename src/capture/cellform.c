@@ -332,10 +332,19 @@ minterm(List *atoms, const int *value)
  * range-table entry varno of the protected table prot (list of
  * TapasTerm, conditions and values over varno).  Raises on an atom that
  * reads both kinds of columns and beyond TAPAS_MAX_NS_ATOMS atoms.
+ *
+ * sensitive_groups: the level groups by a sensitive key, so the gate
+ * multiplies every term by 1[key = g] (groups.c).  A term whose value
+ * reads another column then mixes the two as surely as a sensitive
+ * FILTER does: sum(age) over the rows with diagnosis = g is
+ * sum_j age_j 1[diagnosis_j = g], and the attacker knows every age_j, so
+ * the answer says which records they are (91: the one person aged 91).
+ * The auditor's unknowns are the basis values at each record, free
+ * reals; a value with public weights is not one of them.  Refused.
  */
 List *
 tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, List *narrow, int varno,
-				 const TapasProtection *prot)
+				 const TapasProtection *prot, bool sensitive_groups)
 {
 	Node	   *f = tapas_simplify(tapas_searched_case(row_value(kind, arg, sens), NULL));
 	AtomsContext ac;
@@ -386,6 +395,13 @@ tapas_cell_terms(TapasAggKind kind, Node *arg, List *sens, List *narrow, int var
 		if (tapas_is_zero(phi))
 			continue;
 		tapas_expr_reads(phi, varno, prot->sensitive, &s, &o);
+		if (o && sensitive_groups)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("aggregate over protected table \"%s\" sums a column that is not sensitive in groups of a sensitive key",
+							get_rel_name(prot->relid)),
+					 errdetail("Values of columns that are not sensitive are known for every row, so their sum over the rows with one sensitive value can tell which rows those are."),
+					 errhint("Under a sensitive GROUP BY key, aggregate sensitive columns, constants or count(*); sum other columns in a query grouped by columns that are not sensitive.")));
 		if (s && o)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

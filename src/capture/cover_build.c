@@ -278,7 +278,8 @@ tapas_cover_finish(TapasLevelContext *lc)
 List *
 tapas_cover_add(TapasLevelContext *lc, TapasAggKind kind, Node *arg, List *sens, List *narrow)
 {
-	List	   *terms = tapas_cell_terms(kind, arg, sens, narrow, lc->varno, lc->prot);
+	List	   *terms = tapas_cell_terms(kind, arg, sens, narrow, lc->varno, lc->prot,
+										 lc->groups != NIL);
 	List	   *sensitive_specs = NIL;
 	List	   *specs = NIL;
 	ListCell   *c;
