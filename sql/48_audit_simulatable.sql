@@ -149,3 +149,20 @@ SELECT "table", kind, action, min(detail) AS reason FROM tapas.alerts
  WHERE "table" IN ('perm10'::regclass, 'perm2'::regclass) AND kind = 'incomplete'
  GROUP BY 1, 2, 3 ORDER BY 1;
 RESET tapas.mode;
+
+-- 5. Zero answers that overlap narrow the positive's candidates before any
+-- answer says that a positive exists: id <= 2500 and 1500 < id < 3995 both
+-- answered 0 leave 3995..4000, 6 records, and the total would name the
+-- positive (3999).  Refused; with 21 records left (id < 3980) answered.
+SELECT mk('zo', 3999), mk('zo21', 3999);
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT try('SELECT count(*) FILTER (WHERE rare) FROM zo WHERE id <= 2500') AS low,
+	   try('SELECT count(*) FILTER (WHERE rare) FROM zo WHERE id > 1500 AND id < 3995') AS high,
+	   try('SELECT count(*) FILTER (WHERE rare) FROM zo') AS total,
+	   try('SELECT count(*) FILTER (WHERE rare) FROM zo WHERE id > 3900') AS tail;
+SELECT try('SELECT count(*) FILTER (WHERE rare) FROM zo21 WHERE id <= 2500') AS low,
+	   try('SELECT count(*) FILTER (WHERE rare) FROM zo21 WHERE id > 1500 AND id < 3980') AS high,
+	   try('SELECT count(*) FILTER (WHERE rare) FROM zo21') AS total;
+RESET SESSION AUTHORIZATION;
+RESET tapas.mode;

@@ -243,9 +243,15 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 		return 0;
 	c = logged_candidates(e, (uint64) batch->n_total, &known);
 	csize = roaring_bitmap_get_cardinality(c);
-	if (csize < floor)
+	if (csize == 0 || (known && csize < floor))
 	{
-		/* refuted (empty) or narrowed before: nothing new to decide */
+		/*
+		 * Refuted (empty) or narrowed before: nothing new to decide.  Not
+		 * so when no row answered 1: zero rows that overlap (age < 60,
+		 * then 50 <= age < 91) can leave fewer than the floor without any
+		 * answer telling that a positive exists, and the next cell over
+		 * them, answered 1, would name it.
+		 */
 		roaring_bitmap_free(c);
 		return 0;
 	}
@@ -459,10 +465,15 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 		roaring_bitmap_andnot_inplace(c, u);
 		roaring_bitmap_free(u);
 	}
-	if (record_count(c, e->cap_n) < floor)
 	{
-		roaring_bitmap_free(c);
-		return 0;				/* refuted or narrowed before */
+		uint64		csize = record_count(c, e->cap_n);
+
+		/* refuted, or narrowed before by a row answered 1 (as above) */
+		if (csize == 0 || (known && csize < floor))
+		{
+			roaring_bitmap_free(c);
+			return 0;
+		}
 	}
 	all0 = roaring_bitmap_copy(c);
 	for (int t = 0; t < batch->ncells && hit == NULL; t++)

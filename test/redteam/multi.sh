@@ -219,3 +219,10 @@ attack "window over aggregate" "SELECT sum(income) FROM pt" "SELECT sum(sum(inco
 attack "distinct sum" "SELECT sum(income) FROM pt" "SELECT sum(DISTINCT income) FROM pt WHERE age <> 91"
 attack3 "three halves, two roles" "SELECT count(*) FILTER (WHERE rare) FROM pt" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age < 91" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age > 91"
 attackn "trackers padding" "SELECT sum(income) FROM pt WHERE zip = 7 OR zip = 3" "SELECT sum(income) FROM pt WHERE zip = 3" "SELECT sum(income) FROM pt WHERE zip = 7 AND age <> 91"
+# session 9 (the lead): zero answers that overlap, then the total (no row answered 1 before it)
+attack3 "zeros overlap" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age < 60" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age >= 50 AND age < 91" "SELECT count(*) FILTER (WHERE rare) FROM pt"
+attack3 "zeros overlap, key ranges" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE id <= 250 AND id <> 77" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE id >= 200 AND id <> 77" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE zip = 7"
+# still open (issue 11): a sub-class of a class with zero answers. rare AND income > 3000 implies rare, whose
+# zeros over everyone but the target make the new cell name it; answered when the sub-class is empty by value,
+# refused when it equals rare by value (one class), so the refusal also tells which
+attack "implied class (open)" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt"
