@@ -166,3 +166,18 @@ SELECT try('SELECT count(*) FILTER (WHERE rare) FROM zo21 WHERE id <= 2500') AS 
 	   try('SELECT count(*) FILTER (WHERE rare) FROM zo21') AS total;
 RESET SESSION AUTHORIZATION;
 RESET tapas.mode;
+
+-- 6. One statement with two cells that overlap: the total and everyone but
+-- 3995..4000.  Answered 1 and 0 they would leave those 6 records, although
+-- each cell alone leaves thousands: refused; with 21 records outside the
+-- second cell answered; GROUP BY ROLLUP (the wards and their total) too,
+-- but not after that: its wards cut the 21 into parts of 3.
+SELECT mk('ov', 3999), mk('ov21', 3999), mk('ovr', 3999);
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT try('SELECT count(*) FILTER (WHERE rare) + 0 * count(*) FILTER (WHERE rare AND id < 3995) FROM ov') AS six,
+	   try('SELECT count(*) FILTER (WHERE rare) + 0 * count(*) FILTER (WHERE rare AND id < 3980) FROM ov21') AS twenty_one,
+	   try('SELECT sum(c) FROM (SELECT ward, count(*) FILTER (WHERE rare) AS c FROM ovr GROUP BY ROLLUP (ward)) r') AS rollup,
+	   try('SELECT sum(c) FROM (SELECT ward, count(*) FILTER (WHERE rare) AS c FROM ov21 GROUP BY ROLLUP (ward)) r') AS rollup_after;
+RESET SESSION AUTHORIZATION;
+RESET tapas.mode;

@@ -23,11 +23,13 @@
  * Deny mode is simulatable (Kenthapadi, Mishra, Nissim, "Simulatable
  * auditing", PODS 2005): the decision uses only the logged answers and the
  * new cells, never their answers.  Every answer consistent with the prior
- * is tried: each cell answered 1 (C becomes C and Q, possible when that
- * is not empty) and every cell answered 0 (C minus the union of the
- * cells, possible when not empty); the statement is refused when one of
- * them leaves 1 .. min_candidates - 1 candidates while C had at least
- * min_candidates.  So a refusal tells the attacker nothing it could not
+ * is tried: the positive p answers 1 in the cells that hold it and 0 in
+ * the others, so it leaves the part of C with p's signature over the
+ * cells (recon/cellparts.h: a cell answered 1 beside an overlapping cell
+ * answered 0 in one statement cuts C as no cell alone does), and every
+ * cell answered 0 leaves C minus their union; the statement is refused
+ * when one of them leaves 1 .. min_candidates - 1 candidates while C had
+ * at least min_candidates (or had fewer, but no row answered 1 yet).  So a refusal tells the attacker nothing it could not
  * compute itself: the refusal-oracle attack ("count(*) WHERE rare AND (id
  * = c OR <known negatives>)" for each candidate c) is refused for every c
  * alike.  Log and warn modes alert what the true answers do (the answer is
@@ -55,6 +57,7 @@
 #include "miscadmin.h"
 
 #include "audit/audit_int.h"
+#include "recon/cellparts.h"
 
 /* forgets the folded rows (their state is rebuilt from the entry's rows) */
 void
@@ -221,6 +224,128 @@ narrowed_finding(TapasAuditBatch *batch, const roaring_bitmap_t *cand,
 	return 1;
 }
 
+/* the records of a set of unknowns (their j) */
+static roaring_bitmap_t *
+records_of(const roaring_bitmap_t *u, uint32 cap_n)
+{
+	roaring_bitmap_t *rec = roaring_bitmap_create();
+	roaring_uint32_iterator_t *it = roaring_create_iterator(u);
+
+	for (; it->has_value; roaring_advance_uint32_iterator(it))
+		roaring_bitmap_add(rec, it->current_value % cap_n);
+	roaring_free_uint32_iterator(it);
+	return rec;
+}
+
+static uint64
+record_count(const roaring_bitmap_t *u, uint32 cap_n)
+{
+	roaring_bitmap_t *rec = records_of(u, cap_n);
+	uint64		n = roaring_bitmap_get_cardinality(rec);
+
+	roaring_bitmap_free(rec);
+	return n;
+}
+
+/* the records of c: its ids when cap_n is 0, else the j of its unknowns r cap_n + j */
+static uint64
+part_size(const roaring_bitmap_t *c, uint32 cap_n)
+{
+	return cap_n ? record_count(c, cap_n) : roaring_bitmap_get_cardinality(c);
+}
+
+static roaring_bitmap_t *
+part_records(const roaring_bitmap_t *c, uint32 cap_n)
+{
+	return cap_n ? records_of(c, cap_n) : roaring_bitmap_copy(c);
+}
+
+/*
+ * Deny mode: the records of a part of the candidates c that some answer
+ * to the cells qs[0..nq) consistent with the prior leaves with 1 ..
+ * tapas.min_candidates - 1 records, or NULL.  The positive p answers 1
+ * in the cells holding it and 0 in the others, so the attacker keeps the
+ * part of c with p's signature (recon/cellparts.h); each cell alone
+ * bounds its parts (c and Q), which decides disjoint cells (the groups of
+ * a GROUP BY) without the partition.  The part no cell holds (every cell
+ * answered 0) counts only once a row answered 1 (known): before, the
+ * attacker does not know that a positive exists.
+ */
+static roaring_bitmap_t *
+simulated_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, int nq, uint32 cap_n, bool known)
+{
+	uint64		floor = (uint64) tapas_min_candidates;
+	roaring_bitmap_t *all0 = roaring_bitmap_copy(c);
+	roaring_bitmap_t *hit = NULL;
+	uint64		incidences = 0;
+	uint64		held;
+
+	for (int t = 0; t < nq && hit == NULL; t++)
+	{
+		roaring_bitmap_t *cq = roaring_bitmap_and(c, qs[t]);
+		uint64		in = part_size(cq, cap_n);
+
+		if (in >= 1 && in < floor)
+			hit = part_records(cq, cap_n);
+		incidences += roaring_bitmap_get_cardinality(cq);
+		roaring_bitmap_andnot_inplace(all0, qs[t]);
+		roaring_bitmap_free(cq);
+		CHECK_FOR_INTERRUPTS();
+	}
+	held = roaring_bitmap_get_cardinality(c) - roaring_bitmap_get_cardinality(all0);
+	if (hit == NULL && incidences > held)
+	{
+		/* cells that overlap within c: one answered 1, another 0 */
+		int			err;
+
+		hit = tapas_cellparts_small(c, (const roaring_bitmap_t *const *) qs, nq, cap_n, floor, &err);
+		if (err)
+			ereport(ERROR,
+					(errcode(ERRCODE_OUT_OF_MEMORY),
+					 errmsg("out of memory in the candidates test")));
+	}
+	if (hit == NULL && known)
+	{
+		uint64		left = part_size(all0, cap_n);
+
+		if (left >= 1 && left < floor)
+			hit = part_records(all0, cap_n);
+	}
+	roaring_bitmap_free(all0);
+	return hit;
+}
+
+/*
+ * Log and warn modes: the candidates the true answers leave, c and every
+ * cell answered 1, minus every cell answered 0 (cells answered 2 or more
+ * are outside the prior), when a row answered 1 says that the positive
+ * exists and 1 .. tapas.min_candidates - 1 records are left; else NULL.
+ */
+static roaring_bitmap_t *
+answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const double *answers, int nq,
+			  uint32 cap_n, bool known)
+{
+	roaring_bitmap_t *left = roaring_bitmap_copy(c);
+	roaring_bitmap_t *hit = NULL;
+	uint64		n;
+
+	for (int t = 0; t < nq; t++)
+	{
+		if (answers[t] == 1.0)
+		{
+			roaring_bitmap_and_inplace(left, qs[t]);
+			known = true;
+		}
+		else if (answers[t] == 0.0)
+			roaring_bitmap_andnot_inplace(left, qs[t]);
+	}
+	n = part_size(left, cap_n);
+	if (known && n >= 1 && n < (uint64) tapas_min_candidates)
+		hit = part_records(left, cap_n);
+	roaring_bitmap_free(left);
+	return hit;
+}
+
 /*
  * Returns 1 (one finding in *found) when the batch's cells could narrow
  * the positive's candidates below the floor (deny mode: any consistent
@@ -232,8 +357,8 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	TapasAuditEntry *e = batch->entry;
 	uint64		floor = (uint64) tapas_min_candidates;
 	roaring_bitmap_t *c;
-	roaring_bitmap_t *all0;
-	roaring_bitmap_t *hit = NULL;
+	roaring_bitmap_t **qs;
+	roaring_bitmap_t *hit;
 	uint64		csize;
 	bool		known;
 	int			n;
@@ -255,36 +380,16 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 		roaring_bitmap_free(c);
 		return 0;
 	}
-	all0 = roaring_bitmap_copy(c);
-	for (int t = 0; t < batch->ncells && hit == NULL; t++)
-	{
-		roaring_bitmap_t *q = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
-													batch->ids + batch->offsets[t]);
-		double		a = batch->answers[t];
-		uint64		in = roaring_bitmap_and_cardinality(c, q);
-
-		if ((simulate || a == 1.0) && in >= 1 && in < floor)
-			hit = roaring_bitmap_and(c, q);
-		if (!simulate && a == 0.0)
-			roaring_bitmap_andnot_inplace(c, q);
-		roaring_bitmap_andnot_inplace(all0, q);
-		roaring_bitmap_free(q);
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (hit == NULL && known)
-	{
-		/*
-		 * Every cell answered 0 (simulated), or the true zeros: only once a
-		 * row answered 1 says that the one positive exists.
-		 */
-		roaring_bitmap_t *z = simulate ? all0 : c;
-		uint64		left = roaring_bitmap_get_cardinality(z);
-
-		if (left >= 1 && left < floor)
-			hit = roaring_bitmap_copy(z);
-	}
+	qs = palloc(sizeof(roaring_bitmap_t *) * batch->ncells);
+	for (int t = 0; t < batch->ncells; t++)
+		qs[t] = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
+									  batch->ids + batch->offsets[t]);
+	hit = simulate ? simulated_part(c, qs, batch->ncells, 0, known)
+		: answered_part(c, qs, batch->answers, batch->ncells, 0, known);
+	for (int t = 0; t < batch->ncells; t++)
+		roaring_bitmap_free(qs[t]);
+	pfree(qs);
 	roaring_bitmap_free(c);
-	roaring_bitmap_free(all0);
 	if (hit == NULL)
 		return 0;
 	n = narrowed_finding(batch, hit, simulate, found);
@@ -347,29 +452,6 @@ expand_cover(const roaring_bitmap_t *cover, uint64 regions, uint32 cap_n)
 
 /* the mask of every pattern of a group */
 #define ALL_PATTERNS(n)	((n) >= 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << (n)) - 1)
-
-/* the records of a set of unknowns (their j) */
-static roaring_bitmap_t *
-records_of(const roaring_bitmap_t *u, uint32 cap_n)
-{
-	roaring_bitmap_t *rec = roaring_bitmap_create();
-	roaring_uint32_iterator_t *it = roaring_create_iterator(u);
-
-	for (; it->has_value; roaring_advance_uint32_iterator(it))
-		roaring_bitmap_add(rec, it->current_value % cap_n);
-	roaring_free_uint32_iterator(it);
-	return rec;
-}
-
-static uint64
-record_count(const roaring_bitmap_t *u, uint32 cap_n)
-{
-	roaring_bitmap_t *rec = records_of(u, cap_n);
-	uint64		n = roaring_bitmap_get_cardinality(rec);
-
-	roaring_bitmap_free(rec);
-	return n;
-}
 
 /*
  * Folds the joint entry's rows logged since the last statement into its
@@ -438,8 +520,8 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	TapasJoint *jt = e->joint;
 	uint64		floor = (uint64) tapas_min_candidates;
 	roaring_bitmap_t *c;
-	roaring_bitmap_t *all0;
-	roaring_bitmap_t *hit = NULL;
+	roaring_bitmap_t **qs;
+	roaring_bitmap_t *hit;
 	bool		known;
 	int			n = 0;
 
@@ -475,44 +557,24 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 			return 0;
 		}
 	}
-	all0 = roaring_bitmap_copy(c);
-	for (int t = 0; t < batch->ncells && hit == NULL; t++)
+	qs = palloc0(sizeof(roaring_bitmap_t *) * batch->ncells);
+	for (int t = 0; t < batch->ncells; t++)
 	{
-		roaring_bitmap_t *q0,
-				   *q,
-				   *cq;
-		uint64		in;
-		double		a = batch->answers[t];
+		roaring_bitmap_t *q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
+													 batch->ids + batch->offsets[t]);
 
 		/* a projected cell of a cut (patterns 0) says nothing of this prior */
-		if (jt->patterns[member[t]] == 0)
-			continue;
-		q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
-								   batch->ids + batch->offsets[t]);
-		q = expand_cover(q0, jt->patterns[member[t]], e->cap_n);
-		cq = roaring_bitmap_and(c, q);
-		in = record_count(cq, e->cap_n);
-
-		if ((simulate || a == 1.0) && in >= 1 && in < floor)
-			hit = records_of(cq, e->cap_n);
-		if (!simulate && a == 0.0)
-			roaring_bitmap_andnot_inplace(c, q);
-		roaring_bitmap_andnot_inplace(all0, q);
-		roaring_bitmap_free(cq);
-		roaring_bitmap_free(q);
+		qs[t] = jt->patterns[member[t]] == 0 ? roaring_bitmap_create()
+			: expand_cover(q0, jt->patterns[member[t]], e->cap_n);
 		roaring_bitmap_free(q0);
 		CHECK_FOR_INTERRUPTS();
 	}
-	if (hit == NULL && known)
-	{
-		roaring_bitmap_t *z = simulate ? all0 : c;
-		uint64		left = record_count(z, e->cap_n);
-
-		if (left >= 1 && left < floor)
-			hit = records_of(z, e->cap_n);
-	}
+	hit = simulate ? simulated_part(c, qs, batch->ncells, e->cap_n, known)
+		: answered_part(c, qs, batch->answers, batch->ncells, e->cap_n, known);
+	for (int t = 0; t < batch->ncells; t++)
+		roaring_bitmap_free(qs[t]);
+	pfree(qs);
 	roaring_bitmap_free(c);
-	roaring_bitmap_free(all0);
 	if (hit == NULL)
 		return 0;
 	n = narrowed_finding(batch, hit, simulate, found);

@@ -226,3 +226,5 @@ attack3 "zeros overlap, key ranges" "SELECT count(*) FILTER (WHERE rare) FROM pt
 # zeros over everyone but the target make the new cell name it; answered when the sub-class is empty by value,
 # refused when it equals rare by value (one class), so the refusal also tells which
 attack "implied class (open)" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt"
+# session 9 (the lead): one statement whose two cells overlap (answered 1 and 0 they leave the 7 oldest)
+attack "one statement 1 and 0" "SELECT 1" "SELECT count(*) FILTER (WHERE rare), count(*) FILTER (WHERE rare AND age < 79) FROM pt"
