@@ -228,3 +228,7 @@ attack3 "zeros overlap, key ranges" "SELECT count(*) FILTER (WHERE rare) FROM pt
 attack "implied class (open)" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt"
 # session 9 (the lead): one statement whose two cells overlap (answered 1 and 0 they leave the 7 oldest)
 attack "one statement 1 and 0" "SELECT 1" "SELECT count(*) FILTER (WHERE rare), count(*) FILTER (WHERE rare AND age < 79) FROM pt"
+# still open (issue 11): classes merged by value make the refusal an oracle. After rare's zeros over everyone but
+# the target, diagnosis = 'hiv' is refused (its truth vector equals rare's: one class) and 'flu' is answered, so the
+# refusal says that the hiv patients are the rare ones
+attack "by-value class (open)" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt"
