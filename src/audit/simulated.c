@@ -75,6 +75,7 @@
 #include "utils/timestamp.h"
 
 #include "audit/audit_int.h"
+#include "recon/binmat_families.h"
 #include "recon/cs.h"
 #include "recon/sparse_search.h"
 #include "util/compare.h"
@@ -85,6 +86,9 @@
 #define SIM_GREEDY_STEPS	6	/* BHTP steps per greedy trial */
 #define SIM_OVERLAP_NUM	1	/* found / s >= 1/2: recovered */
 #define SIM_OVERLAP_DEN	2
+
+int			tapas_audit_max_positives = TAPAS_AUDIT_MAX_POSITIVES;
+bool		tapas_audit_row_families = true;
 
 /* log2 C(n, w) */
 static double
@@ -139,7 +143,7 @@ forced_ones(const TapasAuditEntry *e)
  * whose groups are unions of large atoms, s <= 0.)  sing holds the free
  * singletons only (forced_ones): a row of b covering f forced ones and in
  * free singletons has at least b - f - (card - in - f) = b - (card - in)
- * positives among them.  Capped at TAPAS_SIM_MAX_S + 1.
+ * positives among them.  Capped at tapas.audit_max_positives + 1.
  */
 static int
 logged_lower_bound(const TapasAuditEntry *e, const roaring_bitmap_t *sing)
@@ -159,7 +163,9 @@ logged_lower_bound(const TapasAuditEntry *e, const roaring_bitmap_t *sing)
 		if (b - (double) (card - in) > best)
 			best = b - (double) (card - in);
 	}
-	return best > TAPAS_SIM_MAX_S + 1 ? TAPAS_SIM_MAX_S + 1 : (int) floor(best);
+	if (best > (double) tapas_audit_max_positives + 1)
+		return tapas_audit_max_positives + 1;
+	return (int) floor(best);
 }
 
 /*
@@ -277,8 +283,20 @@ decodes(TapasAuditBatch *batch, tapas_binmat_t *A, const double *b,
 	 */
 	P = tapas_audit_patterns(batch, A); /* cached across statements */
 	if (tapas_audit_fast_decoders)
-		*st = tapas_cs_bhtp_trial(P, b, s, x, (s * SIM_OVERLAP_NUM + SIM_OVERLAP_DEN - 1) / SIM_OVERLAP_DEN,
-								  SIM_GREEDY_STEPS, xo, NULL, &right, progress);
+	{
+		/*
+		 * GROUP BY crossings are runs of disjoint rows: the products from
+		 * those families, several times cheaper, the same trial
+		 * (recon/binmat_families.h); NULL (other designs): the patterns'
+		 */
+		tapas_binmat_families_t *FA = tapas_audit_row_families ?
+			tapas_binmat_families_create(A, A->m / 16) : NULL;
+
+		*st = tapas_cs_bhtp_trial_families(P, FA, b, s, x,
+										   (s * SIM_OVERLAP_NUM + SIM_OVERLAP_DEN - 1) / SIM_OVERLAP_DEN,
+										   SIM_GREEDY_STEPS, xo, NULL, &right, progress);
+		tapas_binmat_families_free(FA);
+	}
 	else						/* the bench's baseline: a full run */
 		*st = tapas_cs_bhtp_trial(P, b, s, x, s, TAPAS_CS_BHTP_MAX_STEPS, xo, NULL,
 								  &right, progress);
@@ -457,7 +475,7 @@ tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 		return 0;				/* the candidates test decides s <= 1 */
 	if (ns < s || m < floor(log2_binom((double) ns, s) / log2(s + 1.0)))
 		return 0;
-	if (s > TAPAS_SIM_MAX_S)
+	if (s > tapas_audit_max_positives)
 	{
 		*why = "more positives than the reconstruction decoders cover";
 		return 0;
