@@ -148,11 +148,38 @@ better(const double *u, long a, long b)
 	return u[a] > u[b] || (u[a] == u[b] && a < b);
 }
 
+/* sift-down in the heap h[0..cnt-1] whose top is the worst outsider kept */
+static void
+sift_down(const double *u, long *h, long cnt, long pos)
+{
+	for (;;)
+	{
+		long		c = 2 * pos + 1;
+
+		if (c >= cnt)
+			return;
+		if (c + 1 < cnt && better(u, h[c], h[c + 1]))
+			c++;				/* the worse child */
+		if (!better(u, h[pos], h[c]))
+			return;
+		{
+			long		t = h[pos];
+
+			h[pos] = h[c];
+			h[c] = t;
+		}
+		pos = c;
+	}
+}
+
 /*
  * Ranks the swaps: out_by = the members by ascending u, in_by = the (at
- * most s) best outsiders by descending u, kept in a sorted buffer during
- * one pass.  Returns the number of profitable pairs, in_by[k] beating
- * out_by[k]; with an empty support, the number of outsiders ranked.
+ * most s) best outsiders by descending u, selected in one pass with a
+ * heap of s (O(n log s) at worst, so hundreds of thousands of positives
+ * stay within a pass; "better" is a strict total order, so the selection
+ * is the same as a full sort's).  Returns the number of profitable pairs,
+ * in_by[k] beating out_by[k]; with an empty support, the number of
+ * outsiders ranked.
  */
 static int
 rank_swaps(bhtp_work *w, int nin)
@@ -175,20 +202,30 @@ rank_swaps(bhtp_work *w, int nin)
 	}
 	for (size_t j = 0; j < w->n; j++)
 	{
-		long		pos;
-
 		if (w->in[j] || w->inv[j] == 0.0)
 			continue;
-		if (cnt == w->s && !better(w->u, (long) j, w->in_by[cnt - 1]))
-			continue;
-		pos = cnt < w->s ? cnt++ : w->s - 1;
-		while (pos > 0 && better(w->u, (long) j, w->in_by[pos - 1]))
+		if (cnt < w->s)
 		{
-			w->in_by[pos] = w->in_by[pos - 1];
-			pos--;
+			/* sift up: the worst kept at the top */
+			long		pos = cnt++;
+
+			w->in_by[pos] = (long) j;
+			while (pos > 0 && better(w->u, w->in_by[(pos - 1) / 2], w->in_by[pos]))
+			{
+				long		t = w->in_by[pos];
+
+				w->in_by[pos] = w->in_by[(pos - 1) / 2];
+				w->in_by[(pos - 1) / 2] = t;
+				pos = (pos - 1) / 2;
+			}
 		}
-		w->in_by[pos] = (long) j;
+		else if (better(w->u, (long) j, w->in_by[0]))
+		{
+			w->in_by[0] = (long) j;
+			sift_down(w->u, w->in_by, cnt, 0);
+		}
 	}
+	qsort(w->in_by, cnt, sizeof(long), cmp_desc);
 	if (nin == 0)
 		return (int) cnt;
 	while (k < cnt && k < nout && w->u[w->in_by[k]] > w->u[w->out_by[k]])
