@@ -317,8 +317,15 @@ typedef struct TapasAuditDeadline
 } TapasAuditDeadline;
 extern int	tapas_audit_deadline_progress(void *arg, double fraction);
 
-/* simulated.c: the most positives the decoder portfolio covers */
-#define TAPAS_SIM_MAX_S		256
+/*
+ * simulated.c: the most positives the decoders are run for
+ * (tapas.audit_max_positives; above, TP004).  The decoders' own limit is
+ * the budget: a trial that does not finish in it fails closed.
+ */
+#define TAPAS_AUDIT_MAX_POSITIVES	100000000	/* the default: no cap but the budget */
+extern int	tapas_audit_max_positives;
+/* the greedy trial's products from runs of disjoint rows (off: the patterns', as before) */
+extern bool tapas_audit_row_families;
 extern int	tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 								  TimestampTz deadline, const char **why);
 

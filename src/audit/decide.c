@@ -611,6 +611,20 @@ tapas_audit_define_gucs(void)
 							 true,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+	DefineCustomIntVariable("tapas.audit_max_positives",
+							"Most positives the reconstruction decoders are run for.",
+							"Above, the check fails closed (TP004 in deny mode). 256: the cap of 0.3 before issue 11 item 6, the baseline of test/bench/benign-workload.sh --cross.",
+							&tapas_audit_max_positives,
+							TAPAS_AUDIT_MAX_POSITIVES, 0, 100000000,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+	DefineCustomBoolVariable("tapas.audit_row_families",
+							 "Runs the simulated greedy decoder's products from the runs of disjoint rows (GROUP BY groups) when they pay.",
+							 "off: from the column patterns whatever the rows, as before issue 11 item 6; the same decisions, the baseline of test/bench/cross-positives.sh.",
+							 &tapas_audit_row_families,
+							 true,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							 NULL, NULL, NULL);
 	tapas_alerts_define_gucs();
 }
 

@@ -557,7 +557,7 @@ tapas_audit_reconstructed(TapasAuditBatch *batch, TapasFinding **found,
 		m >= floor(log2_binom(n, w) / log2(w + 1.0));
 	if (!sparse_trigger && !omp_trigger)
 		return tapas_audit_designs(batch, supp, w, found);
-	if (w > TAPAS_SIM_MAX_S)
+	if (w > tapas_audit_max_positives)
 	{
 		/* enough rows to decode w positives, and no decoder for that many */
 		nf = tapas_audit_designs(batch, supp, w, found);

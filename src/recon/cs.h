@@ -183,6 +183,20 @@ extern tapas_status tapas_cs_bhtp_trial(tapas_binmat_colbytes_t *P,
 										int max_steps, double *x_out,
 										int *iterations, int *found,
 										const tapas_progress_t *progress);
+/*
+ * The same trial with the products and column updates from the families
+ * of A's disjoint rows (binmat_families.h; built from the A that P was
+ * built from, same m and n, else TAPAS_EINVAL): the same result for
+ * integer b, faster for GROUP BY crossings.  FA NULL: tapas_cs_bhtp_trial.
+ */
+struct tapas_binmat_families;
+extern tapas_status tapas_cs_bhtp_trial_families(tapas_binmat_colbytes_t *P,
+												 struct tapas_binmat_families *FA,
+												 const double *b, int s,
+												 const double *target, int need,
+												 int max_steps, double *x_out,
+												 int *iterations, int *found,
+												 const tapas_progress_t *progress);
 
 /*
  * Fills report for a candidate x (rounding it first when binary) against

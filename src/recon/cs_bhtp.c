@@ -32,9 +32,15 @@
  * index), so a permutation of the columns permutes the result.
  *
  * Cost: one product A^T r per step (column patterns of binmat.c, about
- * m n / 8 table additions), a selection O(n), and O(m / 8) per swapped
- * column to update r.  At n = 100,000, s = 256, m = 4,400 a step costs
- * about 40 ms; test/bench/b-cs-many.c measures steps and success.
+ * m n / 8 table additions; or, given to tapas_cs_bhtp_trial_families, the
+ * families of disjoint rows of a GROUP BY crossing, binmat_families.c,
+ * F n reads), a selection O(n), and O(m / 8) per swapped column to update
+ * r (O(F) from the families).
+ * At n = 100,000, s = 256, m = 4,400 a step costs about 40 ms;
+ * test/bench/b-cs-many.c measures steps and success, b-bhtp-families.c
+ * the families' trial on GROUP BY crossings.  The product is A^T r, exact for
+ * integer r, minus mean(r) times the column weights (A^T of the centred
+ * r), so both products give the same scores bit for bit.
  *
  * IDENTIFICATION
  *	  src/recon/cs_bhtp.c
@@ -46,6 +52,7 @@
 #include <string.h>
 
 #include "util/memory.h"
+#include "recon/binmat_families.h"
 #include "recon/cs.h"
 
 #define BHTP_MAX_STEPS		TAPAS_CS_BHTP_MAX_STEPS
@@ -53,12 +60,12 @@
 typedef struct bhtp_work
 {
 	tapas_binmat_colbytes_t *P;
+	tapas_binmat_families_t *FA;	/* or NULL: the products from P */
 	size_t		m;
 	size_t		n;
 	int			s;
 	double	   *r;				/* residual b - A x, m */
-	double	   *rc;				/* centred residual, m */
-	double	   *z;				/* A^T rc, n */
+	double	   *z;				/* A^T r, n */
 	double	   *inv;			/* 1 / ||a_j~||^2, 0 = column excluded */
 	double	   *u;				/* step scores, n */
 	uint8_t    *in;				/* x_j */
@@ -70,7 +77,6 @@ static void
 bhtp_free(bhtp_work *w)
 {
 	tapas_free(w->r);
-	tapas_free(w->rc);
 	tapas_free(w->z);
 	tapas_free(w->inv);
 	tapas_free(w->u);
@@ -79,11 +85,14 @@ bhtp_free(bhtp_work *w)
 	tapas_free(w->in_by);
 }
 
-/* r += sign a_j, from the column patterns */
+/* r += sign a_j, from the families or the column patterns */
 static inline void
-add_column(const tapas_binmat_colbytes_t *P, size_t j, double sign, double *r)
+add_column(const bhtp_work *w, size_t j, double sign, double *r)
 {
-	tapas_binmat_colbytes_add_column(P, j, sign, r);
+	if (w->FA != NULL)
+		tapas_binmat_families_add_column(w->FA, j, sign, r);
+	else
+		tapas_binmat_colbytes_add_column(w->P, j, sign, r);
 }
 
 static double
@@ -105,11 +114,17 @@ scores(bhtp_work *w)
 	for (size_t i = 0; i < w->m; i++)
 		mean += w->r[i];
 	mean /= (double) w->m;
-	for (size_t i = 0; i < w->m; i++)
-		w->rc[i] = w->r[i] - mean;
-	tapas_binmat_colbytes_mul_t(w->P, w->rc, w->z);
+	/* A^T (r - mean) = A^T r - mean weights: exact A^T r for integer r */
+	if (w->FA != NULL)
+		tapas_binmat_families_mul_t(w->FA, w->r, w->z);
+	else
+		tapas_binmat_colbytes_mul_t(w->P, w->r, w->z);
 	for (size_t j = 0; j < w->n; j++)
-		w->u[j] = w->inv[j] == 0.0 ? -HUGE_VAL : w->in[j] + w->z[j] * w->inv[j];
+	{
+		double		zc = w->z[j] - mean * (double) w->P->weights[j];
+
+		w->u[j] = w->inv[j] == 0.0 ? -HUGE_VAL : w->in[j] + zc * w->inv[j];
+	}
 }
 
 /* ranking: by u, ties to the lower index (deterministic, order-free) */
@@ -133,11 +148,38 @@ better(const double *u, long a, long b)
 	return u[a] > u[b] || (u[a] == u[b] && a < b);
 }
 
+/* sift-down in the heap h[0..cnt-1] whose top is the worst outsider kept */
+static void
+sift_down(const double *u, long *h, long cnt, long pos)
+{
+	for (;;)
+	{
+		long		c = 2 * pos + 1;
+
+		if (c >= cnt)
+			return;
+		if (c + 1 < cnt && better(u, h[c], h[c + 1]))
+			c++;				/* the worse child */
+		if (!better(u, h[pos], h[c]))
+			return;
+		{
+			long		t = h[pos];
+
+			h[pos] = h[c];
+			h[c] = t;
+		}
+		pos = c;
+	}
+}
+
 /*
  * Ranks the swaps: out_by = the members by ascending u, in_by = the (at
- * most s) best outsiders by descending u, kept in a sorted buffer during
- * one pass.  Returns the number of profitable pairs, in_by[k] beating
- * out_by[k]; with an empty support, the number of outsiders ranked.
+ * most s) best outsiders by descending u, selected in one pass with a
+ * heap of s (O(n log s) at worst, so hundreds of thousands of positives
+ * stay within a pass; "better" is a strict total order, so the selection
+ * is the same as a full sort's).  Returns the number of profitable pairs,
+ * in_by[k] beating out_by[k]; with an empty support, the number of
+ * outsiders ranked.
  */
 static int
 rank_swaps(bhtp_work *w, int nin)
@@ -160,20 +202,30 @@ rank_swaps(bhtp_work *w, int nin)
 	}
 	for (size_t j = 0; j < w->n; j++)
 	{
-		long		pos;
-
 		if (w->in[j] || w->inv[j] == 0.0)
 			continue;
-		if (cnt == w->s && !better(w->u, (long) j, w->in_by[cnt - 1]))
-			continue;
-		pos = cnt < w->s ? cnt++ : w->s - 1;
-		while (pos > 0 && better(w->u, (long) j, w->in_by[pos - 1]))
+		if (cnt < w->s)
 		{
-			w->in_by[pos] = w->in_by[pos - 1];
-			pos--;
+			/* sift up: the worst kept at the top */
+			long		pos = cnt++;
+
+			w->in_by[pos] = (long) j;
+			while (pos > 0 && better(w->u, w->in_by[(pos - 1) / 2], w->in_by[pos]))
+			{
+				long		t = w->in_by[pos];
+
+				w->in_by[pos] = w->in_by[(pos - 1) / 2];
+				w->in_by[(pos - 1) / 2] = t;
+				pos = (pos - 1) / 2;
+			}
 		}
-		w->in_by[pos] = (long) j;
+		else if (better(w->u, (long) j, w->in_by[0]))
+		{
+			w->in_by[0] = (long) j;
+			sift_down(w->u, w->in_by, cnt, 0);
+		}
 	}
+	qsort(w->in_by, cnt, sizeof(long), cmp_desc);
 	if (nin == 0)
 		return (int) cnt;
 	while (k < cnt && k < nout && w->u[w->in_by[k]] > w->u[w->out_by[k]])
@@ -192,8 +244,8 @@ apply_swaps(bhtp_work *w, int k, int undo)
 		long		jin = w->in_by[i],
 					jout = w->out_by[i];
 
-		add_column(w->P, (size_t) jin, sign, w->r);
-		add_column(w->P, (size_t) jout, -sign, w->r);
+		add_column(w, (size_t) jin, sign, w->r);
+		add_column(w, (size_t) jout, -sign, w->r);
 		w->in[jin] = !undo;
 		w->in[jout] = (uint8_t) undo;
 	}
@@ -211,7 +263,6 @@ bhtp_init(bhtp_work *w, tapas_binmat_colbytes_t *P, const double *b, int s)
 	w->n = P->n;
 	w->s = s;
 	w->r = tapas_malloc(w->m * sizeof(double));
-	w->rc = tapas_malloc(w->m * sizeof(double));
 	w->z = tapas_malloc(w->n * sizeof(double));
 	w->inv = tapas_malloc(w->n * sizeof(double));
 	w->u = tapas_malloc(w->n * sizeof(double));
@@ -219,7 +270,7 @@ bhtp_init(bhtp_work *w, tapas_binmat_colbytes_t *P, const double *b, int s)
 	w->out_by = tapas_malloc(((size_t) s + 1) * sizeof(long));
 	w->in_by = tapas_malloc(((size_t) s + 1) * sizeof(long));
 	counts = tapas_malloc(w->n * sizeof(size_t));
-	if (!w->r || !w->rc || !w->z || !w->inv || !w->u || !w->in ||
+	if (!w->r || !w->z || !w->inv || !w->u || !w->in ||
 		!w->out_by || !w->in_by || !counts)
 	{
 		tapas_free(counts);
@@ -266,6 +317,17 @@ tapas_cs_bhtp_trial(tapas_binmat_colbytes_t *P, const double *b, int s,
 					double *x_out, int *iterations, int *found,
 					const tapas_progress_t *progress)
 {
+	return tapas_cs_bhtp_trial_families(P, NULL, b, s, target, need, max_steps,
+										x_out, iterations, found, progress);
+}
+
+tapas_status
+tapas_cs_bhtp_trial_families(tapas_binmat_colbytes_t *P,
+							 tapas_binmat_families_t *FA, const double *b,
+							 int s, const double *target, int need,
+							 int max_steps, double *x_out, int *iterations,
+							 int *found, const tapas_progress_t *progress)
+{
 	bhtp_work	w;
 	tapas_status st;
 	int			nin;
@@ -273,17 +335,19 @@ tapas_cs_bhtp_trial(tapas_binmat_colbytes_t *P, const double *b, int s,
 	double		ss;
 
 	if (s < 1 || P->m == 0 || P->n == 0 || max_steps < 0 ||
-		max_steps > BHTP_MAX_STEPS || (target != NULL && need < 1))
+		max_steps > BHTP_MAX_STEPS || (target != NULL && need < 1) ||
+		(FA != NULL && (FA->m != P->m || FA->n != P->n)))
 		return TAPAS_EINVAL;
 	if ((st = bhtp_init(&w, P, b, s)) != TAPAS_OK)
 		return st;
+	w.FA = FA;
 	/* start: the s best columns for x = 0 */
 	scores(&w);
 	nin = rank_swaps(&w, 0);
 	for (int i = 0; i < nin; i++)
 	{
 		w.in[w.in_by[i]] = 1;
-		add_column(P, (size_t) w.in_by[i], -1.0, w.r);
+		add_column(&w, (size_t) w.in_by[i], -1.0, w.r);
 	}
 	ss = sumsq(w.r, w.m);
 	while (ss > 0.25 && steps < max_steps &&
