@@ -134,9 +134,22 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 		GROW(rs->tsave[e], sizeof(uint64_t));
 		GROW(rs->bsum[e], rs->nblocks * sizeof(uint64_t));
 	}
-	GROW(rs->rows, rs->nwords * sizeof(uint64_t));
-	GROW(rs->nrows, rs->nwords * sizeof(uint64_t));
 #undef GROW
+	/* the private bitmaps hold rows r_ext.. only (cap >= r >= r_ext) */
+	for (e = 0; e < 2; e++)
+	{
+		uint64_t  **field = e == 0 ? &rs->rows : &rs->nrows;
+		size_t		nr = cap > rs->r_ext ? cap - rs->r_ext : 1;
+
+		p = tapas_realloc(*field, nr * rs->nwords * sizeof(uint64_t));
+		if (p != NULL)
+			*field = p;
+		else if (cap > rs->rcap || *field == NULL)
+		{
+			tapas_free(M2);
+			return TAPAS_ENOMEM;
+		}
+	}
 	for (k = 0; k < rs->r; k++)
 		memcpy(M2 + (size_t) k * cap, rs->M + (size_t) k * rs->rcap,
 			   rs->r * sizeof(uint64_t));
@@ -323,5 +336,7 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->u);
 	tapas_free(rs->g);
 	tapas_free(rs->bidx);
+	if (rs->ext_release != NULL)
+		rs->ext_release(rs->ext_arg);	/* after the last read of the rows */
 	tapas_free(rs);
 }

@@ -40,7 +40,9 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 	bytes += (rs->nblocks + rs->blk) * sizeof(uint64_t);
 	/* basis: M, rows, and per-row vectors */
 	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
-	bytes += 2 * (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
+	/* the private row bitmaps only: rows in place belong to their copy */
+	bytes += 2 * (size_t) (rs->rcap > rs->r_ext ? rs->rcap - rs->r_ext : 1) *
+		rs->nwords * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * NPROJ * rs->nblocks * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * (3 * NPROJ + 2) * sizeof(uint64_t) +
 		(size_t) rs->rcap * 2 * sizeof(uint32_t);
@@ -91,8 +93,7 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 		for (j = 0; j < rs->r; j++)
 			h = mix(h, rs->M[(size_t) k * rs->rcap + j]);
 		for (w = 0; w < rs->nwords; w++)
-			h = mix(mix(h, rs->rows[(size_t) k * rs->nwords + w]),
-					rs->nrows[(size_t) k * rs->nwords + w]);
+			h = mix(mix(h, rowspace_prow(rs, k)[w]), rowspace_nrow(rs, k)[w]);
 	}
 	h = mix(h, rs->ndet);
 	for (i = 0; i < rs->ndet; i++)
@@ -104,8 +105,8 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 static inline int
 row_bit(const tapas_rowspace_t *rs, uint32_t i, uint32_t j)
 {
-	int			pos = (rs->rows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
-	int			neg = (rs->nrows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
+	int			pos = (rowspace_prow(rs, i)[j / 64] >> (j % 64)) & 1;
+	int			neg = (rowspace_nrow(rs, i)[j / 64] >> (j % 64)) & 1;
 
 	return pos && neg ? 2 : pos - neg;	/* 2: both bits, never valid */
 }

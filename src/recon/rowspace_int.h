@@ -80,9 +80,16 @@ struct tapas_rowspace
 	uint64_t   *t[NPROJ];		/* [rcap] t = M s */
 	uint64_t   *bsum[NPROJ];	/* [rcap * nblocks] s per block of records */
 	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
-	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps: +1 */
-	uint64_t   *nrows;			/* [rcap * nwords] basis row bitmaps: -1
-								 * (disjoint from rows) */
+	uint64_t   *rows;			/* [(rcap - r_ext) * nwords] basis row
+								 * bitmaps r_ext..: +1 */
+	uint64_t   *nrows;			/* the same for -1 (disjoint from rows) */
+	/* basis rows 0..r_ext-1 read in place from a copy (rowspace_serial.c):
+	 * rows are only ever appended, so they never change; released once */
+	uint32_t	r_ext;
+	const uint64_t *ext_rows;	/* [r_ext * nwords] +1 bitmaps */
+	const uint64_t *ext_nrows;	/* [r_ext * nwords] -1 bitmaps */
+	void		(*ext_release) (void *arg);	/* called by tapas_rowspace_free */
+	void	   *ext_arg;
 	uint64_t   *u;				/* [rcap] scratch: a[P] M */
 	uint64_t   *g;				/* [rcap] scratch: M A[I,c] */
 	uint32_t   *bidx;			/* [rcap] scratch: rows containing c */
@@ -97,6 +104,22 @@ struct tapas_rowspace
 	tapas_rng_t rng_save;		/* rng at the start of the trial */
 	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
 };
+
+/* the +1 bitmap of basis row k < r, in place or private */
+static inline const uint64_t *
+rowspace_prow(const tapas_rowspace_t *rs, uint32_t k)
+{
+	return k < rs->r_ext ? rs->ext_rows + (size_t) k * rs->nwords :
+		rs->rows + (size_t) (k - rs->r_ext) * rs->nwords;
+}
+
+/* the -1 bitmap of basis row k < r */
+static inline const uint64_t *
+rowspace_nrow(const tapas_rowspace_t *rs, uint32_t k)
+{
+	return k < rs->r_ext ? rs->ext_nrows + (size_t) k * rs->nwords :
+		rs->nrows + (size_t) (k - rs->r_ext) * rs->nwords;
+}
 
 /* one entry of the resolved log: the block fields of atom a before */
 typedef struct rowspace_rlog

@@ -41,8 +41,9 @@
 #include "recon/rowspace_int.h"
 
 #define SERIAL_MAGIC	"TPRSPC01"
-#define SERIAL_VERSION	3	/* 2: resolved atoms; 3: resolved blocks and
-							 * signed basis rows (rowspace_resolved.c) */
+#define SERIAL_VERSION	4	/* 2: resolved atoms; 3: resolved blocks and
+							 * signed basis rows (rowspace_resolved.c);
+							 * 4: the row bitmaps 8-byte aligned, last */
 
 typedef struct serial_header
 {
@@ -59,6 +60,16 @@ typedef struct serial_header
 	uint64_t	stats[3];
 	uint64_t	payload;		/* bytes between the header and the CRC */
 } serial_header;
+
+/* the row bitmaps' alignment (rows_pad) needs a header of whole words */
+_Static_assert(sizeof(serial_header) % 8 == 0, "serial_header is not 8-byte sized");
+
+/* zero bytes that align the row bitmaps after at bytes of payload */
+static inline size_t
+rows_pad(size_t at)
+{
+	return (8 - at % 8) % 8;
+}
 
 /* payload bytes of a state with these sizes (see the banner) */
 static size_t
@@ -79,8 +90,19 @@ payload_size(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
 	bytes += 2 * NPROJ * (size_t) r * sizeof(uint64_t);	/* s, t */
 	bytes += NPROJ * (size_t) r * nblocks * sizeof(uint64_t);	/* bsum */
 	bytes += (size_t) r * r * sizeof(uint64_t);	/* M */
+	bytes += rows_pad(bytes);
 	bytes += 2 * (size_t) r * nwords * sizeof(uint64_t);	/* rows, nrows */
 	return bytes;
+}
+
+/* bytes of the payload before the row bitmaps: they follow at an offset a
+ * multiple of 8 from the buffer (the header is 8 bytes times a whole) */
+static size_t
+rows_offset(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
+			size_t nblocks, size_t nwords)
+{
+	return payload_size(n, natoms, ndet, r, nblocks, nwords) -
+		2 * (size_t) r * nwords * sizeof(uint64_t);
 }
 
 size_t
@@ -95,7 +117,8 @@ tapas_rowspace_serial_size(const tapas_rowspace_t *rs)
 static inline void
 put(unsigned char **at, const void *src, size_t len)
 {
-	memcpy(*at, src, len);
+	if (len > 0)
+		memcpy(*at, src, len);
 	*at += len;
 }
 
@@ -159,8 +182,17 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 	}
 	for (k = 0; k < rs->r; k++)
 		put(&at, rs->M + (size_t) k * rs->rcap, (size_t) rs->r * sizeof(uint64_t));
-	put(&at, rs->rows, (size_t) rs->r * rs->nwords * sizeof(uint64_t));
-	put(&at, rs->nrows, (size_t) rs->r * rs->nwords * sizeof(uint64_t));
+	{
+		static const unsigned char zeros[8];
+		size_t		pad = rows_pad((size_t) (at - (unsigned char *) buf) - sizeof(h));
+
+		put(&at, zeros, pad);
+	}
+	/* the rows in place first (r >= r_ext), then the private ones */
+	put(&at, rs->ext_rows, (size_t) rs->r_ext * rs->nwords * sizeof(uint64_t));
+	put(&at, rs->rows, (size_t) (rs->r - rs->r_ext) * rs->nwords * sizeof(uint64_t));
+	put(&at, rs->ext_nrows, (size_t) rs->r_ext * rs->nwords * sizeof(uint64_t));
+	put(&at, rs->nrows, (size_t) (rs->r - rs->r_ext) * rs->nwords * sizeof(uint64_t));
 	crc = tapas_crc32c(buf, (size_t) (at - (unsigned char *) buf));
 	put(&at, &crc, sizeof(crc));
 	return TAPAS_OK;
@@ -215,9 +247,28 @@ check_structure(tapas_rowspace_t *rs)
 	return NULL;
 }
 
+int
+tapas_rowspace_serial_verify(const void *buf, size_t len)
+{
+	uint32_t	crc;
+
+	if (buf == NULL || len < sizeof(serial_header) + sizeof(crc))
+		return 0;
+	memcpy(&crc, (const unsigned char *) buf + len - sizeof(crc), sizeof(crc));
+	return tapas_crc32c(buf, len - sizeof(crc)) == crc;
+}
+
 tapas_rowspace_t *
 tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 						   tapas_status *status, const char **reason)
+{
+	return tapas_rowspace_deserialise_ext(buf, len, prime, 0, NULL, NULL, status, reason);
+}
+
+tapas_rowspace_t *
+tapas_rowspace_deserialise_ext(const void *buf, size_t len, uint64_t prime, int flags,
+							   void (*release) (void *arg), void *arg,
+							   tapas_status *status, const char **reason)
 {
 	serial_header h;
 	const unsigned char *at = buf;
@@ -241,9 +292,11 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 		h.ndet > h.n || h.rank_limit == 0 || h.rank_limit > TAPAS_ROWSPACE_RANK_MAX ||
 		h.r > h.rank_limit)
 		REFUSE("row-space copy with impossible sizes");
-	memcpy(&crc, (const unsigned char *) buf + len - sizeof(crc), sizeof(crc));
-	if (tapas_crc32c(buf, len - sizeof(crc)) != crc)
+	if ((flags & TAPAS_ROWSPACE_SERIAL_VERIFIED) == 0 &&
+		!tapas_rowspace_serial_verify(buf, len))
 		REFUSE("row-space copy fails its checksum");
+	if ((flags & TAPAS_ROWSPACE_SERIAL_INPLACE) && ((uintptr_t) buf % 8 != 0 || release == NULL))
+		REFUSE("row-space copy not aligned for reading in place");
 	rs = tapas_rowspace_alloc(h.n, prime, h.rank_limit, h.r > 64 ? h.r : 64, status, reason);
 	if (rs == NULL)
 		return NULL;
@@ -294,16 +347,41 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 	}
 	for (k = 0; k < h.r; k++)
 		get(&at, rs->M + (size_t) k * rs->rcap, (size_t) h.r * sizeof(uint64_t));
-	get(&at, rs->rows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
-	get(&at, rs->nrows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+	at = (const unsigned char *) buf + sizeof(h) +
+		rows_offset(h.n, natoms, h.ndet, h.r, rs->nblocks, rs->nwords);
+	if (flags & TAPAS_ROWSPACE_SERIAL_INPLACE)
+	{
+		/* the bitmaps stay in buf; the private arrays hold later rows only */
+		rs->r_ext = h.r;
+		rs->ext_rows = (const uint64_t *) at;
+		rs->ext_nrows = rs->ext_rows + (size_t) h.r * rs->nwords;
+		if (tapas_rowspace_grow(rs, rs->rcap) != TAPAS_OK)
+		{
+			tapas_rowspace_free(rs);
+			*status = TAPAS_ENOMEM;
+			if (reason)
+				*reason = "out of memory";
+			return NULL;
+		}
+	}
+	else
+	{
+		get(&at, rs->rows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+		get(&at, rs->nrows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+	}
 	memcpy(rs->rng.s, h.rng, sizeof(h.rng));
 	rs->stats.rows = h.stats[0];
 	rs->stats.independent = h.stats[1];
 	rs->stats.block_searches = h.stats[2];
 	if ((why = check_structure(rs)) != NULL)
 	{
-		tapas_rowspace_free(rs);
+		tapas_rowspace_free(rs);	/* no release yet: the caller keeps buf */
 		REFUSE(why);
+	}
+	if (flags & TAPAS_ROWSPACE_SERIAL_INPLACE)
+	{
+		rs->ext_release = release;
+		rs->ext_arg = arg;
 	}
 	*status = TAPAS_OK;
 	if (reason)
