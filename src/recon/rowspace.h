@@ -233,7 +233,11 @@ extern void tapas_rowspace_stats(const tapas_rowspace_t *rs,
 
 /* --- rowspace_check.c: accounting and test support --- */
 
-/* Bytes currently allocated by rs (all buffers, including scratch). */
+/*
+ * Bytes currently allocated by rs (all buffers, including scratch), and
+ * the basis rows it reads in place (tapas_rowspace_deserialise_ext), so
+ * that the figure is the same for a private copy of the same state.
+ */
 extern size_t tapas_rowspace_memory(const tapas_rowspace_t *rs);
 
 /*

@@ -40,9 +40,11 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 	bytes += (rs->nblocks + rs->blk) * sizeof(uint64_t);
 	/* basis: M, rows, and per-row vectors */
 	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
-	/* the private row bitmaps only: rows in place belong to their copy */
-	bytes += 2 * (size_t) (rs->rcap > rs->r_ext ? rs->rcap - rs->r_ext : 1) *
-		rs->nwords * sizeof(uint64_t);
+	/*
+	 * The row bitmaps, those read in place included: a bound on a state's
+	 * memory (tapas.audit_memory) must not depend on where its rows are.
+	 */
+	bytes += 2 * (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * NPROJ * rs->nblocks * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * (3 * NPROJ + 2) * sizeof(uint64_t) +
 		(size_t) rs->rcap * 2 * sizeof(uint32_t);

@@ -138,7 +138,7 @@ test_inplace_equals_private_and_replay(void)
 	tapas_rng_seed(&rng, tapas_test_seed() + 303);
 	for (iter = 0; iter < iters && !tapas_test_current_failed; iter++)
 	{
-		uint32_t	n = 1 + (uint32_t) tapas_rng_below(&rng, iter % 4 == 0 ? 3000 : 150);
+		uint32_t	n = 1 + (uint32_t) tapas_rng_below(&rng, iter % 4 == 0 ? 3000 : iter % 5 == 0 ? 1000 : 150);
 		uint64_t	seed = tapas_rng_u64(&rng),
 					prime;
 		tapas_rowspace_t *replay = make_rs(n, seed, &prime);
@@ -146,7 +146,7 @@ test_inplace_equals_private_and_replay(void)
 		tapas_rowspace_t *priv,
 				   *inpl;
 		uint32_t   *ids = malloc(sizeof(uint32_t) * 2 * n);
-		int			m = 1 + (int) tapas_rng_below(&rng, 60),
+		int			m = 1 + (int) tapas_rng_below(&rng, iter % 5 == 0 ? 200 : 60),
 					k = (int) tapas_rng_below(&rng, m + 1),
 					i;
 		pages		pg;
@@ -170,9 +170,8 @@ test_inplace_equals_private_and_replay(void)
 		if (priv == NULL || inpl == NULL)
 			break;
 		TAPAS_CHECK(tapas_rowspace_fingerprint(inpl) == tapas_rowspace_fingerprint(replay));
-		if (k > 0)
-			TAPAS_CHECK(tapas_rowspace_kernel_rank(inpl) == 0 ||
-						tapas_rowspace_memory(inpl) < tapas_rowspace_memory(priv));
+		/* the same memory figure (tapas.audit_memory bounds it either way) */
+		TAPAS_CHECK(tapas_rowspace_memory(inpl) == tapas_rowspace_memory(priv));
 		for (; i < m && !tapas_test_current_failed; i++)
 		{
 			size_t		off[3],
