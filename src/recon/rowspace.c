@@ -304,7 +304,8 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_atoms_clear(&rs->atoms);
 	for (e = 0; e < NPROJ; e++)
 	{
-		tapas_free(rs->z[e]);
+		if (!rs->z_ext)
+			tapas_free(rs->z[e]);
 		tapas_free(rs->za[e]);
 		tapas_free(rs->s[e]);
 		tapas_free(rs->t[e]);

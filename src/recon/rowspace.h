@@ -302,10 +302,11 @@ extern int	tapas_rowspace_serial_verify(const void *buf, size_t len);
 
 /*
  * tapas_rowspace_deserialise with flags.  TAPAS_ROWSPACE_SERIAL_INPLACE:
- * the basis row bitmaps (most of a copy at large n: 2 r n / 8 bytes) are
- * not copied but read from buf (8-byte aligned) for as long as the state
- * lives; basis rows are only ever appended, so the state never writes
- * them.  buf must then stay mapped and unchanged until release(arg),
+ * the basis row bitmaps (most of a copy at large n: 2 r n / 8 bytes) and
+ * the secret projections (16 n bytes) are not copied but read from buf
+ * (8-byte aligned) for as long as the state lives; basis rows are only
+ * ever appended and the projections drawn once, so the state never
+ * writes them.  buf must then stay mapped and unchanged until release(arg),
  * which tapas_rowspace_free calls exactly once, after its last read of
  * buf (release may not be NULL).  When NULL is returned, release is not
  * called and buf is the caller's again.  Every later trial, commit,

@@ -38,7 +38,10 @@ struct tapas_rowspace
 	tapas_rng_t rng;			/* pivot candidate sampling only */
 	size_t		nwords;			/* words of a row bitmap: ceil(n / 64) */
 
-	uint64_t   *z[NPROJ];		/* [n] secret projection, per record */
+	uint64_t   *z[NPROJ];		/* [n] secret projection, per record; never
+								 * written after creation */
+	int			z_ext;			/* z points into a copy read in place (not
+								 * freed here; rowspace_serial.c) */
 	uint64_t   *za[NPROJ];		/* [n] per atom: sum of z over members */
 	int32_t    *pivot_of;		/* [n] per atom: basis index, or -1 */
 	uint8_t    *inrow;			/* [n] per atom scratch: inside current row */

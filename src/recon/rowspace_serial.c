@@ -309,7 +309,18 @@ tapas_rowspace_deserialise_ext(const void *buf, size_t len, uint64_t prime, int 
 	natoms = h.natoms;
 	at += sizeof(h);
 	for (e = 0; e < NPROJ; e++)
-		get(&at, rs->z[e], (size_t) h.n * sizeof(uint64_t));
+	{
+		if (flags & TAPAS_ROWSPACE_SERIAL_INPLACE)
+		{
+			/* read only after creation, like the basis rows: kept in place */
+			tapas_free(rs->z[e]);
+			rs->z[e] = (uint64_t *) at;
+			rs->z_ext = 1;
+			at += (size_t) h.n * sizeof(uint64_t);
+		}
+		else
+			get(&at, rs->z[e], (size_t) h.n * sizeof(uint64_t));
+	}
 	for (e = 0; e < NPROJ; e++)
 		get(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
 	get(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
@@ -355,7 +366,14 @@ tapas_rowspace_deserialise_ext(const void *buf, size_t len, uint64_t prime, int 
 		rs->r_ext = h.r;
 		rs->ext_rows = (const uint64_t *) at;
 		rs->ext_nrows = rs->ext_rows + (size_t) h.r * rs->nwords;
-		if (tapas_rowspace_grow(rs, rs->rcap) != TAPAS_OK)
+		/* private bitmaps for rows r_ext.. of the capacity only */
+		tapas_free(rs->rows);
+		tapas_free(rs->nrows);
+		rs->rows = tapas_malloc((size_t) (rs->rcap > h.r ? rs->rcap - h.r : 1) *
+								rs->nwords * sizeof(uint64_t));
+		rs->nrows = tapas_malloc((size_t) (rs->rcap > h.r ? rs->rcap - h.r : 1) *
+								 rs->nwords * sizeof(uint64_t));
+		if (rs->rows == NULL || rs->nrows == NULL)
 		{
 			tapas_rowspace_free(rs);
 			*status = TAPAS_ENOMEM;
