@@ -132,16 +132,15 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 		GROW(rs->s[e], sizeof(uint64_t));
 		GROW(rs->t[e], sizeof(uint64_t));
 		GROW(rs->tsave[e], sizeof(uint64_t));
-		GROW(rs->bsum[e], rs->nblocks * sizeof(uint64_t));
 	}
 #undef GROW
-	/* the private bitmaps hold rows r_ext.. only (cap >= r >= r_ext) */
-	for (e = 0; e < 2; e++)
+	/* the private bitmaps and block sums hold rows r_ext.. only (cap >= r >= r_ext) */
+	for (e = 0; e < 2 + NPROJ; e++)
 	{
-		uint64_t  **field = e == 0 ? &rs->rows : &rs->nrows;
+		uint64_t  **field = e == 0 ? &rs->rows : e == 1 ? &rs->nrows : &rs->bsum[e - 2];
 		size_t		nr = cap > rs->r_ext ? cap - rs->r_ext : 1;
 
-		p = tapas_realloc(*field, nr * rs->nwords * sizeof(uint64_t));
+		p = tapas_realloc(*field, nr * (e < 2 ? rs->nwords : rs->nblocks) * sizeof(uint64_t));
 		if (p != NULL)
 			*field = p;
 		else if (cap > rs->rcap || *field == NULL)

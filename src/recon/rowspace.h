@@ -302,8 +302,9 @@ extern int	tapas_rowspace_serial_verify(const void *buf, size_t len);
 
 /*
  * tapas_rowspace_deserialise with flags.  TAPAS_ROWSPACE_SERIAL_INPLACE:
- * the basis row bitmaps (most of a copy at large n: 2 r n / 8 bytes) and
- * the secret projections (16 n bytes) are not copied but read from buf
+ * the basis row bitmaps (most of a copy at large n: 2 r n / 8 bytes),
+ * their block sums (16 r sqrt(n) bytes) and the secret projections (16 n
+ * bytes) are not copied but read from buf
  * (8-byte aligned) for as long as the state lives; basis rows are only
  * ever appended and the projections drawn once, so the state never
  * writes them.  buf must then stay mapped and unchanged until release(arg),

@@ -171,7 +171,7 @@ check_sums(const tapas_rowspace_t *rs)
 				for (j = b * rs->blk; j < (b + 1) * rs->blk && j < rs->n; j++)
 					bs = n_addmod(bs, n_mulmod2_preinv(entry_mod(row_bit(rs, k, j), p),
 													   rs->z[e][j], p, rs->mod.ninv), p);
-				if (bs != rs->bsum[e][(size_t) k * rs->nblocks + b])
+				if (bs != rowspace_bsum(rs, e, k)[b])
 					return "block sums are stale";
 				total = n_addmod(total, bs, p);
 			}

@@ -81,7 +81,8 @@ struct tapas_rowspace
 	uint32_t   *piv;			/* [rcap] pivot atom of basis row k */
 	uint64_t   *s[NPROJ];		/* [rcap] s_k = z . (basis row k) */
 	uint64_t   *t[NPROJ];		/* [rcap] t = M s */
-	uint64_t   *bsum[NPROJ];	/* [rcap * nblocks] s per block of records */
+	uint64_t   *bsum[NPROJ];	/* [(rcap - r_ext) * nblocks] s per block of
+								 * records, rows r_ext.. */
 	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
 	uint64_t   *rows;			/* [(rcap - r_ext) * nwords] basis row
 								 * bitmaps r_ext..: +1 */
@@ -91,6 +92,7 @@ struct tapas_rowspace
 	uint32_t	r_ext;
 	const uint64_t *ext_rows;	/* [r_ext * nwords] +1 bitmaps */
 	const uint64_t *ext_nrows;	/* [r_ext * nwords] -1 bitmaps */
+	const uint64_t *ext_bsum[NPROJ];	/* [r_ext * nblocks] their block sums */
 	void		(*ext_release) (void *arg);	/* called by tapas_rowspace_free */
 	void	   *ext_arg;
 	uint64_t   *u;				/* [rcap] scratch: a[P] M */
@@ -122,6 +124,14 @@ rowspace_nrow(const tapas_rowspace_t *rs, uint32_t k)
 {
 	return k < rs->r_ext ? rs->ext_nrows + (size_t) k * rs->nwords :
 		rs->nrows + (size_t) (k - rs->r_ext) * rs->nwords;
+}
+
+/* the block sums of basis row k < r for projection e */
+static inline const uint64_t *
+rowspace_bsum(const tapas_rowspace_t *rs, int e, uint32_t k)
+{
+	return k < rs->r_ext ? rs->ext_bsum[e] + (size_t) k * rs->nblocks :
+		rs->bsum[e] + (size_t) (k - rs->r_ext) * rs->nblocks;
 }
 
 /* one entry of the resolved log: the block fields of atom a before */

@@ -14,8 +14,9 @@
  *	per atom	za, pivot_of, start, size, parent (the partition after its
  *				last savepoint: no trial is open, so every atom is final);
  *	determined	detlist (det is its indicator);
- *	basis		piv, s, t, the block sums, M (r x r, without the spare
- *				capacity) and the basis row bitmaps;
+ *	basis		piv, s, t, M (r x r, without the spare capacity), then,
+ *				8-byte aligned, the basis row bitmaps and the block sums
+ *				(which a reader may keep in place: see rowspace.h);
  *	sampler		the pivot sampler's generator, so that the copy chooses
  *				the same pivots as the original from then on.
  *
@@ -88,21 +89,23 @@ payload_size(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
 	bytes += 3 * (size_t) natoms * sizeof(uint32_t);	/* start, size, parent */
 	bytes += (size_t) r * sizeof(uint32_t);	/* piv */
 	bytes += 2 * NPROJ * (size_t) r * sizeof(uint64_t);	/* s, t */
-	bytes += NPROJ * (size_t) r * nblocks * sizeof(uint64_t);	/* bsum */
 	bytes += (size_t) r * r * sizeof(uint64_t);	/* M */
 	bytes += rows_pad(bytes);
 	bytes += 2 * (size_t) r * nwords * sizeof(uint64_t);	/* rows, nrows */
+	bytes += NPROJ * (size_t) r * nblocks * sizeof(uint64_t);	/* bsum */
 	return bytes;
 }
 
-/* bytes of the payload before the row bitmaps: they follow at an offset a
- * multiple of 8 from the buffer (the header is 8 bytes times a whole) */
+/* bytes of the payload before the row bitmaps: they and the block sums
+ * follow at an offset a multiple of 8 from the buffer (the header is 8
+ * bytes times a whole) */
 static size_t
 rows_offset(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
 			size_t nblocks, size_t nwords)
 {
 	return payload_size(n, natoms, ndet, r, nblocks, nwords) -
-		2 * (size_t) r * nwords * sizeof(uint64_t);
+		2 * (size_t) r * nwords * sizeof(uint64_t) -
+		NPROJ * (size_t) r * nblocks * sizeof(uint64_t);
 }
 
 size_t
@@ -178,7 +181,6 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 	{
 		put(&at, rs->s[e], (size_t) rs->r * sizeof(uint64_t));
 		put(&at, rs->t[e], (size_t) rs->r * sizeof(uint64_t));
-		put(&at, rs->bsum[e], (size_t) rs->r * rs->nblocks * sizeof(uint64_t));
 	}
 	for (k = 0; k < rs->r; k++)
 		put(&at, rs->M + (size_t) k * rs->rcap, (size_t) rs->r * sizeof(uint64_t));
@@ -193,6 +195,11 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 	put(&at, rs->rows, (size_t) (rs->r - rs->r_ext) * rs->nwords * sizeof(uint64_t));
 	put(&at, rs->ext_nrows, (size_t) rs->r_ext * rs->nwords * sizeof(uint64_t));
 	put(&at, rs->nrows, (size_t) (rs->r - rs->r_ext) * rs->nwords * sizeof(uint64_t));
+	for (e = 0; e < NPROJ; e++)
+	{
+		put(&at, rs->ext_bsum[e], (size_t) rs->r_ext * rs->nblocks * sizeof(uint64_t));
+		put(&at, rs->bsum[e], (size_t) (rs->r - rs->r_ext) * rs->nblocks * sizeof(uint64_t));
+	}
 	crc = tapas_crc32c(buf, (size_t) (at - (unsigned char *) buf));
 	put(&at, &crc, sizeof(crc));
 	return TAPAS_OK;
@@ -354,7 +361,6 @@ tapas_rowspace_deserialise_ext(const void *buf, size_t len, uint64_t prime, int 
 	{
 		get(&at, rs->s[e], (size_t) h.r * sizeof(uint64_t));
 		get(&at, rs->t[e], (size_t) h.r * sizeof(uint64_t));
-		get(&at, rs->bsum[e], (size_t) h.r * rs->nblocks * sizeof(uint64_t));
 	}
 	for (k = 0; k < h.r; k++)
 		get(&at, rs->M + (size_t) k * rs->rcap, (size_t) h.r * sizeof(uint64_t));
@@ -362,18 +368,27 @@ tapas_rowspace_deserialise_ext(const void *buf, size_t len, uint64_t prime, int 
 		rows_offset(h.n, natoms, h.ndet, h.r, rs->nblocks, rs->nwords);
 	if (flags & TAPAS_ROWSPACE_SERIAL_INPLACE)
 	{
-		/* the bitmaps stay in buf; the private arrays hold later rows only */
+		/* bitmaps and block sums stay in buf; private arrays for rows r.. */
+		size_t		priv = rs->rcap > h.r ? rs->rcap - h.r : 1;
+		int			bad;
+
 		rs->r_ext = h.r;
 		rs->ext_rows = (const uint64_t *) at;
 		rs->ext_nrows = rs->ext_rows + (size_t) h.r * rs->nwords;
-		/* private bitmaps for rows r_ext.. of the capacity only */
 		tapas_free(rs->rows);
 		tapas_free(rs->nrows);
-		rs->rows = tapas_malloc((size_t) (rs->rcap > h.r ? rs->rcap - h.r : 1) *
-								rs->nwords * sizeof(uint64_t));
-		rs->nrows = tapas_malloc((size_t) (rs->rcap > h.r ? rs->rcap - h.r : 1) *
-								 rs->nwords * sizeof(uint64_t));
-		if (rs->rows == NULL || rs->nrows == NULL)
+		rs->rows = tapas_malloc(priv * rs->nwords * sizeof(uint64_t));
+		rs->nrows = tapas_malloc(priv * rs->nwords * sizeof(uint64_t));
+		bad = rs->rows == NULL || rs->nrows == NULL;
+		for (e = 0; e < NPROJ; e++)
+		{
+			rs->ext_bsum[e] = rs->ext_nrows + (size_t) h.r * rs->nwords +
+				(size_t) e * h.r * rs->nblocks;
+			tapas_free(rs->bsum[e]);
+			rs->bsum[e] = tapas_malloc(priv * rs->nblocks * sizeof(uint64_t));
+			bad |= rs->bsum[e] == NULL;
+		}
+		if (bad)
 		{
 			tapas_rowspace_free(rs);
 			*status = TAPAS_ENOMEM;
@@ -386,6 +401,8 @@ tapas_rowspace_deserialise_ext(const void *buf, size_t len, uint64_t prime, int 
 	{
 		get(&at, rs->rows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
 		get(&at, rs->nrows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+		for (e = 0; e < NPROJ; e++)
+			get(&at, rs->bsum[e], (size_t) h.r * rs->nblocks * sizeof(uint64_t));
 	}
 	memcpy(rs->rng.s, h.rng, sizeof(h.rng));
 	rs->stats.rows = h.stats[0];

@@ -150,7 +150,7 @@ block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len,
 		val[qn[l] / rs->blk] = n_submod(val[qn[l] / rs->blk], rs->z[e][qn[l]], p);
 	for (i = 0; i < rs->r; i++)
 	{
-		const uint64_t *sb = rs->bsum[e] + (size_t) i * rs->nblocks;
+		const uint64_t *sb = rowspace_bsum(rs, e, i);
 		uint64_t	ui = rs->u[i];
 
 		if (ui == 0)
@@ -508,7 +508,7 @@ append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 		nbits[qn[i] / 64] |= UINT64_C(1) << (qn[i] % 64);
 	for (e = 0; e < NPROJ; e++)
 	{
-		uint64_t   *sb = rs->bsum[e] + (size_t) rs->r * rs->nblocks;
+		uint64_t   *sb = rs->bsum[e] + (size_t) (rs->r - rs->r_ext) * rs->nblocks;
 
 		memset(sb, 0, rs->nblocks * sizeof(uint64_t));
 		add_block_sums(rs, sb, rs->z[e], q, len, 0);
