@@ -25,7 +25,8 @@
  *	- its number of records (columns), at least what the entry needs;
  *	- the server start: the area lives in this server's shared memory and
  *	  the copy carries the secret prime (per start), checked on reading;
- *	- a CRC-32C over the bytes, checked on reading.
+ *	- a CRC-32C over the bytes, checked once, when the copy is published
+ *	  (nothing writes the chunk after that: see Concurrency).
  * The entry then holds the kernel of exactly its first k rows, which is
  * what a replay of those rows builds (the same span, atoms and determined
  * set; only the secret projections and pivots, which no answer depends
@@ -54,10 +55,11 @@
  * against the setting; a copy being replaced and the segments' rounding
  * take the rest).
  *
- * Concurrency.  The slots are guarded by one LWLock: readers deserialise
- * under LW_SHARED; a publisher serialises into a fresh DSA chunk without
- * the lock and swaps it in under LW_EXCLUSIVE, freeing the old chunk,
- * which no reader can be using then.  The copy holds the secret
+ * Concurrency.  The slots are guarded by one LWLock: readers take a
+ * reference to a copy under LW_SHARED and keep its basis rows in place
+ * (state_pins.c); a publisher serialises into a fresh DSA chunk without
+ * the lock and swaps it in under LW_EXCLUSIVE, dropping the slot's
+ * reference to the old chunk, which its last reader frees.  The copy holds the secret
  * projections, so it never leaves shared memory; tapas.audit_shared_state
  * shows only sizes and counters, to admins.
  *
