@@ -27,6 +27,7 @@
 #include <roaring/roaring.h>
 
 #include "nodes/pg_list.h"
+#include "utils/dsa.h"
 
 #include "audit/audit.h"
 #include "recon/rowspace.h"
@@ -232,6 +233,17 @@ extern tapas_rowspace_t *tapas_audit_shared_copy(TapasAuditEntry *e, int64 need,
 extern void tapas_audit_shared_publish(TapasAuditEntry *e);
 extern struct dsa_area *tapas_audit_shared_dsa(void);
 extern bool tapas_audit_shared_run(void (*fn) (void *), void *arg);
+
+/* state_pins.c: reference counts on the copies, basis rows read in place */
+extern dsa_pointer tapas_audit_blob_alloc(struct dsa_area *a, Size bytes, void **data);
+extern void tapas_audit_blob_set_id(struct dsa_area *a, dsa_pointer blob, uint64 id);
+extern void *tapas_audit_blob_data(struct dsa_area *a, dsa_pointer blob);
+extern uint32 tapas_audit_blob_refs(struct dsa_area *a, dsa_pointer blob);
+extern void tapas_audit_blob_unref(struct dsa_area *a, dsa_pointer blob);
+extern tapas_rowspace_t *tapas_audit_blob_read(struct dsa_area *a, dsa_pointer blob, Size bytes,
+											   uint64 prime, const char **reason);
+extern void tapas_audit_shared_pins_check(void);
+extern int	tapas_audit_shared_pins(void);
 
 /* truth_stamp.c: the write stamp of a table */
 extern void tapas_audit_write_stamp_install(void);

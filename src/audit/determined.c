@@ -546,6 +546,8 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	int16	   *member;
 	bool	   *in_class;
 
+	/* basis rows read in place must still be there (state_pins.c) */
+	tapas_audit_shared_pins_check();
 	/* a trial left open by an error is rolled back; a parked one may be kept */
 	if (!e->parked)
 		tapas_audit_trial_end(e);

@@ -25,7 +25,8 @@
  *	- its number of records (columns), at least what the entry needs;
  *	- the server start: the area lives in this server's shared memory and
  *	  the copy carries the secret prime (per start), checked on reading;
- *	- a CRC-32C over the bytes, checked on reading.
+ *	- a CRC-32C over the bytes, checked once, when the copy is published
+ *	  (nothing writes the chunk after that: see Concurrency).
  * The entry then holds the kernel of exactly its first k rows, which is
  * what a replay of those rows builds (the same span, atoms and determined
  * set; only the secret projections and pivots, which no answer depends
@@ -54,10 +55,11 @@
  * against the setting; a copy being replaced and the segments' rounding
  * take the rest).
  *
- * Concurrency.  The slots are guarded by one LWLock: readers deserialise
- * under LW_SHARED; a publisher serialises into a fresh DSA chunk without
- * the lock and swaps it in under LW_EXCLUSIVE, freeing the old chunk,
- * which no reader can be using then.  The copy holds the secret
+ * Concurrency.  The slots are guarded by one LWLock: readers take a
+ * reference to a copy under LW_SHARED and keep its basis rows in place
+ * (state_pins.c); a publisher serialises into a fresh DSA chunk without
+ * the lock and swaps it in under LW_EXCLUSIVE, dropping the slot's
+ * reference to the old chunk, which its last reader frees.  The copy holds the secret
  * projections, so it never leaves shared memory; tapas.audit_shared_state
  * shows only sizes and counters, to admins.
  *
@@ -325,7 +327,7 @@ static void
 slot_clear(SharedSlot *s)
 {
 	if (s->used && DsaPointerIsValid(s->blob))
-		dsa_free(area, s->blob);
+		tapas_audit_blob_unref(area, s->blob);	/* freed unless read in place */
 	shared->total_bytes -= s->used ? s->bytes : 0;
 	memset(s, 0, sizeof(*s));
 }
@@ -345,7 +347,6 @@ copy_guarded(void *arg)
 	CopyArgs   *c = arg;
 	TapasAuditEntry *e = c->e;
 	SharedSlot *s;
-	tapas_status st;
 	const char *reason = NULL;
 	uint64		digest_at = 0;
 	int			digest_rows = -1;
@@ -367,9 +368,8 @@ copy_guarded(void *arg)
 		}
 		if (digest_at != s->rows_digest)
 			continue;
-		/* the pure kernel cannot raise: nothing it allocates can leak */
-		c->rs = tapas_rowspace_deserialise(dsa_get_address(area, s->blob), s->bytes,
-										   tapas_audit_prime(), &st, &reason);
+		/* a reference of its own: the kernel reads the basis rows in place */
+		c->rs = tapas_audit_blob_read(area, s->blob, s->bytes, tapas_audit_prime(), &reason);
 		if (c->rs == NULL)
 		{
 			ereport(LOG_SERVER_ONLY,
@@ -467,17 +467,20 @@ publish_guarded(void *arg)
 	TapasAuditEntry *e = arg;
 	Size		bytes = tapas_rowspace_serial_size(e->rs);
 	dsa_pointer blob;
+	void	   *data;
 	SharedSlot *s;
 	bool		stored = false;
 
 	if (shared_area() == NULL)
 		return;
-	blob = dsa_allocate_extended(area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	blob = tapas_audit_blob_alloc(area, bytes, &data);
 	if (!DsaPointerIsValid(blob))
 		return;
-	if (tapas_rowspace_serialise(e->rs, dsa_get_address(area, blob), bytes) != TAPAS_OK)
+	/* the CRC is checked here, once: readers trust the copy (VERIFIED) */
+	if (tapas_rowspace_serialise(e->rs, data, bytes) != TAPAS_OK ||
+		!tapas_rowspace_serial_verify(data, bytes))
 	{
-		dsa_free(area, blob);
+		tapas_audit_blob_unref(area, blob);
 		return;
 	}
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
@@ -487,7 +490,7 @@ publish_guarded(void *arg)
 		make_room(bytes - (s->used ? Min(s->bytes, bytes) : 0), s))
 	{
 		if (s->used && DsaPointerIsValid(s->blob))
-			dsa_free(area, s->blob);
+			tapas_audit_blob_unref(area, s->blob);	/* readers keep theirs */
 		shared->total_bytes -= s->used ? s->bytes : 0;
 		s->used = true;
 		s->dbid = MyDatabaseId;
@@ -504,12 +507,13 @@ publish_guarded(void *arg)
 		s->bytes = bytes;
 		s->blob = blob;
 		s->last_used = ++shared->clock;
+		tapas_audit_blob_set_id(area, blob, s->last_used);
 		shared->total_bytes += bytes;
 		stored = true;
 	}
 	LWLockRelease(shared->lock);
 	if (!stored)
-		dsa_free(area, blob);
+		tapas_audit_blob_unref(area, blob);
 }
 
 /*
@@ -544,24 +548,37 @@ tapas_audit_shared_publish(TapasAuditEntry *e)
 
 PG_FUNCTION_INFO_V1(tapas_sql_audit_shared_state);
 
+/* attaches the area, if it is enabled (run guarded) */
+static void
+attach_only(void *arg)
+{
+	(void) shared_area();
+}
+
 /* the copies in shared memory: sizes and counters only (admin only) */
 Datum
 tapas_sql_audit_shared_state(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SharedSlot	copy[SHARED_SLOTS];
+	int64		readers[SHARED_SLOTS];
 
 	tapas_require_admin("read the tapas shared audit state");
 	InitMaterializedSRF(fcinfo, 0);
 	if (shared == NULL)
 		PG_RETURN_VOID();
+	if (area == NULL)
+		(void) shared_guarded(attach_only, NULL);	/* to read the references */
 	LWLockAcquire(shared->lock, LW_SHARED);
 	memcpy(copy, shared->slots, sizeof(copy));
+	for (int i = 0; i < SHARED_SLOTS; i++)
+		readers[i] = copy[i].used && area != NULL && DsaPointerIsValid(copy[i].blob) ?
+			(int64) tapas_audit_blob_refs(area, copy[i].blob) - 1 : -1;
 	LWLockRelease(shared->lock);
 	for (int i = 0; i < SHARED_SLOTS; i++)
 	{
-		Datum		values[7];
-		bool		nulls[7] = {false};
+		Datum		values[8];
+		bool		nulls[8] = {false};
 		SharedSlot *s = &copy[i];
 
 		if (!s->used || s->dbid != MyDatabaseId)
@@ -577,6 +594,8 @@ tapas_sql_audit_shared_state(PG_FUNCTION_ARGS)
 		values[4] = Int64GetDatum((int64) s->nrecords);
 		values[5] = Int64GetDatum((int64) s->bytes);
 		values[6] = Int64GetDatum((int64) s->copies);
+		values[7] = Int64GetDatum(readers[i]);
+		nulls[7] = readers[i] < 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	PG_RETURN_VOID();

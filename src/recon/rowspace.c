@@ -132,11 +132,23 @@ tapas_rowspace_grow(tapas_rowspace_t *rs, uint32_t cap)
 		GROW(rs->s[e], sizeof(uint64_t));
 		GROW(rs->t[e], sizeof(uint64_t));
 		GROW(rs->tsave[e], sizeof(uint64_t));
-		GROW(rs->bsum[e], rs->nblocks * sizeof(uint64_t));
 	}
-	GROW(rs->rows, rs->nwords * sizeof(uint64_t));
-	GROW(rs->nrows, rs->nwords * sizeof(uint64_t));
 #undef GROW
+	/* the private bitmaps and block sums hold rows r_ext.. only (cap >= r >= r_ext) */
+	for (e = 0; e < 2 + NPROJ; e++)
+	{
+		uint64_t  **field = e == 0 ? &rs->rows : e == 1 ? &rs->nrows : &rs->bsum[e - 2];
+		size_t		nr = cap > rs->r_ext ? cap - rs->r_ext : 1;
+
+		p = tapas_realloc(*field, nr * (e < 2 ? rs->nwords : rs->nblocks) * sizeof(uint64_t));
+		if (p != NULL)
+			*field = p;
+		else if (cap > rs->rcap || *field == NULL)
+		{
+			tapas_free(M2);
+			return TAPAS_ENOMEM;
+		}
+	}
 	for (k = 0; k < rs->r; k++)
 		memcpy(M2 + (size_t) k * cap, rs->M + (size_t) k * rs->rcap,
 			   rs->r * sizeof(uint64_t));
@@ -291,7 +303,8 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_atoms_clear(&rs->atoms);
 	for (e = 0; e < NPROJ; e++)
 	{
-		tapas_free(rs->z[e]);
+		if (!rs->z_ext)
+			tapas_free(rs->z[e]);
 		tapas_free(rs->za[e]);
 		tapas_free(rs->s[e]);
 		tapas_free(rs->t[e]);
@@ -323,5 +336,7 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	tapas_free(rs->u);
 	tapas_free(rs->g);
 	tapas_free(rs->bidx);
+	if (rs->ext_release != NULL)
+		rs->ext_release(rs->ext_arg);	/* after the last read of the rows */
 	tapas_free(rs);
 }

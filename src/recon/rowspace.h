@@ -233,7 +233,11 @@ extern void tapas_rowspace_stats(const tapas_rowspace_t *rs,
 
 /* --- rowspace_check.c: accounting and test support --- */
 
-/* Bytes currently allocated by rs (all buffers, including scratch). */
+/*
+ * Bytes currently allocated by rs (all buffers, including scratch), and
+ * the basis rows it reads in place (tapas_rowspace_deserialise_ext), so
+ * that the figure is the same for a private copy of the same state.
+ */
 extern size_t tapas_rowspace_memory(const tapas_rowspace_t *rs);
 
 /*
@@ -284,5 +288,36 @@ extern tapas_rowspace_t *tapas_rowspace_deserialise(const void *buf, size_t len,
 													uint64_t prime,
 													tapas_status *status,
 													const char **reason);
+
+/*
+ * 1 if the CRC-32C of the copy buf[0..len) is right, else 0.  O(len).
+ * For a caller that checks a copy once (when it is written) and reads it
+ * many times with TAPAS_ROWSPACE_SERIAL_VERIFIED.
+ */
+extern int	tapas_rowspace_serial_verify(const void *buf, size_t len);
+
+/* flags of tapas_rowspace_deserialise_ext */
+#define TAPAS_ROWSPACE_SERIAL_VERIFIED	1	/* the caller checked the CRC */
+#define TAPAS_ROWSPACE_SERIAL_INPLACE	2	/* read basis rows from buf */
+
+/*
+ * tapas_rowspace_deserialise with flags.  TAPAS_ROWSPACE_SERIAL_INPLACE:
+ * the basis row bitmaps (most of a copy at large n: 2 r n / 8 bytes),
+ * their block sums (16 r sqrt(n) bytes) and the secret projections (16 n
+ * bytes) are not copied but read from buf
+ * (8-byte aligned) for as long as the state lives; basis rows are only
+ * ever appended and the projections drawn once, so the state never
+ * writes them.  buf must then stay mapped and unchanged until release(arg),
+ * which tapas_rowspace_free calls exactly once, after its last read of
+ * buf (release may not be NULL).  When NULL is returned, release is not
+ * called and buf is the caller's again.  Every later trial, commit,
+ * rollback and serialisation gives what it gives on a private copy.
+ */
+extern tapas_rowspace_t *tapas_rowspace_deserialise_ext(const void *buf, size_t len,
+														uint64_t prime, int flags,
+														void (*release) (void *arg),
+														void *arg,
+														tapas_status *status,
+														const char **reason);
 
 #endif							/* TAPAS_ROWSPACE_H */

@@ -40,6 +40,10 @@ tapas_rowspace_memory(const tapas_rowspace_t *rs)
 	bytes += (rs->nblocks + rs->blk) * sizeof(uint64_t);
 	/* basis: M, rows, and per-row vectors */
 	bytes += (size_t) rs->rcap * rs->rcap * sizeof(uint64_t);
+	/*
+	 * The row bitmaps, those read in place included: a bound on a state's
+	 * memory (tapas.audit_memory) must not depend on where its rows are.
+	 */
 	bytes += 2 * (size_t) rs->rcap * rs->nwords * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * NPROJ * rs->nblocks * sizeof(uint64_t);
 	bytes += (size_t) rs->rcap * (3 * NPROJ + 2) * sizeof(uint64_t) +
@@ -91,8 +95,7 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 		for (j = 0; j < rs->r; j++)
 			h = mix(h, rs->M[(size_t) k * rs->rcap + j]);
 		for (w = 0; w < rs->nwords; w++)
-			h = mix(mix(h, rs->rows[(size_t) k * rs->nwords + w]),
-					rs->nrows[(size_t) k * rs->nwords + w]);
+			h = mix(mix(h, rowspace_prow(rs, k)[w]), rowspace_nrow(rs, k)[w]);
 	}
 	h = mix(h, rs->ndet);
 	for (i = 0; i < rs->ndet; i++)
@@ -104,8 +107,8 @@ tapas_rowspace_fingerprint(const tapas_rowspace_t *rs)
 static inline int
 row_bit(const tapas_rowspace_t *rs, uint32_t i, uint32_t j)
 {
-	int			pos = (rs->rows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
-	int			neg = (rs->nrows[(size_t) i * rs->nwords + j / 64] >> (j % 64)) & 1;
+	int			pos = (rowspace_prow(rs, i)[j / 64] >> (j % 64)) & 1;
+	int			neg = (rowspace_nrow(rs, i)[j / 64] >> (j % 64)) & 1;
 
 	return pos && neg ? 2 : pos - neg;	/* 2: both bits, never valid */
 }
@@ -168,7 +171,7 @@ check_sums(const tapas_rowspace_t *rs)
 				for (j = b * rs->blk; j < (b + 1) * rs->blk && j < rs->n; j++)
 					bs = n_addmod(bs, n_mulmod2_preinv(entry_mod(row_bit(rs, k, j), p),
 													   rs->z[e][j], p, rs->mod.ninv), p);
-				if (bs != rs->bsum[e][(size_t) k * rs->nblocks + b])
+				if (bs != rowspace_bsum(rs, e, k)[b])
 					return "block sums are stale";
 				total = n_addmod(total, bs, p);
 			}

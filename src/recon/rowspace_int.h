@@ -38,7 +38,10 @@ struct tapas_rowspace
 	tapas_rng_t rng;			/* pivot candidate sampling only */
 	size_t		nwords;			/* words of a row bitmap: ceil(n / 64) */
 
-	uint64_t   *z[NPROJ];		/* [n] secret projection, per record */
+	uint64_t   *z[NPROJ];		/* [n] secret projection, per record; never
+								 * written after creation */
+	int			z_ext;			/* z points into a copy read in place (not
+								 * freed here; rowspace_serial.c) */
 	uint64_t   *za[NPROJ];		/* [n] per atom: sum of z over members */
 	int32_t    *pivot_of;		/* [n] per atom: basis index, or -1 */
 	uint8_t    *inrow;			/* [n] per atom scratch: inside current row */
@@ -78,11 +81,20 @@ struct tapas_rowspace
 	uint32_t   *piv;			/* [rcap] pivot atom of basis row k */
 	uint64_t   *s[NPROJ];		/* [rcap] s_k = z . (basis row k) */
 	uint64_t   *t[NPROJ];		/* [rcap] t = M s */
-	uint64_t   *bsum[NPROJ];	/* [rcap * nblocks] s per block of records */
+	uint64_t   *bsum[NPROJ];	/* [(rcap - r_ext) * nblocks] s per block of
+								 * records, rows r_ext.. */
 	uint64_t   *M;				/* [rcap^2] B^-1, row-major, stride rcap */
-	uint64_t   *rows;			/* [rcap * nwords] basis row bitmaps: +1 */
-	uint64_t   *nrows;			/* [rcap * nwords] basis row bitmaps: -1
-								 * (disjoint from rows) */
+	uint64_t   *rows;			/* [(rcap - r_ext) * nwords] basis row
+								 * bitmaps r_ext..: +1 */
+	uint64_t   *nrows;			/* the same for -1 (disjoint from rows) */
+	/* basis rows 0..r_ext-1 read in place from a copy (rowspace_serial.c):
+	 * rows are only ever appended, so they never change; released once */
+	uint32_t	r_ext;
+	const uint64_t *ext_rows;	/* [r_ext * nwords] +1 bitmaps */
+	const uint64_t *ext_nrows;	/* [r_ext * nwords] -1 bitmaps */
+	const uint64_t *ext_bsum[NPROJ];	/* [r_ext * nblocks] their block sums */
+	void		(*ext_release) (void *arg);	/* called by tapas_rowspace_free */
+	void	   *ext_arg;
 	uint64_t   *u;				/* [rcap] scratch: a[P] M */
 	uint64_t   *g;				/* [rcap] scratch: M A[I,c] */
 	uint32_t   *bidx;			/* [rcap] scratch: rows containing c */
@@ -97,6 +109,30 @@ struct tapas_rowspace
 	tapas_rng_t rng_save;		/* rng at the start of the trial */
 	tapas_rowspace_stats_t stats;	/* work counters (never rolled back) */
 };
+
+/* the +1 bitmap of basis row k < r, in place or private */
+static inline const uint64_t *
+rowspace_prow(const tapas_rowspace_t *rs, uint32_t k)
+{
+	return k < rs->r_ext ? rs->ext_rows + (size_t) k * rs->nwords :
+		rs->rows + (size_t) (k - rs->r_ext) * rs->nwords;
+}
+
+/* the -1 bitmap of basis row k < r */
+static inline const uint64_t *
+rowspace_nrow(const tapas_rowspace_t *rs, uint32_t k)
+{
+	return k < rs->r_ext ? rs->ext_nrows + (size_t) k * rs->nwords :
+		rs->nrows + (size_t) (k - rs->r_ext) * rs->nwords;
+}
+
+/* the block sums of basis row k < r for projection e */
+static inline const uint64_t *
+rowspace_bsum(const tapas_rowspace_t *rs, int e, uint32_t k)
+{
+	return k < rs->r_ext ? rs->ext_bsum[e] + (size_t) k * rs->nblocks :
+		rs->bsum[e] + (size_t) (k - rs->r_ext) * rs->nblocks;
+}
 
 /* one entry of the resolved log: the block fields of atom a before */
 typedef struct rowspace_rlog

@@ -14,8 +14,9 @@
  *	per atom	za, pivot_of, start, size, parent (the partition after its
  *				last savepoint: no trial is open, so every atom is final);
  *	determined	detlist (det is its indicator);
- *	basis		piv, s, t, the block sums, M (r x r, without the spare
- *				capacity) and the basis row bitmaps;
+ *	basis		piv, s, t, M (r x r, without the spare capacity), then,
+ *				8-byte aligned, the basis row bitmaps and the block sums
+ *				(which a reader may keep in place: see rowspace.h);
  *	sampler		the pivot sampler's generator, so that the copy chooses
  *				the same pivots as the original from then on.
  *
@@ -41,8 +42,9 @@
 #include "recon/rowspace_int.h"
 
 #define SERIAL_MAGIC	"TPRSPC01"
-#define SERIAL_VERSION	3	/* 2: resolved atoms; 3: resolved blocks and
-							 * signed basis rows (rowspace_resolved.c) */
+#define SERIAL_VERSION	4	/* 2: resolved atoms; 3: resolved blocks and
+							 * signed basis rows (rowspace_resolved.c);
+							 * 4: the row bitmaps 8-byte aligned, last */
 
 typedef struct serial_header
 {
@@ -59,6 +61,16 @@ typedef struct serial_header
 	uint64_t	stats[3];
 	uint64_t	payload;		/* bytes between the header and the CRC */
 } serial_header;
+
+/* the row bitmaps' alignment (rows_pad) needs a header of whole words */
+_Static_assert(sizeof(serial_header) % 8 == 0, "serial_header is not 8-byte sized");
+
+/* zero bytes that align the row bitmaps after at bytes of payload */
+static inline size_t
+rows_pad(size_t at)
+{
+	return (8 - at % 8) % 8;
+}
 
 /* payload bytes of a state with these sizes (see the banner) */
 static size_t
@@ -77,10 +89,23 @@ payload_size(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
 	bytes += 3 * (size_t) natoms * sizeof(uint32_t);	/* start, size, parent */
 	bytes += (size_t) r * sizeof(uint32_t);	/* piv */
 	bytes += 2 * NPROJ * (size_t) r * sizeof(uint64_t);	/* s, t */
-	bytes += NPROJ * (size_t) r * nblocks * sizeof(uint64_t);	/* bsum */
 	bytes += (size_t) r * r * sizeof(uint64_t);	/* M */
+	bytes += rows_pad(bytes);
 	bytes += 2 * (size_t) r * nwords * sizeof(uint64_t);	/* rows, nrows */
+	bytes += NPROJ * (size_t) r * nblocks * sizeof(uint64_t);	/* bsum */
 	return bytes;
+}
+
+/* bytes of the payload before the row bitmaps: they and the block sums
+ * follow at an offset a multiple of 8 from the buffer (the header is 8
+ * bytes times a whole) */
+static size_t
+rows_offset(uint32_t n, uint32_t natoms, uint64_t ndet, uint32_t r,
+			size_t nblocks, size_t nwords)
+{
+	return payload_size(n, natoms, ndet, r, nblocks, nwords) -
+		2 * (size_t) r * nwords * sizeof(uint64_t) -
+		NPROJ * (size_t) r * nblocks * sizeof(uint64_t);
 }
 
 size_t
@@ -95,7 +120,8 @@ tapas_rowspace_serial_size(const tapas_rowspace_t *rs)
 static inline void
 put(unsigned char **at, const void *src, size_t len)
 {
-	memcpy(*at, src, len);
+	if (len > 0)
+		memcpy(*at, src, len);
 	*at += len;
 }
 
@@ -155,12 +181,25 @@ tapas_rowspace_serialise(const tapas_rowspace_t *rs, void *buf, size_t len)
 	{
 		put(&at, rs->s[e], (size_t) rs->r * sizeof(uint64_t));
 		put(&at, rs->t[e], (size_t) rs->r * sizeof(uint64_t));
-		put(&at, rs->bsum[e], (size_t) rs->r * rs->nblocks * sizeof(uint64_t));
 	}
 	for (k = 0; k < rs->r; k++)
 		put(&at, rs->M + (size_t) k * rs->rcap, (size_t) rs->r * sizeof(uint64_t));
-	put(&at, rs->rows, (size_t) rs->r * rs->nwords * sizeof(uint64_t));
-	put(&at, rs->nrows, (size_t) rs->r * rs->nwords * sizeof(uint64_t));
+	{
+		static const unsigned char zeros[8];
+		size_t		pad = rows_pad((size_t) (at - (unsigned char *) buf) - sizeof(h));
+
+		put(&at, zeros, pad);
+	}
+	/* the rows in place first (r >= r_ext), then the private ones */
+	put(&at, rs->ext_rows, (size_t) rs->r_ext * rs->nwords * sizeof(uint64_t));
+	put(&at, rs->rows, (size_t) (rs->r - rs->r_ext) * rs->nwords * sizeof(uint64_t));
+	put(&at, rs->ext_nrows, (size_t) rs->r_ext * rs->nwords * sizeof(uint64_t));
+	put(&at, rs->nrows, (size_t) (rs->r - rs->r_ext) * rs->nwords * sizeof(uint64_t));
+	for (e = 0; e < NPROJ; e++)
+	{
+		put(&at, rs->ext_bsum[e], (size_t) rs->r_ext * rs->nblocks * sizeof(uint64_t));
+		put(&at, rs->bsum[e], (size_t) (rs->r - rs->r_ext) * rs->nblocks * sizeof(uint64_t));
+	}
 	crc = tapas_crc32c(buf, (size_t) (at - (unsigned char *) buf));
 	put(&at, &crc, sizeof(crc));
 	return TAPAS_OK;
@@ -215,9 +254,28 @@ check_structure(tapas_rowspace_t *rs)
 	return NULL;
 }
 
+int
+tapas_rowspace_serial_verify(const void *buf, size_t len)
+{
+	uint32_t	crc;
+
+	if (buf == NULL || len < sizeof(serial_header) + sizeof(crc))
+		return 0;
+	memcpy(&crc, (const unsigned char *) buf + len - sizeof(crc), sizeof(crc));
+	return tapas_crc32c(buf, len - sizeof(crc)) == crc;
+}
+
 tapas_rowspace_t *
 tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 						   tapas_status *status, const char **reason)
+{
+	return tapas_rowspace_deserialise_ext(buf, len, prime, 0, NULL, NULL, status, reason);
+}
+
+tapas_rowspace_t *
+tapas_rowspace_deserialise_ext(const void *buf, size_t len, uint64_t prime, int flags,
+							   void (*release) (void *arg), void *arg,
+							   tapas_status *status, const char **reason)
 {
 	serial_header h;
 	const unsigned char *at = buf;
@@ -241,9 +299,11 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 		h.ndet > h.n || h.rank_limit == 0 || h.rank_limit > TAPAS_ROWSPACE_RANK_MAX ||
 		h.r > h.rank_limit)
 		REFUSE("row-space copy with impossible sizes");
-	memcpy(&crc, (const unsigned char *) buf + len - sizeof(crc), sizeof(crc));
-	if (tapas_crc32c(buf, len - sizeof(crc)) != crc)
+	if ((flags & TAPAS_ROWSPACE_SERIAL_VERIFIED) == 0 &&
+		!tapas_rowspace_serial_verify(buf, len))
 		REFUSE("row-space copy fails its checksum");
+	if ((flags & TAPAS_ROWSPACE_SERIAL_INPLACE) && ((uintptr_t) buf % 8 != 0 || release == NULL))
+		REFUSE("row-space copy not aligned for reading in place");
 	rs = tapas_rowspace_alloc(h.n, prime, h.rank_limit, h.r > 64 ? h.r : 64, status, reason);
 	if (rs == NULL)
 		return NULL;
@@ -256,7 +316,18 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 	natoms = h.natoms;
 	at += sizeof(h);
 	for (e = 0; e < NPROJ; e++)
-		get(&at, rs->z[e], (size_t) h.n * sizeof(uint64_t));
+	{
+		if (flags & TAPAS_ROWSPACE_SERIAL_INPLACE)
+		{
+			/* read only after creation, like the basis rows: kept in place */
+			tapas_free(rs->z[e]);
+			rs->z[e] = (uint64_t *) at;
+			rs->z_ext = 1;
+			at += (size_t) h.n * sizeof(uint64_t);
+		}
+		else
+			get(&at, rs->z[e], (size_t) h.n * sizeof(uint64_t));
+	}
 	for (e = 0; e < NPROJ; e++)
 		get(&at, rs->za[e], (size_t) natoms * sizeof(uint64_t));
 	get(&at, rs->pivot_of, (size_t) natoms * sizeof(int32_t));
@@ -290,20 +361,62 @@ tapas_rowspace_deserialise(const void *buf, size_t len, uint64_t prime,
 	{
 		get(&at, rs->s[e], (size_t) h.r * sizeof(uint64_t));
 		get(&at, rs->t[e], (size_t) h.r * sizeof(uint64_t));
-		get(&at, rs->bsum[e], (size_t) h.r * rs->nblocks * sizeof(uint64_t));
 	}
 	for (k = 0; k < h.r; k++)
 		get(&at, rs->M + (size_t) k * rs->rcap, (size_t) h.r * sizeof(uint64_t));
-	get(&at, rs->rows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
-	get(&at, rs->nrows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+	at = (const unsigned char *) buf + sizeof(h) +
+		rows_offset(h.n, natoms, h.ndet, h.r, rs->nblocks, rs->nwords);
+	if (flags & TAPAS_ROWSPACE_SERIAL_INPLACE)
+	{
+		/* bitmaps and block sums stay in buf; private arrays for rows r.. */
+		size_t		priv = rs->rcap > h.r ? rs->rcap - h.r : 1;
+		int			bad;
+
+		rs->r_ext = h.r;
+		rs->ext_rows = (const uint64_t *) at;
+		rs->ext_nrows = rs->ext_rows + (size_t) h.r * rs->nwords;
+		tapas_free(rs->rows);
+		tapas_free(rs->nrows);
+		rs->rows = tapas_malloc(priv * rs->nwords * sizeof(uint64_t));
+		rs->nrows = tapas_malloc(priv * rs->nwords * sizeof(uint64_t));
+		bad = rs->rows == NULL || rs->nrows == NULL;
+		for (e = 0; e < NPROJ; e++)
+		{
+			rs->ext_bsum[e] = rs->ext_nrows + (size_t) h.r * rs->nwords +
+				(size_t) e * h.r * rs->nblocks;
+			tapas_free(rs->bsum[e]);
+			rs->bsum[e] = tapas_malloc(priv * rs->nblocks * sizeof(uint64_t));
+			bad |= rs->bsum[e] == NULL;
+		}
+		if (bad)
+		{
+			tapas_rowspace_free(rs);
+			*status = TAPAS_ENOMEM;
+			if (reason)
+				*reason = "out of memory";
+			return NULL;
+		}
+	}
+	else
+	{
+		get(&at, rs->rows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+		get(&at, rs->nrows, (size_t) h.r * rs->nwords * sizeof(uint64_t));
+		for (e = 0; e < NPROJ; e++)
+			get(&at, rs->bsum[e], (size_t) h.r * rs->nblocks * sizeof(uint64_t));
+	}
 	memcpy(rs->rng.s, h.rng, sizeof(h.rng));
 	rs->stats.rows = h.stats[0];
 	rs->stats.independent = h.stats[1];
 	rs->stats.block_searches = h.stats[2];
 	if ((why = check_structure(rs)) != NULL)
 	{
-		tapas_rowspace_free(rs);
+		tapas_rowspace_free(rs);	/* no release yet: the caller keeps buf */
 		REFUSE(why);
+	}
+	if (flags & TAPAS_ROWSPACE_SERIAL_INPLACE)
+	{
+		rs->ext_release = release;
+		rs->ext_arg = arg;
 	}
 	*status = TAPAS_OK;
 	if (reason)

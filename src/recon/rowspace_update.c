@@ -90,8 +90,8 @@ static uint64_t
 residual_at(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
 {
 	uint32_t	rep = tapas_atoms_rep(&rs->atoms, c);
-	const uint64_t *w = rs->rows + rep / 64;
-	const uint64_t *nw = rs->nrows + rep / 64;
+	const uint64_t *w = (rs->r_ext > 0 ? rs->ext_rows : rs->rows) + rep / 64;
+	const uint64_t *nw = (rs->r_ext > 0 ? rs->ext_nrows : rs->nrows) + rep / 64;
 	uint64_t	bit = UINT64_C(1) << (rep % 64);
 	uint64_t	p = rs->mod.n;
 	uint64_t	acc = 0;
@@ -99,6 +99,13 @@ residual_at(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
 
 	*nb = 0;
 	for (i = 0; i < rs->r; i++, w += rs->nwords, nw += rs->nwords)
+	{
+		if (i == rs->r_ext && i > 0)
+		{
+			/* from the rows in place to the private ones */
+			w = rs->rows + rep / 64;
+			nw = rs->nrows + rep / 64;
+		}
 		if (*w & bit)
 		{
 			acc = n_addmod(acc, rs->u[i], p);
@@ -109,6 +116,7 @@ residual_at(tapas_rowspace_t *rs, uint32_t c, size_t *nb)
 			acc = n_submod(acc, rs->u[i], p);
 			rs->bidx[(*nb)++] = i | BIDX_NEG;
 		}
+	}
 	return n_submod(row_entry(rs, c), acc, p);
 }
 
@@ -142,7 +150,7 @@ block_projections(tapas_rowspace_t *rs, int e, const uint32_t *q, size_t len,
 		val[qn[l] / rs->blk] = n_submod(val[qn[l] / rs->blk], rs->z[e][qn[l]], p);
 	for (i = 0; i < rs->r; i++)
 	{
-		const uint64_t *sb = rs->bsum[e] + (size_t) i * rs->nblocks;
+		const uint64_t *sb = rowspace_bsum(rs, e, i);
 		uint64_t	ui = rs->u[i];
 
 		if (ui == 0)
@@ -182,8 +190,8 @@ block_residual(tapas_rowspace_t *rs, uint32_t b, const uint32_t *q, size_t len,
 			acc[qn[l] - start] = 1;
 	for (i = 0; i < rs->r; i++)
 	{
-		const uint64_t *row = rs->rows + (size_t) i * rs->nwords;
-		const uint64_t *nrow = rs->nrows + (size_t) i * rs->nwords;
+		const uint64_t *row = rowspace_prow(rs, i);
+		const uint64_t *nrow = rowspace_nrow(rs, i);
 		uint64_t	ui = rs->u[i];
 
 		if (ui == 0)
@@ -486,8 +494,9 @@ static void
 append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 				 const uint32_t *qn, size_t nlen, uint32_t c, const uint64_t *az)
 {
-	uint64_t   *bits = rs->rows + (size_t) rs->r * rs->nwords;
-	uint64_t   *nbits = rs->nrows + (size_t) rs->r * rs->nwords;
+	/* r >= r_ext: a new row is always private */
+	uint64_t   *bits = rs->rows + (size_t) (rs->r - rs->r_ext) * rs->nwords;
+	uint64_t   *nbits = rs->nrows + (size_t) (rs->r - rs->r_ext) * rs->nwords;
 	size_t		i;
 	int			e;
 
@@ -499,7 +508,7 @@ append_basis_row(tapas_rowspace_t *rs, const uint32_t *q, size_t len,
 		nbits[qn[i] / 64] |= UINT64_C(1) << (qn[i] % 64);
 	for (e = 0; e < NPROJ; e++)
 	{
-		uint64_t   *sb = rs->bsum[e] + (size_t) rs->r * rs->nblocks;
+		uint64_t   *sb = rs->bsum[e] + (size_t) (rs->r - rs->r_ext) * rs->nblocks;
 
 		memset(sb, 0, rs->nblocks * sizeof(uint64_t));
 		add_block_sums(rs, sb, rs->z[e], q, len, 0);

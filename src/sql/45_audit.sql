@@ -65,14 +65,14 @@ GRANT EXECUTE ON FUNCTION tapas.audit(regclass) TO tapas_admin;
 
 CREATE FUNCTION tapas.audit_shared_state(
 	OUT tbl regclass, OUT role text, OUT rows integer, OUT rank bigint,
-	OUT records bigint, OUT bytes bigint, OUT copies bigint)
+	OUT records bigint, OUT bytes bigint, OUT copies bigint, OUT readers bigint)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'tapas_sql_audit_shared_state'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 REVOKE ALL ON FUNCTION tapas.audit_shared_state() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION tapas.audit_shared_state() TO tapas_admin;
 COMMENT ON FUNCTION tapas.audit_shared_state() IS
-	'The row-space states of this database kept in shared memory for new backends to start from (tapas.audit_shared_memory), one row per (table, audit scope, class): the scope''s role (NULL under tapas.audit_scope = all), the logged rows the state holds, its rank and number of records, its size and how often a backend copied it; admin only';
+	'The row-space states of this database kept in shared memory for new backends to start from (tapas.audit_shared_memory), one row per (table, audit scope, class): the scope''s role (NULL under tapas.audit_scope = all), the logged rows the state holds, its rank and number of records, its size, how often a backend copied it, and how many backends read its basis rows in place now (a copy evicted while read is freed by its last reader); admin only';
 
 CREATE FUNCTION tapas.audit_shared_truths(
 	OUT tbl regclass, OUT nonzero bigint, OUT records bigint, OUT bytes bigint,
