@@ -250,15 +250,19 @@ gather_labels_sql(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
  * gather_labels_sql for columns idx[0..k-1], except that the text and
  * varchar columns under a deterministic collation are gathered by one
  * plain scan in C (dataset_labels.c), the same lists for less work.
+ * keep (may be NULL): when that scan reads every column, of synthetic
+ * alone (targets NULL), it keeps the rows there too; keep->k stays 0
+ * otherwise.
  */
 static void
 gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
-			  const Oid *targets, List **observed)
+			  const Oid *targets, List **observed, TapasLabelRows *keep)
 {
 	int		   *text_idx = palloc(sizeof(int) * k),
 			   *other_idx = palloc(sizeof(int) * k);
 	Oid		   *collid = palloc(sizeof(Oid) * k);
 	List	  **text_observed;
+	char	   *from;
 	int			i,
 				n_text = 0,
 				n_other = 0;
@@ -281,9 +285,28 @@ gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 	if (n_text == 0)
 		return;
 	text_observed = palloc0(sizeof(List *) * n_text);
-	tapas_dataset_gather_text_labels(batch_from(cols, text_idx, n_text, synthetic,
-												targets),
-									 collid, n_text, text_observed);
+	if (keep != NULL && n_other == 0 && targets == NULL)
+	{
+		/* batch_from's FROM item with the key's text as vk */
+		StringInfoData buf;
+
+		initStringInfo(&buf);
+		appendStringInfoString(&buf, "(SELECT ");
+		for (i = 0; i < k; i++)
+			appendStringInfo(&buf, "%s AS v%d, ", quote_identifier(cols[idx[i]].name), i + 1);
+		if (keep->key != NULL)
+			appendStringInfo(&buf, "(%s)::text AS vk", quote_identifier(keep->key));
+		else
+			appendStringInfoString(&buf, "NULL::text AS vk");
+		appendStringInfo(&buf, " FROM %s) u", tapas_dataset_rel_sql_name(synthetic));
+		from = buf.data;
+	}
+	else
+	{
+		keep = NULL;
+		from = batch_from(cols, text_idx, n_text, synthetic, targets);
+	}
+	tapas_dataset_gather_text_labels(from, collid, n_text, text_observed, keep);
 	for (i = 0; i < n_text; i++)
 		observed[text_idx[i]] = list_concat(observed[text_idx[i]], text_observed[i]);
 }
@@ -505,7 +528,7 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
 				const Oid  *t = pass == 0 ? targets : NULL;
 
 				if (labels)
-					gather_labels(cols, idx, k, synthetic, t, observed);
+					gather_labels(cols, idx, k, synthetic, t, observed, NULL);
 				else
 					continuous_stats(cols, idx, k, synthetic, t);
 				k = 0;
@@ -515,30 +538,102 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
 }
 
 /*
+ * The rows kept by the label scan (columns 0..k-1 = cols), coded through
+ * the dictionaries: each column's labels by id looked up once.
+ */
+static TapasAttackRows *
+code_kept_rows(TapasAttackColumn *cols, const TapasLabelRows *keep, MemoryContext cxt)
+{
+	TapasAttackRows *rows = MemoryContextAlloc(cxt, sizeof(TapasAttackRows));
+	double	  **code = palloc(sizeof(double *) * keep->k);
+	int			k = keep->k,
+				i;
+	uint64		r;
+
+	for (i = 0; i < k; i++)
+	{
+		TapasAttackColumn *col = &cols[i];
+		int			c = tapas_dataset_label_code(col, NULL, 0);
+		uint32		id;
+
+		/* index n_labels: SQL NULL (without a NULL category: code 0) */
+		code[i] = palloc(sizeof(double) * (keep->n_labels[i] + 1));
+		code[i][keep->n_labels[i]] = c < 0 ? 0.0 : (double) c;
+		for (id = 0; id < keep->n_labels[i]; id++)
+		{
+			c = tapas_dataset_label_code(col, keep->labels[i][id],
+										 keep->label_len[i][id]);
+			if (c < 0)
+				elog(ERROR, "value \"%s\" of column \"%s\" is not in its dictionary",
+					 keep->labels[i][id], col->name);
+			code[i][id] = (double) c;
+		}
+	}
+	rows->n = keep->n;
+	rows->values = MemoryContextAllocHuge(cxt, sizeof(double) * k * (keep->n > 0 ? keep->n : 1));
+	for (r = 0; r < keep->n; r++)
+	{
+		const uint32 *ids = keep->ids + r * k;
+		double	   *row = rows->values + r * k;
+
+		for (i = 0; i < k; i++)
+			row[i] = code[i][ids[i] == TAPAS_LABEL_NULL_ID ? keep->n_labels[i] : ids[i]];
+	}
+	/* the key texts are in cxt already; their array is not */
+	rows->keys = NULL;
+	if (keep->key != NULL)
+	{
+		rows->keys = MemoryContextAllocHuge(cxt, sizeof(char *) * (keep->n > 0 ? keep->n : 1));
+		memcpy(rows->keys, keep->keys, sizeof(char *) * keep->n);
+	}
+	return rows;
+}
+
+/*
  * Decides the kind of every column and gathers dictionaries and bounds:
  * one scan for the distinct values of all non-continuous (and integer)
  * columns, one for the bounds of the continuous ones.  in_targets[j] says
  * whether column j is read from the targets (targets[0] and, when valid,
- * targets[1]) too.
+ * targets[1]) too.  rows: see dataset_int.h; the label scan keeps the
+ * rows only when it is the one scan of synthetic alone (every column a
+ * text label column in one batch, the targets synthetic itself or none).
  */
 void
 tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 						  const bool *in_targets, JsonbContainer *schema,
 						  int max_categories, Oid synthetic,
-						  const Oid targets[2], MemoryContext cxt)
+						  const Oid targets[2], MemoryContext cxt,
+						  const char *key, TapasAttackRows **rows)
 {
 	List	  **order = palloc0(sizeof(List *) * ncols);
 	List	  **observed = palloc0(sizeof(List *) * ncols);
 	bool	   *integer = palloc(sizeof(bool) * ncols);
 	bool	   *want = palloc(sizeof(bool) * ncols);
+	TapasLabelRows keep;
+	bool		one_scan = rows != NULL && ncols > 0 && ncols <= 31;
 	int			j;
 
 	for (j = 0; j < ncols; j++)
 	{
 		classify(&cols[j], schema, &order[j], &integer[j]);
 		want[j] = cols[j].kind != TAPAS_COLUMN_CONTINUOUS;
+		one_scan &= want[j] && in_targets[j] == in_targets[0];
 	}
-	for_batches(cols, ncols, in_targets, want, synthetic, targets, observed, true);
+	for (j = 0; j < 2 && one_scan; j++)
+		one_scan = !OidIsValid(targets[j]) || targets[j] == synthetic;
+	memset(&keep, 0, sizeof(keep));
+	keep.key = key;
+	keep.key_cxt = cxt;
+	if (one_scan)
+	{
+		int		   *idx = palloc(sizeof(int) * ncols);
+
+		for (j = 0; j < ncols; j++)
+			idx[j] = j;
+		gather_labels(cols, idx, ncols, synthetic, NULL, observed, &keep);
+	}
+	else
+		for_batches(cols, ncols, in_targets, want, synthetic, targets, observed, true);
 	for (j = 0; j < ncols; j++)
 	{
 		ListCell   *lc;
@@ -554,4 +649,10 @@ tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 			build_dictionary(&cols[j], observed[j], order[j], cxt);
 	}
 	for_batches(cols, ncols, in_targets, want, synthetic, targets, NULL, false);
+	if (rows != NULL)
+		*rows = keep.k == ncols && one_scan ? code_kept_rows(cols, &keep, cxt) : NULL;
+	if (keep.ids != NULL)
+		pfree(keep.ids);
+	if (keep.keys != NULL)
+		pfree(keep.keys);
 }
