@@ -278,7 +278,7 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	b.idx = tapas_malloc(n * sizeof(int32_t));
 	b.w0 = tapas_malloc(n * sizeof(double));
 	b.w1 = tapas_malloc(n * sizeof(double));
-	b.feat = tapas_malloc(d * sizeof(int32_t));
+	b.feat = tapas_malloc(d * sizeof(rf_feat));
 	b.pairs = tapas_malloc(n * sizeof(rf_pair));
 	b.keys = tapas_malloc(n * sizeof(uint64_t));
 	b.keys_tmp = tapas_malloc(n * sizeof(uint64_t));
@@ -294,8 +294,6 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	if (rf->trees == NULL)
 		goto fail;
 	rf->n_trees = params->n_trees;
-	for (j = 0; j < d; j++)
-		b.feat[j] = (int32_t) j;
 	b.X = X;
 	b.y = y;
 	b.n = n;
@@ -303,6 +301,12 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	if (n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
 		tapas_rf_build_ranks(&b) != TAPAS_OK)
 		goto fail;
+	for (j = 0; j < d; j++)
+	{
+		b.feat[j].f = (int32_t) j;
+		b.feat[j].count = b.rank != NULL ? b.rank_count[j] : 0;
+		b.feat[j].col = b.rank != NULL ? b.rank_col[j] : 0;
+	}
 	if (b.rank == NULL)
 	{
 		/* no ranks (too many samples, or a NaN): the float copy */

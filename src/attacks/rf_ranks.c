@@ -37,6 +37,9 @@ size_t		tapas_rf_rank_max_n = RF_RANK_MAX_N;
 /* features ranked together: 8 doubles, one cache line of a row */
 #define RF_RANK_BLOCK 8
 
+/* rows fetched ahead while ranking (rf_int.h) */
+int			tapas_rf_rank_ahead = 16;
+
 /* the float the fit sees for X[i][f], -0 taken as +0 */
 static inline float
 feature_value(const rf_builder *b, size_t i, size_t f)
@@ -156,6 +159,16 @@ tapas_rf_build_ranks(rf_builder *b)
 		{
 			const double *row = b->X + i * d + f0;
 
+			/*
+			 * the rows are d doubles apart (48 kB for Groundhog's 6,099
+			 * features), each read a cache miss: the block's line of a row
+			 * further on is fetched meanwhile (test/bench/b-rf-fit.c)
+			 */
+			if (tapas_rf_rank_ahead > 0 && i + tapas_rf_rank_ahead < n)
+			{
+				__builtin_prefetch(row + (size_t) tapas_rf_rank_ahead * d);
+				__builtin_prefetch(row + (size_t) tapas_rf_rank_ahead * d + w - 1);
+			}
 			for (j = 0; j < w; j++)
 			{
 				float		v = (float) row[j];

@@ -159,6 +159,44 @@ main(void)
 		tapas_rf_free(a);
 		tapas_rf_free(b);
 	}
+	{
+		/* the fixed cost of a fit (one tree: mostly the ranking), with and
+		 * without fetching the rows ahead */
+		double	   *ra = malloc(reps * 3 * sizeof(double)),
+				   *rb = malloc(reps * 3 * sizeof(double)),
+					best_a = 1e300,
+					best_b = 1e300;
+		int			ahead = tapas_rf_rank_ahead;
+		char		trees[32];
+		const char *saved = getenv("BENCH_TREES");
+
+		snprintf(trees, sizeof(trees), "%s", saved ? saved : "100");
+		setenv("BENCH_TREES", "1", 1);
+		for (r = 0; r < 3 * reps; r++)
+		{
+			tapas_rf_t *a,
+					   *b;
+
+			tapas_rf_rank_ahead = ahead;
+			ra[r] = fit(ev, 1, &a);
+			tapas_rf_rank_ahead = 0;
+			rb[r] = fit(ev, 1, &b);
+			tapas_rf_rank_ahead = ahead;
+			same &= same_forest(a, b);
+			best_a = ra[r] < best_a ? ra[r] : best_a;
+			best_b = rb[r] < best_b ? rb[r] : best_b;
+			tapas_rf_free(a);
+			tapas_rf_free(b);
+		}
+		setenv("BENCH_TREES", trees, 1);
+		printf("one-tree fit (the ranking of the features), %d alternating runs:\n", 3 * reps);
+		printf("  rows fetched %d ahead: best %.4f s, median %.4f s CPU\n", ahead, best_a,
+			   bench_median(ra, 3 * reps));
+		printf("  no fetch ahead:        best %.4f s, median %.4f s CPU\n", best_b,
+			   bench_median(rb, 3 * reps));
+		printf("  ratio (best): %.2fx, (median): %.2fx\n", best_b / best_a,
+			   bench_median(rb, 3 * reps) / bench_median(ra, 3 * reps));
+	}
 	printf("random forest fit, census Groundhog features (%zu training datasets of %zu records, %zu features, 100 trees)\n",
 		   n_train, rows, ev->dim);
 	printf("  tapas (bucket sweep):    best %.3f s, median %.3f s CPU\n",
