@@ -538,8 +538,8 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
 }
 
 /*
- * The rows kept by the label scan (columns 0..k-1 = cols), coded through
- * the dictionaries: each column's labels by id looked up once.
+ * The rows kept by the label scan (columns 0..k-1 = cols), coded in place
+ * through the dictionaries: each column's labels by id looked up once.
  */
 static TapasAttackRows *
 code_kept_rows(TapasAttackColumn *cols, const TapasLabelRows *keep, MemoryContext cxt)
@@ -556,9 +556,9 @@ code_kept_rows(TapasAttackColumn *cols, const TapasLabelRows *keep, MemoryContex
 		int			c = tapas_dataset_label_code(col, NULL, 0);
 		uint32		id;
 
-		/* index n_labels: SQL NULL (without a NULL category: code 0) */
-		code[i] = palloc(sizeof(double) * (keep->n_labels[i] + 1));
-		code[i][keep->n_labels[i]] = c < 0 ? 0.0 : (double) c;
+		/* code[i][-1]: SQL NULL (without a NULL category: code 0) */
+		code[i] = (double *) palloc(sizeof(double) * (keep->n_labels[i] + 1)) + 1;
+		code[i][-1] = c < 0 ? 0.0 : (double) c;
 		for (id = 0; id < keep->n_labels[i]; id++)
 		{
 			c = tapas_dataset_label_code(col, keep->labels[i][id],
@@ -569,23 +569,16 @@ code_kept_rows(TapasAttackColumn *cols, const TapasLabelRows *keep, MemoryContex
 			code[i][id] = (double) c;
 		}
 	}
-	rows->n = keep->n;
-	rows->values = MemoryContextAllocHuge(cxt, sizeof(double) * k * (keep->n > 0 ? keep->n : 1));
 	for (r = 0; r < keep->n; r++)
 	{
-		const uint32 *ids = keep->ids + r * k;
-		double	   *row = rows->values + r * k;
+		double	   *row = keep->cells + r * k;
 
 		for (i = 0; i < k; i++)
-			row[i] = code[i][ids[i] == TAPAS_LABEL_NULL_ID ? keep->n_labels[i] : ids[i]];
+			row[i] = code[i][(long) row[i]];
 	}
-	/* the key texts are in cxt already; their array is not */
-	rows->keys = NULL;
-	if (keep->key != NULL)
-	{
-		rows->keys = MemoryContextAllocHuge(cxt, sizeof(char *) * (keep->n > 0 ? keep->n : 1));
-		memcpy(rows->keys, keep->keys, sizeof(char *) * keep->n);
-	}
+	rows->n = keep->n;
+	rows->values = keep->cells;
+	rows->keys = keep->keys;
 	return rows;
 }
 
@@ -623,7 +616,7 @@ tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 		one_scan = !OidIsValid(targets[j]) || targets[j] == synthetic;
 	memset(&keep, 0, sizeof(keep));
 	keep.key = key;
-	keep.key_cxt = cxt;
+	keep.cxt = cxt;
 	if (one_scan)
 	{
 		int		   *idx = palloc(sizeof(int) * ncols);
@@ -651,8 +644,4 @@ tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 	for_batches(cols, ncols, in_targets, want, synthetic, targets, NULL, false);
 	if (rows != NULL)
 		*rows = keep.k == ncols && one_scan ? code_kept_rows(cols, &keep, cxt) : NULL;
-	if (keep.ids != NULL)
-		pfree(keep.ids);
-	if (keep.keys != NULL)
-		pfree(keep.keys);
 }

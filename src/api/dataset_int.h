@@ -34,19 +34,18 @@ typedef struct RelColumns
  * The rows of a table as its label scan read them
  * (tapas_dataset_gather_text_labels with keep), so that a reader of the
  * same table needs no second scan: each cell as the id of its label in its
- * column (ids in order of first occurrence, labels[i][id]), and the key
- * column's text when key is set.
+ * column (ids in order of first occurrence, labels[i][id]; -1 for SQL
+ * NULL), held as a double in the matrix the codes then replace, and the
+ * key column's text when key is set.
  */
-#define TAPAS_LABEL_NULL_ID UINT32_MAX
-
 typedef struct TapasLabelRows
 {
 	const char *key;			/* in: the key column to read too, or NULL */
-	MemoryContext key_cxt;		/* in: where the key texts go */
+	MemoryContext cxt;			/* in: where the rows and key texts go */
 	int			k;				/* columns */
 	uint64		n,				/* rows read */
 				cap;
-	uint32	   *ids;			/* n x k, TAPAS_LABEL_NULL_ID = SQL NULL */
+	double	   *cells;			/* n x k label ids */
 	char	  **keys;			/* n key texts (NULL = SQL NULL), with key */
 	char	 ***labels;			/* per column: its labels by id */
 	int		  **label_len;

@@ -128,21 +128,21 @@ set_add(LabelSet *s, const char *bytes, int len)
 }
 
 /* room for one more row in keep (grown by doubling) */
-static uint32 *
+static double *
 keep_next_row(TapasLabelRows *keep)
 {
 	if (keep->n == keep->cap)
 	{
 		keep->cap = keep->cap ? 2 * keep->cap : 1024;
-		keep->ids = keep->ids == NULL ?
-			palloc_extended(sizeof(uint32) * keep->k * keep->cap, MCXT_ALLOC_HUGE) :
-			repalloc_huge(keep->ids, sizeof(uint32) * keep->k * keep->cap);
+		keep->cells = keep->cells == NULL ?
+			MemoryContextAllocHuge(keep->cxt, sizeof(double) * keep->k * keep->cap) :
+			repalloc_huge(keep->cells, sizeof(double) * keep->k * keep->cap);
 		if (keep->key != NULL)
 			keep->keys = keep->keys == NULL ?
-				palloc_extended(sizeof(char *) * keep->cap, MCXT_ALLOC_HUGE) :
+				MemoryContextAllocHuge(keep->cxt, sizeof(char *) * keep->cap) :
 				repalloc_huge(keep->keys, sizeof(char *) * keep->cap);
 	}
-	return keep->ids + keep->n * keep->k;
+	return keep->cells + keep->n * keep->k;
 }
 
 static bool
@@ -150,7 +150,7 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	LabelReceiver *r = (LabelReceiver *) self;
 	MemoryContext old = MemoryContextSwitchTo(r->cxt);
-	uint32	   *ids = r->keep != NULL ? keep_next_row(r->keep) : NULL;
+	double	   *ids = r->keep != NULL ? keep_next_row(r->keep) : NULL;
 	int			i;
 
 	slot_getallattrs(slot);
@@ -158,12 +158,12 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 	{
 		struct varlena *v,
 				   *p;
-		uint32		id;
+		double		id;
 
 		if (slot->tts_isnull[i])
 		{
 			r->sets[i].has_null = true;
-			id = TAPAS_LABEL_NULL_ID;
+			id = -1.0;
 		}
 		else
 		{
@@ -180,7 +180,7 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 	{
 		if (r->keep->key != NULL)
 		{
-			MemoryContextSwitchTo(r->keep->key_cxt);
+			MemoryContextSwitchTo(r->keep->cxt);
 			r->keep->keys[r->keep->n] = slot->tts_isnull[r->k] ? NULL :
 				TextDatumGetCString(slot->tts_values[r->k]);
 		}

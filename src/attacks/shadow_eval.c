@@ -146,7 +146,8 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	ev->real = tapas_malloc(n_real * m * sizeof(double));
 	ev->syn = tapas_malloc(p->num_synthetic_records * m * sizeof(double));
 	ev->scratch = tapas_malloc(n_real * sizeof(size_t));
-	ev->F = tapas_malloc((ev->tm->n_datasets * ev->dim + 1) * sizeof(double));
+	/* filled a dataset at a time: no huge pages (util/memory.h) */
+	ev->F = tapas_malloc_small_pages((ev->tm->n_datasets * ev->dim + 1) * sizeof(double));
 	ev->y = tapas_malloc(T * ev->tm->n_datasets * sizeof(int));
 	ev->scores = tapas_calloc(T * p->tm.n_test, sizeof(double));
 	if (!ev->target || !ev->target_k || !ev->real || !ev->syn || !ev->scratch ||
