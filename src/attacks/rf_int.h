@@ -47,7 +47,8 @@ typedef struct rf_feat
 /* everything one tree build needs, allocated once per fit */
 typedef struct rf_builder
 {
-	const double *X;			/* the caller's matrix, n x d */
+	const double *X;			/* the caller's matrix, n x d ... */
+	const float *Xf;			/* ... or as floats (tapas_rf_fit_float) */
 	const float *Xc;			/* feature-major, d x n; NULL with ranks */
 	const int  *y;
 	size_t		n,
@@ -179,6 +180,13 @@ extern uint64_t *tapas_rf_rank_sort(rf_builder *b, uint64_t *a, long n,
 extern int	tapas_rf_split_feature_ranks(rf_builder *b, const rf_feat *e, long lo,
 										 long hi, double W0, double W1,
 										 rf_split *best);
+
+/* the float the fit sees for sample i's feature f */
+static inline float
+rf_x(const rf_builder *b, size_t i, size_t f)
+{
+	return b->Xf != NULL ? b->Xf[i * b->d + f] : (float) b->X[i * b->d + f];
+}
 
 /* order-preserving key of a non-NaN float (-0 and +0 alike) */
 static inline uint32_t
