@@ -286,21 +286,7 @@ gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 		return;
 	text_observed = palloc0(sizeof(List *) * n_text);
 	if (keep != NULL && n_other == 0 && targets == NULL)
-	{
-		/* batch_from's FROM item with the key's text as vk */
-		StringInfoData buf;
-
-		initStringInfo(&buf);
-		appendStringInfoString(&buf, "(SELECT ");
-		for (i = 0; i < k; i++)
-			appendStringInfo(&buf, "%s AS v%d, ", quote_identifier(cols[idx[i]].name), i + 1);
-		if (keep->key != NULL)
-			appendStringInfo(&buf, "(%s)::text AS vk", quote_identifier(keep->key));
-		else
-			appendStringInfoString(&buf, "NULL::text AS vk");
-		appendStringInfo(&buf, " FROM %s) u", tapas_dataset_rel_sql_name(synthetic));
-		from = buf.data;
-	}
+		from = tapas_dataset_kept_rows_from(cols, idx, k, synthetic, keep->key);
 	else
 	{
 		keep = NULL;
@@ -538,51 +524,6 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
 }
 
 /*
- * The rows kept by the label scan (columns 0..k-1 = cols), coded in place
- * through the dictionaries: each column's labels by id looked up once.
- */
-static TapasAttackRows *
-code_kept_rows(TapasAttackColumn *cols, const TapasLabelRows *keep, MemoryContext cxt)
-{
-	TapasAttackRows *rows = MemoryContextAlloc(cxt, sizeof(TapasAttackRows));
-	double	  **code = palloc(sizeof(double *) * keep->k);
-	int			k = keep->k,
-				i;
-	uint64		r;
-
-	for (i = 0; i < k; i++)
-	{
-		TapasAttackColumn *col = &cols[i];
-		int			c = tapas_dataset_label_code(col, NULL, 0);
-		uint32		id;
-
-		/* code[i][-1]: SQL NULL (without a NULL category: code 0) */
-		code[i] = (double *) palloc(sizeof(double) * (keep->n_labels[i] + 1)) + 1;
-		code[i][-1] = c < 0 ? 0.0 : (double) c;
-		for (id = 0; id < keep->n_labels[i]; id++)
-		{
-			c = tapas_dataset_label_code(col, keep->labels[i][id],
-										 keep->label_len[i][id]);
-			if (c < 0)
-				elog(ERROR, "value \"%s\" of column \"%s\" is not in its dictionary",
-					 keep->labels[i][id], col->name);
-			code[i][id] = (double) c;
-		}
-	}
-	for (r = 0; r < keep->n; r++)
-	{
-		double	   *row = keep->cells + r * k;
-
-		for (i = 0; i < k; i++)
-			row[i] = code[i][(long) row[i]];
-	}
-	rows->n = keep->n;
-	rows->values = keep->cells;
-	rows->keys = keep->keys;
-	return rows;
-}
-
-/*
  * Decides the kind of every column and gathers dictionaries and bounds:
  * one scan for the distinct values of all non-continuous (and integer)
  * columns, one for the bounds of the continuous ones.  in_targets[j] says
@@ -643,5 +584,5 @@ tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 	}
 	for_batches(cols, ncols, in_targets, want, synthetic, targets, NULL, false);
 	if (rows != NULL)
-		*rows = keep.k == ncols && one_scan ? code_kept_rows(cols, &keep, cxt) : NULL;
+		*rows = keep.k == ncols && one_scan ? tapas_dataset_code_kept_rows(cols, &keep, cxt) : NULL;
 }

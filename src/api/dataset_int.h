@@ -112,4 +112,20 @@ extern void tapas_dataset_gather_text_labels(const char *from, const Oid *collid
 											 int k, List **observed,
 											 TapasLabelRows *keep);
 
+/*
+ * The FROM item of the label scan that keeps synthetic's rows: columns
+ * idx[0..k-1] of cols as v1..vk and the key's text (or NULL) as vk.
+ */
+extern char *tapas_dataset_kept_rows_from(TapasAttackColumn *cols, const int *idx,
+										  int k, Oid synthetic, const char *key);
+
+/*
+ * The rows keep holds (columns 0..k-1 = cols, whose dictionaries are
+ * built), coded in place through the dictionaries: a TapasAttackRows in
+ * cxt that owns keep's matrix and key texts.
+ */
+extern TapasAttackRows *tapas_dataset_code_kept_rows(TapasAttackColumn *cols,
+													  const TapasLabelRows *keep,
+													  MemoryContext cxt);
+
 #endif							/* TAPAS_DATASET_INT_H */
