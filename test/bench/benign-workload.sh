@@ -4,9 +4,12 @@
 # sick) and sum(income), grouping by one or two of age band, sex, region,
 # education, on a random range of another, run by an audited role in deny
 # mode on the protected table, and by the same role on an unprotected copy.
-# Prints the refusals (TP001 isolation, TP004 incomplete audit, TP002 a
-# group below k, which is not a false refusal), the total time of each side
-# and their ratio, the analyst backend's peak RSS (VmHWM), and the ledger's
+# Prints the refusals (TP001 isolation, TP004 incomplete audit, TP003 a
+# full ledger or role quota, TP002 a group below k, which is not a false
+# refusal), the total time of each side and their ratio, the analyst
+# backend's peak RSS (VmHWM; at the end also its private memory and the
+# shared memory it touched: the ledger's covers and key hash, shared
+# buffers, which any backend that logs or scans them maps), and the ledger's
 # cells and bytes per cell (the growth of tapas.ledger_usage() over the
 # workload: covers, cell headers, query texts), and the time of the first
 # statement of a new analyst backend after the workload (issue 12 item 4:
@@ -52,8 +55,10 @@ if [ -z "${PGHOST:-}" ]; then
 	exec 9>/tmp/tapas-install.lock
 	[ -n "${TAPAS_PGROOT:-}" ] || flock 9
 	tapas_install
+	# one analyst: no per-role quota (0; the default -1 is a quarter of
+	# tapas.ledger_memory, and refused the end of the workload with TP003)
 	instance_start "$inst" "tapas.ledger_memory = '1GB'" "tapas.ledger_max_cells = 1000000" \
-		"shared_buffers = '256MB'" >/dev/null
+		"tapas.ledger_memory_per_role = 0" "shared_buffers = '256MB'" >/dev/null
 	setup_db
 	flock -u 9
 	exec 9>&-
@@ -101,7 +106,7 @@ sed 's/%s/b_u/' "$work/w.txt" >"$work/u.sql"
 	sed 's/%s/b_p/' "$work/w.txt"
 	echo 'SELECT pg_backend_pid() AS pid \gset'
 	echo '\setenv PID :pid'
-	echo '\! grep VmHWM /proc/$PID/status'
+	echo '\! grep -E "VmHWM|RssAnon|RssShmem" /proc/$PID/status'
 } >"$work/p.sql"
 
 run() {	# run FILE: seconds
@@ -118,8 +123,11 @@ u2=$(run "$work/u.sql" "$work/u2.out")
 tp001=$(grep -c 'TP001' "$work/p.out" || true)
 tp004=$(grep -c 'TP004' "$work/p.out" || true)
 tp002=$(grep -c 'TP002' "$work/p.out" || true)
-other=$(grep 'ERROR' "$work/p.out" | grep -v -c 'TP00[124]' || true)
+tp003=$(grep -c 'TP003' "$work/p.out" || true)
+other=$(grep 'ERROR' "$work/p.out" | grep -v -c 'TP00[1234]' || true)
 hwm=$(awk '/VmHWM/ {print $2}' "$work/p.out")
+anon=$(awk '/RssAnon/ {print $2}' "$work/p.out")
+shmem=$(awk '/RssShmem/ {print $2}' "$work/p.out")
 # the first statement of a new backend (its audit state is rebuilt from the ledger)
 head -n 1 "$work/w.txt" | sed 's/%s/b_u/' >"$work/first.u.sql"
 head -n 1 "$work/w.txt" | sed 's/%s/b_p/' >"$work/first.p.sql"
@@ -131,12 +139,12 @@ IFS='|' read -r cells1 mem1 <<<"$after"
 cells=$((cells1 - cells0))
 mem=$((mem1 - mem0))
 awk -v n="$n" -v s="$stmts" -v u1="$u1" -v u2="$u2" -v p="$p" -v t1="$tp001" -v t4="$tp004" \
-	-v t2="$tp002" -v o="$other" -v hwm="$hwm" -v cells="$cells" -v mem="$mem" \
+	-v t2="$tp002" -v t3="$tp003" -v o="$other" -v hwm="$hwm" -v anon="$anon" -v shm="$shmem" -v cells="$cells" -v mem="$mem" \
 	-v fu="$f_u" -v fp="$f_p" -v cross="$cross" 'BEGIN {
 	u = (u1 + u2) / 2
-	printf "n %d, %d statements%s: refusals TP001 %d, TP004 %d (TP002 group below k: %d, other errors %d)\n", n, s, cross ? " after GROUP BY zip (--cross)" : "", t1, t4, t2, o
+	printf "n %d, %d statements%s: refusals TP001 %d, TP004 %d, TP003 %d (TP002 group below k: %d, other errors %d)\n", n, s, cross ? " after GROUP BY zip (--cross)" : "", t1, t4, t3, t2, o
 	printf "time: unprotected %.2f s (%.2f, %.2f), audited %.2f s, ratio %.2f\n", u, u1, u2, p, p / u
-	printf "analyst backend peak RSS %.0f MB; ledger %d cells, %.0f bytes per cell\n", hwm / 1024, cells, cells ? mem / cells : 0
+	printf "analyst backend peak RSS %.0f MB (at the end: private %.0f MB, shared memory touched %.0f MB); ledger %d cells, %.0f bytes per cell\n", hwm / 1024, anon / 1024, shm / 1024, cells, cells ? mem / cells : 0
 	printf "first statement of a new backend after the workload (psql start included): audited %.2f s, unprotected %.2f s\n", fp, fu
 }'
-if [ "$other" -gt 0 ]; then grep 'ERROR' "$work/p.out" | grep -v 'TP00[124]' | sort | uniq -c | head -5; fi
+if [ "$other" -gt 0 ]; then grep 'ERROR' "$work/p.out" | grep -v 'TP00[1234]' | sort | uniq -c | head -5; fi
