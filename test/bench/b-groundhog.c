@@ -238,15 +238,7 @@ main(void)
 		{
 			double		lab = ev->y[k];
 
-			if (ev->F != NULL)
-				fwrite(ev->F + k * ev->dim, sizeof(double), ev->dim, f);
-			else
-				for (i = 0; i < ev->dim; i++)
-				{
-					double		v = ev->Ff[k * ev->dim + i];
-
-					fwrite(&v, sizeof(double), 1, f);
-				}
+			fwrite(ev->F + k * ev->dim, sizeof(double), ev->dim, f);
 			fwrite(&lab, sizeof(double), 1, f);
 		}
 		if (f)
