@@ -49,7 +49,8 @@ leaf_change_stamp(Oid relid)
  * Changes to relid known to this backend: over its leaf partitions when
  * it is partitioned (the partitioned table itself counts nothing), each
  * leaf's count mixed with its OID, so that a partition created, attached
- * or dropped also moves the stamp.  A stamp that cannot be read (a
+ * or dropped also moves the stamp; a foreign leaf counts by the digest of
+ * its rows, read from the remote server (foreign_leaves.c).  A stamp that cannot be read (a
  * partition that cannot be scanned) is -1, which never matches.
  */
 int64
@@ -64,8 +65,17 @@ tapas_audit_table_change_stamp(Oid relid)
 		return leaf_change_stamp(relid);
 	leaves = tapas_protected_leaves(relid, AccessShareLock);
 	foreach(lc, leaves)
-		stamp += (uint64) leaf_change_stamp(lfirst_oid(lc)) +
-			hash_bytes_uint32(lfirst_oid(lc)) * UINT64CONST(0x9E3779B97F4A7C15);
+	{
+		Oid			leaf = lfirst_oid(lc);
+		int64		own;
+
+		/* a foreign leaf's rows change where no counter here moves: its digest */
+		if (get_rel_relkind(leaf) == RELKIND_FOREIGN_TABLE)
+			own = tapas_foreign_leaf_stamp(relid, tapas_protection_lookup(relid), leaf);
+		else
+			own = leaf_change_stamp(leaf);
+		stamp += (uint64) own + hash_bytes_uint32(leaf) * UINT64CONST(0x9E3779B97F4A7C15);
+	}
 	list_free(leaves);
 	return (int64) (stamp & ~(UINT64CONST(1) << 63));
 }

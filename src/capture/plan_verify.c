@@ -89,6 +89,35 @@ scanned_relid(Plan *plan, VerifyContext *ctx)
 	return rt_fetch(scanrelid, ctx->stmt->rtable)->relid;
 }
 
+/*
+ * A ForeignScan that stands for a join or an aggregate (scanrelid 0: the
+ * remote server joins or aggregates, postgres_fdw's pushdown) must read
+ * no protected table: its rows would reach the capture already combined,
+ * computed where nothing captures.  A scan of one foreign partition
+ * (scanrelid > 0) returns rows, and is captured like any scan.
+ */
+static void
+verify_remote(Plan *plan, VerifyContext *ctx)
+{
+	ForeignScan *fs = (ForeignScan *) plan;
+	int			rti = -1;
+
+	if (!IsA(plan, ForeignScan) || fs->scan.scanrelid != 0)
+		return;
+	while ((rti = bms_next_member(fs->fs_relids, rti)) >= 0)
+	{
+		Oid			relid = rt_fetch(rti, ctx->stmt->rtable)->relid;
+
+		if (OidIsValid(relid) && tapas_protection_lookup(relid) != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("plan pushes a join or an aggregate over protected table \"%s\" to a remote server",
+							get_rel_name(relid)),
+					 errdetail("tapas captures the rows this server aggregates; a remote server does not capture."),
+					 errhint("Do not list extension tapas in the foreign server's \"extensions\" option, or disable the pushdown.")));
+	}
+}
+
 static void
 verify_plan(Plan *plan, bool gated, VerifyContext *ctx)
 {
@@ -100,6 +129,7 @@ verify_plan(Plan *plan, bool gated, VerifyContext *ctx)
 		return;
 	check_stack_depth();
 	verify_parallel(plan, gated, ctx);
+	verify_remote(plan, ctx);
 	if (tapas_plan_is_gate(plan))
 		gated = true;
 	if (tapas_plan_is_gather(plan))

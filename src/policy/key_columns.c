@@ -12,7 +12,11 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "commands/trigger.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
@@ -80,6 +84,19 @@ key_columns_text(const Datum *names, int n)
 	return buf.data;
 }
 
+/* the remote content of every foreign leaf of rel: distinct keys inside the bounds */
+static void
+foreign_leaves_check(Relation rel, const TapasProtection *p)
+{
+	List	   *members = find_all_inheritors(RelationGetRelid(rel), AccessShareLock, NULL);
+	ListCell   *lc;
+
+	foreach(lc, members)
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			(void) tapas_foreign_leaf_stamp(RelationGetRelid(rel), p, lfirst_oid(lc));
+	list_free(members);
+}
+
 /*
  * Checks the key columns p->key_attnos[0 .. nkeys-1] of rel (names in
  * names) and fills in their types: NOT NULL, and unique together through
@@ -111,6 +128,12 @@ tapas_key_check_columns(Relation rel, TapasProtection *p, const Datum *names)
 	p->key_hashed = tapas_key_is_hashed(p);
 	if (tapas_columns_are_unique(rel, p->key_attnos, p->nkeys))
 		return;
+	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE &&
+		tapas_foreign_check_structure(RelationGetRelid(rel), p))
+	{
+		foreign_leaves_check(rel, p);
+		return;
+	}
 	if (rel->rd_rel->relkind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -71,9 +71,9 @@
 
 /*
  * Refuses a partitioned table tapas cannot protect: a partition of it
- * protected on its own (attached before this guard existed), or a foreign
- * partition (its rows are not read by this server's executor, so neither
- * the capture nor the truth scan would see them).
+ * protected on its own (attached before this guard existed).  Foreign
+ * partitions are checked with the key (tapas_key_check_columns,
+ * foreign_leaves.c).
  */
 void
 tapas_partition_check_protectable(Relation rel)
@@ -89,12 +89,6 @@ tapas_partition_check_protectable(Relation rel)
 
 		if (child == relid)
 			continue;
-		if (get_rel_relkind(child) == RELKIND_FOREIGN_TABLE)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("cannot protect partitioned table \"%s\" because its partition \"%s\" is a foreign table",
-							RelationGetRelationName(rel), get_rel_name(child)),
-					 errdetail("tapas audits the rows this server reads; a foreign partition's rows are read by another server.")));
 		p = tapas_protection_lookup(child);
 		if (p != NULL && p->relid == child)
 			ereport(ERROR,
@@ -193,8 +187,9 @@ tapas_partition_derive(const TapasProtection *root, Oid partid, TapasProtection 
 
 /*
  * The tables holding relid's rows: relid itself when it is a plain table,
- * else its leaf partitions (locked with lockmode).  A foreign leaf raises:
- * its rows cannot be read here (callers fail closed).
+ * else its leaf partitions (locked with lockmode): plain tables, and
+ * foreign tables when the structure that keeps the key unique holds
+ * (foreign_leaves.c; raises otherwise: callers fail closed).
  */
 List *
 tapas_protected_leaves(Oid relid, LOCKMODE lockmode)
@@ -202,6 +197,7 @@ tapas_protected_leaves(Oid relid, LOCKMODE lockmode)
 	List	   *members;
 	List	   *leaves = NIL;
 	ListCell   *lc;
+	bool		foreign = false;
 
 	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
 		return list_make1_oid(relid);
@@ -210,16 +206,25 @@ tapas_protected_leaves(Oid relid, LOCKMODE lockmode)
 	{
 		char		kind = get_rel_relkind(lfirst_oid(lc));
 
-		if (kind == RELKIND_RELATION)
+		if (kind == RELKIND_RELATION || kind == RELKIND_FOREIGN_TABLE)
 			leaves = lappend_oid(leaves, lfirst_oid(lc));
-		else if (kind != RELKIND_PARTITIONED_TABLE)
+		foreign |= kind == RELKIND_FOREIGN_TABLE;
+		if (kind != RELKIND_RELATION && kind != RELKIND_FOREIGN_TABLE &&
+			kind != RELKIND_PARTITIONED_TABLE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("partition \"%s\" of protected table \"%s\" cannot be read by tapas",
 							get_rel_name(lfirst_oid(lc)), get_rel_name(relid)),
-					 errdetail("Only plain tables can be partitions of a protected table.")));
+					 errdetail("Only plain and foreign tables can be partitions of a protected table.")));
 	}
 	list_free(members);
+	if (foreign)
+	{
+		const TapasProtection *p = tapas_protection_lookup(relid);
+
+		if (p != NULL)
+			tapas_foreign_check_structure(p->relid, p);
+	}
 	return leaves;
 }
 
@@ -236,6 +241,7 @@ struct TapasTableScan
 	int			next;			/* index of the next leaf to open */
 	Relation	rel;			/* the leaf being scanned, or NULL */
 	TableScanDesc scan;
+	TapasForeignRead *remote;	/* a foreign leaf's read, instead of scan */
 	TupleTableSlot *slot;		/* the leaf's slot */
 	TupleTableSlot *rootslot;	/* rows converted to root's format */
 	TupleConversionMap *map;	/* leaf -> root, NULL when the same */
@@ -263,6 +269,14 @@ leaf_close(TapasTableScan *s)
 {
 	if (s->rel == NULL)
 		return;
+	if (s->remote != NULL)
+	{
+		tapas_foreign_read_end(s->remote);
+		s->remote = NULL;
+		table_close(s->rel, AccessShareLock);
+		s->rel = NULL;
+		return;
+	}
 	table_endscan(s->scan);
 	ExecDropSingleTupleTableSlot(s->slot);
 	if (s->map != NULL)
@@ -283,6 +297,12 @@ leaf_open(TapasTableScan *s)
 		return false;
 	leaf = list_nth_oid(s->leaves, s->next++);
 	s->rel = leaf == RelationGetRelid(s->root) ? s->root : table_open(leaf, AccessShareLock);
+	if (s->rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE)
+	{
+		/* rows come in root's format from a query tapas writes */
+		s->remote = tapas_foreign_read_begin(s->root, leaf);
+		return true;
+	}
 	s->slot = table_slot_create(s->rel, NULL);
 	s->scan = table_beginscan(s->rel, s->snapshot, 0, NULL);
 	s->map = convert_tuples_by_name(RelationGetDescr(s->rel), RelationGetDescr(s->root));
@@ -297,7 +317,9 @@ tapas_table_scan_next(TapasTableScan *s)
 	{
 		if (s->rel == NULL && !leaf_open(s))
 			return NULL;
-		if (table_scan_getnextslot(s->scan, ForwardScanDirection, s->slot))
+		if (s->remote != NULL && tapas_foreign_read_next(s->remote, s->rootslot))
+			return s->rootslot;
+		if (s->remote == NULL && table_scan_getnextslot(s->scan, ForwardScanDirection, s->slot))
 			return s->map == NULL ? s->slot :
 				execute_attr_map_slot(s->map->attrMap, s->slot, s->rootslot);
 		leaf_close(s);

@@ -127,6 +127,14 @@ extern void tapas_partition_check_protectable(Relation rel);
 extern void tapas_partition_derive(const TapasProtection *root, Oid partid,
 								   TapasProtection *out);
 extern List *tapas_protected_leaves(Oid relid, LOCKMODE lockmode);
+
+/* foreign_leaves.c */
+typedef struct TapasForeignRead TapasForeignRead;
+extern bool tapas_foreign_check_structure(Oid root, const TapasProtection *p);
+extern int64 tapas_foreign_leaf_stamp(Oid root, const TapasProtection *p, Oid leaf);
+extern TapasForeignRead *tapas_foreign_read_begin(Relation root, Oid leaf);
+extern bool tapas_foreign_read_next(TapasForeignRead *r, TupleTableSlot *rootslot);
+extern void tapas_foreign_read_end(TapasForeignRead *r);
 extern void tapas_partition_guard_utility(Node *parsetree);
 extern void tapas_partition_after_utility(Node *parsetree);
 
