@@ -51,6 +51,7 @@
 #include "miscadmin.h"
 #include "partitioning/partdesc.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/partcache.h"
 #include "utils/rel.h"
@@ -191,6 +192,29 @@ leaf_name(Oid leaf)
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(leaf)), get_rel_name(leaf));
 }
 
+/*
+ * Every name in the queries below resolves in pg_catalog: the session's
+ * search_path is the analyst's, and a function or operator of the
+ * analyst's schema found first would run as the owner while tapas's
+ * hooks stand aside.  The deparsed partition bound is written under the
+ * same path, so it names its operators as they will be resolved.
+ */
+static int
+catalog_path_begin(void)
+{
+	int			level = NewGUCNestLevel();
+
+	(void) set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	return level;
+}
+
+static void
+catalog_path_end(int level)
+{
+	AtEOXact_GUC(true, level);
+}
+
 typedef enum SpiCall
 {
 	SPI_CALL_EXECUTE,
@@ -284,6 +308,7 @@ int8_at(int col, bool *isnull)
 int64
 tapas_foreign_leaf_stamp(Oid root, const TapasProtection *p, Oid leaf)
 {
+	int			level = catalog_path_begin();
 	Relation	rel = table_open(root, AccessShareLock);
 	char	   *keys = key_list(root, p);
 	char	   *sql = psprintf("SELECT count(*)::int8, count(DISTINCT (%s))::int8, "
@@ -314,6 +339,7 @@ tapas_foreign_leaf_stamp(Oid root, const TapasProtection *p, Oid leaf)
 		PopActiveSnapshot();
 	SPI_finish();
 	MemoryContextSwitchTo(caller);
+	catalog_path_end(level);
 	if (distinct != rows)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNIQUE_VIOLATION),
@@ -356,6 +382,7 @@ tapas_foreign_read_begin(Relation root, Oid leaf)
 	TapasForeignRead *r = palloc0(sizeof(TapasForeignRead));
 	char	   *sql = psprintf("SELECT %s FROM ONLY %s", column_list(root), leaf_name(leaf));
 	bool		pushed = !ActiveSnapshotSet();
+	int			level;
 
 	r->root = RelationGetRelid(root);
 	r->rootrel = root;
@@ -366,7 +393,9 @@ tapas_foreign_read_begin(Relation root, Oid leaf)
 	MemoryContextSwitchTo(r->cxt);
 	if (pushed)
 		PushActiveSnapshot(GetTransactionSnapshot());
+	level = catalog_path_begin();
 	r->portal = as_owner(r->root, SPI_CALL_OPEN, sql, NULL);
+	catalog_path_end(level);
 	if (pushed)
 		PopActiveSnapshot();	/* the cursor registered its own */
 	return r;
