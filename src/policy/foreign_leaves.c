@@ -51,6 +51,9 @@
 #include "miscadmin.h"
 #include "partitioning/partdesc.h"
 #include "utils/builtins.h"
+#include "access/transam.h"
+#include "catalog/pg_type.h"
+#include "parser/parse_coerce.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/partcache.h"
@@ -58,6 +61,7 @@
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "policy/policy.h"
 
@@ -290,6 +294,62 @@ key_list(Oid root, const TapasProtection *p)
 	return buf.data;
 }
 
+/* the first argument type of a built-in extended hash function, or InvalidOid */
+static Oid
+hash_argument(Oid proc)
+{
+	Oid		   *argtypes;
+	int			nargs;
+
+	if (!OidIsValid(proc) || proc >= FirstGenbkiObjectId)
+		return InvalidOid;
+	(void) get_func_signature(proc, &argtypes, &nargs);
+	return nargs == 2 ? argtypes[0] : InvalidOid;
+}
+
+/*
+ * A 64-bit hash of a row, as SQL: the columns' own extended hash
+ * functions (their types' default hash opclass) with one seed per column,
+ * XORed, NULL as the column's seed; two constants for a boolean; text of
+ * the column for a type without one.  Built-in hash functions are shippable, so postgres_fdw can run the
+ * whole digest remotely as one aggregate.
+ */
+static char *
+row_hash(Relation root)
+{
+	TupleDesc	desc = RelationGetDescr(root);
+	StringInfoData buf;
+	bool		first = true;
+
+	initStringInfo(&buf);
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		TypeCacheEntry *tc;
+		const char *col;
+		Oid			arg;
+
+		if (att->attisdropped)
+			continue;
+		col = quote_identifier(NameStr(att->attname));
+		tc = lookup_type_cache(att->atttypid, TYPECACHE_HASH_EXTENDED_PROC);
+		/* CASE, not coalesce: postgres_fdw ships CASE */
+		appendStringInfo(&buf, "%sCASE WHEN %s IS NULL THEN %d ELSE ", first ? "" : " # ", col, i + 1);
+		if (att->atttypid == BOOLOID)	/* its hash takes "char", no cast */
+			appendStringInfo(&buf, "CASE WHEN %s THEN %d ELSE %d END", col, 2 * i + 3, 2 * i + 5);
+		else if ((arg = hash_argument(tc->hash_extended_proc)) != InvalidOid &&
+				 can_coerce_type(1, &att->atttypid, &arg, COERCION_IMPLICIT))
+			appendStringInfo(&buf, "%s(%s::%s, %d)",
+							 quote_qualified_identifier("pg_catalog", get_func_name(tc->hash_extended_proc)),
+							 col, format_type_be_qualified(arg), i + 1);
+		else
+			appendStringInfo(&buf, "hashtextextended(%s::text, %d)", col, i + 1);
+		appendStringInfoString(&buf, " END");
+		first = false;
+	}
+	return buf.data;
+}
+
 static int64
 int8_at(int col, bool *isnull)
 {
@@ -312,9 +372,9 @@ tapas_foreign_leaf_stamp(Oid root, const TapasProtection *p, Oid leaf)
 	Relation	rel = table_open(root, AccessShareLock);
 	char	   *keys = key_list(root, p);
 	char	   *sql = psprintf("SELECT count(*)::int8, count(DISTINCT (%s))::int8, "
-						   "(sum(hashtextextended(ROW(%s)::text, 0)) %% 9223372036854775807)::int8, "
-						   "count(*) FILTER (WHERE NOT coalesce(%s, false))::int8 FROM ONLY %s",
-						   keys, column_list(rel), bound_text(leaf), leaf_name(leaf));
+						   "(sum(%s) %% 9223372036854775807)::int8, "
+						   "sum(CASE WHEN %s THEN 0 ELSE 1 END)::int8 FROM ONLY %s",
+						   keys, row_hash(rel), bound_text(leaf), leaf_name(leaf));
 	bool		isnull;
 	int64		rows,
 				distinct,
