@@ -143,10 +143,17 @@ SQL
 	t2=$(sed -nE 's/^Time: ([0-9]+)\.[0-9]+ ms.*/\1/p' "$dir/cancel.out" | sed -n 2p)
 	[ -n "$t1" ] && [ -n "$t2" ] || { cat "$dir/cancel.out"; fail "$tbl: statements"; }
 	echo "first statement on 10^6 rows (keys $order): $t1 ms, again (truth and state kept): $t2 ms"
-	[ $((t1 - t2)) -ge 200 ] || fail "$tbl: the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
-	q "SELECT tapas.reset('$tbl')" >/dev/null || fail "reset $tbl"
-	timeout=$((t2 + thirds * (t1 - t2) / 3))
-	took=$(analyst "$st" "SET statement_timeout = $timeout")
+	[ $((t1 - t2)) -ge 100 ] || fail "$tbl: the truth and state took $((t1 - t2)) ms: too short to test a cancel inside"
+	# the run may be faster than the first one was (the load moves): a run
+	# that finishes before its timeout tested nothing, so it is repeated with
+	# the timeout earlier into the work, up to three times
+	for attempt in 1 2 3; do
+		q "SELECT tapas.reset('$tbl')" >/dev/null || fail "reset $tbl"
+		timeout=$((t2 + thirds * (t1 - t2) / (3 * attempt)))
+		took=$(analyst "$st" "SET statement_timeout = $timeout")
+		grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" && break
+		echo "$tbl: finished before a statement_timeout of $timeout ms (attempt $attempt)"
+	done
 	grep -q 'canceling statement due to statement timeout' "$dir/cancel.out" ||
 		{ cat "$dir/cancel.out"; fail "$tbl: not cancelled by statement_timeout"; }
 	[ -n "$took" ] && [ "$took" -le $((timeout + 1000)) ] ||
