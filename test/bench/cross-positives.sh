@@ -15,6 +15,9 @@
 #
 # Usage: bash test/bench/cross-positives.sh [n [statements [rounds]]]
 #        (default 100000 40 2: about a minute)
+# Environment: MODE (deny, or log: the reconstruction checks' BHTP then
+# also takes its products from the runs), BASE_MAX_POSITIVES (the
+# baseline's cap, 256; 0 = none, so that only the products differ).
 # Starts a private instance (tapas installed from this checkout, into
 # TAPAS_PGROOT's copy of PostgreSQL if set) unless PGHOST is set.
 set -euo pipefail
@@ -45,7 +48,7 @@ psql -X -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS tapas;
 DO \$\$ BEGIN CREATE ROLE $role LOGIN; EXCEPTION WHEN duplicate_object THEN NULL; END \$\$;
-ALTER ROLE $role SET tapas.mode = deny;
+ALTER ROLE $role SET tapas.mode = ${MODE:-deny};
 SELECT setseed(0.12);
 -- the table of benign-workload.sh
 CREATE TABLE b_u (id int PRIMARY KEY, age int NOT NULL, sex int NOT NULL, region int NOT NULL,
@@ -98,7 +101,7 @@ for r in $(seq 1 "$rounds"); do
 	read -r umean umax _ <<<"$(times "$work/u.out")"
 	for side in base new; do
 		if [ $side = base ]; then
-			psql -X -q -c "ALTER ROLE $role SET tapas.audit_max_positives = 256" \
+			psql -X -q -c "ALTER ROLE $role SET tapas.audit_max_positives = ${BASE_MAX_POSITIVES:-256}" \
 				-c "ALTER ROLE $role SET tapas.audit_row_families = off"
 		else
 			psql -X -q -c "ALTER ROLE $role RESET tapas.audit_max_positives" \
