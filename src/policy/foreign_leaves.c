@@ -169,9 +169,12 @@ tapas_foreign_check_structure(Oid root, const TapasProtection *p)
  * ----------------------------------------------------------------
  */
 
-/* "a, b, c": root's live columns, in order */
+/* SQL for one live column of root (attribute att, number i + 1) */
+typedef void (*ColumnSql) (StringInfo buf, Form_pg_attribute att, int i);
+
+/* fn of every live column of root, in order, separated by sep */
 static char *
-column_list(Relation root)
+live_columns(Relation root, const char *sep, ColumnSql fn)
 {
 	TupleDesc	desc = RelationGetDescr(root);
 	StringInfoData buf;
@@ -184,10 +187,25 @@ column_list(Relation root)
 
 		if (att->attisdropped)
 			continue;
-		appendStringInfo(&buf, "%s%s", first ? "" : ", ", quote_identifier(NameStr(att->attname)));
+		if (!first)
+			appendStringInfoString(&buf, sep);
+		fn(&buf, att, i);
 		first = false;
 	}
 	return buf.data;
+}
+
+static void
+column_name(StringInfo buf, Form_pg_attribute att, int i)
+{
+	appendStringInfoString(buf, quote_identifier(NameStr(att->attname)));
+}
+
+/* "a, b, c": root's live columns, in order */
+static char *
+column_list(Relation root)
+{
+	return live_columns(root, ", ", column_name);
 }
 
 static char *
@@ -311,43 +329,35 @@ hash_argument(Oid proc)
  * A 64-bit hash of a row, as SQL: the columns' own extended hash
  * functions (their types' default hash opclass) with one seed per column,
  * XORed, NULL as the column's seed; two constants for a boolean; text of
- * the column for a type without one.  Built-in hash functions are shippable, so postgres_fdw can run the
- * whole digest remotely as one aggregate.
+ * the column for a type without one.  Built-in hash functions are
+ * shippable, so postgres_fdw can run the whole digest remotely as one
+ * aggregate.
  */
+static void
+column_hash(StringInfo buf, Form_pg_attribute att, int i)
+{
+	const char *col = quote_identifier(NameStr(att->attname));
+	TypeCacheEntry *tc = lookup_type_cache(att->atttypid, TYPECACHE_HASH_EXTENDED_PROC);
+	Oid			arg;
+
+	/* CASE, not coalesce: postgres_fdw ships CASE */
+	appendStringInfo(buf, "CASE WHEN %s IS NULL THEN %d ELSE ", col, i + 1);
+	if (att->atttypid == BOOLOID)	/* its hash takes "char", no cast */
+		appendStringInfo(buf, "CASE WHEN %s THEN %d ELSE %d END", col, 2 * i + 3, 2 * i + 5);
+	else if ((arg = hash_argument(tc->hash_extended_proc)) != InvalidOid &&
+			 can_coerce_type(1, &att->atttypid, &arg, COERCION_IMPLICIT))
+		appendStringInfo(buf, "%s(%s::%s, %d)",
+						 quote_qualified_identifier("pg_catalog", get_func_name(tc->hash_extended_proc)),
+						 col, format_type_be_qualified(arg), i + 1);
+	else
+		appendStringInfo(buf, "hashtextextended(%s::text, %d)", col, i + 1);
+	appendStringInfoString(buf, " END");
+}
+
 static char *
 row_hash(Relation root)
 {
-	TupleDesc	desc = RelationGetDescr(root);
-	StringInfoData buf;
-	bool		first = true;
-
-	initStringInfo(&buf);
-	for (int i = 0; i < desc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		TypeCacheEntry *tc;
-		const char *col;
-		Oid			arg;
-
-		if (att->attisdropped)
-			continue;
-		col = quote_identifier(NameStr(att->attname));
-		tc = lookup_type_cache(att->atttypid, TYPECACHE_HASH_EXTENDED_PROC);
-		/* CASE, not coalesce: postgres_fdw ships CASE */
-		appendStringInfo(&buf, "%sCASE WHEN %s IS NULL THEN %d ELSE ", first ? "" : " # ", col, i + 1);
-		if (att->atttypid == BOOLOID)	/* its hash takes "char", no cast */
-			appendStringInfo(&buf, "CASE WHEN %s THEN %d ELSE %d END", col, 2 * i + 3, 2 * i + 5);
-		else if ((arg = hash_argument(tc->hash_extended_proc)) != InvalidOid &&
-				 can_coerce_type(1, &att->atttypid, &arg, COERCION_IMPLICIT))
-			appendStringInfo(&buf, "%s(%s::%s, %d)",
-							 quote_qualified_identifier("pg_catalog", get_func_name(tc->hash_extended_proc)),
-							 col, format_type_be_qualified(arg), i + 1);
-		else
-			appendStringInfo(&buf, "hashtextextended(%s::text, %d)", col, i + 1);
-		appendStringInfoString(&buf, " END");
-		first = false;
-	}
-	return buf.data;
+	return live_columns(root, " # ", column_hash);
 }
 
 static int64
