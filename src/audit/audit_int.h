@@ -74,7 +74,27 @@ typedef struct TapasClass
 	bool		is_one;			/* v is one nonzero constant on every record: a
 								 * multiple of count(*), public (relations.c) */
 	int64		nrecords;		/* rows of the table when the truth was read */
+	int			nimplies;		/* 0/1 classes this one implies (truth.c): */
+	int		   *implies;		/* [nimplies] their ids; on the domain grid */
 } TapasClass;
+
+/*
+ * A class as a function of a row's sensitive columns: its nonzero values
+ * on the points of the table's domain grid (truth_domain.c), or inexact.
+ */
+typedef struct TapasDomainVector
+{
+	bool		exact;
+	int64		npoints;		/* points of the grid */
+	int64		nnz;
+	int64	   *keys;			/* [nnz] points, ascending */
+	double	   *vals;			/* [nnz] */
+} TapasDomainVector;
+
+extern void tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n,
+									   TapasDomainVector *out);
+extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
+extern void tapas_audit_implied_reset(TapasAuditEntry *e);
 
 /*
  * A group of related classes (relations.c): classes whose truth vectors
@@ -165,6 +185,10 @@ struct TapasAuditEntry
 	roaring_bitmap_t *cand_zero;	/* union of the rows answered 0 */
 	roaring_bitmap_t *cand_one; /* intersection of the rows answered 1, or NULL */
 	roaring_bitmap_t *cand_full;	/* union of the rows answered their size (>= 2) */
+	/* implied.c: the zeros of the classes cls implies, from the ledger */
+	roaring_bitmap_t *implied_zero; /* union of their rows answered 0, or NULL */
+	int64		implied_synced; /* ledger rows up to this log_id taken */
+	int			implied_n;		/* cls->nimplies when taken */
 
 	/* the class's truth (views of cls's arrays, set by tapas_audit_ensure_truth) */
 	int64		nnz;			/* records with v != 0 */

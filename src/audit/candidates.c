@@ -73,6 +73,7 @@ tapas_audit_candidates_reset(TapasAuditEntry *e)
 	e->cand_one = NULL;
 	e->cand_full = NULL;
 	e->cand_rows = 0;
+	tapas_audit_implied_reset(e);
 }
 
 /*
@@ -347,9 +348,26 @@ answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const double *an
 }
 
 /*
+ * c minus the records that the zeros of the classes e's class implies
+ * exclude (implied.c): not B means not A.  False when they cannot be read
+ * completely (the caller fails closed).
+ */
+static bool
+without_implied_zeros(TapasAuditEntry *e, roaring_bitmap_t *c)
+{
+	bool		complete;
+	const roaring_bitmap_t *iz = tapas_audit_implied_zeros(e, &complete);
+
+	if (iz != NULL)
+		roaring_bitmap_andnot_inplace(c, iz);
+	return complete;
+}
+
+/*
  * Returns 1 (one finding in *found) when the batch's cells could narrow
  * the positive's candidates below the floor (deny mode: any consistent
- * answer; other modes: the true answers), else 0.
+ * answer; other modes: the true answers), else 0; -1 when the zeros
+ * of the classes it implies cannot be read (the caller fails closed).
  */
 int
 tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simulate)
@@ -367,6 +385,11 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	if (batch->ncells == 0)
 		return 0;
 	c = logged_candidates(e, (uint64) batch->n_total, &known);
+	if (!without_implied_zeros(e, c))
+	{
+		roaring_bitmap_free(c);
+		return -1;
+	}
 	csize = roaring_bitmap_get_cardinality(c);
 	if (csize == 0 || (known && csize < floor))
 	{
@@ -409,8 +432,11 @@ tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found)
 {
 	bool		known;
 	roaring_bitmap_t *c = logged_candidates(batch->entry, (uint64) batch->n_total, &known);
-	uint64		size = roaring_bitmap_get_cardinality(c);
+	uint64		size;
 	int			n = 0;
+
+	(void) without_implied_zeros(batch->entry, c);
+	size = roaring_bitmap_get_cardinality(c);
 
 	*found = NULL;
 	if (known && size >= 1 && size < (uint64) tapas_min_candidates)

@@ -396,7 +396,10 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 	if (tapas_audit_class_is_binary(e->cls))
 	{
 		nr = tapas_audit_candidates(&batch, &fr, tapas_mode == TAPAS_MODE_DENY);
-		tapas_audit_pending_add(p, fr, nr, e, g);
+		if (nr < 0)
+			tapas_audit_incomplete_add(p, e, "the logged zeros of the classes this statistic implies could not be read");
+		else
+			tapas_audit_pending_add(p, fr, nr, e, g);
 	}
 	nr = tapas_audit_reconstructed(&batch, &fr, deadline, &why);
 	/* kept open: committed at the next sync if the statement is logged as tried */

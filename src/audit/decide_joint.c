@@ -118,7 +118,10 @@ audit_combined(TapasAuditPending *p, JointCells *jc, TapasAuditBatch *batch,
 			continue;
 		}
 		nr = tapas_audit_candidates(&cb[t], &fr, tapas_mode == TAPAS_MODE_DENY);
-		tapas_audit_pending_add(p, fr, nr, ce, &jc->g);
+		if (nr < 0)
+			tapas_audit_incomplete_add(p, ce, "the logged zeros of the classes this statistic implies could not be read");
+		else
+			tapas_audit_pending_add(p, fr, nr, ce, &jc->g);
 		nr = tapas_audit_reconstructed(&cb[t], &fr, deadline, &why);
 		tapas_audit_pending_add(p, fr, nr, ce, &jc->g);
 		tapas_audit_trial_end(ce);

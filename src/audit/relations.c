@@ -2,7 +2,7 @@
  *
  * relations.c
  *	  Linear relations between the basis-value classes of a table, found
- *	  by value, and the groups of related classes whose cells the joint
+ *	  on the domain grid (truth_domain.c), and the groups of related classes whose cells the joint
  *	  system (joint.c) audits together.
  *
  * Classes (truth.c) with identical truth vectors are one class already.
@@ -22,11 +22,12 @@
  * (more than 64 regions) is audited as incomplete (the caller fails
  * closed).
  *
- * Relations are found by value, so like the classes themselves they may
- * include coincidences of this table's data: that only adds rows an
- * attacker who knew them could combine (more refusals, never fewer).  A
- * class whose truth cannot be read (no tree in this backend, an error) or
- * holds a value that is not finite is taken as related to nothing.
+ * Relations are found on the domain grid (truth_domain.c): they hold as
+ * functions of the sensitive columns on every row the grid stands for, so
+ * no coincidence of this table's rows relates two classes (a decision that
+ * used one would tell it).  A class whose domain vector cannot be built
+ * (no tree, a grid too large, a column type without an order) or whose
+ * truth cannot be read is taken as related to nothing.
  *
  * The groups are kept per backend and table in the audit cache and
  * recomputed when the table's class list grows; a group whose classes
@@ -54,6 +55,7 @@ typedef struct TableRelations
 	tapas_linrel_t *lr;			/* malloc'd by the kernel */
 	int			nadded;			/* classes 1..nadded of the table are in lr */
 	int			planned;		/* nadded when the groups were computed */
+	uint64		npoints;		/* the domain grid's points: ONE's support (0: none) */
 	List	   *joints;			/* TapasJoint *, the current groups */
 	TapasJoint **of;			/* [ofmax] group of class id i + 1, or NULL */
 	int			ofmax;
@@ -193,28 +195,59 @@ joint_make(Oid relid, TapasClass **cls, int n, const JointCoords *co)
 	return jt;
 }
 
-/* adds the table's classes created since the last call to the kernel */
+/*
+ * Adds the table's classes to a new kernel whenever their list grew: the
+ * classes' domain vectors (truth_domain.c) are over a grid that the new
+ * classes' constants refine, so the relations are found again on the new
+ * grid, from the start (groups whose classes are unchanged keep their
+ * identity and entries: plan_groups).  A class whose domain vector is not
+ * exact, or whose truth cannot be read, is related to nothing.
+ */
 static void
 add_new_classes(TableRelations *tr, List *classes)
 {
 	int			K = list_length(classes);
+	int			nk = Min(K, TAPAS_LINREL_MAX_CLASSES);
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "tapas relations",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	TapasClass **cls = palloc(sizeof(TapasClass *) * Max(nk, 1));
+	TapasDomainVector *dv = palloc0(sizeof(TapasDomainVector) * Max(nk, 1));
+	int		   *at = palloc(sizeof(int) * Max(nk, 1));
+	int			nd = 0;
 
-	if (tr->lr == NULL)
+	for (int i = 0; i < nk; i++)
 	{
-		tr->lr = tapas_linrel_create(tapas_audit_prime());
-		if (tr->lr == NULL)
-			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-							errmsg("out of memory in the joint audit")));
+		TapasClass *c = list_nth(classes, i);
+
+		at[i] = -1;
+		if (c->usable && c->vtree != NULL)
+		{
+			at[i] = nd;
+			cls[nd++] = c;
+		}
 	}
-	for (; tr->nadded < K; tr->nadded++)
+	if (nd > 0)
+		tapas_audit_domain_vectors(cls[0]->relid, cls, nd, dv);
+	if (tr->lr != NULL)
+		tapas_linrel_free(tr->lr);
+	tr->lr = tapas_linrel_create(tapas_audit_prime());
+	if (tr->lr == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory in the joint audit")));
+	tr->npoints = 0;
+	for (tr->nadded = 0; tr->nadded < K; tr->nadded++)
 	{
 		TapasClass *c = list_nth(classes, tr->nadded);
+		TapasDomainVector *v = tr->nadded < nk && at[tr->nadded] >= 0 ? &dv[at[tr->nadded]] : NULL;
 		tapas_status st = TAPAS_ELIMIT;
 
 		CHECK_FOR_INTERRUPTS();
+		if (v != NULL && v->exact)
+			tr->npoints = (uint64) v->npoints;
 		if (tr->nadded < TAPAS_LINREL_MAX_CLASSES)
-			st = c->usable
-				? tapas_linrel_add(tr->lr, c->keys, c->vals, (size_t) c->nnz)
+			st = v != NULL && v->exact
+				? tapas_linrel_add(tr->lr, v->keys, v->vals, (size_t) v->nnz)
 				: tapas_linrel_add(tr->lr, NULL, NULL, 0);
 		if (st == TAPAS_ENOMEM)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
@@ -223,6 +256,8 @@ add_new_classes(TableRelations *tr, List *classes)
 			tr->overflow = joint_make(c->relid, &c, 1, NULL);
 		/* TAPAS_EINVAL: a value that is not finite; the class is related to nothing */
 	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
 }
 
 /* an existing group with this name (kept, with its entries), or NULL */
@@ -244,26 +279,6 @@ take_existing(List **old, const char *name)
 	return NULL;
 }
 
-/*
- * The table's records, the support of the public class ONE (count(*)):
- * from the classes whose truth was read (each saw the table whole); 0 if
- * none, and then ONE is left out of the plan.
- */
-static uint64
-table_records(List *classes)
-{
-	ListCell   *lc;
-
-	foreach(lc, classes)
-	{
-		TapasClass *c = lfirst(lc);
-
-		if (c->usable && c->nrecords > 0)
-			return (uint64) c->nrecords;
-	}
-	return 0;
-}
-
 /* recomputes the groups from the kernel's plan */
 static void
 plan_groups(TableRelations *tr, List *classes)
@@ -273,7 +288,7 @@ plan_groups(TableRelations *tr, List *classes)
 	MemoryContext oldcxt;
 	int			K = Min(tr->nadded, TAPAS_LINREL_MAX_CLASSES);
 
-	if (tapas_linrel_plan(tr->lr, table_records(classes), &plan) != TAPAS_OK)
+	if (tapas_linrel_plan(tr->lr, tr->npoints, &plan) != TAPAS_OK)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory in the joint audit")));
 	tr->joints = NIL;

@@ -9,14 +9,17 @@
  * basis value), and basis values whose truth vectors are identical are
  * ONE unknown: "count(*) filter (where rare)", "sum((rare)::integer)" and
  * "sum(CASE WHEN rare THEN 1 ELSE 0 END)" all have v_j = 1[rare_j], so an
- * attacker adds their cells as cells of one statistic.  Until the normal
- * form identifies basis values structurally (issue 10), a class is found
- * by value: the full truth vector {(key, v) : v != 0}, sorted by key, is
- * hashed, and a class with the same hash is taken only after an exact
- * comparison of the vectors.  Unifying by value may also merge statistics
- * that agree on this table by coincidence; that only adds rows an
- * attacker who knew the coincidence could combine (more refusals, never
- * fewer).  A class is named by the first statistic text seen of it (its
+ * attacker adds their cells as cells of one statistic.  The canonical form
+ * (capture/basis.c) gives most spellings one text; the rest (income >= 51
+ * and income > 50 on an integer column, complements, affine images) are
+ * found as functions on the domain grid (truth_domain.c): a class is taken
+ * as an existing one only when the two are the same function of a row's
+ * sensitive columns on every row the grid stands for, never because they
+ * agree on this table's rows (the hiv patients being the rare ones): such
+ * a merge would make the decision, and so the refusal, tell the
+ * coincidence (issue 11 item 5).  The same grid gives the implications
+ * between 0/1 classes (implied.c).  A class is named by the first
+ * statistic text seen of it (its
  * "basis id", TapasClass.rep).
  *
  * The truth is evaluated by tapas, never by re-running the analyst's
@@ -52,6 +55,8 @@
 #include <math.h>
 
 #include "catalog/namespace.h"
+#include "common/hashfn.h"
+#include "utils/memutils.h"
 
 #include "audit/audit_int.h"
 
@@ -113,6 +118,8 @@ tapas_audit_class_free(TapasClass *c)
 		pfree(c->keys);
 	if (c->vals)
 		pfree(c->vals);
+	if (c->implies)
+		pfree(c->implies);
 	pfree(c->rep);
 	pfree(c);
 }
@@ -336,6 +343,136 @@ find_affine_class(RelClasses *r, const TapasClass *c, double *a, double *b)
 	return NULL;
 }
 
+/* c's domain vector v in the form of a class, for the finders above */
+static TapasClass *
+domain_view(const TapasClass *c, const TapasDomainVector *v)
+{
+	TapasClass *d = palloc(sizeof(TapasClass));
+
+	*d = *c;
+	d->keys = v->keys;
+	d->vals = v->vals;
+	d->nnz = v->nnz;
+	d->nrecords = v->npoints;
+	d->binary = true;
+	for (int64 i = 0; i < v->nnz && d->binary; i++)
+		d->binary = v->vals[i] == 1.0;
+	d->is_one = v->nnz > 0 && v->nnz == v->npoints;
+	for (int64 i = 1; i < v->nnz && d->is_one; i++)
+		d->is_one = v->vals[i] == v->vals[0];
+	d->hash = hash_bytes_extended((const unsigned char *) v->keys, (int) (sizeof(int64) * v->nnz), 1) ^
+		hash_bytes_extended((const unsigned char *) v->vals, (int) (sizeof(double) * v->nnz), 2);
+	d->id = c->id;
+	return d;
+}
+
+/*
+ * An existing class of r that is the same function of a row's sensitive
+ * columns as c (*scale = 1, *offset = 0), its complement (-1, 1: a count
+ * over Q of NOT x is |Q| minus that of x, and |Q| is public), or an affine
+ * image of it (sum(income + 1000) is sum(income) plus 1000 |Q|), or NULL.
+ * Decided on the domain grid (truth_domain.c), never on the table's data:
+ * classes that merely agree on this table's rows (the hiv patients are
+ * the rare ones) stay two unknowns, so that no decision depends on the
+ * coincidence.  When the grid cannot be built, only the canonical text
+ * (the statistic key itself) identifies.
+ */
+/* whether the 0/1 vector a's support lies inside b's (both sorted) */
+static bool
+support_inside(const TapasClass *a, const TapasClass *b)
+{
+	int64		j = 0;
+
+	if (!a->binary || !b->binary || a->nnz == 0 || a->is_one || b->is_one || a->nnz > b->nnz)
+		return false;
+	for (int64 i = 0; i < a->nnz; i++)
+	{
+		while (j < b->nnz && b->keys[j] < a->keys[i])
+			j++;
+		if (j == b->nnz || b->keys[j] != a->keys[i])
+			return false;
+	}
+	return true;
+}
+
+/* adds the class id to o's implications (in the audit's context) */
+static void
+add_implication(TapasClass *o, int id)
+{
+	MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
+
+	o->implies = o->implies ? repalloc(o->implies, sizeof(int) * (o->nimplies + 1))
+		: palloc(sizeof(int));
+	o->implies[o->nimplies++] = id;
+	MemoryContextSwitchTo(old);
+}
+
+static TapasClass *
+find_same_function(RelClasses *r, TapasClass *c, double *scale, double *offset,
+				   List **c_implies, List **implies_c)
+{
+	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "tapas domain",
+											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old = MemoryContextSwitchTo(tmp);
+	int			n = list_length(r->classes);
+	TapasClass **cls = palloc(sizeof(TapasClass *) * (n + 1));
+	TapasDomainVector *dv = palloc(sizeof(TapasDomainVector) * (n + 1));
+	RelClasses	views;
+	TapasClass *cview;
+	TapasClass *same = NULL;
+	TapasClass *found = NULL;
+	int			k = 0;
+	ListCell   *lc;
+
+	foreach(lc, r->classes)
+	{
+		TapasClass *o = lfirst(lc);
+
+		if (o->usable && o->vtree != NULL)
+			cls[k++] = o;
+	}
+	cls[k] = c;
+	tapas_audit_domain_vectors(c->relid, cls, k + 1, dv);
+	if (dv[k].exact)
+	{
+		memset(&views, 0, sizeof(views));
+		for (int i = 0; i < k; i++)
+			if (dv[i].exact)
+				views.classes = lappend(views.classes, domain_view(cls[i], &dv[i]));
+		cview = domain_view(c, &dv[k]);
+		found = find_equal_class(&views, cview);
+		if (found == NULL && (found = find_complement_class(&views, cview)) != NULL)
+		{
+			*scale = -1;
+			*offset = 1;
+		}
+		if (found == NULL && !cview->is_one)
+			found = find_affine_class(&views, cview, scale, offset);
+		/* implications between 0/1 classes (candidates.c): supports nested on the grid */
+		foreach(lc, views.classes)
+		{
+			TapasClass *o = lfirst(lc);
+
+			for (int i = 0; found == NULL && i < k; i++)
+				if (cls[i]->id == o->id)
+				{
+					MemoryContextSwitchTo(old);	/* the lists outlive tmp */
+					if (support_inside(cview, o))
+						*c_implies = lappend(*c_implies, cls[i]);
+					if (support_inside(o, cview))
+						*implies_c = lappend(*implies_c, cls[i]);
+					MemoryContextSwitchTo(tmp);
+				}
+		}
+	}
+	for (int i = 0; found != NULL && i < k; i++)
+		if (cls[i]->id == found->id)
+			same = cls[i];
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(tmp);
+	return same;
+}
+
 /*
  * Called before a statement's cells are grouped: a statistic that was
  * classed without a tree (taken from the ledger) and now has one makes the
@@ -384,6 +521,9 @@ tapas_audit_class(Oid relid, const char *statistic)
 	double		scale = 1,
 				offset = 0;
 	MemoryContext old;
+	List	   *c_implies = NIL;
+	List	   *implies_c = NIL;
+	ListCell   *lc;
 
 	memset(&k, 0, sizeof(k));
 	k.relid = relid;
@@ -402,14 +542,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 		c->vtree = v;			/* owned by the basis registry */
 		MemoryContextSwitchTo(old);
 		c->usable = tapas_audit_class_read_truth(c);
-		same = c->usable ? find_equal_class(r, c) : NULL;
-		if (same == NULL && c->usable && (same = find_complement_class(r, c)) != NULL)
-		{
-			scale = -1;
-			offset = 1;
-		}
-		if (same == NULL && c->usable && !c->is_one)
-			same = find_affine_class(r, c, &scale, &offset);
+		same = c->usable ? find_same_function(r, c, &scale, &offset, &c_implies, &implies_c) : NULL;
 		if (same != NULL)
 		{
 			tapas_audit_class_free(c);
@@ -421,6 +554,10 @@ tapas_audit_class(Oid relid, const char *statistic)
 			c->id = list_length(r->classes) + 1;
 			r->classes = lappend(r->classes, c);
 			MemoryContextSwitchTo(old);
+			foreach(lc, c_implies)
+				add_implication(c, ((TapasClass *) lfirst(lc))->id);
+			foreach(lc, implies_c)
+				add_implication(lfirst(lc), c->id);
 		}
 	}
 	s = hash_search(stat_map, &k, HASH_ENTER, &found);

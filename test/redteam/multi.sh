@@ -222,13 +222,25 @@ attackn "trackers padding" "SELECT sum(income) FROM pt WHERE zip = 7 OR zip = 3"
 # session 9 (the lead): zero answers that overlap, then the total (no row answered 1 before it)
 attack3 "zeros overlap" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age < 60" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age >= 50 AND age < 91" "SELECT count(*) FILTER (WHERE rare) FROM pt"
 attack3 "zeros overlap, key ranges" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE id <= 250 AND id <> 77" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE id >= 200 AND id <> 77" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE zip = 7"
-# still open (issue 11): a sub-class of a class with zero answers. rare AND income > 3000 implies rare, whose
-# zeros over everyone but the target make the new cell name it; answered when the sub-class is empty by value,
-# refused when it equals rare by value (one class), so the refusal also tells which
-attack "implied class (open)" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt"
+# session 9, closed in session 10: a sub-class of a class with zero answers. rare AND income > 3000 implies rare
+# (on the domain grid, audit/truth_domain.c), whose zeros over everyone but the target make the new cell name it
+# (audit/implied.c); refused whatever the target's income
+attack "implied class" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt"
+attack "implied class, income <= t" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE rare AND income > 1500) FROM pt"
+attack "implied class, CASE" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT sum(CASE WHEN rare AND diagnosis = 'hiv' THEN 1 ELSE 0 END) FROM pt"
 # session 9 (the lead): one statement whose two cells overlap (answered 1 and 0 they leave the 7 oldest)
 attack "one statement 1 and 0" "SELECT 1" "SELECT count(*) FILTER (WHERE rare), count(*) FILTER (WHERE rare AND age < 79) FROM pt"
-# still open (issue 11): classes merged by value make the refusal an oracle. After rare's zeros over everyone but
-# the target, diagnosis = 'hiv' is refused (its truth vector equals rare's: one class) and 'flu' is answered, so the
-# refusal says that the hiv patients are the rare ones
-attack "by-value class (open)" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" "SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt"
+# session 9, closed in session 10: classes merged by value made the refusal an oracle. After rare's zeros over
+# everyone but the target, diagnosis = 'hiv' was refused (its truth equals rare's) and 'flu' answered. Classes are
+# now one only as functions (audit/truth_domain.c): hiv and flu get the same decision, and either answer (a count
+# over everyone) isolates no one. Prints "same" or the two decisions.
+same_decision() {	# same_decision NAME Q1 Q2a Q2b: Q2a and Q2b after Q1 each on a fresh ledger get one decision
+	local a b
+	reset; q "$2" >/dev/null; a=$(verdict "$(q "$3")" 0)
+	reset; q "$2" >/dev/null; b=$(verdict "$(q "$4")" 0)
+	if [ "$a" = "$b" ]; then printf '%-28s same (%s)\n' "$1" "${a%%  <==*}"; else printf '%-28s %s / %s  <== ORACLE\n' "$1" "$a" "$b"; fi
+}
+same_decision "by-value class" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" \
+	"SELECT count(*) FILTER (WHERE diagnosis = 'hiv') FROM pt" "SELECT count(*) FILTER (WHERE diagnosis = 'flu') FROM pt"
+same_decision "implied, either income" "SELECT count(*) FILTER (WHERE rare) FROM pt WHERE age <> 91" \
+	"SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM pt" "SELECT count(*) FILTER (WHERE rare AND income > 1500) FROM pt"

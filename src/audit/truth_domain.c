@@ -1,0 +1,655 @@
+/*-------------------------------------------------------------------------
+ *
+ * truth_domain.c
+ *	  The classes of a table as functions of a row's sensitive columns:
+ *	  their values on a finite set of rows that represents every possible
+ *	  row (the domain grid), built from the statistics' structure alone,
+ *	  never from the table's data.
+ *
+ * Why: two statistics are one unknown, or linearly related, when they are
+ * so as functions; if they merely agree on this table's data (the hiv
+ * patients happen to be the rare ones), an audit that merges them decides
+ * by data the attacker does not know, and its refusal tells it (issue 11,
+ * items 1 and 5: "refusals that themselves reveal the answer").  So class
+ * identity (truth.c) and the relations between classes (relations.c) are
+ * decided on the grid.
+ *
+ * The grid.  The atoms of the classes' canonical trees (capture/basis.c)
+ * are recognised when they compare one column with constants: a boolean
+ * column, IS [NOT] NULL, IS TRUE / FALSE, a btree comparison (<, <=, =,
+ * >=, >, <>) of the column with a constant of its own type and collation,
+ * and = ANY or <> ALL of a constant array.  Every other atom (lower(d) =
+ * 'x', LIKE, a comparison of two columns) is opaque: a free truth value,
+ * true, false or null, independent of everything else.  The constants of
+ * a column cut its values into cells (below the least, each constant, each
+ * gap between two, above the greatest, NULL); the column's representatives
+ * are one value of each cell that the table's column occupies (its least
+ * and greatest when the column is summed), read by one scan.  The grid is
+ * the product of the columns' representatives and the opaque atoms' truth
+ * values: every row that takes, column by column, values the columns hold.
+ *
+ * The attacker model behind it: each column's marginal domain is known
+ * (diagnosis is one of five codes, income is never NULL: what a data
+ * dictionary says), how the columns combine on a record is not.  Two
+ * classes equal on the grid are equal on every such row: a row lies in
+ * one cell per column, whose representative gives every recognised atom
+ * the row's truth value, opaque atoms range freely (more rows than exist),
+ * and a class is its value expression times its indicator, whose value
+ * expressions are taken as equal when they agree at the summed columns'
+ * extreme values per cell.  A relation on the grid holds on every such
+ * table for the same reason.  What the data tells the decisions is thus
+ * only which cells each column occupies; a coincidence between columns
+ * (the hiv patients are the rare ones) is never used, and neither is an
+ * equality that needs an opaque atom's meaning (lower(d) = 'hiv' against
+ * d = 'hiv' on lower-case data): those are different unknowns.
+ *
+ * A grid above DOMAIN_MAX_POINTS points (per table), or an evaluation error, leaves
+ * every class inexact: no identity beyond the statistic's canonical text
+ * and no relation (the callers' fallback).
+ *
+ * IDENTIFICATION
+ *	  src/audit/truth_domain.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/snapmgr.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/typcache.h"
+#include "access/table.h"
+
+#include "audit/audit_int.h"
+#include "policy/policy.h"
+#include "capture/capture.h"
+
+#define DOMAIN_MAX_POINTS	4096
+#define DOMAIN_MAX_REPS		512		/* representatives of one column */
+
+/* a column of the grid */
+typedef struct DomCol
+{
+	AttrNumber	attno;
+	Oid			type;
+	bool		nullable;
+	bool		ordered;		/* compared by <, <=, >, >= */
+	bool		summed;			/* read by a value expression */
+	List	   *consts;			/* Const * of the column's type */
+	int			nreps;			/* with NULL */
+	Datum	   *reps;
+	bool	   *rnull;
+} DomCol;
+
+typedef struct Domain
+{
+	Relation	rel;
+	List	   *cols;			/* DomCol * */
+	List	   *opaque;			/* Node *: the opaque atoms, by equal() */
+	List	   *opaque_dom;		/* int: 2 or 3 truth values */
+	bool		failed;			/* a type the grid cannot represent */
+} Domain;
+
+static DomCol *
+dom_col(Domain *d, AttrNumber attno)
+{
+	ListCell   *lc;
+	DomCol	   *c;
+	Form_pg_attribute att = TupleDescAttr(RelationGetDescr(d->rel), attno - 1);
+
+	foreach(lc, d->cols)
+	{
+		c = lfirst(lc);
+		if (c->attno == attno)
+			return c;
+	}
+	c = palloc0(sizeof(DomCol));
+	c->attno = attno;
+	c->type = att->atttypid;
+	c->nullable = !att->attnotnull;
+	d->cols = lappend(d->cols, c);
+	return c;
+}
+
+/* the column Var of node (under a RelabelType), or NULL */
+static Var *
+column_of(Node *node)
+{
+	while (node != NULL && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	if (node != NULL && IsA(node, Var) && ((Var *) node)->varno == 1 &&
+		((Var *) node)->varattno > 0 && ((Var *) node)->varlevelsup == 0)
+		return (Var *) node;
+	return NULL;
+}
+
+/* the btree strategy of opno for type (1..5), 6 for <>, 0 if none */
+static int
+comparison_strategy(Oid opno, Oid type)
+{
+	TypeCacheEntry *tc = lookup_type_cache(type, TYPECACHE_BTREE_OPFAMILY | TYPECACHE_EQ_OPR);
+	int			s;
+
+	if (!OidIsValid(tc->btree_opf))
+		return 0;
+	s = get_op_opfamily_strategy(opno, tc->btree_opf);
+	if (s >= 1 && s <= 5)
+		return s;
+	if (OidIsValid(tc->eq_opr) && get_negator(tc->eq_opr) == opno)
+		return 6;
+	return 0;
+}
+
+static void
+add_const(DomCol *c, Const *k)
+{
+	if (!k->constisnull)
+		c->consts = lappend(c->consts, k);
+}
+
+/* a boolean column's cells are true and false (and NULL) */
+static void
+bool_cells(DomCol *c)
+{
+	if (c->type != BOOLOID || c->consts != NIL)
+		return;
+	c->consts = list_make2(makeBoolConst(false, false), makeBoolConst(true, false));
+}
+
+/* whether atom compares one column with constants; records its constants */
+static bool
+recognise(Domain *d, Node *atom)
+{
+	Var		   *v;
+
+	if ((v = column_of(atom)) != NULL && v->vartype == BOOLOID)
+	{
+		bool_cells(dom_col(d, v->varattno));
+		return true;
+	}
+	if (IsA(atom, NullTest) && (v = column_of((Node *) ((NullTest *) atom)->arg)) != NULL)
+	{
+		(void) dom_col(d, v->varattno);
+		return true;
+	}
+	if (IsA(atom, BooleanTest) && (v = column_of((Node *) ((BooleanTest *) atom)->arg)) != NULL)
+	{
+		bool_cells(dom_col(d, v->varattno));
+		return true;
+	}
+	if (IsA(atom, OpExpr) && list_length(((OpExpr *) atom)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) atom;
+		Node	   *k = lsecond(op->args);
+		int			s;
+		DomCol	   *c;
+
+		v = column_of(linitial(op->args));
+		if (v == NULL || !IsA(k, Const) || ((Const *) k)->consttype != v->vartype)
+			return false;
+		s = comparison_strategy(op->opno, v->vartype);
+		if (s == 0 || op->inputcollid != v->varcollid)
+			return false;
+		c = dom_col(d, v->varattno);
+		c->ordered |= s != 3 && s != 6;
+		add_const(c, (Const *) k);
+		return true;
+	}
+	if (IsA(atom, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *sa = (ScalarArrayOpExpr *) atom;
+		Node	   *k = lsecond(sa->args);
+		int			s;
+		DomCol	   *c;
+		ArrayType  *arr;
+		Datum	   *elems;
+		bool	   *nulls;
+		int			n;
+		int16		typlen;
+		bool		typbyval;
+		char		typalign;
+
+		v = column_of(linitial(sa->args));
+		if (v == NULL || !IsA(k, Const) || ((Const *) k)->constisnull)
+			return false;
+		s = comparison_strategy(sa->opno, v->vartype);
+		if (!((s == 3 && sa->useOr) || (s == 6 && !sa->useOr)) || sa->inputcollid != v->varcollid)
+			return false;
+		arr = DatumGetArrayTypeP(((Const *) k)->constvalue);
+		if (ARR_ELEMTYPE(arr) != v->vartype)
+			return false;
+		get_typlenbyvalalign(v->vartype, &typlen, &typbyval, &typalign);
+		deconstruct_array(arr, v->vartype, typlen, typbyval, typalign, &elems, &nulls, &n);
+		c = dom_col(d, v->varattno);
+		for (int i = 0; i < n; i++)
+			if (!nulls[i])
+				c->consts = lappend(c->consts, makeConst(v->vartype, v->vartypmod, v->varcollid,
+														 typlen, elems[i], false, typbyval));
+		return true;
+	}
+	return false;
+}
+
+/* marks the columns read outside the atoms: the value expression's */
+typedef struct SummedCtx
+{
+	Domain	   *d;
+	List	   *atoms;
+} SummedCtx;
+
+static bool
+summed_walker(Node *node, SummedCtx *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (list_member(ctx->atoms, node))
+		return false;
+	if (IsA(node, Var) && ((Var *) node)->varno == 1 && ((Var *) node)->varattno > 0)
+	{
+		dom_col(ctx->d, ((Var *) node)->varattno)->summed = true;
+		return false;
+	}
+	return expression_tree_walker(node, summed_walker, ctx);
+}
+
+/* the tree with the opaque atoms of d as boolean Params 1, 2, ... */
+static Node *
+param_mutator(Node *node, Domain *d)
+{
+	ListCell   *lc;
+
+	if (node == NULL)
+		return NULL;
+	foreach(lc, d->opaque)
+	{
+		if (equal(node, lfirst(lc)))
+		{
+			Param	   *p = makeNode(Param);
+
+			p->paramkind = PARAM_EXTERN;
+			p->paramid = foreach_current_index(lc) + 1;
+			p->paramtype = BOOLOID;
+			p->paramtypmod = -1;
+			p->paramcollid = InvalidOid;
+			p->location = -1;
+			return (Node *) p;
+		}
+	}
+	return expression_tree_mutator(node, param_mutator, d);
+}
+
+/* collects the atoms and summed columns of tree into d */
+static void
+collect(Domain *d, Node *tree)
+{
+	List	   *atoms = tapas_basis_atoms(tree);
+	ListCell   *lc;
+	SummedCtx	ctx = {d, atoms};
+
+	foreach(lc, atoms)
+	{
+		Node	   *a = lfirst(lc);
+
+		if (!list_member(d->opaque, a) && !recognise(d, a))
+		{
+			d->opaque = lappend(d->opaque, a);
+			d->opaque_dom = lappend_int(d->opaque_dom,
+										tapas_atom_not_null(a, RelationGetRelid(d->rel)) ? 2 : 3);
+		}
+	}
+	(void) summed_walker(tree, &ctx);
+}
+
+/* ----------------------------------------------------------------
+ *		Representatives: one row value per occupied cell of each column
+ * ----------------------------------------------------------------
+ */
+
+/* a column's cells: below c_1, = c_1, between c_1 and c_2, ..., above c_k; NULL */
+typedef struct CellScan
+{
+	DomCol	   *col;
+	FmgrInfo	cmp;
+	Oid			collation;
+	int			k;				/* distinct constants, ascending */
+	Datum	   *c;
+	int16		typlen;
+	bool		typbyval;
+	bool	   *seen;			/* [2k + 1] */
+	Datum	   *lo;				/* [2k + 1] least value seen in the cell */
+	Datum	   *hi;				/* [2k + 1] greatest */
+	bool		null_seen;
+} CellScan;
+
+static CellScan *cmp_scan;
+
+static int
+cmp_datum(const void *a, const void *b)
+{
+	return DatumGetInt32(FunctionCall2Coll(&cmp_scan->cmp, cmp_scan->collation,
+										   *(const Datum *) a, *(const Datum *) b));
+}
+
+static int
+cmp3(CellScan *cs, Datum a, Datum b)
+{
+	return DatumGetInt32(FunctionCall2Coll(&cs->cmp, cs->collation, a, b));
+}
+
+/* false when the column's type has no btree order */
+static bool
+cells_init(CellScan *cs, DomCol *col, Relation rel)
+{
+	TypeCacheEntry *tc = lookup_type_cache(col->type, TYPECACHE_CMP_PROC_FINFO);
+	ListCell   *lc;
+	int			n = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->col = col;
+	if (!OidIsValid(tc->cmp_proc))
+		return false;
+	fmgr_info_copy(&cs->cmp, &tc->cmp_proc_finfo, CurrentMemoryContext);
+	cs->collation = TupleDescAttr(RelationGetDescr(rel), col->attno - 1)->attcollation;
+	get_typlenbyval(col->type, &cs->typlen, &cs->typbyval);
+	cs->c = palloc(sizeof(Datum) * (list_length(col->consts) + 1));
+	foreach(lc, col->consts)
+		cs->c[n++] = ((Const *) lfirst(lc))->constvalue;
+	cmp_scan = cs;
+	qsort(cs->c, n, sizeof(Datum), cmp_datum);
+	for (int i = 0; i < n; i++)
+		if (cs->k == 0 || cmp3(cs, cs->c[cs->k - 1], cs->c[i]) != 0)
+			cs->c[cs->k++] = cs->c[i];
+	cs->seen = palloc0(sizeof(bool) * (2 * cs->k + 1));
+	cs->lo = palloc0(sizeof(Datum) * (2 * cs->k + 1));
+	cs->hi = palloc0(sizeof(Datum) * (2 * cs->k + 1));
+	return true;
+}
+
+/* the cell of value v: 2i + 1 for c_i, 2i for the gap below it */
+static int
+cell_of(CellScan *cs, Datum v)
+{
+	int			lo = 0,
+				hi = cs->k;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			r = cmp3(cs, v, cs->c[mid]);
+
+		if (r == 0)
+			return 2 * mid + 1;
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 2 * lo;
+}
+
+static void
+cells_add(CellScan *cs, Datum v, bool isnull)
+{
+	int			cell;
+
+	if (isnull)
+	{
+		cs->null_seen = true;
+		return;
+	}
+	cell = cell_of(cs, v);
+	if (!cs->seen[cell])
+	{
+		cs->seen[cell] = true;
+		cs->lo[cell] = datumCopy(v, cs->typbyval, cs->typlen);
+		cs->hi[cell] = cs->lo[cell];
+		return;
+	}
+	if (!cs->col->summed)
+		return;					/* one value per cell is enough */
+	if (cmp3(cs, v, cs->lo[cell]) < 0)
+		cs->lo[cell] = datumCopy(v, cs->typbyval, cs->typlen);
+	if (cmp3(cs, v, cs->hi[cell]) > 0)
+		cs->hi[cell] = datumCopy(v, cs->typbyval, cs->typlen);
+}
+
+/*
+ * The representatives of every column of d, from one scan of the table:
+ * per column, a value of each cell its constants cut that holds one (its
+ * least and greatest for a summed column, so that value expressions that
+ * differ differ there), and NULL when the column holds one.  What the
+ * auditor takes from the data is only which cells of each column are
+ * occupied, one column at a time, a marginal fact like the column's
+ * domain, which an attacker is assumed to know (diagnosis is one of five
+ * codes, income is never NULL); never how the columns combine on a
+ * record, so no coincidence between columns is used (hiv = rare).
+ */
+static bool
+column_reps(Domain *d)
+{
+	int			ncols = list_length(d->cols);
+	CellScan   *cs = palloc(sizeof(CellScan) * Max(ncols, 1));
+	TapasTableScan *scan;
+	TupleTableSlot *slot;
+	uint64		rows = 0;
+	ListCell   *lc;
+
+	foreach(lc, d->cols)
+		if (!cells_init(&cs[foreach_current_index(lc)], lfirst(lc), d->rel))
+			return false;
+	scan = tapas_table_scan_begin(RelationGetRelid(d->rel), GetActiveSnapshot());
+	while ((slot = tapas_table_scan_next(scan)) != NULL)
+	{
+		if ((++rows & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < ncols; i++)
+		{
+			bool		isnull;
+			Datum		v = slot_getattr(slot, cs[i].col->attno, &isnull);
+
+			cells_add(&cs[i], v, isnull);
+		}
+	}
+	tapas_table_scan_end(scan);
+	for (int i = 0; i < ncols; i++)
+	{
+		DomCol	   *c = cs[i].col;
+		int			ncells = 2 * cs[i].k + 1;
+
+		c->reps = palloc(sizeof(Datum) * (2 * ncells + 1));
+		c->rnull = palloc0(sizeof(bool) * (2 * ncells + 1));
+		c->nreps = 0;
+		for (int j = 0; j < ncells; j++)
+		{
+			if (!cs[i].seen[j])
+				continue;
+			c->reps[c->nreps++] = cs[i].lo[j];
+			if (c->summed && cmp3(&cs[i], cs[i].lo[j], cs[i].hi[j]) != 0)
+				c->reps[c->nreps++] = cs[i].hi[j];
+		}
+		if (cs[i].null_seen)
+		{
+			c->rnull[c->nreps] = true;
+			c->reps[c->nreps++] = (Datum) 0;
+		}
+		if (c->nreps > DOMAIN_MAX_REPS || c->nreps == 0)
+			return false;		/* an empty table has no grid */
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ *		Evaluation
+ * ----------------------------------------------------------------
+ */
+
+static void
+evaluate(Domain *d, TapasClass **cls, int n, int64 npoints, TapasDomainVector *out)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(d->rel), &TTSOpsVirtual);
+	int			nopaque = list_length(d->opaque);
+	int			ncols = list_length(d->cols);
+	int			natts = RelationGetDescr(d->rel)->natts;
+
+	for (int k = 0; k < n; k++)
+	{
+		EState	   *estate = CreateExecutorState();
+		ParamListInfo params = makeParamList(nopaque);
+		ExprContext *econtext;
+		ExprState  *es;
+		int64		cap = 64;
+
+		params->numParams = nopaque;
+		estate->es_param_list_info = params;
+		econtext = GetPerTupleExprContext(estate);
+		es = ExecPrepareExpr((Expr *) param_mutator(copyObject(cls[k]->vtree), d), estate);
+		out[k].npoints = npoints;
+		out[k].nnz = 0;
+		out[k].keys = palloc(sizeof(int64) * cap);
+		out[k].vals = palloc(sizeof(double) * cap);
+		for (int64 p = 0; p < npoints; p++)
+		{
+			int64		rest = p;
+			bool		isnull;
+			Datum		r;
+			double		v;
+			ListCell   *lc;
+
+			if ((p & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+			ExecClearTuple(slot);
+			for (int a = 0; a < natts; a++)
+			{
+				slot->tts_values[a] = (Datum) 0;
+				slot->tts_isnull[a] = true;
+			}
+			foreach(lc, d->cols)
+			{
+				DomCol	   *c = lfirst(lc);
+				int			i = (int) (rest % c->nreps);
+
+				rest /= c->nreps;
+				slot->tts_values[c->attno - 1] = c->reps[i];
+				slot->tts_isnull[c->attno - 1] = c->rnull[i];
+			}
+			for (int j = 0; j < nopaque; j++)
+			{
+				int			dom = list_nth_int(d->opaque_dom, j);
+				int			t = (int) (rest % dom);
+
+				rest /= dom;
+				params->params[j].ptype = BOOLOID;
+				params->params[j].pflags = PARAM_FLAG_CONST;
+				params->params[j].value = BoolGetDatum(t == 0);
+				params->params[j].isnull = t == 2;
+			}
+			ExecStoreVirtualTuple(slot);
+			econtext->ecxt_scantuple = slot;
+			r = ExecEvalExprSwitchContext(es, econtext, &isnull);
+			v = isnull ? 0.0 : DatumGetFloat8(r);
+			ResetExprContext(econtext);
+			if (!isfinite(v))
+				ereport(ERROR, (errmsg("a class's value is not finite on the domain grid")));
+			if (v == 0.0)
+				continue;
+			if (out[k].nnz == cap)
+			{
+				cap *= 2;
+				out[k].keys = repalloc(out[k].keys, sizeof(int64) * cap);
+				out[k].vals = repalloc(out[k].vals, sizeof(double) * cap);
+			}
+			out[k].keys[out[k].nnz] = p;
+			out[k].vals[out[k].nnz++] = v;
+		}
+		out[k].exact = true;
+		FreeExecutorState(estate);
+	}
+	(void) ncols;
+	ExecDropSingleTupleTableSlot(slot);
+}
+
+/*
+ * The domain vectors of the n classes cls (of one table, each with its
+ * tree), in out[n] (allocated in the current memory context): their values
+ * on the grid their atoms cut.  Every out[k].exact is false when the grid
+ * cannot be built (a type it cannot represent, too many points) or a class
+ * has no tree, or the evaluation fails; the callers then fall back.
+ */
+void
+tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector *out)
+{
+	Domain		d;
+	int64		npoints = 1;
+	ListCell   *lc;
+	MemoryContext caller = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	volatile bool ok = true;
+
+	memset(out, 0, sizeof(TapasDomainVector) * n);
+	memset(&d, 0, sizeof(d));
+	for (int k = 0; k < n; k++)
+		if (cls[k]->vtree == NULL)
+			return;
+	d.rel = table_open(relid, AccessShareLock);
+	for (int k = 0; k < n; k++)
+		collect(&d, cls[k]->vtree);
+	ok = column_reps(&d);
+	foreach(lc, d.cols)
+	{
+		DomCol	   *c = lfirst(lc);
+
+		npoints *= Max(c->nreps, 1);
+		if (npoints > DOMAIN_MAX_POINTS)
+			ok = false;
+	}
+	foreach(lc, d.opaque_dom)
+	{
+		npoints *= lfirst_int(lc);
+		if (npoints > DOMAIN_MAX_POINTS)
+			ok = false;
+	}
+	if (ok)
+	{
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(caller);
+		PG_TRY();
+		{
+			evaluate(&d, cls, n, npoints, out);
+			ReleaseCurrentSubTransaction();
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+
+			MemoryContextSwitchTo(caller);
+			edata = CopyErrorData();
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+				ReThrowError(edata);
+			FreeErrorData(edata);
+			for (int k = 0; k < n; k++)
+				out[k].exact = false;
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(caller);
+		CurrentResourceOwner = owner;
+	}
+	table_close(d.rel, AccessShareLock);
+}
