@@ -26,8 +26,11 @@
  * functions of the sensitive columns on every row the grid stands for, so
  * no coincidence of this table's rows relates two classes (a decision that
  * used one would tell it).  A class whose domain vector cannot be built
- * (no tree, a grid too large, a column type without an order) or whose
- * truth cannot be read is taken as related to nothing.
+ * or whose truth cannot be read is related to nothing; when the grid
+ * cannot be built at all (too many points, a column type without an order)
+ * the relations are found by value, as before the grid (a coincidence may
+ * then relate two classes, but no relation an attacker could use is
+ * missed).
  *
  * The groups are kept per backend and table in the audit cache and
  * recomputed when the table's class list grows; a group whose classes
@@ -196,6 +199,26 @@ joint_make(Oid relid, TapasClass **cls, int n, const JointCoords *co)
 }
 
 /*
+ * The table's records, the support of the public class ONE (count(*)):
+ * from the classes whose truth was read (each saw the table whole); 0 if
+ * none, and then ONE is left out of the plan.
+ */
+static uint64
+table_records(List *classes)
+{
+	ListCell   *lc;
+
+	foreach(lc, classes)
+	{
+		TapasClass *c = lfirst(lc);
+
+		if (c->usable && c->nrecords > 0)
+			return (uint64) c->nrecords;
+	}
+	return 0;
+}
+
+/*
  * Adds the table's classes to a new kernel whenever their list grew: the
  * classes' domain vectors (truth_domain.c) are over a grid that the new
  * classes' constants refine, so the relations are found again on the new
@@ -215,6 +238,7 @@ add_new_classes(TableRelations *tr, List *classes)
 	TapasDomainVector *dv = palloc0(sizeof(TapasDomainVector) * Max(nk, 1));
 	int		   *at = palloc(sizeof(int) * Max(nk, 1));
 	int			nd = 0;
+	bool		by_value;
 
 	for (int i = 0; i < nk; i++)
 	{
@@ -235,7 +259,9 @@ add_new_classes(TableRelations *tr, List *classes)
 	if (tr->lr == NULL)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory in the joint audit")));
-	tr->npoints = 0;
+	/* no grid (too many points, ...): the truth vectors over the table, as before it */
+	by_value = nd > 0 && !dv[0].exact;
+	tr->npoints = by_value ? table_records(classes) : nd > 0 ? (uint64) dv[0].npoints : 0;
 	for (tr->nadded = 0; tr->nadded < K; tr->nadded++)
 	{
 		TapasClass *c = list_nth(classes, tr->nadded);
@@ -243,10 +269,10 @@ add_new_classes(TableRelations *tr, List *classes)
 		tapas_status st = TAPAS_ELIMIT;
 
 		CHECK_FOR_INTERRUPTS();
-		if (v != NULL && v->exact)
-			tr->npoints = (uint64) v->npoints;
 		if (tr->nadded < TAPAS_LINREL_MAX_CLASSES)
-			st = v != NULL && v->exact
+			st = by_value && c->usable
+				? tapas_linrel_add(tr->lr, c->keys, c->vals, (size_t) c->nnz)
+				: v != NULL && v->exact
 				? tapas_linrel_add(tr->lr, v->keys, v->vals, (size_t) v->nnz)
 				: tapas_linrel_add(tr->lr, NULL, NULL, 0);
 		if (st == TAPAS_ENOMEM)
@@ -376,6 +402,15 @@ tapas_audit_joint_of(Oid relid, const TapasClass *cls)
 		plan_groups(tr, classes);
 	if (cls == NULL || cls->id < 1 || cls->id > tr->nadded)
 		return NULL;
+	/*
+	 * Past TAPAS_LINREL_MAX_CLASSES classes the kernel cannot tell which
+	 * classes combine with the ones it does not hold: a class the kernel
+	 * holds may be related to one past the limit (an attacker's 256 classes
+	 * logged first, then the halves of a split), so every class of the table
+	 * is audited as incomplete (fails closed) until tapas.reset.
+	 */
+	if (tr->overflow != NULL)
+		return tr->overflow;
 	return tr->of[cls->id - 1];
 }
 

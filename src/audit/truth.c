@@ -377,6 +377,29 @@ domain_view(const TapasClass *c, const TapasDomainVector *v)
  * coincidence.  When the grid cannot be built, only the canonical text
  * (the statistic key itself) identifies.
  */
+/*
+ * The fallback when the grid cannot be built (more than its points, a
+ * column type without an order, an evaluation error): the classes' truth
+ * vectors over the table, as before the grid.  That may merge a
+ * coincidence (and tell it by a refusal), but never misses a spelling an
+ * attacker could combine: an attacker who could force the fallback (by
+ * logging classes with many constants) gets no split-spelling leak from it.
+ */
+static TapasClass *
+find_same_by_value(RelClasses *r, TapasClass *c, double *scale, double *offset)
+{
+	TapasClass *same = find_equal_class(r, c);
+
+	if (same == NULL && (same = find_complement_class(r, c)) != NULL)
+	{
+		*scale = -1;
+		*offset = 1;
+	}
+	if (same == NULL && !c->is_one)
+		same = find_affine_class(r, c, scale, offset);
+	return same;
+}
+
 /* whether the 0/1 vector a's support lies inside b's (both sorted) */
 static bool
 support_inside(const TapasClass *a, const TapasClass *b)
@@ -422,6 +445,7 @@ find_same_function(RelClasses *r, TapasClass *c, double *scale, double *offset,
 	TapasClass *same = NULL;
 	TapasClass *found = NULL;
 	int			k = 0;
+	bool		dv_exact;
 	ListCell   *lc;
 
 	foreach(lc, r->classes)
@@ -433,6 +457,7 @@ find_same_function(RelClasses *r, TapasClass *c, double *scale, double *offset,
 	}
 	cls[k] = c;
 	tapas_audit_domain_vectors(c->relid, cls, k + 1, dv);
+	dv_exact = dv[k].exact;
 	if (dv[k].exact)
 	{
 		memset(&views, 0, sizeof(views));
@@ -470,6 +495,8 @@ find_same_function(RelClasses *r, TapasClass *c, double *scale, double *offset,
 			same = cls[i];
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
+	if (!dv_exact)
+		same = find_same_by_value(r, c, scale, offset);
 	return same;
 }
 
