@@ -1,0 +1,128 @@
+-- Classes as functions (audit/truth_domain.c) and implications between
+-- 0/1 classes (audit/implied.c), issue 11 items 1 and 5.  Two tables that
+-- agree on every answered query but differ in a secret get the same
+-- decision at the next query.  In dm1 the 91-year-old (id 77) is rare,
+-- has hiv and an income of 2001; in dm2 he is rare, has flu and an income
+-- of 4001, and id 78 has hiv.  Each case starts on an empty ledger.
+SET client_min_messages = warning;
+CREATE FUNCTION dm_mk(tbl text, hiv int, inc int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, age int NOT NULL, rare bool NOT NULL,
+								 diagnosis text NOT NULL, income int NOT NULL)', tbl);
+	EXECUTE format('INSERT INTO %I SELECT g, CASE WHEN g = 77 THEN 91 ELSE 20 + g %% 60 END, g = 77,
+						   CASE WHEN g = %s THEN ''hiv'' ELSE (ARRAY[''flu'', ''cold''])[1 + g %% 2] END,
+						   CASE WHEN g = 77 THEN %s ELSE 1000 + (g * 13) %% 5000 END
+					  FROM generate_series(1, 400) g', tbl, hiv, inc);
+	PERFORM tapas.protect(tbl::regclass, 'id', ARRAY['rare', 'diagnosis', 'income'], 10);
+	EXECUTE format('GRANT SELECT ON %I TO regress_tapas_analyst', tbl);
+END $$;
+SELECT dm_mk('dm1', 77, 2001), dm_mk('dm2', 78, 4001);
+-- q1 then q2 on tbl, each in deny mode on an empty ledger: q2's outcome
+CREATE FUNCTION dm_try(tbl text, q1 text, q2 text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+	PERFORM tapas.reset(tbl::regclass);
+	SET tapas.mode = deny;
+	SET SESSION AUTHORIZATION regress_tapas_analyst;
+	BEGIN
+		EXECUTE format(q1, tbl) INTO r;
+		EXECUTE format(q2, tbl) INTO r;
+		r := 'answered';
+	EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
+		r := SQLSTATE;
+	END;
+	RESET SESSION AUTHORIZATION;
+	RESET tapas.mode;
+	RETURN r;
+END $$;
+RESET client_min_messages;
+-- 1. rare's zeros over everyone but the 91-year-old, then a diagnosis over
+-- everyone: in dm1 hiv and rare have equal truths, in dm2 they do not; the
+-- decision is the same (a count over everyone isolates no one), and the
+-- same for flu
+SELECT t, dm_try(t, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+				 'SELECT count(*) FILTER (WHERE diagnosis = ''hiv'') FROM %I') AS hiv,
+	   dm_try(t, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+				 'SELECT count(*) FILTER (WHERE diagnosis = ''flu'') FROM %I') AS flu
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
+-- 2. then a sub-class of rare over everyone: rare AND income > 3000
+-- implies rare, whose zeros leave the 91-year-old; refused in both tables
+-- (his income is 2001 in dm1, 4001 in dm2), whatever the threshold, and
+-- in a CASE spelling
+SELECT t, dm_try(t, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+				 'SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I') AS above_3000,
+	   dm_try(t, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+				 'SELECT sum(CASE WHEN income <= 3000 AND rare THEN 1 ELSE 0 END) FROM %I') AS case_at_most_3000,
+	   dm_try(t, 'SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+				 'SELECT count(*) FILTER (WHERE rare AND diagnosis <> ''cold'') FROM %I') AS not_cold
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
+-- controls: the sub-class alone, after rare's total, and the superclass
+-- after the sub-class's zeros are answered
+SELECT dm_try('dm1', 'SELECT 1', 'SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I') AS alone,
+	   dm_try('dm1', 'SELECT count(*) FILTER (WHERE rare) FROM %I',
+			  'SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I') AS after_total,
+	   dm_try('dm1', 'SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I WHERE age <> 91',
+			  'SELECT count(*) FILTER (WHERE rare) FROM %I') AS superclass;
+-- 3. one function, two texts: income >= 3001 and income > 3000 on an
+-- integer column are one class, so their difference is refused; so is
+-- NOT income <= 3000, and the complement income <= 3000 (|Q| is public)
+SELECT dm_try('dm1', 'SELECT count(*) FILTER (WHERE income >= 3001) FROM %I',
+			  'SELECT count(*) FILTER (WHERE income > 3000) FROM %I WHERE age <> 91') AS threshold_spelling,
+	   dm_try('dm1', 'SELECT count(*) FILTER (WHERE NOT income <= 3000) FROM %I',
+			  'SELECT count(*) FILTER (WHERE income > 3000) FROM %I WHERE age <> 91') AS negated,
+	   dm_try('dm1', 'SELECT count(*) FILTER (WHERE income <= 3000) FROM %I',
+			  'SELECT count(*) FILTER (WHERE income > 3000) FROM %I WHERE age <> 91') AS complement;
+-- 4. complementary filters combine (income is never NULL here): rare over
+-- everyone, then its two halves over everyone but the 91-year-old
+CREATE FUNCTION dm_split(tbl text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE r text;
+BEGIN
+	PERFORM tapas.reset(tbl::regclass);
+	SET tapas.mode = deny;
+	SET SESSION AUTHORIZATION regress_tapas_analyst;
+	BEGIN
+		EXECUTE format('SELECT count(*) FILTER (WHERE rare) FROM %I', tbl) INTO r;
+		EXECUTE format('SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I WHERE age <> 91', tbl) INTO r;
+		EXECUTE format('SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM %I WHERE age <> 91', tbl) INTO r;
+		r := 'answered';
+	EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
+		r := SQLSTATE;
+	END;
+	RESET SESSION AUTHORIZATION;
+	RESET tapas.mode;
+	RETURN r;
+END $$;
+SELECT t, dm_split(t) AS halves FROM unnest(ARRAY['dm1', 'dm2']) t;
+-- 5. past 256 classes on a table, every class of it fails closed: the
+-- kernel cannot tell whether a class combines with one past the limit.
+-- The thresholds are incomes of the table, so that no two of them are
+-- one function (two thresholds with no income between them would be)
+SET client_min_messages = warning;
+CREATE TABLE dm_thr AS SELECT DISTINCT income AS t FROM dm1 ORDER BY 1 LIMIT 260;
+GRANT SELECT ON dm_thr TO regress_tapas_analyst;
+SELECT tapas.reset('dm1') IS NOT NULL AS reset;
+SET tapas.mode = deny;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+CREATE FUNCTION pg_temp.dm_flood(n int) RETURNS TABLE (outcome text, statements bigint) LANGUAGE plpgsql AS $$
+DECLARE a bigint;
+	i int;
+	o text[] := '{}';
+BEGIN
+	FOR i IN SELECT t FROM dm_thr ORDER BY t LIMIT n LOOP
+		BEGIN
+			EXECUTE format('SELECT count(*) FILTER (WHERE income > %s) FROM dm1', i) INTO a;
+			o := o || 'answered'::text;
+		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
+			o := o || SQLSTATE::text;
+		END;
+	END LOOP;
+	RETURN QUERY SELECT x, count(*) FROM unnest(o) x GROUP BY x ORDER BY x;
+END $$;
+SELECT * FROM pg_temp.dm_flood(260);
+SELECT count(*) FILTER (WHERE rare) FROM dm1;
+RESET SESSION AUTHORIZATION;
+RESET tapas.mode;
+SELECT tapas.reset('dm1') IS NOT NULL AS reset;
+DROP TABLE dm1, dm2, dm_thr;
+DROP FUNCTION dm_mk(text, int, int), dm_try(text, text, text), dm_split(text);
+RESET client_min_messages;
