@@ -62,6 +62,7 @@
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -74,6 +75,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
+#include "access/sysattr.h"
 #include "access/table.h"
 
 #include "audit/audit_int.h"
@@ -82,6 +84,7 @@
 
 #define DOMAIN_MAX_POINTS	4096
 #define DOMAIN_MAX_REPS		512		/* representatives of one column */
+#define COLUMN_MAX_ATOMS	5		/* atoms evaluated on one column's values */
 
 /* a column of the grid */
 typedef struct DomCol
@@ -92,6 +95,7 @@ typedef struct DomCol
 	bool		ordered;		/* compared by <, <=, >, >= */
 	bool		summed;			/* read by a value expression */
 	List	   *consts;			/* Const * of the column's type */
+	List	   *atoms;			/* other atoms that read this column only: evaluated on its values */
 	int			nreps;			/* with NULL */
 	Datum	   *reps;
 	bool	   *rnull;
@@ -103,6 +107,7 @@ typedef struct Domain
 	List	   *cols;			/* DomCol * */
 	List	   *opaque;			/* Node *: the opaque atoms, by equal() */
 	List	   *opaque_dom;		/* int: 2 or 3 truth values */
+	bool	   *null_seen;		/* [natts] the column holds a NULL (after the scan) */
 	bool		failed;			/* a type the grid cannot represent */
 } Domain;
 
@@ -268,7 +273,41 @@ summed_walker(Node *node, SummedCtx *ctx)
 	return expression_tree_walker(node, summed_walker, ctx);
 }
 
-/* the tree with the opaque atoms of d as boolean Params 1, 2, ... */
+/*
+ * atom with its operator negated (a <> b for a = b, NOT LIKE for LIKE), or
+ * NULL: the canonical form writes NOT (x = c) as x <> c, and the two are
+ * one opaque truth value and its negation, not two free ones.
+ */
+static Node *
+negated(Node *atom)
+{
+	OpExpr	   *op;
+	Oid			neg;
+
+	if (!IsA(atom, OpExpr) || !OidIsValid(neg = get_negator(((OpExpr *) atom)->opno)))
+		return NULL;
+	op = (OpExpr *) copyObject(atom);
+	op->opno = neg;
+	op->opfuncid = InvalidOid;
+	set_opfuncid(op);
+	return (Node *) op;
+}
+
+static Param *
+opaque_param(int j)
+{
+	Param	   *p = makeNode(Param);
+
+	p->paramkind = PARAM_EXTERN;
+	p->paramid = j + 1;
+	p->paramtype = BOOLOID;
+	p->paramtypmod = -1;
+	p->paramcollid = InvalidOid;
+	p->location = -1;
+	return p;
+}
+
+/* the tree with the opaque atoms of d as boolean Params 1, 2, ... (or their negations) */
 static Node *
 param_mutator(Node *node, Domain *d)
 {
@@ -276,6 +315,14 @@ param_mutator(Node *node, Domain *d)
 
 	if (node == NULL)
 		return NULL;
+	foreach(lc, d->opaque)
+	{
+		Node	   *neg = negated(lfirst(lc));
+
+		if (neg != NULL && equal(node, neg))
+			return (Node *) makeBoolExpr(NOT_EXPR,
+										 list_make1(opaque_param(foreach_current_index(lc))), -1);
+	}
 	foreach(lc, d->opaque)
 	{
 		if (equal(node, lfirst(lc)))
@@ -294,6 +341,35 @@ param_mutator(Node *node, Domain *d)
 	return expression_tree_mutator(node, param_mutator, d);
 }
 
+/*
+ * An atom that reads one column and nothing else (lower(d) = 'hiv', d LIKE
+ * 'h%', abs(income) > 5): a function of that column, evaluated on the
+ * column's values by the scan (column_reps), whose representatives are
+ * then one per occupied cell and truth value of these atoms.  So
+ * lower(d) = 'hiv' and d = 'hiv' are one class when the column's values
+ * are lower case, as an attacker who knows the column's domain knows.
+ */
+static bool
+column_atom(Domain *d, Node *atom)
+{
+	Bitmapset  *attnos = NULL;
+	int			a;
+	DomCol	   *c;
+
+	pull_varattnos(atom, 1, &attnos);
+	if (bms_num_members(attnos) != 1 || contain_volatile_functions(atom))
+		return false;
+	a = bms_singleton_member(attnos) + FirstLowInvalidHeapAttributeNumber;
+	if (a < 1)
+		return false;
+	c = dom_col(d, (AttrNumber) a);
+	if (list_length(c->atoms) >= COLUMN_MAX_ATOMS)
+		return false;
+	if (!list_member(c->atoms, atom))
+		c->atoms = lappend(c->atoms, atom);
+	return true;
+}
+
 /* collects the atoms and summed columns of tree into d */
 static void
 collect(Domain *d, Node *tree)
@@ -306,7 +382,10 @@ collect(Domain *d, Node *tree)
 	{
 		Node	   *a = lfirst(lc);
 
-		if (!list_member(d->opaque, a) && !recognise(d, a))
+		Node	   *neg = negated(a);
+
+		if (!list_member(d->opaque, a) && !(neg != NULL && list_member(d->opaque, neg)) &&
+			!recognise(d, a) && !column_atom(d, a))
 		{
 			d->opaque = lappend(d->opaque, a);
 			d->opaque_dom = lappend_int(d->opaque_dom,
@@ -331,9 +410,12 @@ typedef struct CellScan
 	Datum	   *c;
 	int16		typlen;
 	bool		typbyval;
-	bool	   *seen;			/* [2k + 1] */
-	Datum	   *lo;				/* [2k + 1] least value seen in the cell */
-	Datum	   *hi;				/* [2k + 1] greatest */
+	int			natoms;			/* the column's own atoms (DomCol.atoms) */
+	ExprState **states;
+	int			ncells;			/* (2k + 1) 3^natoms: cell and atoms' truth values */
+	bool	   *seen;			/* [ncells] */
+	Datum	   *lo;				/* [ncells] least value seen in the cell */
+	Datum	   *hi;				/* [ncells] greatest */
 	bool		null_seen;
 } CellScan;
 
@@ -354,7 +436,7 @@ cmp3(CellScan *cs, Datum a, Datum b)
 
 /* false when the column's type has no btree order */
 static bool
-cells_init(CellScan *cs, DomCol *col, Relation rel)
+cells_init(CellScan *cs, DomCol *col, Relation rel, EState *estate)
 {
 	TypeCacheEntry *tc = lookup_type_cache(col->type, TYPECACHE_CMP_PROC_FINFO);
 	ListCell   *lc;
@@ -375,9 +457,18 @@ cells_init(CellScan *cs, DomCol *col, Relation rel)
 	for (int i = 0; i < n; i++)
 		if (cs->k == 0 || cmp3(cs, cs->c[cs->k - 1], cs->c[i]) != 0)
 			cs->c[cs->k++] = cs->c[i];
-	cs->seen = palloc0(sizeof(bool) * (2 * cs->k + 1));
-	cs->lo = palloc0(sizeof(Datum) * (2 * cs->k + 1));
-	cs->hi = palloc0(sizeof(Datum) * (2 * cs->k + 1));
+	cs->natoms = list_length(col->atoms);
+	cs->ncells = 2 * cs->k + 1;
+	for (int i = 0; i < cs->natoms; i++)
+		cs->ncells *= 3;
+	if (cs->ncells > 65536)
+		return false;
+	cs->states = palloc(sizeof(ExprState *) * Max(cs->natoms, 1));
+	foreach(lc, col->atoms)
+		cs->states[foreach_current_index(lc)] = ExecPrepareExpr((Expr *) copyObject(lfirst(lc)), estate);
+	cs->seen = palloc0(sizeof(bool) * cs->ncells);
+	cs->lo = palloc0(sizeof(Datum) * cs->ncells);
+	cs->hi = palloc0(sizeof(Datum) * cs->ncells);
 	return true;
 }
 
@@ -404,7 +495,7 @@ cell_of(CellScan *cs, Datum v)
 }
 
 static void
-cells_add(CellScan *cs, Datum v, bool isnull)
+cells_add(CellScan *cs, Datum v, bool isnull, ExprContext *econtext)
 {
 	int			cell;
 
@@ -414,6 +505,13 @@ cells_add(CellScan *cs, Datum v, bool isnull)
 		return;
 	}
 	cell = cell_of(cs, v);
+	for (int i = 0; i < cs->natoms; i++)
+	{
+		bool		anull;
+		Datum		t = ExecEvalExprSwitchContext(cs->states[i], econtext, &anull);
+
+		cell = 3 * cell + (anull ? 2 : DatumGetBool(t) ? 1 : 0);
+	}
 	if (!cs->seen[cell])
 	{
 		cs->seen[cell] = true;
@@ -427,6 +525,36 @@ cells_add(CellScan *cs, Datum v, bool isnull)
 		cs->lo[cell] = datumCopy(v, cs->typbyval, cs->typlen);
 	if (cmp3(cs, v, cs->hi[cell]) > 0)
 		cs->hi[cell] = datumCopy(v, cs->typbyval, cs->typlen);
+}
+
+/*
+ * An opaque atom is never NULL when it is strict in the columns it reads
+ * and none of them holds a NULL: then it takes two truth values, not
+ * three, so that rare AND lower(d) = 'x' and rare AND NOT lower(d) = 'x'
+ * add up to rare, as an attacker who knows d is never NULL can add them.
+ */
+static void
+opaque_nullability(Domain *d)
+{
+	ListCell   *lc;
+
+	foreach(lc, d->opaque)
+	{
+		Node	   *atom = lfirst(lc);
+		Bitmapset  *attnos = NULL;
+		int			a = -1;
+		bool		nulls = contain_nonstrict_functions(atom);
+
+		pull_varattnos(atom, 1, &attnos);
+		while (!nulls && (a = bms_next_member(attnos, a)) >= 0)
+		{
+			int			attno = a + FirstLowInvalidHeapAttributeNumber;
+
+			nulls = attno < 1 || d->null_seen[attno - 1];
+		}
+		if (!nulls)
+			list_nth_cell(d->opaque_dom, foreach_current_index(lc))->int_value = 2;
+	}
 }
 
 /*
@@ -450,27 +578,61 @@ column_reps(Domain *d)
 	uint64		rows = 0;
 	ListCell   *lc;
 
+	int			natts = RelationGetDescr(d->rel)->natts;
+	bool	   *check_null = palloc0(sizeof(bool) * natts);
+	EState	   *estate;
+	ExprContext *econtext;
+
+	d->null_seen = palloc0(sizeof(bool) * natts);
+	foreach(lc, d->opaque)
+	{
+		Bitmapset  *attnos = NULL;
+		int			a = -1;
+
+		pull_varattnos(lfirst(lc), 1, &attnos);
+		while ((a = bms_next_member(attnos, a)) >= 0)
+		{
+			int			attno = a + FirstLowInvalidHeapAttributeNumber;
+
+			if (attno >= 1 && attno <= natts)
+				check_null[attno - 1] = true;
+		}
+	}
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
 	foreach(lc, d->cols)
-		if (!cells_init(&cs[foreach_current_index(lc)], lfirst(lc), d->rel))
+		if (!cells_init(&cs[foreach_current_index(lc)], lfirst(lc), d->rel, estate))
 			return false;
 	scan = tapas_table_scan_begin(RelationGetRelid(d->rel), GetActiveSnapshot());
 	while ((slot = tapas_table_scan_next(scan)) != NULL)
 	{
 		if ((++rows & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
+		econtext->ecxt_scantuple = slot;
 		for (int i = 0; i < ncols; i++)
 		{
 			bool		isnull;
 			Datum		v = slot_getattr(slot, cs[i].col->attno, &isnull);
 
-			cells_add(&cs[i], v, isnull);
+			cells_add(&cs[i], v, isnull, econtext);
 		}
+		ResetExprContext(econtext);
+		for (int a = 0; a < natts; a++)
+			if (check_null[a] && !d->null_seen[a])
+			{
+				bool		isnull;
+
+				(void) slot_getattr(slot, a + 1, &isnull);
+				d->null_seen[a] = isnull;
+			}
 	}
 	tapas_table_scan_end(scan);
+	opaque_nullability(d);
+	FreeExecutorState(estate);
 	for (int i = 0; i < ncols; i++)
 	{
 		DomCol	   *c = cs[i].col;
-		int			ncells = 2 * cs[i].k + 1;
+		int			ncells = cs[i].ncells;
 
 		c->reps = palloc(sizeof(Datum) * (2 * ncells + 1));
 		c->rnull = palloc0(sizeof(bool) * (2 * ncells + 1));
