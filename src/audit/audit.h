@@ -174,4 +174,8 @@ typedef struct TapasFinding
  */
 typedef struct TapasAuditEntry TapasAuditEntry;
 
+/* sensitive_atoms.c: the atoms a basis value's canonical form assigns */
+extern List *tapas_basis_atoms(Node *phi);
+extern bool tapas_atom_not_null(Node *atom, Oid relid);
+
 #endif							/* TAPAS_AUDIT_H */

@@ -80,7 +80,6 @@
 
 #include "audit/audit_int.h"
 #include "policy/policy.h"
-#include "capture/capture.h"
 
 #define DOMAIN_MAX_POINTS	4096
 #define DOMAIN_MAX_REPS		512		/* representatives of one column */

@@ -64,6 +64,7 @@
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
+#include "audit/audit.h"
 #include "capture/capture.h"
 
 /* ----------------------------------------------------------------

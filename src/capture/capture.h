@@ -263,8 +263,6 @@ extern int64 tapas_basis_id(const char *text);
 
 /* basis_atoms.c: the algebra under it */
 extern Node *tapas_basis_prepare(Node *phi);
-extern List *tapas_basis_atoms(Node *phi);
-extern bool tapas_atom_not_null(Node *atom, Oid relid);
 extern Node *tapas_simplify(Node *expr);
 extern bool tapas_is_zero(Node *node);
 extern bool tapas_const_same_value(Node *a, Node *b);

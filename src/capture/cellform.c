@@ -48,6 +48,7 @@
 #include "rewrite/rewriteManip.h"
 #include "utils/lsyscache.h"
 
+#include "audit/audit.h"
 #include "capture/capture.h"
 #include "policy/policy.h"
 
