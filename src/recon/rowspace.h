@@ -219,6 +219,14 @@ extern void tapas_rowspace_anchors(const tapas_rowspace_t *rs, uint32_t max_size
  */
 extern tapas_status tapas_rowspace_set_basis_only(tapas_rowspace_t *rs, int on);
 
+/*
+ * Entry j < n of basis row k < kernel rank: 1, -1 or 0, whatever the
+ * storage (private, in place).  For tests: the storage-independent view of
+ * the basis that t-rowspace_basis.c checks against a dense oracle.
+ */
+extern int	tapas_rowspace_basis_entry(const tapas_rowspace_t *rs, uint32_t k,
+									   uint32_t j);
+
 /* Work counters since creation (trials that were rolled back included). */
 typedef struct tapas_rowspace_stats
 {

@@ -113,6 +113,12 @@ row_bit(const tapas_rowspace_t *rs, uint32_t i, uint32_t j)
 	return pos && neg ? 2 : pos - neg;	/* 2: both bits, never valid */
 }
 
+int
+tapas_rowspace_basis_entry(const tapas_rowspace_t *rs, uint32_t k, uint32_t j)
+{
+	return k < rs->r && j < rs->n ? row_bit(rs, k, j) : 0;
+}
+
 /* v mod p for an entry v of row_bit */
 static inline uint64_t
 entry_mod(int v, uint64_t p)
