@@ -81,37 +81,12 @@
 #include "audit/audit_int.h"
 #include "policy/policy.h"
 
+#include "audit/truth_domain_int.h"
+
 #define DOMAIN_MAX_POINTS	4096
-#define DOMAIN_MAX_REPS		512		/* representatives of one column */
-#define COLUMN_MAX_ATOMS	5		/* atoms evaluated on one column's values */
 
-/* a column of the grid */
-typedef struct DomCol
-{
-	AttrNumber	attno;
-	Oid			type;
-	bool		nullable;
-	bool		ordered;		/* compared by <, <=, >, >= */
-	bool		summed;			/* read by a value expression */
-	List	   *consts;			/* Const * of the column's type */
-	List	   *atoms;			/* other atoms that read this column only: evaluated on its values */
-	int			nreps;			/* with NULL */
-	Datum	   *reps;
-	bool	   *rnull;
-} DomCol;
-
-typedef struct Domain
-{
-	Relation	rel;
-	List	   *cols;			/* DomCol * */
-	List	   *opaque;			/* Node *: the opaque atoms, by equal() */
-	List	   *opaque_dom;		/* int: 2 or 3 truth values */
-	bool	   *null_seen;		/* [natts] the column holds a NULL (after the scan) */
-	bool		failed;			/* a type the grid cannot represent */
-} Domain;
-
-static DomCol *
-dom_col(Domain *d, AttrNumber attno)
+DomCol *
+tapas_domain_col(Domain *d, AttrNumber attno)
 {
 	ListCell   *lc;
 	DomCol	   *c;
@@ -184,17 +159,17 @@ recognise(Domain *d, Node *atom)
 
 	if ((v = column_of(atom)) != NULL && v->vartype == BOOLOID)
 	{
-		bool_cells(dom_col(d, v->varattno));
+		bool_cells(tapas_domain_col(d, v->varattno));
 		return true;
 	}
 	if (IsA(atom, NullTest) && (v = column_of((Node *) ((NullTest *) atom)->arg)) != NULL)
 	{
-		(void) dom_col(d, v->varattno);
+		(void) tapas_domain_col(d, v->varattno);
 		return true;
 	}
 	if (IsA(atom, BooleanTest) && (v = column_of((Node *) ((BooleanTest *) atom)->arg)) != NULL)
 	{
-		bool_cells(dom_col(d, v->varattno));
+		bool_cells(tapas_domain_col(d, v->varattno));
 		return true;
 	}
 	if (IsA(atom, OpExpr) && list_length(((OpExpr *) atom)->args) == 2)
@@ -210,7 +185,7 @@ recognise(Domain *d, Node *atom)
 		s = comparison_strategy(op->opno, v->vartype);
 		if (s == 0 || op->inputcollid != v->varcollid)
 			return false;
-		c = dom_col(d, v->varattno);
+		c = tapas_domain_col(d, v->varattno);
 		c->ordered |= s != 3 && s != 6;
 		add_const(c, (Const *) k);
 		return true;
@@ -240,7 +215,7 @@ recognise(Domain *d, Node *atom)
 			return false;
 		get_typlenbyvalalign(v->vartype, &typlen, &typbyval, &typalign);
 		deconstruct_array(arr, v->vartype, typlen, typbyval, typalign, &elems, &nulls, &n);
-		c = dom_col(d, v->varattno);
+		c = tapas_domain_col(d, v->varattno);
 		for (int i = 0; i < n; i++)
 			if (!nulls[i])
 				c->consts = lappend(c->consts, makeConst(v->vartype, v->vartypmod, v->varcollid,
@@ -266,7 +241,7 @@ summed_walker(Node *node, SummedCtx *ctx)
 		return false;
 	if (IsA(node, Var) && ((Var *) node)->varno == 1 && ((Var *) node)->varattno > 0)
 	{
-		dom_col(ctx->d, ((Var *) node)->varattno)->summed = true;
+		tapas_domain_col(ctx->d, ((Var *) node)->varattno)->summed = true;
 		return false;
 	}
 	return expression_tree_walker(node, summed_walker, ctx);
@@ -343,7 +318,7 @@ param_mutator(Node *node, Domain *d)
 /*
  * An atom that reads one column and nothing else (lower(d) = 'hiv', d LIKE
  * 'h%', abs(income) > 5): a function of that column, evaluated on the
- * column's values by the scan (column_reps), whose representatives are
+ * column's values by the scan (tapas_domain_reps), whose representatives are
  * then one per occupied cell and truth value of these atoms.  So
  * lower(d) = 'hiv' and d = 'hiv' are one class when the column's values
  * are lower case, as an attacker who knows the column's domain knows.
@@ -361,7 +336,7 @@ column_atom(Domain *d, Node *atom)
 	a = bms_singleton_member(attnos) + FirstLowInvalidHeapAttributeNumber;
 	if (a < 1)
 		return false;
-	c = dom_col(d, (AttrNumber) a);
+	c = tapas_domain_col(d, (AttrNumber) a);
 	if (list_length(c->atoms) >= COLUMN_MAX_ATOMS)
 		return false;
 	if (!list_member(c->atoms, atom))
@@ -393,268 +368,6 @@ collect(Domain *d, Node *tree)
 	}
 	(void) summed_walker(tree, &ctx);
 }
-
-/* ----------------------------------------------------------------
- *		Representatives: one row value per occupied cell of each column
- * ----------------------------------------------------------------
- */
-
-/* a column's cells: below c_1, = c_1, between c_1 and c_2, ..., above c_k; NULL */
-typedef struct CellScan
-{
-	DomCol	   *col;
-	FmgrInfo	cmp;
-	Oid			collation;
-	int			k;				/* distinct constants, ascending */
-	Datum	   *c;
-	int16		typlen;
-	bool		typbyval;
-	int			natoms;			/* the column's own atoms (DomCol.atoms) */
-	ExprState **states;
-	int			ncells;			/* (2k + 1) 3^natoms: cell and atoms' truth values */
-	bool	   *seen;			/* [ncells] */
-	Datum	   *lo;				/* [ncells] least value seen in the cell */
-	Datum	   *hi;				/* [ncells] greatest */
-	bool		null_seen;
-} CellScan;
-
-static CellScan *cmp_scan;
-
-static int
-cmp_datum(const void *a, const void *b)
-{
-	return DatumGetInt32(FunctionCall2Coll(&cmp_scan->cmp, cmp_scan->collation,
-										   *(const Datum *) a, *(const Datum *) b));
-}
-
-static int
-cmp3(CellScan *cs, Datum a, Datum b)
-{
-	return DatumGetInt32(FunctionCall2Coll(&cs->cmp, cs->collation, a, b));
-}
-
-/* false when the column's type has no btree order */
-static bool
-cells_init(CellScan *cs, DomCol *col, Relation rel, EState *estate)
-{
-	TypeCacheEntry *tc = lookup_type_cache(col->type, TYPECACHE_CMP_PROC_FINFO);
-	ListCell   *lc;
-	int			n = 0;
-
-	memset(cs, 0, sizeof(*cs));
-	cs->col = col;
-	if (!OidIsValid(tc->cmp_proc))
-		return false;
-	fmgr_info_copy(&cs->cmp, &tc->cmp_proc_finfo, CurrentMemoryContext);
-	cs->collation = TupleDescAttr(RelationGetDescr(rel), col->attno - 1)->attcollation;
-	get_typlenbyval(col->type, &cs->typlen, &cs->typbyval);
-	cs->c = palloc(sizeof(Datum) * (list_length(col->consts) + 1));
-	foreach(lc, col->consts)
-		cs->c[n++] = ((Const *) lfirst(lc))->constvalue;
-	cmp_scan = cs;
-	qsort(cs->c, n, sizeof(Datum), cmp_datum);
-	for (int i = 0; i < n; i++)
-		if (cs->k == 0 || cmp3(cs, cs->c[cs->k - 1], cs->c[i]) != 0)
-			cs->c[cs->k++] = cs->c[i];
-	cs->natoms = list_length(col->atoms);
-	cs->ncells = 2 * cs->k + 1;
-	for (int i = 0; i < cs->natoms; i++)
-		cs->ncells *= 3;
-	if (cs->ncells > 65536)
-		return false;
-	cs->states = palloc(sizeof(ExprState *) * Max(cs->natoms, 1));
-	foreach(lc, col->atoms)
-		cs->states[foreach_current_index(lc)] = ExecPrepareExpr((Expr *) copyObject(lfirst(lc)), estate);
-	cs->seen = palloc0(sizeof(bool) * cs->ncells);
-	cs->lo = palloc0(sizeof(Datum) * cs->ncells);
-	cs->hi = palloc0(sizeof(Datum) * cs->ncells);
-	return true;
-}
-
-/* the cell of value v: 2i + 1 for c_i, 2i for the gap below it */
-static int
-cell_of(CellScan *cs, Datum v)
-{
-	int			lo = 0,
-				hi = cs->k;
-
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-		int			r = cmp3(cs, v, cs->c[mid]);
-
-		if (r == 0)
-			return 2 * mid + 1;
-		if (r < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return 2 * lo;
-}
-
-static void
-cells_add(CellScan *cs, Datum v, bool isnull, ExprContext *econtext)
-{
-	int			cell;
-
-	if (isnull)
-	{
-		cs->null_seen = true;
-		return;
-	}
-	cell = cell_of(cs, v);
-	for (int i = 0; i < cs->natoms; i++)
-	{
-		bool		anull;
-		Datum		t = ExecEvalExprSwitchContext(cs->states[i], econtext, &anull);
-
-		cell = 3 * cell + (anull ? 2 : DatumGetBool(t) ? 1 : 0);
-	}
-	if (!cs->seen[cell])
-	{
-		cs->seen[cell] = true;
-		cs->lo[cell] = datumCopy(v, cs->typbyval, cs->typlen);
-		cs->hi[cell] = cs->lo[cell];
-		return;
-	}
-	if (!cs->col->summed)
-		return;					/* one value per cell is enough */
-	if (cmp3(cs, v, cs->lo[cell]) < 0)
-		cs->lo[cell] = datumCopy(v, cs->typbyval, cs->typlen);
-	if (cmp3(cs, v, cs->hi[cell]) > 0)
-		cs->hi[cell] = datumCopy(v, cs->typbyval, cs->typlen);
-}
-
-/*
- * An opaque atom is never NULL when it is strict in the columns it reads
- * and none of them holds a NULL: then it takes two truth values, not
- * three, so that rare AND lower(d) = 'x' and rare AND NOT lower(d) = 'x'
- * add up to rare, as an attacker who knows d is never NULL can add them.
- */
-static void
-opaque_nullability(Domain *d)
-{
-	ListCell   *lc;
-
-	foreach(lc, d->opaque)
-	{
-		Node	   *atom = lfirst(lc);
-		Bitmapset  *attnos = NULL;
-		int			a = -1;
-		bool		nulls = contain_nonstrict_functions(atom);
-
-		pull_varattnos(atom, 1, &attnos);
-		while (!nulls && (a = bms_next_member(attnos, a)) >= 0)
-		{
-			int			attno = a + FirstLowInvalidHeapAttributeNumber;
-
-			nulls = attno < 1 || d->null_seen[attno - 1];
-		}
-		if (!nulls)
-			list_nth_cell(d->opaque_dom, foreach_current_index(lc))->int_value = 2;
-	}
-}
-
-/*
- * The representatives of every column of d, from one scan of the table:
- * per column, a value of each cell its constants cut that holds one (its
- * least and greatest for a summed column, so that value expressions that
- * differ differ there), and NULL when the column holds one.  What the
- * auditor takes from the data is only which cells of each column are
- * occupied, one column at a time, a marginal fact like the column's
- * domain, which an attacker is assumed to know (diagnosis is one of five
- * codes, income is never NULL); never how the columns combine on a
- * record, so no coincidence between columns is used (hiv = rare).
- */
-static bool
-column_reps(Domain *d)
-{
-	int			ncols = list_length(d->cols);
-	CellScan   *cs = palloc(sizeof(CellScan) * Max(ncols, 1));
-	TapasTableScan *scan;
-	TupleTableSlot *slot;
-	uint64		rows = 0;
-	ListCell   *lc;
-
-	int			natts = RelationGetDescr(d->rel)->natts;
-	bool	   *check_null = palloc0(sizeof(bool) * natts);
-	EState	   *estate;
-	ExprContext *econtext;
-
-	d->null_seen = palloc0(sizeof(bool) * natts);
-	foreach(lc, d->opaque)
-	{
-		Bitmapset  *attnos = NULL;
-		int			a = -1;
-
-		pull_varattnos(lfirst(lc), 1, &attnos);
-		while ((a = bms_next_member(attnos, a)) >= 0)
-		{
-			int			attno = a + FirstLowInvalidHeapAttributeNumber;
-
-			if (attno >= 1 && attno <= natts)
-				check_null[attno - 1] = true;
-		}
-	}
-	estate = CreateExecutorState();
-	econtext = GetPerTupleExprContext(estate);
-	foreach(lc, d->cols)
-		if (!cells_init(&cs[foreach_current_index(lc)], lfirst(lc), d->rel, estate))
-			return false;
-	scan = tapas_table_scan_begin(RelationGetRelid(d->rel), GetActiveSnapshot());
-	while ((slot = tapas_table_scan_next(scan)) != NULL)
-	{
-		if ((++rows & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-		econtext->ecxt_scantuple = slot;
-		for (int i = 0; i < ncols; i++)
-		{
-			bool		isnull;
-			Datum		v = slot_getattr(slot, cs[i].col->attno, &isnull);
-
-			cells_add(&cs[i], v, isnull, econtext);
-		}
-		ResetExprContext(econtext);
-		for (int a = 0; a < natts; a++)
-			if (check_null[a] && !d->null_seen[a])
-			{
-				bool		isnull;
-
-				(void) slot_getattr(slot, a + 1, &isnull);
-				d->null_seen[a] = isnull;
-			}
-	}
-	tapas_table_scan_end(scan);
-	opaque_nullability(d);
-	FreeExecutorState(estate);
-	for (int i = 0; i < ncols; i++)
-	{
-		DomCol	   *c = cs[i].col;
-		int			ncells = cs[i].ncells;
-
-		c->reps = palloc(sizeof(Datum) * (2 * ncells + 1));
-		c->rnull = palloc0(sizeof(bool) * (2 * ncells + 1));
-		c->nreps = 0;
-		for (int j = 0; j < ncells; j++)
-		{
-			if (!cs[i].seen[j])
-				continue;
-			c->reps[c->nreps++] = cs[i].lo[j];
-			if (c->summed && cmp3(&cs[i], cs[i].lo[j], cs[i].hi[j]) != 0)
-				c->reps[c->nreps++] = cs[i].hi[j];
-		}
-		if (cs[i].null_seen)
-		{
-			c->rnull[c->nreps] = true;
-			c->reps[c->nreps++] = (Datum) 0;
-		}
-		if (c->nreps > DOMAIN_MAX_REPS || c->nreps == 0)
-			return false;		/* an empty table has no grid */
-	}
-	return true;
-}
-
 /* ----------------------------------------------------------------
  *		Evaluation
  * ----------------------------------------------------------------
@@ -770,7 +483,7 @@ tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector
 	d.rel = table_open(relid, AccessShareLock);
 	for (int k = 0; k < n; k++)
 		collect(&d, cls[k]->vtree);
-	ok = column_reps(&d);
+	ok = tapas_domain_reps(&d);
 	foreach(lc, d.cols)
 	{
 		DomCol	   *c = lfirst(lc);

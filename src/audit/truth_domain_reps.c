@@ -1,0 +1,287 @@
+/*-------------------------------------------------------------------------
+ *
+ * truth_domain_reps.c
+ *	  The representatives of the domain grid's columns (truth_domain.c):
+ *	  one value per occupied cell, read by one scan of the table.
+ *
+ * IDENTIFICATION
+ *	  src/audit/truth_domain_reps.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "executor/executor.h"
+#include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+#include "utils/typcache.h"
+
+#include "audit/audit_int.h"
+#include "audit/truth_domain_int.h"
+#include "policy/policy.h"
+
+/* ----------------------------------------------------------------
+ *		Representatives: one row value per occupied cell of each column
+ * ----------------------------------------------------------------
+ */
+
+/* a column's cells: below c_1, = c_1, between c_1 and c_2, ..., above c_k; NULL */
+typedef struct CellScan
+{
+	DomCol	   *col;
+	FmgrInfo	cmp;
+	Oid			collation;
+	int			k;				/* distinct constants, ascending */
+	Datum	   *c;
+	int16		typlen;
+	bool		typbyval;
+	int			natoms;			/* the column's own atoms (DomCol.atoms) */
+	ExprState **states;
+	int			ncells;			/* (2k + 1) 3^natoms: cell and atoms' truth values */
+	bool	   *seen;			/* [ncells] */
+	Datum	   *lo;				/* [ncells] least value seen in the cell */
+	Datum	   *hi;				/* [ncells] greatest */
+	bool		null_seen;
+} CellScan;
+
+static CellScan *cmp_scan;
+
+static int
+cmp_datum(const void *a, const void *b)
+{
+	return DatumGetInt32(FunctionCall2Coll(&cmp_scan->cmp, cmp_scan->collation,
+										   *(const Datum *) a, *(const Datum *) b));
+}
+
+static int
+cmp3(CellScan *cs, Datum a, Datum b)
+{
+	return DatumGetInt32(FunctionCall2Coll(&cs->cmp, cs->collation, a, b));
+}
+
+/* false when the column's type has no btree order */
+static bool
+cells_init(CellScan *cs, DomCol *col, Relation rel, EState *estate)
+{
+	TypeCacheEntry *tc = lookup_type_cache(col->type, TYPECACHE_CMP_PROC_FINFO);
+	ListCell   *lc;
+	int			n = 0;
+
+	memset(cs, 0, sizeof(*cs));
+	cs->col = col;
+	if (!OidIsValid(tc->cmp_proc))
+		return false;
+	fmgr_info_copy(&cs->cmp, &tc->cmp_proc_finfo, CurrentMemoryContext);
+	cs->collation = TupleDescAttr(RelationGetDescr(rel), col->attno - 1)->attcollation;
+	get_typlenbyval(col->type, &cs->typlen, &cs->typbyval);
+	cs->c = palloc(sizeof(Datum) * (list_length(col->consts) + 1));
+	foreach(lc, col->consts)
+		cs->c[n++] = ((Const *) lfirst(lc))->constvalue;
+	cmp_scan = cs;
+	qsort(cs->c, n, sizeof(Datum), cmp_datum);
+	for (int i = 0; i < n; i++)
+		if (cs->k == 0 || cmp3(cs, cs->c[cs->k - 1], cs->c[i]) != 0)
+			cs->c[cs->k++] = cs->c[i];
+	cs->natoms = list_length(col->atoms);
+	cs->ncells = 2 * cs->k + 1;
+	for (int i = 0; i < cs->natoms; i++)
+		cs->ncells *= 3;
+	if (cs->ncells > 65536)
+		return false;
+	cs->states = palloc(sizeof(ExprState *) * Max(cs->natoms, 1));
+	foreach(lc, col->atoms)
+		cs->states[foreach_current_index(lc)] = ExecPrepareExpr((Expr *) copyObject(lfirst(lc)), estate);
+	cs->seen = palloc0(sizeof(bool) * cs->ncells);
+	cs->lo = palloc0(sizeof(Datum) * cs->ncells);
+	cs->hi = palloc0(sizeof(Datum) * cs->ncells);
+	return true;
+}
+
+/* the cell of value v: 2i + 1 for c_i, 2i for the gap below it */
+static int
+cell_of(CellScan *cs, Datum v)
+{
+	int			lo = 0,
+				hi = cs->k;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+		int			r = cmp3(cs, v, cs->c[mid]);
+
+		if (r == 0)
+			return 2 * mid + 1;
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 2 * lo;
+}
+
+static void
+cells_add(CellScan *cs, Datum v, bool isnull, ExprContext *econtext)
+{
+	int			cell;
+
+	if (isnull)
+	{
+		cs->null_seen = true;
+		return;
+	}
+	cell = cell_of(cs, v);
+	for (int i = 0; i < cs->natoms; i++)
+	{
+		bool		anull;
+		Datum		t = ExecEvalExprSwitchContext(cs->states[i], econtext, &anull);
+
+		cell = 3 * cell + (anull ? 2 : DatumGetBool(t) ? 1 : 0);
+	}
+	if (!cs->seen[cell])
+	{
+		cs->seen[cell] = true;
+		cs->lo[cell] = datumCopy(v, cs->typbyval, cs->typlen);
+		cs->hi[cell] = cs->lo[cell];
+		return;
+	}
+	if (!cs->col->summed)
+		return;					/* one value per cell is enough */
+	if (cmp3(cs, v, cs->lo[cell]) < 0)
+		cs->lo[cell] = datumCopy(v, cs->typbyval, cs->typlen);
+	if (cmp3(cs, v, cs->hi[cell]) > 0)
+		cs->hi[cell] = datumCopy(v, cs->typbyval, cs->typlen);
+}
+
+/*
+ * An opaque atom is never NULL when it is strict in the columns it reads
+ * and none of them holds a NULL: then it takes two truth values, not
+ * three, so that rare AND lower(d) = 'x' and rare AND NOT lower(d) = 'x'
+ * add up to rare, as an attacker who knows d is never NULL can add them.
+ */
+static void
+opaque_nullability(Domain *d)
+{
+	ListCell   *lc;
+
+	foreach(lc, d->opaque)
+	{
+		Node	   *atom = lfirst(lc);
+		Bitmapset  *attnos = NULL;
+		int			a = -1;
+		bool		nulls = contain_nonstrict_functions(atom);
+
+		pull_varattnos(atom, 1, &attnos);
+		while (!nulls && (a = bms_next_member(attnos, a)) >= 0)
+		{
+			int			attno = a + FirstLowInvalidHeapAttributeNumber;
+
+			nulls = attno < 1 || d->null_seen[attno - 1];
+		}
+		if (!nulls)
+			list_nth_cell(d->opaque_dom, foreach_current_index(lc))->int_value = 2;
+	}
+}
+
+/*
+ * The representatives of every column of d, from one scan of the table:
+ * per column, a value of each cell its constants cut that holds one (its
+ * least and greatest for a summed column, so that value expressions that
+ * differ differ there), and NULL when the column holds one.  What the
+ * auditor takes from the data is only which cells of each column are
+ * occupied, one column at a time, a marginal fact like the column's
+ * domain, which an attacker is assumed to know (diagnosis is one of five
+ * codes, income is never NULL); never how the columns combine on a
+ * record, so no coincidence between columns is used (hiv = rare).
+ */
+bool
+tapas_domain_reps(Domain *d)
+{
+	int			ncols = list_length(d->cols);
+	CellScan   *cs = palloc(sizeof(CellScan) * Max(ncols, 1));
+	TapasTableScan *scan;
+	TupleTableSlot *slot;
+	uint64		rows = 0;
+	ListCell   *lc;
+
+	int			natts = RelationGetDescr(d->rel)->natts;
+	bool	   *check_null = palloc0(sizeof(bool) * natts);
+	EState	   *estate;
+	ExprContext *econtext;
+
+	d->null_seen = palloc0(sizeof(bool) * natts);
+	foreach(lc, d->opaque)
+	{
+		Bitmapset  *attnos = NULL;
+		int			a = -1;
+
+		pull_varattnos(lfirst(lc), 1, &attnos);
+		while ((a = bms_next_member(attnos, a)) >= 0)
+		{
+			int			attno = a + FirstLowInvalidHeapAttributeNumber;
+
+			if (attno >= 1 && attno <= natts)
+				check_null[attno - 1] = true;
+		}
+	}
+	estate = CreateExecutorState();
+	econtext = GetPerTupleExprContext(estate);
+	foreach(lc, d->cols)
+		if (!cells_init(&cs[foreach_current_index(lc)], lfirst(lc), d->rel, estate))
+			return false;
+	scan = tapas_table_scan_begin(RelationGetRelid(d->rel), GetActiveSnapshot());
+	while ((slot = tapas_table_scan_next(scan)) != NULL)
+	{
+		if ((++rows & 1023) == 0)
+			CHECK_FOR_INTERRUPTS();
+		econtext->ecxt_scantuple = slot;
+		for (int i = 0; i < ncols; i++)
+		{
+			bool		isnull;
+			Datum		v = slot_getattr(slot, cs[i].col->attno, &isnull);
+
+			cells_add(&cs[i], v, isnull, econtext);
+		}
+		ResetExprContext(econtext);
+		for (int a = 0; a < natts; a++)
+			if (check_null[a] && !d->null_seen[a])
+			{
+				bool		isnull;
+
+				(void) slot_getattr(slot, a + 1, &isnull);
+				d->null_seen[a] = isnull;
+			}
+	}
+	tapas_table_scan_end(scan);
+	opaque_nullability(d);
+	FreeExecutorState(estate);
+	for (int i = 0; i < ncols; i++)
+	{
+		DomCol	   *c = cs[i].col;
+		int			ncells = cs[i].ncells;
+
+		c->reps = palloc(sizeof(Datum) * (2 * ncells + 1));
+		c->rnull = palloc0(sizeof(bool) * (2 * ncells + 1));
+		c->nreps = 0;
+		for (int j = 0; j < ncells; j++)
+		{
+			if (!cs[i].seen[j])
+				continue;
+			c->reps[c->nreps++] = cs[i].lo[j];
+			if (c->summed && cmp3(&cs[i], cs[i].lo[j], cs[i].hi[j]) != 0)
+				c->reps[c->nreps++] = cs[i].hi[j];
+		}
+		if (cs[i].null_seen)
+		{
+			c->rnull[c->nreps] = true;
+			c->reps[c->nreps++] = (Datum) 0;
+		}
+		if (c->nreps > DOMAIN_MAX_REPS || c->nreps == 0)
+			return false;		/* an empty table has no grid */
+	}
+	return true;
+}
+
