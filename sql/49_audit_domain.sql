@@ -17,16 +17,18 @@ BEGIN
 	EXECUTE format('GRANT SELECT ON %I TO regress_tapas_analyst', tbl);
 END $$;
 SELECT dm_mk('dm1', 77, 2001), dm_mk('dm2', 78, 4001);
--- q1 then q2 on tbl, each in deny mode on an empty ledger: q2's outcome
-CREATE FUNCTION dm_try(tbl text, q1 text, q2 text) RETURNS text LANGUAGE plpgsql AS $$
+-- the queries qs on tbl in deny mode, on an empty ledger: the last one's outcome
+CREATE FUNCTION dm_try(tbl text, VARIADIC qs text[]) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE r text;
+	q text;
 BEGIN
 	PERFORM tapas.reset(tbl::regclass);
 	SET tapas.mode = deny;
 	SET SESSION AUTHORIZATION regress_tapas_analyst;
 	BEGIN
-		EXECUTE format(q1, tbl) INTO r;
-		EXECUTE format(q2, tbl) INTO r;
+		FOREACH q IN ARRAY qs LOOP
+			EXECUTE format(q, tbl) INTO r;
+		END LOOP;
 		r := 'answered';
 	EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
 		r := SQLSTATE;
@@ -74,25 +76,10 @@ SELECT dm_try('dm1', 'SELECT count(*) FILTER (WHERE income >= 3001) FROM %I',
 			  'SELECT count(*) FILTER (WHERE income > 3000) FROM %I WHERE age <> 91') AS complement;
 -- 4. complementary filters combine (income is never NULL here): rare over
 -- everyone, then its two halves over everyone but the 91-year-old
-CREATE FUNCTION dm_split(tbl text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE r text;
-BEGIN
-	PERFORM tapas.reset(tbl::regclass);
-	SET tapas.mode = deny;
-	SET SESSION AUTHORIZATION regress_tapas_analyst;
-	BEGIN
-		EXECUTE format('SELECT count(*) FILTER (WHERE rare) FROM %I', tbl) INTO r;
-		EXECUTE format('SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I WHERE age <> 91', tbl) INTO r;
-		EXECUTE format('SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM %I WHERE age <> 91', tbl) INTO r;
-		r := 'answered';
-	EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
-		r := SQLSTATE;
-	END;
-	RESET SESSION AUTHORIZATION;
-	RESET tapas.mode;
-	RETURN r;
-END $$;
-SELECT t, dm_split(t) AS halves FROM unnest(ARRAY['dm1', 'dm2']) t;
+SELECT t, dm_try(t, 'SELECT count(*) FILTER (WHERE rare) FROM %I',
+				 'SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I WHERE age <> 91',
+				 'SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM %I WHERE age <> 91') AS halves
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
 -- 5. past 256 classes on a table, every class of it fails closed: the
 -- kernel cannot tell whether a class combines with one past the limit.
 -- The thresholds are incomes of the table, so that no two of them are
@@ -124,5 +111,5 @@ RESET SESSION AUTHORIZATION;
 RESET tapas.mode;
 SELECT tapas.reset('dm1') IS NOT NULL AS reset;
 DROP TABLE dm1, dm2, dm_thr;
-DROP FUNCTION dm_mk(text, int, int), dm_try(text, text, text), dm_split(text);
+DROP FUNCTION dm_mk(text, int, int), dm_try(text, text[]);
 RESET client_min_messages;

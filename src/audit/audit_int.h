@@ -93,6 +93,9 @@ typedef struct TapasDomainVector
 
 extern void tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n,
 									   TapasDomainVector *out);
+extern TapasClass *tapas_audit_class_same(List *classes, TapasClass *c, double *scale,
+										  double *offset, List **c_implies, List **implies_c);
+extern void tapas_audit_class_add_implication(TapasClass *o, int id);
 extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
 extern void tapas_audit_implied_reset(TapasAuditEntry *e);
 
