@@ -87,6 +87,17 @@ typedef struct TapasAttackColumn
 	int64		nulls;			/* NULLs seen over the tables */
 } TapasAttackColumn;
 
+/*
+ * A table's rows read with its dictionaries, in one scan (dataset.c):
+ * n x ncols codes, and the key texts (NULL without a key).
+ */
+typedef struct TapasAttackRows
+{
+	size_t		n;
+	double	   *values;
+	char	  **keys;
+} TapasAttackRows;
+
 typedef struct TapasAttackSchema
 {
 	int			ncols;
@@ -96,6 +107,8 @@ typedef struct TapasAttackSchema
 	Oid			synthetic;		/* the synthetic table */
 	char	   *optional;		/* column never read from other tables (the
 								 * AIA sensitive column), or NULL */
+	TapasAttackRows *rows;		/* synthetic's rows from its label scan,
+								 * taken by tapas_attack_read_table; or NULL */
 } TapasAttackSchema;
 
 /*

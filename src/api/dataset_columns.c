@@ -250,15 +250,19 @@ gather_labels_sql(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
  * gather_labels_sql for columns idx[0..k-1], except that the text and
  * varchar columns under a deterministic collation are gathered by one
  * plain scan in C (dataset_labels.c), the same lists for less work.
+ * keep (may be NULL): when that scan reads every column, of synthetic
+ * alone (targets NULL), it keeps the rows there too; keep->k stays 0
+ * otherwise.
  */
 static void
 gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
-			  const Oid *targets, List **observed)
+			  const Oid *targets, List **observed, TapasLabelRows *keep)
 {
 	int		   *text_idx = palloc(sizeof(int) * k),
 			   *other_idx = palloc(sizeof(int) * k);
 	Oid		   *collid = palloc(sizeof(Oid) * k);
 	List	  **text_observed;
+	char	   *from;
 	int			i,
 				n_text = 0,
 				n_other = 0;
@@ -281,9 +285,14 @@ gather_labels(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 	if (n_text == 0)
 		return;
 	text_observed = palloc0(sizeof(List *) * n_text);
-	tapas_dataset_gather_text_labels(batch_from(cols, text_idx, n_text, synthetic,
-												targets),
-									 collid, n_text, text_observed);
+	if (keep != NULL && n_other == 0 && targets == NULL)
+		from = tapas_dataset_kept_rows_from(cols, idx, k, synthetic, keep->key);
+	else
+	{
+		keep = NULL;
+		from = batch_from(cols, text_idx, n_text, synthetic, targets);
+	}
+	tapas_dataset_gather_text_labels(from, collid, n_text, text_observed, keep);
 	for (i = 0; i < n_text; i++)
 		observed[text_idx[i]] = list_concat(observed[text_idx[i]], text_observed[i]);
 }
@@ -505,7 +514,7 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
 				const Oid  *t = pass == 0 ? targets : NULL;
 
 				if (labels)
-					gather_labels(cols, idx, k, synthetic, t, observed);
+					gather_labels(cols, idx, k, synthetic, t, observed, NULL);
 				else
 					continuous_stats(cols, idx, k, synthetic, t);
 				k = 0;
@@ -519,26 +528,46 @@ for_batches(TapasAttackColumn *cols, int ncols, const bool *in_targets,
  * one scan for the distinct values of all non-continuous (and integer)
  * columns, one for the bounds of the continuous ones.  in_targets[j] says
  * whether column j is read from the targets (targets[0] and, when valid,
- * targets[1]) too.
+ * targets[1]) too.  rows: see dataset_int.h; the label scan keeps the
+ * rows only when it is the one scan of synthetic alone (every column a
+ * text label column in one batch, the targets synthetic itself or none).
  */
 void
 tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 						  const bool *in_targets, JsonbContainer *schema,
 						  int max_categories, Oid synthetic,
-						  const Oid targets[2], MemoryContext cxt)
+						  const Oid targets[2], MemoryContext cxt,
+						  const char *key, TapasAttackRows **rows)
 {
 	List	  **order = palloc0(sizeof(List *) * ncols);
 	List	  **observed = palloc0(sizeof(List *) * ncols);
 	bool	   *integer = palloc(sizeof(bool) * ncols);
 	bool	   *want = palloc(sizeof(bool) * ncols);
+	TapasLabelRows keep;
+	bool		one_scan = rows != NULL && ncols > 0 && ncols <= 31;
 	int			j;
 
 	for (j = 0; j < ncols; j++)
 	{
 		classify(&cols[j], schema, &order[j], &integer[j]);
 		want[j] = cols[j].kind != TAPAS_COLUMN_CONTINUOUS;
+		one_scan &= want[j] && in_targets[j] == in_targets[0];
 	}
-	for_batches(cols, ncols, in_targets, want, synthetic, targets, observed, true);
+	for (j = 0; j < 2 && one_scan; j++)
+		one_scan = !OidIsValid(targets[j]) || targets[j] == synthetic;
+	memset(&keep, 0, sizeof(keep));
+	keep.key = key;
+	keep.cxt = cxt;
+	if (one_scan)
+	{
+		int		   *idx = palloc(sizeof(int) * ncols);
+
+		for (j = 0; j < ncols; j++)
+			idx[j] = j;
+		gather_labels(cols, idx, ncols, synthetic, NULL, observed, &keep);
+	}
+	else
+		for_batches(cols, ncols, in_targets, want, synthetic, targets, observed, true);
 	for (j = 0; j < ncols; j++)
 	{
 		ListCell   *lc;
@@ -554,4 +583,6 @@ tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 			build_dictionary(&cols[j], observed[j], order[j], cxt);
 	}
 	for_batches(cols, ncols, in_targets, want, synthetic, targets, NULL, false);
+	if (rows != NULL)
+		*rows = keep.k == ncols && one_scan ? tapas_dataset_code_kept_rows(cols, &keep, cxt) : NULL;
 }

@@ -30,6 +30,28 @@ typedef struct RelColumns
 	Oid		   *types;
 } RelColumns;
 
+/*
+ * The rows of a table as its label scan read them
+ * (tapas_dataset_gather_text_labels with keep), so that a reader of the
+ * same table needs no second scan: each cell as the id of its label in its
+ * column (ids in order of first occurrence, labels[i][id]; -1 for SQL
+ * NULL), held as a double in the matrix the codes then replace, and the
+ * key column's text when key is set.
+ */
+typedef struct TapasLabelRows
+{
+	const char *key;			/* in: the key column to read too, or NULL */
+	MemoryContext cxt;			/* in: where the rows and key texts go */
+	int			k;				/* columns */
+	uint64		n,				/* rows read */
+				cap;
+	double	   *cells;			/* n x k label ids */
+	char	  **keys;			/* n key texts (NULL = SQL NULL), with key */
+	char	 ***labels;			/* per column: its labels by id */
+	int		  **label_len;
+	uint32	   *n_labels;
+} TapasLabelRows;
+
 /* dataset.c */
 extern RelColumns tapas_dataset_rel_columns(Oid relid, const char *role);
 extern int	tapas_dataset_find_name(const RelColumns *rc, const char *name);
@@ -55,13 +77,19 @@ extern int	tapas_dataset_label_code(const TapasAttackColumn *col, const char *la
  * Decides every column's kind (from its type, or params schema) and
  * gathers dictionaries and bounds, over synthetic and, for the columns
  * with in_targets[j], the targets too (targets[0] and targets[1], each
- * skipped when InvalidOid).  Results live in cxt.
+ * skipped when InvalidOid).  Results live in cxt.  rows (may be NULL):
+ * when the dictionaries come from one label scan of synthetic alone that
+ * reads every column (text columns, no other table), *rows is set to the
+ * rows that scan read, coded (tapas_attack_read_table's result; key text
+ * read too when key is not NULL), else NULL.
  */
 extern void tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 									  const bool *in_targets,
 									  JsonbContainer *schema,
 									  int max_categories, Oid synthetic,
-									  const Oid targets[2], MemoryContext cxt);
+									  const Oid targets[2], MemoryContext cxt,
+									  const char *key,
+									  struct TapasAttackRows **rows);
 
 /* dataset_labels.c */
 
@@ -76,9 +104,28 @@ extern Oid	tapas_dataset_text_label_collation(const char *name, Oid synthetic,
 /*
  * Appends to observed[i] the distinct labels of column vi (i = 0..k-1) of
  * the FROM item from, in the order of collation collid[i], NULL last: the
- * lists gather_labels' GROUPING SETS query gives for such columns.
+ * lists gather_labels' GROUPING SETS query gives for such columns.  keep
+ * (may be NULL): the rows are kept there too, in scan order; with
+ * keep->key set, from has a text column vk read as each row's key.
  */
 extern void tapas_dataset_gather_text_labels(const char *from, const Oid *collid,
-											 int k, List **observed);
+											 int k, List **observed,
+											 TapasLabelRows *keep);
+
+/*
+ * The FROM item of the label scan that keeps synthetic's rows: columns
+ * idx[0..k-1] of cols as v1..vk and the key's text (or NULL) as vk.
+ */
+extern char *tapas_dataset_kept_rows_from(TapasAttackColumn *cols, const int *idx,
+										  int k, Oid synthetic, const char *key);
+
+/*
+ * The rows keep holds (columns 0..k-1 = cols, whose dictionaries are
+ * built), coded in place through the dictionaries: a TapasAttackRows in
+ * cxt that owns keep's matrix and key texts.
+ */
+extern TapasAttackRows *tapas_dataset_code_kept_rows(TapasAttackColumn *cols,
+													  const TapasLabelRows *keep,
+													  MemoryContext cxt);
 
 #endif							/* TAPAS_DATASET_INT_H */

@@ -16,6 +16,10 @@
  * table (50,000 rows, 17 columns) this replaces a hash aggregation of
  * 850,000 lookups through the executor by as many C hash probes.
  *
+ * The same scan can keep the rows (TapasLabelRows): each cell's label id
+ * and the key's text, coded through the dictionaries once they are built,
+ * so that tapas.evaluate reads its auxiliary table once, not twice.
+ *
  * IDENTIFICATION
  *	  src/api/dataset_labels.c
  *
@@ -29,6 +33,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "tcop/dest.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/varlena.h"
 
@@ -43,6 +48,7 @@ typedef struct LabelSet
 	uint32	   *hash;			/* per slot */
 	char	  **str;			/* per slot, NUL-terminated; NULL = empty */
 	int		   *len;
+	uint32	   *id;				/* per slot: order of first occurrence */
 	bool		has_null;
 	Oid			collid;
 } LabelSet;
@@ -55,6 +61,7 @@ typedef struct LabelReceiver
 	uint64		rows;
 	MemoryContext cxt;			/* the caller's: the executor's is gone
 								 * when the scan ends */
+	TapasLabelRows *keep;		/* the rows too, or NULL */
 } LabelReceiver;
 
 static void
@@ -65,6 +72,7 @@ set_init(LabelSet *s, uint32 cap)
 	s->hash = palloc(sizeof(uint32) * cap);
 	s->str = palloc0(sizeof(char *) * cap);
 	s->len = palloc(sizeof(int) * cap);
+	s->id = palloc(sizeof(uint32) * cap);
 	s->has_null = false;
 }
 
@@ -80,17 +88,20 @@ set_find(const LabelSet *s, const char *bytes, int len, uint32 h)
 	return i;
 }
 
-static void
+/* adds (bytes, len) to s if new; returns its id */
+static uint32
 set_add(LabelSet *s, const char *bytes, int len)
 {
 	uint32		h = tapas_label_hash(bytes, len);
-	uint32		i = set_find(s, bytes, len, h);
+	uint32		i = set_find(s, bytes, len, h),
+				id;
 
 	if (s->str[i] != NULL)
-		return;
+		return s->id[i];
 	s->hash[i] = h;
 	s->len[i] = len;
 	s->str[i] = pnstrdup(bytes, len);
+	s->id[i] = id = s->n;
 	if (++s->n * 2 > s->cap)
 	{
 		/* grow: rehash into twice the slots */
@@ -108,13 +119,34 @@ set_add(LabelSet *s, const char *bytes, int len)
 				g.hash[t] = s->hash[j];
 				g.len[t] = s->len[j];
 				g.str[t] = s->str[j];
+				g.id[t] = s->id[j];
 			}
 		g.n = s->n;
 		pfree(s->hash);
 		pfree(s->str);
 		pfree(s->len);
+		pfree(s->id);
 		*s = g;
 	}
+	return id;
+}
+
+/* room for one more row in keep (grown by doubling) */
+static double *
+keep_next_row(TapasLabelRows *keep)
+{
+	if (keep->n == keep->cap)
+	{
+		keep->cap = keep->cap ? 2 * keep->cap : 1024;
+		keep->cells = keep->cells == NULL ?
+			MemoryContextAllocHuge(keep->cxt, sizeof(double) * keep->k * keep->cap) :
+			repalloc_huge(keep->cells, sizeof(double) * keep->k * keep->cap);
+		if (keep->key != NULL)
+			keep->keys = keep->keys == NULL ?
+				MemoryContextAllocHuge(keep->cxt, sizeof(char *) * keep->cap) :
+				repalloc_huge(keep->keys, sizeof(char *) * keep->cap);
+	}
+	return keep->cells + keep->n * keep->k;
 }
 
 static bool
@@ -122,6 +154,7 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	LabelReceiver *r = (LabelReceiver *) self;
 	MemoryContext old = MemoryContextSwitchTo(r->cxt);
+	double	   *ids = r->keep != NULL ? keep_next_row(r->keep) : NULL;
 	int			i;
 
 	slot_getallattrs(slot);
@@ -129,17 +162,33 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 	{
 		struct varlena *v,
 				   *p;
+		double		id;
 
 		if (slot->tts_isnull[i])
 		{
 			r->sets[i].has_null = true;
-			continue;
+			id = -1.0;
 		}
-		v = (struct varlena *) DatumGetPointer(slot->tts_values[i]);
-		p = pg_detoast_datum_packed(v);
-		set_add(&r->sets[i], VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
-		if (p != v)
-			pfree(p);
+		else
+		{
+			v = (struct varlena *) DatumGetPointer(slot->tts_values[i]);
+			p = pg_detoast_datum_packed(v);
+			id = set_add(&r->sets[i], VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
+			if (p != v)
+				pfree(p);
+		}
+		if (ids != NULL)
+			ids[i] = id;
+	}
+	if (r->keep != NULL)
+	{
+		if (r->keep->key != NULL)
+		{
+			MemoryContextSwitchTo(r->keep->cxt);
+			r->keep->keys[r->keep->n] = slot->tts_isnull[r->k] ? NULL :
+				TextDatumGetCString(slot->tts_values[r->k]);
+		}
+		r->keep->n++;
 	}
 	MemoryContextSwitchTo(old);
 	if ((++r->rows & 1023) == 0)
@@ -208,7 +257,7 @@ tapas_dataset_text_label_collation(const char *name, Oid synthetic, const Oid *t
 
 void
 tapas_dataset_gather_text_labels(const char *from, const Oid *collid, int k,
-								 List **observed)
+								 List **observed, TapasLabelRows *keep)
 {
 	LabelReceiver r;
 	SPIExecuteOptions opt;
@@ -224,6 +273,7 @@ tapas_dataset_gather_text_labels(const char *from, const Oid *collid, int k,
 	r.pub.mydest = DestNone;
 	r.k = k;
 	r.cxt = CurrentMemoryContext;
+	r.keep = keep;
 	r.sets = palloc(sizeof(LabelSet) * k);
 	for (i = 0; i < k; i++)
 	{
@@ -234,7 +284,16 @@ tapas_dataset_gather_text_labels(const char *from, const Oid *collid, int k,
 	appendStringInfoString(&q, "SELECT ");
 	for (i = 0; i < k; i++)
 		appendStringInfo(&q, "%sv%d", i ? ", " : "", i + 1);
+	if (keep != NULL && keep->key != NULL)
+		appendStringInfoString(&q, ", vk");
 	appendStringInfo(&q, " FROM %s", from);
+	if (keep != NULL)
+	{
+		keep->k = k;
+		keep->labels = palloc(sizeof(char **) * k);
+		keep->label_len = palloc(sizeof(int *) * k);
+		keep->n_labels = palloc(sizeof(uint32) * k);
+	}
 	memset(&opt, 0, sizeof(opt));
 	opt.read_only = true;
 	opt.dest = (DestReceiver *) &r;
@@ -249,13 +308,94 @@ tapas_dataset_gather_text_labels(const char *from, const Oid *collid, int k,
 		uint32		j,
 					m = 0;
 
+		if (keep != NULL)
+		{
+			/* the labels by id, for the caller to code the kept rows */
+			keep->labels[i] = palloc(sizeof(char *) * (s->n + 1));
+			keep->label_len[i] = palloc(sizeof(int) * (s->n + 1));
+			keep->n_labels[i] = s->n;
+		}
 		for (j = 0; j < s->cap; j++)
 			if (s->str[j] != NULL)
+			{
 				labels[m++] = s->str[j];
+				if (keep != NULL)
+				{
+					keep->labels[i][s->id[j]] = s->str[j];
+					keep->label_len[i][s->id[j]] = s->len[j];
+				}
+			}
 		qsort_arg(labels, m, sizeof(char *), cmp_collated, &s->collid);
 		for (j = 0; j < m; j++)
 			observed[i] = lappend(observed[i], labels[j]);
 		if (s->has_null)
 			observed[i] = lappend(observed[i], NULL);
 	}
+}
+
+/* ----------------------------------------------------------------
+ *		The kept rows (one scan for dictionaries and rows)
+ * ----------------------------------------------------------------
+ */
+
+char *
+tapas_dataset_kept_rows_from(TapasAttackColumn *cols, const int *idx, int k,
+							 Oid synthetic, const char *key)
+{
+	StringInfoData buf;
+	int			i;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "(SELECT ");
+	for (i = 0; i < k; i++)
+		appendStringInfo(&buf, "%s AS v%d, ", quote_identifier(cols[idx[i]].name), i + 1);
+	if (key != NULL)
+		appendStringInfo(&buf, "(%s)::text AS vk", quote_identifier(key));
+	else
+		appendStringInfoString(&buf, "NULL::text AS vk");
+	appendStringInfo(&buf, " FROM %s) u", tapas_dataset_rel_sql_name(synthetic));
+	return buf.data;
+}
+
+/* the rows coded in place: each column's labels by id looked up once */
+TapasAttackRows *
+tapas_dataset_code_kept_rows(TapasAttackColumn *cols, const TapasLabelRows *keep,
+							 MemoryContext cxt)
+{
+	TapasAttackRows *rows = MemoryContextAlloc(cxt, sizeof(TapasAttackRows));
+	double	  **code = palloc(sizeof(double *) * keep->k);
+	int			k = keep->k,
+				i;
+	uint64		r;
+
+	for (i = 0; i < k; i++)
+	{
+		TapasAttackColumn *col = &cols[i];
+		int			c = tapas_dataset_label_code(col, NULL, 0);
+		uint32		id;
+
+		/* code[i][-1]: SQL NULL (without a NULL category: code 0) */
+		code[i] = (double *) palloc(sizeof(double) * (keep->n_labels[i] + 1)) + 1;
+		code[i][-1] = c < 0 ? 0.0 : (double) c;
+		for (id = 0; id < keep->n_labels[i]; id++)
+		{
+			c = tapas_dataset_label_code(col, keep->labels[i][id],
+										 keep->label_len[i][id]);
+			if (c < 0)
+				elog(ERROR, "value \"%s\" of column \"%s\" is not in its dictionary",
+					 keep->labels[i][id], col->name);
+			code[i][id] = (double) c;
+		}
+	}
+	for (r = 0; r < keep->n; r++)
+	{
+		double	   *row = keep->cells + r * k;
+
+		for (i = 0; i < k; i++)
+			row[i] = code[i][(long) row[i]];
+	}
+	rows->n = keep->n;
+	rows->values = keep->cells;
+	rows->keys = keep->keys;
+	return rows;
 }

@@ -215,10 +215,28 @@ double *
 tapas_attack_read_table(TapasAttackSchema *schema, Oid relid, const char *role,
 						size_t *n, char ***keys, MemoryContext cxt)
 {
-	RelColumns	rc = tapas_dataset_rel_columns(relid, "input");
-	char	   *sql = read_sql(schema, &rc, relid == schema->synthetic,
-							   tapas_dataset_rel_sql_name(relid), keys != NULL);
+	RelColumns	rc;
+	char	   *sql;
 
+	if (schema->rows != NULL && relid == schema->synthetic &&
+		(keys == NULL || schema->rows->keys != NULL))
+	{
+		/* read with the dictionaries already (schema_build); taken once */
+		TapasAttackRows *rows = schema->rows;
+
+		schema->rows = NULL;
+		if (rows->n == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s table \"%s\" is empty", role, get_rel_name(relid))));
+		if (keys != NULL)
+			*keys = rows->keys;
+		*n = rows->n;
+		return rows->values;
+	}
+	rc = tapas_dataset_rel_columns(relid, "input");
+	sql = read_sql(schema, &rc, relid == schema->synthetic,
+				   tapas_dataset_rel_sql_name(relid), keys != NULL);
 	return read_rows(schema, sql, role, get_rel_name(relid), n, keys, cxt);
 }
 

@@ -349,8 +349,16 @@ schema_build(Oid synthetic, Oid targets, Oid holdout, Jsonb *params,
 			(optional_column == NULL || strcmp(name, optional_column) != 0);
 		j++;
 	}
+	/*
+	 * The targets being synthetic itself (tapas.evaluate's auxiliary
+	 * table), its label scan may keep its rows for tapas_attack_read_table:
+	 * one scan instead of two, and rows and dictionaries of one snapshot.
+	 */
 	tapas_dataset_describe_columns(schema->cols, schema->ncols, in_targets, override,
-							  (int) maxcat, synthetic, tables, cxt);
+								   (int) maxcat, synthetic, tables, cxt,
+								   need_key ? key : NULL,
+								   targets == synthetic && !OidIsValid(holdout) ?
+								   &schema->rows : NULL);
 	for (j = 0; j < schema->ncols; j++)
 	{
 		TapasAttackColumn *col = &schema->cols[j];

@@ -192,7 +192,7 @@ draw_sample(rf_builder *b, int32_t *count)
  * floats of a column) stay in cache; notes a NaN in b->has_nan.
  */
 static void
-transpose_features(rf_builder *b, const double *X, size_t n, size_t d, float *Xc)
+transpose_features(rf_builder *b, size_t n, size_t d, float *Xc)
 {
 	size_t		i0,
 				i,
@@ -205,7 +205,7 @@ transpose_features(rf_builder *b, const double *X, size_t n, size_t d, float *Xc
 		for (j = 0; j < d; j++)
 			for (i = i0; i < i1; i++)
 			{
-				float		v = (float) X[i * d + j];
+				float		v = rf_x(b, i, j);
 
 				Xc[j * n + i] = v;
 				b->has_nan |= v != v;
@@ -255,10 +255,11 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->tmp_wp);
 }
 
-tapas_status
-tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d,
-			 const tapas_rf_params_t *params, tapas_rng_t *rng,
-			 const tapas_progress_t *progress)
+/* tapas_rf_fit on X or, when X is NULL, Xf */
+static tapas_status
+fit(tapas_rf_t **out, const double *X, const float *Xf, const int *y, size_t n,
+	size_t d, const tapas_rf_params_t *params, tapas_rng_t *rng,
+	const tapas_progress_t *progress)
 {
 	rf_builder	b;
 	tapas_rf_t *rf = NULL;
@@ -278,7 +279,7 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	b.idx = tapas_malloc(n * sizeof(int32_t));
 	b.w0 = tapas_malloc(n * sizeof(double));
 	b.w1 = tapas_malloc(n * sizeof(double));
-	b.feat = tapas_malloc(d * sizeof(int32_t));
+	b.feat = tapas_malloc(d * sizeof(rf_feat));
 	b.pairs = tapas_malloc(n * sizeof(rf_pair));
 	b.keys = tapas_malloc(n * sizeof(uint64_t));
 	b.keys_tmp = tapas_malloc(n * sizeof(uint64_t));
@@ -294,22 +295,27 @@ tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d
 	if (rf->trees == NULL)
 		goto fail;
 	rf->n_trees = params->n_trees;
-	for (j = 0; j < d; j++)
-		b.feat[j] = (int32_t) j;
 	b.X = X;
+	b.Xf = X == NULL ? Xf : NULL;
 	b.y = y;
 	b.n = n;
 	b.d = d;
 	if (n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
 		tapas_rf_build_ranks(&b) != TAPAS_OK)
 		goto fail;
+	for (j = 0; j < d; j++)
+	{
+		b.feat[j].f = (int32_t) j;
+		b.feat[j].count = b.rank != NULL ? b.rank_count[j] : 0;
+		b.feat[j].col = b.rank != NULL ? b.rank_col[j] : 0;
+	}
 	if (b.rank == NULL)
 	{
 		/* no ranks (too many samples, or a NaN): the float copy */
 		Xc = tapas_malloc(n * d * sizeof(float));
 		if (Xc == NULL)
 			goto fail;
-		transpose_features(&b, X, n, d, Xc);
+		transpose_features(&b, n, d, Xc);
 		b.Xc = Xc;
 	}
 
@@ -340,6 +346,47 @@ fail:
 	builder_free(&b, Xc, count);
 	tapas_rf_free(rf);
 	return st;
+}
+
+tapas_status
+tapas_rf_fit(tapas_rf_t **out, const double *X, const int *y, size_t n, size_t d,
+			 const tapas_rf_params_t *params, tapas_rng_t *rng,
+			 const tapas_progress_t *progress)
+{
+	*out = NULL;
+	if (X == NULL)
+		return TAPAS_EINVAL;
+	return fit(out, X, NULL, y, n, d, params, rng, progress);
+}
+
+tapas_status
+tapas_rf_fit_float(tapas_rf_t **out, const float *X, const int *y, size_t n,
+				   size_t d, const tapas_rf_params_t *params, tapas_rng_t *rng,
+				   const tapas_progress_t *progress)
+{
+	*out = NULL;
+	if (X == NULL)
+		return TAPAS_EINVAL;
+	return fit(out, NULL, X, y, n, d, params, rng, progress);
+}
+
+double
+tapas_rf_predict_proba_float(const tapas_rf_t *rf, const float *x)
+{
+	double		s = 0;
+	size_t		t;
+
+	for (t = 0; t < rf->n_trees; t++)
+	{
+		const tapas_rf_node_t *nodes = rf->trees[t].nodes;
+		int32_t		k = 0;
+
+		while (nodes[k].feature >= 0)
+			k = (double) x[nodes[k].feature] <= nodes[k].threshold ?
+				nodes[k].left : nodes[k].right;
+		s += nodes[k].p1;
+	}
+	return s / (double) rf->n_trees;
 }
 
 double

@@ -32,10 +32,23 @@ typedef struct rf_pair
 	int32_t		pos;
 } rf_pair;
 
+/*
+ * An entry of the feature permutation the draws take from: the feature,
+ * and (with ranks) its distinct count and where its ranks are, so that a
+ * draw reads one entry, not the entry and then two per-feature arrays.
+ */
+typedef struct rf_feat
+{
+	int32_t		f;
+	uint32_t	count;			/* rank_count[f] (with ranks) */
+	size_t		col;			/* rank_col[f] (with ranks) */
+} rf_feat;
+
 /* everything one tree build needs, allocated once per fit */
 typedef struct rf_builder
 {
-	const double *X;			/* the caller's matrix, n x d */
+	const double *X;			/* the caller's matrix, n x d ... */
+	const float *Xf;			/* ... or as floats (tapas_rf_fit_float) */
 	const float *Xc;			/* feature-major, d x n; NULL with ranks */
 	const int  *y;
 	size_t		n,
@@ -48,7 +61,7 @@ typedef struct rf_builder
 	double	   *w0;				/* their weights, class 0 (else 0) */
 	double	   *w1;				/* their weights, class 1 (else 0) */
 	uint64_t   *wp;				/* ranks only: their weights packed (RF_PACK) */
-	int32_t    *feat;			/* feature permutation for drawing */
+	rf_feat    *feat;			/* feature permutation for drawing */
 	rf_pair    *pairs;			/* float sort buffer (NaN inputs) */
 	uint64_t   *keys;			/* key sort buffers, n each */
 	uint64_t   *keys_tmp;
@@ -119,6 +132,12 @@ extern size_t tapas_rf_rank_max_n;
 extern int	tapas_rf_sweep_buckets;
 
 /*
+ * Rows fetched ahead while ranking a block of features (rf_ranks.c); 0:
+ * none, as before (the benchmark's baseline).
+ */
+extern int	tapas_rf_rank_ahead;
+
+/*
  * Fills the ranks of b from b->X (b->n <= RF_RANK_MAX_N): rank r of
  * feature f is the r-th smallest distinct value of the feature, -0 and +0
  * alike.  Returns TAPAS_OK or TAPAS_ENOMEM; on a NaN, TAPAS_OK with no
@@ -155,11 +174,19 @@ extern uint64_t *tapas_rf_rank_sort(rf_builder *b, uint64_t *a, long n,
 									uint64_t *tmp, uint32_t lo, uint32_t hi);
 
 /*
- * rf_sweep.c: the best split of positions [lo, hi) on feature f by its
- * ranks (b->rank set), improving *best; returns 1 if f is constant there.
+ * rf_sweep.c: the best split of positions [lo, hi) on feature e->f by its
+ * ranks (b->rank set), improving *best; returns 1 if it is constant there.
  */
-extern int	tapas_rf_split_feature_ranks(rf_builder *b, int f, long lo, long hi,
-										 double W0, double W1, rf_split *best);
+extern int	tapas_rf_split_feature_ranks(rf_builder *b, const rf_feat *e, long lo,
+										 long hi, double W0, double W1,
+										 rf_split *best);
+
+/* the float the fit sees for sample i's feature f */
+static inline float
+rf_x(const rf_builder *b, size_t i, size_t f)
+{
+	return b->Xf != NULL ? b->Xf[i * b->d + f] : (float) b->X[i * b->d + f];
+}
 
 /* order-preserving key of a non-NaN float (-0 and +0 alike) */
 static inline uint32_t

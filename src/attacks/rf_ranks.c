@@ -36,12 +36,17 @@ size_t		tapas_rf_rank_max_n = RF_RANK_MAX_N;
 
 /* features ranked together: 8 doubles, one cache line of a row */
 #define RF_RANK_BLOCK 8
+/* the same for float matrices: 16 floats */
+#define RF_RANK_BLOCK_FLOAT 16
+
+/* rows fetched ahead while ranking (rf_int.h) */
+int			tapas_rf_rank_ahead = 16;
 
 /* the float the fit sees for X[i][f], -0 taken as +0 */
 static inline float
 feature_value(const rf_builder *b, size_t i, size_t f)
 {
-	float		v = (float) b->X[i * b->d + f];
+	float		v = rf_x(b, i, f);
 
 	return v == 0.0f ? 0.0f : v;
 }
@@ -125,6 +130,7 @@ tapas_rf_build_ranks(rf_builder *b)
 				f0,
 				i,
 				j,
+				block,
 				narrow = 0,
 				wide = 0;
 	uint64_t   *keys;
@@ -140,7 +146,7 @@ tapas_rf_build_ranks(rf_builder *b)
 	b->tmp_wp = tapas_malloc(n * sizeof(uint64_t));
 	b->bucket = tapas_calloc(n + 1, sizeof(uint64_t));
 	b->bucket_mark = tapas_calloc(n / 64 + 1, 64);
-	b->block_keys = tapas_malloc(RF_RANK_BLOCK * n * sizeof(uint64_t));
+	b->block_keys = tapas_malloc(RF_RANK_BLOCK_FLOAT * n * sizeof(uint64_t));
 	if (!b->rank || !b->rank8 || !b->rank_col || !b->rank_count || !b->count ||
 		!b->wp || !b->tmp_wp || !b->bucket || !b->bucket_mark || !b->block_keys)
 	{
@@ -148,17 +154,37 @@ tapas_rf_build_ranks(rf_builder *b)
 		return TAPAS_ENOMEM;
 	}
 	keys = b->block_keys;
-	for (f0 = 0; f0 < d && !nan; f0 += RF_RANK_BLOCK)
+	block = b->Xf != NULL ? RF_RANK_BLOCK_FLOAT : RF_RANK_BLOCK;
+	for (f0 = 0; f0 < d && !nan; f0 += block)
 	{
-		size_t		w = d - f0 < RF_RANK_BLOCK ? d - f0 : RF_RANK_BLOCK;
+		size_t		w = d - f0 < block ? d - f0 : block;
 
 		for (i = 0; i < n; i++)
 		{
-			const double *row = b->X + i * d + f0;
+			/*
+			 * the rows are d values apart (48 kB for Groundhog's 6,099
+			 * features as doubles), each read a cache miss: the block's
+			 * line of a row further on is fetched meanwhile
+			 * (test/bench/b-rf-fit.c)
+			 */
+			if (tapas_rf_rank_ahead > 0 && i + tapas_rf_rank_ahead < n)
+			{
+				size_t		o = (i + (size_t) tapas_rf_rank_ahead) * d + f0;
 
+				if (b->Xf != NULL)
+				{
+					__builtin_prefetch(b->Xf + o);
+					__builtin_prefetch(b->Xf + o + w - 1);
+				}
+				else
+				{
+					__builtin_prefetch(b->X + o);
+					__builtin_prefetch(b->X + o + w - 1);
+				}
+			}
 			for (j = 0; j < w; j++)
 			{
-				float		v = (float) row[j];
+				float		v = rf_x(b, i, f0 + j);
 
 				nan |= v != v;
 				keys[j * n + i] = ((uint64_t) float_key(v) << 32) | (uint32_t) i;

@@ -87,13 +87,14 @@ split_feature_float(rf_builder *b, int f, long lo, long hi, double W0,
 }
 
 /*
- * Best split of the segment [lo, hi) on feature f, improving *best.
+ * Best split of the segment [lo, hi) on feature e->f, improving *best.
  * Returns 1 if f is constant in the segment.
  */
 static int
-split_feature(rf_builder *b, int f, long lo, long hi, double W0, double W1,
-			  rf_split *best)
+split_feature(rf_builder *b, const rf_feat *e, long lo, long hi, double W0,
+			  double W1, rf_split *best)
 {
+	int			f = e->f;
 	const float *xf = b->Xc + (size_t) f * b->n;
 	const int32_t *idx = b->idx + lo;
 	uint64_t   *key = b->keys;
@@ -106,7 +107,7 @@ split_feature(rf_builder *b, int f, long lo, long hi, double W0, double W1,
 				wl1 = 0;
 
 	if (b->rank != NULL)
-		return tapas_rf_split_feature_ranks(b, f, lo, hi, W0, W1, best);
+		return tapas_rf_split_feature_ranks(b, e, lo, hi, W0, W1, best);
 	if (b->has_nan)
 		return split_feature_float(b, f, lo, hi, W0, W1, best);
 	for (k = 0; k < n; k++)
@@ -147,19 +148,19 @@ static void
 prefetch_next(const rf_builder *b, size_t drawn, long lo, long hi)
 {
 	tapas_rng_t peek = *b->rng;
-	int32_t		f = b->feat[drawn + tapas_rng_below(&peek, b->d - drawn)];
+	const rf_feat *e = &b->feat[drawn + tapas_rng_below_inline(&peek, b->d - drawn)];
 	const char *col;
 	size_t		len,
 				o;
 	int			shift;
 	long		k;
 
-	if (b->rank_count[f] == 1)
+	if (e->count == 1)
 		return;
-	if (b->rank_count[f] <= 256)
-		col = (const char *) (b->rank8 + b->rank_col[f]), len = b->n, shift = 0;
+	if (e->count <= 256)
+		col = (const char *) (b->rank8 + e->col), len = b->n, shift = 0;
 	else
-		col = (const char *) (b->rank + b->rank_col[f]), len = 2 * b->n, shift = 1;
+		col = (const char *) (b->rank + e->col), len = 2 * b->n, shift = 1;
 	if ((size_t) (hi - lo) * 64 < len)
 	{
 		/*
@@ -189,14 +190,14 @@ tapas_rf_find_split(rf_builder *b, long lo, long hi, double W0, double W1,
 	best->proxy = (W0 * W0 + W1 * W1) / (W0 + W1);	/* no split */
 	while (visited < b->max_features && drawn < d)
 	{
-		size_t		j = drawn + tapas_rng_below(b->rng, d - drawn);
-		int32_t		f = b->feat[j];
+		size_t		j = drawn + tapas_rng_below_inline(b->rng, d - drawn);
+		rf_feat		e = b->feat[j];
 
 		b->feat[j] = b->feat[drawn];
-		b->feat[drawn++] = f;
+		b->feat[drawn++] = e;
 		if (b->rank != NULL && drawn < d)
 			prefetch_next(b, drawn, lo, hi);
-		if (!split_feature(b, f, lo, hi, W0, W1, best))
+		if (!split_feature(b, &e, lo, hi, W0, W1, best))
 			visited++;
 	}
 	/* on ranks, the threshold of the winner only (rf_ranks.c) */

@@ -92,15 +92,17 @@ take_marks(uint8_t *mark)
  */
 #define DEFINE_SWEEP(name, type, ranks) \
 static int \
-name(rf_builder *b, int f, long lo, long n, double W0, double W1, rf_split *best) \
+name(rf_builder *b, const rf_feat *e, long lo, long n, double W0, double W1, \
+	 rf_split *best) \
 { \
+	int			f = e->f; \
 	const type *col = (ranks); \
 	const int32_t *idx = b->idx + lo; \
 	const uint64_t *wp = b->wp + lo; \
 	uint64_t   *h = b->bucket, \
 				left = 0; \
 	uint8_t    *mark = b->bucket_mark; \
-	uint32_t	count = b->rank_count[f], \
+	uint32_t	count = e->count, \
 				base, \
 				prev = 0; \
 	long		k, \
@@ -154,14 +156,15 @@ name(rf_builder *b, int f, long lo, long n, double W0, double W1, rf_split *best
 	return 0; \
 }
 
-DEFINE_SWEEP(sweep8, uint8_t, b->rank8 + b->rank_col[f])
-DEFINE_SWEEP(sweep16, uint16_t, b->rank + b->rank_col[f])
+DEFINE_SWEEP(sweep8, uint8_t, b->rank8 + e->col)
+DEFINE_SWEEP(sweep16, uint16_t, b->rank + e->col)
 
 /* split_feature with ranks (b->rank set) */
 int
-tapas_rf_split_feature_ranks(rf_builder *b, int f, long lo, long hi, double W0,
-					double W1, rf_split *best)
+tapas_rf_split_feature_ranks(rf_builder *b, const rf_feat *e, long lo, long hi,
+							 double W0, double W1, rf_split *best)
 {
+	int			f = e->f;
 	const int32_t *idx = b->idx + lo;
 	uint64_t   *key = b->keys;
 	long		n = hi - lo,
@@ -172,18 +175,18 @@ tapas_rf_split_feature_ranks(rf_builder *b, int f, long lo, long hi, double W0,
 	double		wl0 = 0,
 				wl1 = 0;
 
-	if (b->rank_count[f] == 1)
+	if (e->count == 1)
 		return 1;				/* constant in every node */
 	if (tapas_rf_sweep_buckets)
 	{
-		if (b->rank_count[f] <= 256)
-			return sweep8(b, f, lo, n, W0, W1, best);
-		return sweep16(b, f, lo, n, W0, W1, best);
+		if (e->count <= 256)
+			return sweep8(b, e, lo, n, W0, W1, best);
+		return sweep16(b, e, lo, n, W0, W1, best);
 	}
-	if (b->rank_count[f] <= 256)
-		GATHER_RANKS(b->rank8 + b->rank_col[f])
+	if (e->count <= 256)
+		GATHER_RANKS(b->rank8 + e->col)
 	else
-		GATHER_RANKS(b->rank + b->rank_col[f])
+		GATHER_RANKS(b->rank + e->col)
 	if (rmin == rmax)
 		return 1;
 	if (best_is_perfect(best, W0, W1))

@@ -131,6 +131,44 @@ tapas_clf_fit(tapas_clf_t **out, const double *X, const int *y, size_t n,
 	return TAPAS_OK;
 }
 
+tapas_status
+tapas_clf_fit_float(tapas_clf_t **out, const float *X, const int *y, size_t n,
+					size_t d, const tapas_clf_params_t *p,
+					const tapas_progress_t *progress)
+{
+	tapas_clf_t *clf;
+	tapas_status st;
+	tapas_rng_t rng;
+	size_t		i;
+
+	*out = NULL;
+	if (n < 1 || d < 1 || d > INT32_MAX - 2 || p->type != TAPAS_CLF_RANDOM_FOREST)
+		return TAPAS_EINVAL;
+	for (i = 0; i < n; i++)
+		if (y[i] != 0 && y[i] != 1)
+			return TAPAS_EINVAL;
+	clf = tapas_calloc(1, sizeof(*clf));
+	if (clf == NULL)
+		return TAPAS_ENOMEM;
+	clf->type = p->type;
+	clf->d = d;
+	tapas_rng_seed(&rng, p->seed);
+	st = tapas_rf_fit_float(&clf->rf, X, y, n, d, &p->rf, &rng, progress);
+	if (st != TAPAS_OK)
+	{
+		tapas_clf_free(clf);
+		return st;
+	}
+	*out = clf;
+	return TAPAS_OK;
+}
+
+double
+tapas_clf_predict_proba_float(tapas_clf_t *clf, const float *x)
+{
+	return tapas_rf_predict_proba_float(clf->rf, x);
+}
+
 double
 tapas_clf_predict_proba(tapas_clf_t *clf, const double *x)
 {

@@ -68,8 +68,21 @@ extern tapas_status tapas_clf_fit(tapas_clf_t **out, const double *X, const int 
 								  size_t n, size_t d, const tapas_clf_params_t *p,
 								  const tapas_progress_t *progress);
 
+/*
+ * tapas_clf_fit on X as floats, for the random forest only (it sees every
+ * value as a float: the same forest as from the doubles); TAPAS_EINVAL
+ * for another classifier.
+ */
+extern tapas_status tapas_clf_fit_float(tapas_clf_t **out, const float *X, const int *y,
+										size_t n, size_t d,
+										const tapas_clf_params_t *p,
+										const tapas_progress_t *progress);
+
 /* Probability of label 1 for x[d]. */
 extern double tapas_clf_predict_proba(tapas_clf_t *clf, const double *x);
+
+/* The same for a classifier fitted by tapas_clf_fit_float. */
+extern double tapas_clf_predict_proba_float(tapas_clf_t *clf, const float *x);
 
 extern void tapas_clf_free(tapas_clf_t *clf);
 

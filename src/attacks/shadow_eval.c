@@ -146,11 +146,18 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	ev->real = tapas_malloc(n_real * m * sizeof(double));
 	ev->syn = tapas_malloc(p->num_synthetic_records * m * sizeof(double));
 	ev->scratch = tapas_malloc(n_real * sizeof(size_t));
-	ev->F = tapas_malloc((ev->tm->n_datasets * ev->dim + 1) * sizeof(double));
+	/* filled a dataset at a time: no huge pages (util/memory.h) */
+	if (ev->fs != NULL && T == 1 && p->clf.type == TAPAS_CLF_RANDOM_FOREST)
+	{
+		ev->Ff = tapas_malloc_small_pages((ev->tm->n_datasets * ev->dim + 1) * sizeof(float));
+		ev->row = tapas_malloc((ev->dim + 1) * sizeof(double));
+	}
+	else
+		ev->F = tapas_malloc_small_pages((ev->tm->n_datasets * ev->dim + 1) * sizeof(double));
 	ev->y = tapas_malloc(T * ev->tm->n_datasets * sizeof(int));
 	ev->scores = tapas_calloc(T * p->tm.n_test, sizeof(double));
 	if (!ev->target || !ev->target_k || !ev->real || !ev->syn || !ev->scratch ||
-		!ev->F || !ev->y || !ev->scores)
+		!(ev->F || (ev->Ff && ev->row)) || !ev->y || !ev->scores)
 		goto fail;
 	memcpy(ev->target, target, T * m * sizeof(double));
 	for (t = 0; t < T; t++)
@@ -207,7 +214,16 @@ tapas_shadow_eval_featurise(tapas_shadow_eval_t *ev, size_t k, size_t n_syn)
 
 	if (ev->fs == NULL)
 		return TAPAS_EINVAL;
-	st = tapas_setfeat_extract(ev->fs, ev->syn_cur, n_syn, ev->F + k * ev->dim);
+	st = tapas_setfeat_extract(ev->fs, ev->syn_cur, n_syn,
+							   ev->Ff != NULL ? ev->row : ev->F + k * ev->dim);
+	if (st == TAPAS_OK && ev->Ff != NULL)
+	{
+		float	   *dst = ev->Ff + k * ev->dim;
+		size_t		j;
+
+		for (j = 0; j < ev->dim; j++)
+			dst[j] = (float) ev->row[j];
+	}
 	for (t = 1; ev->fsq != NULL && t < ev->tm->n_targets && st == TAPAS_OK; t++)
 		st = tapas_setfeat_extract(ev->fsq[t - 1], ev->syn_cur, n_syn,
 								   ev->Fq + ((t - 1) * ev->tm->n_datasets + k) * ev->dq);
@@ -266,6 +282,18 @@ tapas_shadow_eval_fit(tapas_shadow_eval_t *ev, const tapas_progress_t *progress)
 
 	if (ev->fs == NULL)
 		return TAPAS_EINVAL;
+	if (ev->Ff != NULL)
+	{
+		/* one target, random forest: the float matrix */
+		st = tapas_clf_fit_float(&clf, ev->Ff, ev->y, n_train, ev->dim, &ev->p.clf,
+								 progress);
+		if (st != TAPAS_OK)
+			return st;
+		for (i = 0; i < n_test; i++)
+			ev->scores[i] = tapas_clf_predict_proba_float(clf, ev->Ff + (n_train + i) * ev->dim);
+		tapas_clf_free(clf);
+		return TAPAS_OK;
+	}
 	for (t = 0; t < ev->tm->n_targets; t++)
 	{
 		const double *X = target_features(ev, t);
@@ -327,6 +355,8 @@ tapas_shadow_eval_free(tapas_shadow_eval_t *ev)
 	tapas_free(ev->syn);
 	tapas_free(ev->scratch);
 	tapas_free(ev->F);
+	tapas_free(ev->Ff);
+	tapas_free(ev->row);
 	tapas_free(ev->y);
 	tapas_free(ev->scores);
 	tapas_free(ev);

@@ -91,7 +91,14 @@ typedef struct tapas_shadow_eval
 	 */
 	const double *syn_cur;
 	size_t	   *scratch;		/* generator scratch */
-	double	   *F;				/* n_datasets x dim (target 0's) */
+	double	   *F;				/* n_datasets x dim (target 0's) ... */
+	/*
+	 * ... or, for the random forest of one target, which sees every value
+	 * as a float, the same as floats (half the memory to fill and rank);
+	 * row holds a dataset's features before they are stored there.
+	 */
+	float	   *Ff;
+	double	   *row;
 	int		   *y;				/* T x n_datasets binary labels, target-major */
 	double	   *scores;			/* T x n_test: probability of label 1 */
 	/* T > 1 with query features only (else NULL / 0) */

@@ -78,6 +78,19 @@ tapas_malloc(size_t size)
 }
 
 void *
+tapas_malloc_small_pages(size_t size)
+{
+	void	   *p;
+
+	if (injected_failure())
+		return NULL;
+	p = malloc(size ? size : 1);
+	if (p)
+		live_allocations++;
+	return p;
+}
+
+void *
 tapas_calloc(size_t count, size_t size)
 {
 	void	   *p;

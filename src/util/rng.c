@@ -39,20 +39,11 @@ tapas_rng_seed(tapas_rng_t *rng, uint64_t seed)
 		rng->s[i] = splitmix64(&seed);
 }
 
-/* one step of xoshiro256**, inlined here and in the bulk fill */
+/* one step of xoshiro256** (rng.h), inlined here and in the bulk fill */
 static inline uint64_t
 next_u64(uint64_t *s)
 {
-	uint64_t	result = rotl(s[1] * 5, 7) * 9;
-	uint64_t	t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = rotl(s[3], 45);
-	return result;
+	return tapas_rng_step(s);
 }
 
 uint64_t

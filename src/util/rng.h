@@ -37,6 +37,43 @@ extern double tapas_rng_uniform(tapas_rng_t *rng);
 /* Uniform integer in [0, bound), unbiased (Lemire's method); bound > 0. */
 extern uint64_t tapas_rng_below(tapas_rng_t *rng, uint64_t bound);
 
+/* one step of xoshiro256** on the state s: tapas_rng_u64's */
+static inline uint64_t
+tapas_rng_step(uint64_t *s)
+{
+	uint64_t	x = s[1] * 5,
+				result = ((x << 7) | (x >> 57)) * 9,
+				t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = (s[3] << 45) | (s[3] >> 19);
+	return result;
+}
+
+/*
+ * tapas_rng_below inlined, for the loops that draw once per iteration (the
+ * random forest's feature draws): the same draws, no call.
+ */
+static inline uint64_t
+tapas_rng_below_inline(tapas_rng_t *rng, uint64_t bound)
+{
+	/* Lemire, "Fast random integer generation in an interval", 2019 */
+	unsigned __int128 m = (unsigned __int128) tapas_rng_step(rng->s) * bound;
+
+	if ((uint64_t) m < bound)
+	{
+		uint64_t	threshold = -bound % bound;
+
+		while ((uint64_t) m < threshold)
+			m = (unsigned __int128) tapas_rng_step(rng->s) * bound;
+	}
+	return (uint64_t) (m >> 64);
+}
+
 /*
  * out[0..n) = n successive tapas_rng_below(rng, bound) draws (the same
  * values, the generator left in the same state), faster; returns their sum

@@ -56,23 +56,24 @@ relocate() {
 }
 
 # the evaluation: run_eval ROWS TRAIN TEST [EXTRA_PARAMS] -> "acc auc seconds cpu"
-# cpu: the backend's user + system time over the call, from /proc/self/stat
-# (clock ticks of 10 ms), which the other processes' load does not inflate
-# as it does wall time.
+# cpu: the backend's time on a CPU over the call, from /proc/self/schedstat
+# (nanoseconds; /proc/self/stat's clock ticks of 10 ms are a tenth of the
+# 1,000-row call), which the other processes' load does not inflate as it
+# does wall time.
 run_eval() {
 	local rows=$1 train=$2 test=$3 extra=${4:-} call="'groundhog'"
 	[ -n "$extra" ] && call="'shadow_modelling'"
 	psql -X -A -t -F ' ' -q -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
-CREATE TEMP VIEW cpu AS SELECT (split_part(s, ' ', 14)::bigint + split_part(s, ' ', 15)::bigint) / 100.0 AS s
-  FROM pg_read_file('/proc/self/stat') AS s;
+CREATE TEMP VIEW cpu AS SELECT split_part(s, ' ', 1)::bigint / 1e9 AS s
+  FROM pg_read_file('/proc/self/schedstat') AS s;
 SELECT s AS cpu0 FROM cpu \gset
 SELECT round(accuracy::numeric, 3) AS acc, round(auc::numeric, 3) AS auc,
        round(seconds::numeric, 3) AS secs
   FROM tapas.evaluate('targeted_mia', $call, 'census', '1',
        '{"num_training_records": $rows, "num_synthetic_records": $rows,
          "num_training_datasets": $train, "num_test_datasets": $test, "seed": 0$extra}') \gset
-SELECT :'acc', :'auc', :'secs', round(s - :cpu0, 2) FROM cpu;
+SELECT :'acc', :'auc', :'secs', round(s - :cpu0, 4) FROM cpu;
 SQL
 }
 
@@ -184,7 +185,7 @@ for (build, n), b in sorted(best.items(), key=lambda kv: (kv[0][1], kv[0][0] != 
 	after = build == 'after' and bb is not None
 	vs_before = '%.2fx' % (bb['secs'] / secs) if after else '-'
 	vs_before_cpu = '%.2fx' % (bb['cpu'] / cpu) if after and cpu > 0 else '-'
-	print('%-8s %6d %6s %6s %4d %9s %8.3f %6.2f %8.3f %6.2f %6s %6s %8s %8s %9s %9s' % (
+	print('%-8s %6d %6s %6s %4d %9s %8.3f %6.3f %8.3f %6.3f %6s %6s %8s %8s %9s %9s' % (
 		build, n, b['tr'], b['te'], b['n'], '%.1f-%.1f' % (b['lo'], b['hi']), secs, cpu,
 		median(b['all_secs']), median(b['all_cpu']),
 		b['acc'], b['auc'], vs_ref, vs_ref_cpu, vs_before, vs_before_cpu))
@@ -193,7 +194,7 @@ print('reference (the TAPAS toolbox, same machine): 1,000 rows 300/100 about 9 s
 print('"queries": 1-, 2- and 3-way random queries (20, 500, 500), no reference figure;')
 print('10 rows, 4 + 2 datasets: the fixed cost of a call (reading the 50,000-row table)')
 print('seconds: tapas.evaluate\'s own wall time; cpu: the backend\'s CPU time over the call')
-print('(10 ms ticks); minimum and median over the runs, which alternate between the builds;')
+print('(/proc/self/schedstat); minimum and median over the runs, which alternate between the builds;')
 print('the ratios are of the minima;')
 print('load: the range of the 1-minute load average just before the calls (2 cores, shared)')
 EOF

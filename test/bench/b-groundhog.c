@@ -238,7 +238,15 @@ main(void)
 		{
 			double		lab = ev->y[k];
 
-			fwrite(ev->F + k * ev->dim, sizeof(double), ev->dim, f);
+			if (ev->F != NULL)
+				fwrite(ev->F + k * ev->dim, sizeof(double), ev->dim, f);
+			else
+				for (i = 0; i < ev->dim; i++)
+				{
+					double		v = ev->Ff[k * ev->dim + i];
+
+					fwrite(&v, sizeof(double), 1, f);
+				}
 			fwrite(&lab, sizeof(double), 1, f);
 		}
 		if (f)

@@ -6,8 +6,13 @@
  *	  tapas.evaluate runs it against a baseline in the same run, the trees
  *	  checked identical node for node.
  *
- * Baseline: the same code with tapas_rf_sweep_buckets = 0 (each drawn
- * feature's ranks sorted before the sweep, as before the bucket sweep).
+ * The fits run on the float feature matrix, as tapas.evaluate's (one
+ * target, random forest: shadow_eval.h).  Baseline: the same code with
+ * tapas_rf_sweep_buckets = 0 (each drawn feature's ranks sorted before the
+ * sweep, as before the bucket sweep).  Also: the one-tree fit (mostly the
+ * ranking) on the floats with the rows fetched ahead against the fit on
+ * the same values as doubles without (the fit before both), and a check
+ * that the 100-tree forests on floats and on doubles are identical.
  * The two fits alternate BENCH_REPS (default 5) times, so the load of the
  * shared machine hits both alike; prints the best and median CPU time of
  * each and the ratio of the bests.  Environment: TAPAS_CENSUS (path
@@ -92,12 +97,16 @@ same_forest(const tapas_rf_t *a, const tapas_rf_t *b)
 	return 1;
 }
 
-/* one fit with or without the bucket sweep; its CPU seconds */
+/*
+ * One fit with or without the bucket sweep, on the float matrix as
+ * tapas.evaluate runs it (Xd NULL) or on the doubles Xd; its CPU seconds.
+ */
 static double
-fit(tapas_shadow_eval_t *ev, int buckets, tapas_rf_t **out)
+fit(tapas_shadow_eval_t *ev, const double *Xd, int buckets, tapas_rf_t **out)
 {
 	tapas_rf_params_t p;
 	tapas_rng_t rng;
+	tapas_status st;
 	double		c0;
 
 	tapas_rf_params_default(&p);
@@ -105,7 +114,11 @@ fit(tapas_shadow_eval_t *ev, int buckets, tapas_rf_t **out)
 	tapas_rng_seed(&rng, 2);
 	tapas_rf_sweep_buckets = buckets;
 	c0 = bench_cpu_seconds();
-	if (tapas_rf_fit(out, ev->F, ev->y, ev->p.tm.n_train, ev->dim, &p, &rng, NULL) != TAPAS_OK)
+	if (Xd != NULL)
+		st = tapas_rf_fit(out, Xd, ev->y, ev->p.tm.n_train, ev->dim, &p, &rng, NULL);
+	else
+		st = tapas_rf_fit_float(out, ev->Ff, ev->y, ev->p.tm.n_train, ev->dim, &p, &rng, NULL);
+	if (st != TAPAS_OK)
 	{
 		printf("b-rf-fit: the fit failed\n");
 		exit(1);
@@ -126,6 +139,7 @@ main(void)
 				same = 1;
 	double	   *now,
 			   *base,
+			   *Xd,
 				best_now = 1e300,
 				best_base = 1e300;
 	census		c;
@@ -141,23 +155,68 @@ main(void)
 		return 0;
 	}
 	ev = groundhog_features(&c, rows, n_train);
-	if (ev == NULL)
+	if (ev == NULL || ev->Ff == NULL)
 	{
 		printf("b-rf-fit: could not build the features\n");
 		return 1;
 	}
+	/* the same values as doubles: the matrix before the float one */
+	Xd = malloc(n_train * ev->dim * sizeof(double));
+	for (r = 0; r < (int) (n_train * ev->dim); r++)
+		Xd[r] = ev->Ff[r];
 	for (r = 0; r < reps; r++)
 	{
 		tapas_rf_t *a,
 				   *b;
 
-		now[r] = fit(ev, 1, &a);
-		base[r] = fit(ev, 0, &b);
+		now[r] = fit(ev, NULL, 1, &a);
+		base[r] = fit(ev, NULL, 0, &b);
 		same &= same_forest(a, b);
 		best_now = now[r] < best_now ? now[r] : best_now;
 		best_base = base[r] < best_base ? base[r] : best_base;
 		tapas_rf_free(a);
 		tapas_rf_free(b);
+	}
+	{
+		/*
+		 * The fixed cost of a fit (one tree: mostly the ranking) on the
+		 * float matrix with the rows fetched ahead, against the doubles
+		 * without (as before): the same trees.
+		 */
+		double	   *ra = malloc(reps * 3 * sizeof(double)),
+				   *rb = malloc(reps * 3 * sizeof(double)),
+					best_a = 1e300,
+					best_b = 1e300;
+		int			ahead = tapas_rf_rank_ahead;
+		char		trees[32];
+		const char *saved = getenv("BENCH_TREES");
+
+		snprintf(trees, sizeof(trees), "%s", saved ? saved : "100");
+		setenv("BENCH_TREES", "1", 1);
+		for (r = 0; r < 3 * reps; r++)
+		{
+			tapas_rf_t *a,
+					   *b;
+
+			tapas_rf_rank_ahead = ahead;
+			ra[r] = fit(ev, NULL, 1, &a);
+			tapas_rf_rank_ahead = 0;
+			rb[r] = fit(ev, Xd, 1, &b);
+			tapas_rf_rank_ahead = ahead;
+			same &= same_forest(a, b);
+			best_a = ra[r] < best_a ? ra[r] : best_a;
+			best_b = rb[r] < best_b ? rb[r] : best_b;
+			tapas_rf_free(a);
+			tapas_rf_free(b);
+		}
+		setenv("BENCH_TREES", trees, 1);
+		printf("one-tree fit (the ranking of the features), %d alternating runs:\n", 3 * reps);
+		printf("  floats, rows fetched %d ahead: best %.4f s, median %.4f s CPU\n", ahead,
+			   best_a, bench_median(ra, 3 * reps));
+		printf("  doubles, no fetch ahead:       best %.4f s, median %.4f s CPU\n", best_b,
+			   bench_median(rb, 3 * reps));
+		printf("  ratio (best): %.2fx, (median): %.2fx\n", best_b / best_a,
+			   bench_median(rb, 3 * reps) / bench_median(ra, 3 * reps));
 	}
 	printf("random forest fit, census Groundhog features (%zu training datasets of %zu records, %zu features, 100 trees)\n",
 		   n_train, rows, ev->dim);
@@ -167,6 +226,20 @@ main(void)
 		   best_base, bench_median(base, reps));
 	printf("  ratio (best): %.2fx; trees identical: %s\n", best_base / best_now,
 		   same ? "yes" : "NO");
+	{
+		/* the whole fit, doubles against floats: the same trees */
+		tapas_rf_t *a,
+				   *b;
+
+		fit(ev, NULL, 1, &a);
+		fit(ev, Xd, 1, &b);
+		same &= same_forest(a, b);
+		printf("  100-tree forests on floats and on doubles identical: %s\n",
+			   same_forest(a, b) ? "yes" : "NO");
+		tapas_rf_free(a);
+		tapas_rf_free(b);
+	}
+	free(Xd);
 	tapas_shadow_eval_free(ev);
 	return same ? 0 : 1;
 }

@@ -140,6 +140,28 @@ one_problem(tapas_rng_t *rng, int with_nan, const char **why)
 		*why = "random stream";
 		ok = 0;
 	}
+	if (ok && sa == TAPAS_OK)
+	{
+		/* the float matrix (tapas_rf_fit_float): the same forest, the same predictions */
+		float	   *Xf = malloc(n * d * sizeof(float));
+		tapas_rf_t *c = NULL;
+		tapas_rng_t rc;
+
+		for (i = 0; i < n * d; i++)
+			Xf[i] = (float) X[i];
+		tapas_rng_seed(&rc, seed);
+		*why = "float matrix: status";
+		ok = tapas_rf_fit_float(&c, Xf, y, n, d, &p, &rc, NULL) == TAPAS_OK &&
+			same_forest(a, c, why);
+		for (i = 0; ok && i < n; i++)
+			if (tapas_rf_predict_proba_float(c, Xf + i * d) != tapas_rf_predict_proba(a, X + i * d))
+			{
+				*why = "float matrix: prediction";
+				ok = 0;
+			}
+		tapas_rf_free(c);
+		free(Xf);
+	}
 	tapas_rf_free(a);
 	tapas_rf_free(b);
 	free(X);

@@ -177,6 +177,38 @@ test_rng_below_fill_same(void)
 	free(out);
 }
 
+/*
+ * tapas_rng_below_inline and tapas_rng_step: the draws and states of
+ * tapas_rng_below and tapas_rng_u64, bounds that reject often included
+ */
+static void
+test_rng_below_inline_same(void)
+{
+	uint64_t	bounds[6] = {1, 2, 6099, (UINT64_C(1) << 63) + 1, UINT64_MAX,
+	(UINT64_C(3) << 62) + 5};
+	uint64_t	seed = tapas_test_seed();
+
+	for (int b = 0; b < 6; b++)
+	{
+		tapas_rng_t x,
+					y;
+		int			same = 1;
+
+		tapas_rng_seed(&x, seed + (uint64_t) b);
+		y = x;
+		for (int i = 0; i < 10000; i++)
+		{
+			/* bounds shrinking by one per draw, as the forest's draws do */
+			uint64_t	bound = bounds[b] > (uint64_t) i ? bounds[b] - (uint64_t) i : bounds[b];
+
+			same &= tapas_rng_below_inline(&x, bound) == tapas_rng_below(&y, bound);
+			same &= tapas_rng_step(x.s) == tapas_rng_u64(&y);
+		}
+		TAPAS_CHECK_MSG(same, "bound %d: other values", b);
+		TAPAS_CHECK_MSG(memcmp(x.s, y.s, sizeof(x.s)) == 0, "bound %d: other state after", b);
+	}
+}
+
 int
 main(void)
 {
@@ -186,5 +218,6 @@ main(void)
 	TAPAS_TEST_RUN(test_rng_moments);
 	TAPAS_TEST_RUN(test_rng_shuffle_permutes);
 	TAPAS_TEST_RUN(test_rng_below_fill_same);
+	TAPAS_TEST_RUN(test_rng_below_inline_same);
 	TAPAS_TEST_DONE();
 }
