@@ -123,7 +123,11 @@ grow(rf_builder *b, int32_t node, long lo, long hi, int depth)
 	rf_split	best;
 	int32_t		left,
 				right;
+	tapas_status st;
 
+	/* the split search looks at max_features features of each sample */
+	if (rf_poll(b, (size_t) (hi - lo) * (size_t) b->max_features))
+		return TAPAS_ECANCELED;
 	for (k = lo; k < hi; k++)
 	{
 		W0 += b->w0[k];
@@ -148,8 +152,9 @@ grow(rf_builder *b, int32_t node, long lo, long hi, int depth)
 	b->tree->nodes[node].threshold = best.threshold;
 	b->tree->nodes[node].left = left;
 	b->tree->nodes[node].right = right;
-	if (grow(b, left, lo, cut, depth + 1) != TAPAS_OK)
-		return TAPAS_ENOMEM;
+	st = grow(b, left, lo, cut, depth + 1);
+	if (st != TAPAS_OK)
+		return st;
 	return grow(b, right, cut, hi, depth + 1);
 }
 
@@ -300,9 +305,12 @@ fit(tapas_rf_t **out, const double *X, const float *Xf, const int *y, size_t n,
 	b.y = y;
 	b.n = n;
 	b.d = d;
+	b.progress = progress;
+	b.fraction = -1;			/* ranking: no fraction of the trees yet */
 	if (n <= tapas_rf_rank_max_n && n <= RF_RANK_MAX_N &&
-		tapas_rf_build_ranks(&b) != TAPAS_OK)
+		(st = tapas_rf_build_ranks(&b)) != TAPAS_OK)
 		goto fail;
+	st = TAPAS_ENOMEM;
 	for (j = 0; j < d; j++)
 	{
 		b.feat[j].f = (int32_t) j;
@@ -336,8 +344,13 @@ fit(tapas_rf_t **out, const double *X, const float *Xf, const int *y, size_t n,
 		}
 		m = draw_sample(&b, count);
 		b.tree = &rf->trees[t];
-		if (tree_add_node(b.tree) < 0 || grow(&b, 0, 0, m, 0) != TAPAS_OK)
+		b.fraction = (double) t / rf->n_trees;
+		if (tree_add_node(b.tree) < 0)
 			goto fail;
+		st = grow(&b, 0, 0, m, 0);
+		if (st != TAPAS_OK)
+			goto fail;
+		st = TAPAS_ENOMEM;
 	}
 	builder_free(&b, Xc, count);
 	*out = rf;

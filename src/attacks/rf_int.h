@@ -57,6 +57,15 @@ typedef struct rf_builder
 	int			max_features;
 	int			has_nan;		/* some feature value is NaN: float sort */
 	tapas_rng_t *rng;
+	/*
+	 * Cancellation inside the ranking and the trees (rf_poll): the
+	 * caller's progress, the fraction reported (-1 while ranking, then
+	 * trees grown / trees), and the work (samples visited times features
+	 * looked at) since the last poll.
+	 */
+	const tapas_progress_t *progress;
+	double		fraction;
+	size_t		unpolled;
 	int32_t    *idx;			/* distinct samples of the tree */
 	double	   *w0;				/* their weights, class 0 (else 0) */
 	double	   *w1;				/* their weights, class 1 (else 0) */
@@ -91,6 +100,23 @@ typedef struct rf_builder
 	double	   *tmp_w1;
 	tapas_rf_tree_t *tree;
 } rf_builder;
+
+/* work between two polls: about a millisecond of the split search */
+#define RF_POLL_WORK ((size_t) 1 << 20)
+
+/*
+ * Counts work units done and polls the caller every RF_POLL_WORK of them;
+ * nonzero when it asked to stop (the fit then returns TAPAS_ECANCELED).
+ */
+static inline int
+rf_poll(rf_builder *b, size_t work)
+{
+	b->unpolled += work;
+	if (b->unpolled < RF_POLL_WORK)
+		return 0;
+	b->unpolled = 0;
+	return tapas_progress_poll(b->progress, b->fraction);
+}
 
 typedef struct rf_split
 {

@@ -22,6 +22,9 @@
  * and rf_rank_threshold() reads their values back from the matrix, at one
  * of the node's samples holding each, once per split.
  *
+ * The ranking polls the caller's progress once per block (rf_poll): 6,099
+ * features of 20,000 samples take seconds, longer than a cancel may wait.
+ *
  * IDENTIFICATION
  *	  src/attacks/rf_ranks.c
  *
@@ -194,6 +197,12 @@ tapas_rf_build_ranks(rf_builder *b)
 		{
 			tapas_rf_keys_sort(keys + j * n, (long) n, b->keys_tmp);
 			store_ranks(b, f0 + j, keys + j * n, &narrow, &wide);
+		}
+		/* a sort is a few passes over its n keys */
+		if (rf_poll(b, 4 * n * w))
+		{
+			drop_ranks(b);
+			return TAPAS_ECANCELED;
 		}
 	}
 	tapas_free(b->block_keys);

@@ -246,6 +246,83 @@ test_rf_cancel(void)
 	TAPAS_CHECK(a == NULL && tapas_memory_live() == live);
 }
 
+/* counts the polls while ranking (fraction < 0) and while growing trees */
+typedef struct poll_count
+{
+	int			ranking;
+	int			trees;
+	int			cancel_at;		/* cancel at this poll of its phase (0: never) */
+	int			cancel_ranking; /* the phase: 1 ranking, 0 trees */
+} poll_count;
+
+static int
+count_polls(void *arg, double fraction)
+{
+	poll_count *c = arg;
+
+	if (fraction < 0)
+		return ++c->ranking == c->cancel_at && c->cancel_ranking;
+	return ++c->trees == c->cancel_at && !c->cancel_ranking;
+}
+
+/*
+ * A fit polls inside the ranking of its features and inside each tree, not
+ * only between trees, so that a cancel acts within the poll interval: with
+ * 2 trees, more tree-phase polls than the 2 between trees, and a cancel at
+ * the first ranking poll or at a poll inside the first tree stops the fit
+ * (ECANCELED, nothing leaked).
+ */
+static void
+test_rf_cancel_inside(void)
+{
+	size_t		n = 4000,
+				d = 300,
+				i,
+				j;
+	double	   *X = malloc(n * d * sizeof(double));
+	int		   *y = malloc(n * sizeof(int));
+	tapas_rf_params_t p;
+	tapas_rf_t *a;
+	tapas_rng_t r;
+	tapas_progress_t progress;
+	poll_count	c;
+	long		live = tapas_memory_live();
+
+	TAPAS_CHECK(X != NULL && y != NULL);
+	tapas_rng_seed(&r, 7);
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < d; j++)
+			X[i * d + j] = (double) tapas_rng_below(&r, 1000);
+		y[i] = X[i * d] + X[i * d + 1] > 1000;
+	}
+	tapas_rf_params_default(&p);
+	p.n_trees = 2;
+	progress.fn = count_polls;
+	progress.arg = &c;
+
+	memset(&c, 0, sizeof(c));
+	tapas_rng_seed(&r, 1);
+	TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &r, &progress) == TAPAS_OK);
+	tapas_rf_free(a);
+	TAPAS_CHECK_MSG(c.ranking >= 2, "%d polls while ranking", c.ranking);
+	TAPAS_CHECK_MSG(c.trees > 2, "%d polls while growing 2 trees", c.trees);
+
+	memset(&c, 0, sizeof(c));
+	c.cancel_at = 1;
+	c.cancel_ranking = 1;
+	TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &r, &progress) == TAPAS_ECANCELED);
+	TAPAS_CHECK(a == NULL && c.trees == 0 && tapas_memory_live() == live);
+
+	/* poll 1 is before the first tree; poll 2 is inside it */
+	memset(&c, 0, sizeof(c));
+	c.cancel_at = 2;
+	TAPAS_CHECK(tapas_rf_fit(&a, X, y, n, d, &p, &r, &progress) == TAPAS_ECANCELED);
+	TAPAS_CHECK(a == NULL && c.trees == 2 && tapas_memory_live() == live);
+	free(X);
+	free(y);
+}
+
 int
 main(void)
 {
@@ -255,5 +332,6 @@ main(void)
 	TAPAS_TEST_RUN(test_rf_accuracy_noisy);
 	TAPAS_TEST_RUN(test_rf_deterministic_and_errors);
 	TAPAS_TEST_RUN(test_rf_cancel);
+	TAPAS_TEST_RUN(test_rf_cancel_inside);
 	TAPAS_TEST_DONE();
 }
