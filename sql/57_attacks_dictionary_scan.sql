@@ -71,3 +71,32 @@ INSERT INTO more_words VALUES (1, 'zz', 'zz', 'zz', 7), (2, 'Ab', 'Ab', 'Ab', 0)
 SELECT target_key, round(score::numeric, 3) AS score
   FROM tapas.mia_scores('closest_distance_mia', 'words', 'more_words', '{"exclude": ["id", "tl"]}')
  ORDER BY target_key;
+-- one-byte labels (looked up directly, dataset_labels.c) past the first
+-- growth of the set, mixed with long labels that share their first 8 bytes
+-- (compared by word, then by tail): the dictionary is still SQL's
+CREATE TABLE bytes AS
+SELECT CASE WHEN i % 3 = 0 THEN 'prefix01' || (i % 7)::text
+			ELSE chr(33 + i % 94) END COLLATE "C" AS b
+  FROM generate_series(1, 3000) i;
+SELECT cardinality(categories) AS labels,
+	   categories = (SELECT array_agg(b ORDER BY b) FROM (SELECT DISTINCT b FROM bytes) s) AS same_as_sql
+  FROM tapas.describe('bytes');
+-- keys read with the rows (tapas.evaluate reads every column of an
+-- all-text table in the label scan): an integer key by its output
+-- function, a char(n) key as its ::text cast gives it, trailing blanks
+-- dropped (target '  7', not '  7  '), a bool key as ::text ('true'): the
+-- same record, so the same scores by any of them
+CREATE TABLE keyed AS
+SELECT i AS id, lpad(i::text, 3)::char(5) AS ck, i = 7 AS bk,
+	   (ARRAY['a', 'b', 'c'])[1 + i % 3] AS x, (ARRAY['p', 'q'])[1 + i / 3 % 2] AS y
+  FROM generate_series(1, 40) i;
+\set kp '{"num_training_records": 10, "num_training_datasets": 10, "num_test_datasets": 6, "seed": 1, "exclude": ["id", "ck", "bk"]}'
+SELECT count(*) AS same_scores
+  FROM tapas.evaluate_scores('targeted_mia', 'closest_distance_mia', 'keyed', '7',
+	   :'kp'::jsonb || '{"key": "id"}') a
+  JOIN tapas.evaluate_scores('targeted_mia', 'closest_distance_mia', 'keyed', '  7',
+	   :'kp'::jsonb || '{"key": "ck"}') b USING (dataset_no, label, score)
+  JOIN tapas.evaluate_scores('targeted_mia', 'closest_distance_mia', 'keyed', 'true',
+	   :'kp'::jsonb || '{"key": "bk"}') c USING (dataset_no, label, score);
+SELECT tapas.evaluate_scores('targeted_mia', 'closest_distance_mia', 'keyed', '  7  ',
+	   :'kp'::jsonb || '{"key": "ck"}');

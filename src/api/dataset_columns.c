@@ -27,6 +27,7 @@
 #include "funcapi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "optimizer/plancat.h"
 #include "utils/builtins.h"
 #include "utils/jsonb.h"
 #include "utils/lsyscache.h"
@@ -244,6 +245,23 @@ gather_labels_sql(TapasAttackColumn *cols, const int *idx, int k, Oid synthetic,
 				break;
 			}
 	}
+}
+
+/*
+ * The planner's estimate of the relation's rows (from its current size when
+ * it was never analysed), 0 when there is none: a size hint only.
+ */
+static uint64
+rel_tuples(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	BlockNumber pages;
+	double		tuples,
+				allvisfrac;
+
+	estimate_rel_size(rel, NULL, &pages, &tuples, &allvisfrac);
+	relation_close(rel, AccessShareLock);
+	return tuples > 0 && tuples < 1e9 ? (uint64) tuples : 0;
 }
 
 /*
@@ -558,6 +576,7 @@ tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 	memset(&keep, 0, sizeof(keep));
 	keep.key = key;
 	keep.cxt = cxt;
+	keep.expect = rel_tuples(synthetic);
 	if (one_scan)
 	{
 		int		   *idx = palloc(sizeof(int) * ncols);

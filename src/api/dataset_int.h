@@ -44,7 +44,8 @@ typedef struct TapasLabelRows
 	MemoryContext cxt;			/* in: where the rows and key texts go */
 	int			k;				/* columns */
 	uint64		n,				/* rows read */
-				cap;
+				cap,
+				expect;			/* in: rows expected (pg_class.reltuples), or 0 */
 	double	   *cells;			/* n x k label ids */
 	char	  **keys;			/* n key texts (NULL = SQL NULL), with key */
 	char	 ***labels;			/* per column: its labels by id */

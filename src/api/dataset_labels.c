@@ -46,9 +46,11 @@ typedef struct LabelSet
 	uint32		n;				/* distinct strings */
 	uint32		cap;			/* slots, a power of 2 */
 	uint32	   *hash;			/* per slot */
+	uint64	   *word;			/* per slot: label_word() */
 	char	  **str;			/* per slot, NUL-terminated; NULL = empty */
 	int		   *len;
 	uint32	   *id;				/* per slot: order of first occurrence */
+	int32		byte_id[256];	/* the id of each one-byte label, or -1 */
 	bool		has_null;
 	Oid			collid;
 } LabelSet;
@@ -62,6 +64,7 @@ typedef struct LabelReceiver
 	MemoryContext cxt;			/* the caller's: the executor's is gone
 								 * when the scan ends */
 	TapasLabelRows *keep;		/* the rows too, or NULL */
+	FmgrInfo	key_out;		/* with keep->key: its type's output function */
 } LabelReceiver;
 
 static void
@@ -70,38 +73,66 @@ set_init(LabelSet *s, uint32 cap)
 	s->n = 0;
 	s->cap = cap;
 	s->hash = palloc(sizeof(uint32) * cap);
+	s->word = palloc(sizeof(uint64) * cap);
 	s->str = palloc0(sizeof(char *) * cap);
 	s->len = palloc(sizeof(int) * cap);
 	s->id = palloc(sizeof(uint32) * cap);
 	s->has_null = false;
+	memset(s->byte_id, 0xff, sizeof(s->byte_id));
 }
 
-/* the slot of (bytes, len, h): where it is, or the empty slot for it */
-static uint32
-set_find(const LabelSet *s, const char *bytes, int len, uint32 h)
+/*
+ * The first 8 bytes of a label, zero-padded, read byte by byte (a label
+ * can end a heap page: no wider load).  Census-like columns hold codes of
+ * one to a few bytes, so one word comparison decides most probes.
+ */
+static inline uint64
+label_word(const char *bytes, int len)
+{
+	uint64		w = 0;
+	int			i,
+				m = len < 8 ? len : 8;
+
+	for (i = 0; i < m; i++)
+		w |= (uint64) (unsigned char) bytes[i] << (8 * i);
+	return w;
+}
+
+/* the label's hash: of its word and length when short, else FNV-1a */
+static inline uint32
+label_set_hash(const char *bytes, int len, uint64 w)
+{
+	if (len <= 8)
+	{
+		uint64		x = (w ^ ((uint64) len << 59)) * UINT64CONST(0x9E3779B97F4A7C15);
+
+		return (uint32) (x >> 32);
+	}
+	return tapas_label_hash(bytes, len);
+}
+
+/* the slot of (bytes, len, h, w): where it is, or the empty slot for it */
+static inline uint32
+set_find(const LabelSet *s, const char *bytes, int len, uint32 h, uint64 w)
 {
 	uint32		i = h & (s->cap - 1);
 
 	while (s->str[i] != NULL &&
-		   !(s->hash[i] == h && s->len[i] == len && tapas_label_eq(s->str[i], bytes, len)))
+		   !(s->word[i] == w && s->len[i] == len &&
+			 (len <= 8 || tapas_label_eq(s->str[i] + 8, bytes + 8, len - 8))))
 		i = (i + 1) & (s->cap - 1);
 	return i;
 }
 
-/* adds (bytes, len) to s if new; returns its id */
+/* stores (bytes, len) with hash h and word w in empty slot i; its slot */
 static uint32
-set_add(LabelSet *s, const char *bytes, int len)
+set_insert(LabelSet *s, const char *bytes, int len, uint32 h, uint64 w, uint32 i)
 {
-	uint32		h = tapas_label_hash(bytes, len);
-	uint32		i = set_find(s, bytes, len, h),
-				id;
-
-	if (s->str[i] != NULL)
-		return s->id[i];
 	s->hash[i] = h;
+	s->word[i] = w;
 	s->len[i] = len;
 	s->str[i] = pnstrdup(bytes, len);
-	s->id[i] = id = s->n;
+	s->id[i] = s->n;
 	if (++s->n * 2 > s->cap)
 	{
 		/* grow: rehash into twice the slots */
@@ -111,23 +142,50 @@ set_add(LabelSet *s, const char *bytes, int len)
 		set_init(&g, s->cap * 2);
 		g.has_null = s->has_null;
 		g.collid = s->collid;
+		memcpy(g.byte_id, s->byte_id, sizeof(g.byte_id));
 		for (j = 0; j < s->cap; j++)
 			if (s->str[j] != NULL)
 			{
-				uint32		t = set_find(&g, s->str[j], s->len[j], s->hash[j]);
+				uint32		t = set_find(&g, s->str[j], s->len[j], s->hash[j],
+										 s->word[j]);
 
 				g.hash[t] = s->hash[j];
+				g.word[t] = s->word[j];
 				g.len[t] = s->len[j];
 				g.str[t] = s->str[j];
 				g.id[t] = s->id[j];
 			}
 		g.n = s->n;
 		pfree(s->hash);
+		pfree(s->word);
 		pfree(s->str);
 		pfree(s->len);
 		pfree(s->id);
 		*s = g;
 	}
+	return set_find(s, bytes, len, h, w);
+}
+
+/* adds (bytes, len) to s if new; returns its id */
+static inline uint32
+set_add(LabelSet *s, const char *bytes, int len)
+{
+	uint64		w;
+	uint32		h,
+				i,
+				id;
+
+	/* one-byte codes (census-like columns) by direct lookup */
+	if (len == 1 && s->byte_id[(unsigned char) bytes[0]] >= 0)
+		return (uint32) s->byte_id[(unsigned char) bytes[0]];
+	w = label_word(bytes, len);
+	h = label_set_hash(bytes, len, w);
+	i = set_find(s, bytes, len, h, w);
+	if (s->str[i] == NULL)
+		i = set_insert(s, bytes, len, h, w, i);
+	id = s->id[i];
+	if (len == 1)
+		s->byte_id[(unsigned char) bytes[0]] = (int32) id;
 	return id;
 }
 
@@ -137,7 +195,13 @@ keep_next_row(TapasLabelRows *keep)
 {
 	if (keep->n == keep->cap)
 	{
-		keep->cap = keep->cap ? 2 * keep->cap : 1024;
+		/*
+		 * the first allocation holds the rows the statistics expect (and a
+		 * little more), so a table of known size is not copied while it is
+		 * read
+		 */
+		keep->cap = keep->cap ? 2 * keep->cap :
+			Max(1024, keep->expect + keep->expect / 64 + 1);
 		keep->cells = keep->cells == NULL ?
 			MemoryContextAllocHuge(keep->cxt, sizeof(double) * keep->k * keep->cap) :
 			repalloc_huge(keep->cells, sizeof(double) * keep->k * keep->cap);
@@ -172,7 +236,9 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 		else
 		{
 			v = (struct varlena *) DatumGetPointer(slot->tts_values[i]);
-			p = pg_detoast_datum_packed(v);
+			/* pg_detoast_datum_packed without the call for inline values */
+			p = VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v) ?
+				pg_detoast_datum_packed(v) : v;
 			id = set_add(&r->sets[i], VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p));
 			if (p != v)
 				pfree(p);
@@ -186,7 +252,7 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 		{
 			MemoryContextSwitchTo(r->keep->cxt);
 			r->keep->keys[r->keep->n] = slot->tts_isnull[r->k] ? NULL :
-				TextDatumGetCString(slot->tts_values[r->k]);
+				OutputFunctionCall(&r->key_out, slot->tts_values[r->k]);
 		}
 		r->keep->n++;
 	}
@@ -207,6 +273,15 @@ label_startup(DestReceiver *self, int operation, TupleDesc desc)
 		if (TupleDescAttr(desc, i)->attcollation != r->sets[i].collid)
 			elog(ERROR, "label scan: column %d has collation %u, expected %u",
 				 i + 1, TupleDescAttr(desc, i)->attcollation, r->sets[i].collid);
+	/* the key's text as v::text gives it: its type's output function */
+	if (r->keep != NULL && r->keep->key != NULL)
+	{
+		Oid			out;
+		bool		varlena;
+
+		getTypeOutputInfo(TupleDescAttr(desc, r->k)->atttypid, &out, &varlena);
+		fmgr_info_cxt(out, &r->key_out, r->cxt);
+	}
 }
 
 static void
@@ -350,7 +425,20 @@ tapas_dataset_kept_rows_from(TapasAttackColumn *cols, const int *idx, int k,
 	for (i = 0; i < k; i++)
 		appendStringInfo(&buf, "%s AS v%d, ", quote_identifier(cols[idx[i]].name), i + 1);
 	if (key != NULL)
-		appendStringInfo(&buf, "(%s)::text AS vk", quote_identifier(key));
+	{
+		/*
+		 * the key's text is what v::text gives; for these types that is
+		 * their output function's, applied in the receiver without the
+		 * cast's text datum (bool, bpchar or inet have casts of their own)
+		 */
+		Oid			typid = get_atttype(synthetic, get_attnum(synthetic, key));
+		bool		out_is_text = typid == INT2OID || typid == INT4OID ||
+			typid == INT8OID || typid == TEXTOID || typid == VARCHAROID ||
+			typid == UUIDOID;
+
+		appendStringInfo(&buf, out_is_text ? "%s AS vk" : "(%s)::text AS vk",
+						 quote_identifier(key));
+	}
 	else
 		appendStringInfoString(&buf, "NULL::text AS vk");
 	appendStringInfo(&buf, " FROM %s) u", tapas_dataset_rel_sql_name(synthetic));
