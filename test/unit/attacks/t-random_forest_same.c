@@ -460,9 +460,78 @@ test_rf_same_trees_sorted_sweep(void)
 	tapas_rf_sweep_buckets = 1;
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t	x = *(const uint64_t *) a,
+				y = *(const uint64_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The key sort (rf_sort.c: LSD radix over the upper halves, passes skipped
+ * on a shared byte, insertion below 25 keys) against qsort of the whole
+ * keys, the lower halves ascending: spread floats, clustered floats
+ * sharing their top 16 bits, repeated values, few values, lengths from 1
+ * to 600.
+ */
+static void
+test_rf_keys_sort_oracle(void)
+{
+	tapas_rng_t r;
+	uint64_t   *a = malloc(600 * sizeof(uint64_t)),
+			   *o = malloc(600 * sizeof(uint64_t)),
+			   *tmp = malloc(600 * sizeof(uint64_t));
+	int			shape;
+	long		n,
+				i,
+				bad = 0;
+
+	tapas_rng_seed(&r, 11);
+	for (shape = 0; shape < 5; shape++)
+		for (n = 1; n <= 600; n += (n < 40 ? 1 : 37))
+		{
+			for (i = 0; i < n; i++)
+			{
+				uint32_t	v;
+
+				switch (shape)
+				{
+					case 0:		/* anything */
+						v = (uint32_t) tapas_rng_u64(&r);
+						break;
+					case 1:		/* one top 16 bits, low bits spread */
+						v = 0x3f000000u | (uint32_t) tapas_rng_below(&r, 1u << 16);
+						break;
+					case 2:		/* a few top-16 groups of many values */
+						v = ((uint32_t) tapas_rng_below(&r, 3) << 16) |
+							(uint32_t) tapas_rng_below(&r, 1u << 16);
+						break;
+					case 3:		/* few distinct values, repeated */
+						v = (uint32_t) tapas_rng_below(&r, 4) * 0x01010101u;
+						break;
+					default:	/* pairs sharing the top 16 bits */
+						v = ((uint32_t) tapas_rng_below(&r, 1u << 15) << 16) |
+							(uint32_t) tapas_rng_below(&r, 2);
+						break;
+				}
+				a[i] = o[i] = ((uint64_t) v << 32) | (uint32_t) i;
+			}
+			qsort(o, n, sizeof(uint64_t), cmp_u64);
+			tapas_rf_keys_sort(a, n, tmp);
+			bad += memcmp(a, o, n * sizeof(uint64_t)) != 0;
+		}
+	TAPAS_CHECK_MSG(bad == 0, "%ld sorts differ from qsort", bad);
+	free(a);
+	free(o);
+	free(tmp);
+}
+
 int
 main(void)
 {
+	TAPAS_TEST_RUN(test_rf_keys_sort_oracle);
 	TAPAS_TEST_RUN(test_rf_same_trees_random);
 	TAPAS_TEST_RUN(test_rf_same_trees_random_float_keys);
 	TAPAS_TEST_RUN(test_rf_same_trees_nan);
