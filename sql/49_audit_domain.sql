@@ -80,8 +80,8 @@ SELECT t, dm_try(t, 'SELECT count(*) FILTER (WHERE rare) FROM %I',
 				 'SELECT count(*) FILTER (WHERE rare AND income > 3000) FROM %I WHERE age <> 91',
 				 'SELECT count(*) FILTER (WHERE rare AND NOT income > 3000) FROM %I WHERE age <> 91') AS halves
   FROM unnest(ARRAY['dm1', 'dm2']) t;
--- 5. past 256 classes on a table, every class of it fails closed: the
--- kernel cannot tell whether a class combines with one past the limit.
+-- 5. past 256 classes on a table, a new statistic is refused (TP003): the
+-- kernel could not tell whether its class combines with the others.
 -- The thresholds are incomes of the table, so that no two of them are
 -- one function (two thresholds with no income between them would be)
 SET client_min_messages = warning;
@@ -89,6 +89,8 @@ CREATE TABLE dm_thr AS SELECT DISTINCT income AS t FROM dm1 ORDER BY 1 LIMIT 260
 GRANT SELECT ON dm_thr TO regress_tapas_analyst;
 SELECT tapas.reset('dm1') IS NOT NULL AS reset;
 SET tapas.mode = deny;
+-- one role's flood, without the per-role quota (section 6)
+SET tapas.audit_classes_per_role = 0;
 SET SESSION AUTHORIZATION regress_tapas_analyst;
 CREATE FUNCTION pg_temp.dm_flood(n int) RETURNS TABLE (outcome text, statements bigint) LANGUAGE plpgsql AS $$
 DECLARE a bigint;
@@ -99,7 +101,7 @@ BEGIN
 		BEGIN
 			EXECUTE format('SELECT count(*) FILTER (WHERE income > %s) FROM dm1', i) INTO a;
 			o := o || 'answered'::text;
-		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
+		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP003' OR SQLSTATE 'TP004' THEN
 			o := o || SQLSTATE::text;
 		END;
 	END LOOP;
@@ -109,7 +111,78 @@ SELECT * FROM pg_temp.dm_flood(260);
 SELECT count(*) FILTER (WHERE rare) FROM dm1;
 RESET SESSION AUTHORIZATION;
 RESET tapas.mode;
+RESET tapas.audit_classes_per_role;
 SELECT tapas.reset('dm1') IS NOT NULL AS reset;
+-- 6. the per-role quota of classes (tapas.audit_classes_per_role): a role
+-- past it is refused new statistics (TP003) while its classes logged so
+-- far stay audited and another role still adds classes; counted over the
+-- ledger, so a new session does not start a new count
+CREATE ROLE regress_tapas_quota2 LOGIN;
+GRANT SELECT ON dm1, dm_thr TO regress_tapas_quota2;
+CREATE FUNCTION dm_quota(who text, quota int, VARIADIC qs text[]) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE a bigint;
+	q text;
+	o text[] := '{}';
+BEGIN
+	SET tapas.mode = deny;
+	EXECUTE format('SET tapas.audit_classes_per_role = %s', quota);
+	EXECUTE format('SET SESSION AUTHORIZATION %I', who);
+	FOREACH q IN ARRAY qs LOOP
+		BEGIN
+			EXECUTE q INTO a;
+			o := o || 'answered'::text;
+		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP003' OR SQLSTATE 'TP004' THEN
+			o := o || SQLSTATE::text;
+		END;
+	END LOOP;
+	RESET SESSION AUTHORIZATION;
+	RESET tapas.mode;
+	RESET tapas.audit_classes_per_role;
+	RETURN o;
+END $$;
+-- three classes answered, the fourth refused; the first again answered
+SELECT dm_quota('regress_tapas_analyst', 3,
+				'SELECT count(*) FILTER (WHERE income > 1500) FROM dm1',
+				'SELECT count(*) FILTER (WHERE income > 2500) FROM dm1',
+				'SELECT count(*) FILTER (WHERE income > 3500) FROM dm1',
+				'SELECT count(*) FILTER (WHERE income > 4500) FROM dm1',
+				'SELECT count(*) FILTER (WHERE income > 1500) FROM dm1 WHERE age < 60') AS first_role;
+\set VERBOSITY terse
+SET tapas.mode = deny;
+SET tapas.audit_classes_per_role = 3;
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SELECT count(*) FILTER (WHERE income > 4500) FROM dm1;
+-- another spelling of a logged class is no new class
+SELECT sum(CASE WHEN income > 2500 THEN 1 ELSE 0 END) FROM dm1 WHERE age < 50;
+RESET SESSION AUTHORIZATION;
+\set VERBOSITY default
+-- the logged classes stay audited: a difference on one is refused
+SELECT dm_quota('regress_tapas_analyst', 3,
+				'SELECT count(*) FILTER (WHERE income > 3500) FROM dm1 WHERE age <> 91') AS difference;
+-- another role: room of its own, and the first role's classes are no new
+-- classes for it
+SELECT dm_quota('regress_tapas_quota2', 3,
+				'SELECT count(*) FILTER (WHERE income > 4500) FROM dm1',
+				'SELECT count(*) FILTER (WHERE income > 1500) FROM dm1 WHERE age < 30') AS second_role;
+-- a new session of the first role: still past its quota, but the class
+-- the second role logged is no new class for it
+\c
+SELECT dm_quota('regress_tapas_analyst', 3,
+				'SELECT count(*) FILTER (WHERE income > 4000) FROM dm1',
+				'SELECT count(*) FILTER (WHERE income > 4500) FROM dm1 WHERE age < 40') AS new_session;
+-- the refused statements are no logged classes: a quota raised to 4
+-- admits one more
+SELECT dm_quota('regress_tapas_analyst', 4,
+				'SELECT count(*) FILTER (WHERE income > 4000) FROM dm1',
+				'SELECT count(*) FILTER (WHERE income > 3000) FROM dm1') AS raised;
+-- which only a superuser can do
+SET SESSION AUTHORIZATION regress_tapas_analyst;
+SET tapas.audit_classes_per_role = 100;
+RESET SESSION AUTHORIZATION;
+SELECT tapas.reset('dm1') IS NOT NULL AS reset;
+DROP FUNCTION dm_quota(text, int, text[]);
+REVOKE ALL ON dm1, dm_thr FROM regress_tapas_quota2;
+DROP ROLE regress_tapas_quota2;
 DROP TABLE dm1, dm2, dm_thr;
 DROP FUNCTION dm_mk(text, int, int), dm_try(text, text[]);
 RESET client_min_messages;

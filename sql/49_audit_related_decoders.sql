@@ -15,6 +15,9 @@
 -- with whole rows, and log mode (the decoders on the true combined
 -- answers alert).
 SET tapas.audit_scope = role;
+-- the decoders on groups of up to 96 classes of one role, not the quota
+-- of classes per role (sql/49_audit_domain section 6)
+SET tapas.audit_classes_per_role = 0;
 SET client_min_messages = warning;
 -- one table per variant (a backend keeps a table's classes after
 -- tapas.reset, and the variants' classes together would be one group of
@@ -136,3 +139,4 @@ SELECT * FROM rdec_run('mixed', 300, 'count(*) FILTER (WHERE %s)',
 RESET tapas.mode;
 RESET tapas.min_candidates;
 RESET tapas.audit_budget_ms;
+RESET tapas.audit_classes_per_role;

@@ -76,6 +76,8 @@ typedef struct TapasClass
 	int64		nrecords;		/* rows of the table when the truth was read */
 	int			nimplies;		/* 0/1 classes this one implies (truth.c): */
 	int		   *implies;		/* [nimplies] their ids; on the domain grid */
+	bool		logged;			/* in a logged row (tapas_audit_class_logged) */
+	Oid			creator;		/* then the session user of the first */
 } TapasClass;
 
 /*
@@ -295,6 +297,9 @@ extern MemoryContext tapas_audit_cxt(void);
 
 /* truth.c */
 extern TapasClass *tapas_audit_class(Oid relid, const char *statistic);
+extern TapasClass *tapas_audit_class_logged(Oid relid, const char *statistic, Oid role);
+extern void tapas_audit_class_room(Oid relid, const TapasClass *cls, Oid role, int nnew);
+extern int	tapas_audit_classes_per_role;
 extern bool tapas_audit_class_known(Oid relid, const char *statistic);
 extern double tapas_audit_class_answer(Oid relid, const char *statistic, double answer,
 									   int64 nkeys);

@@ -61,6 +61,7 @@
 
 #include "audit/decide_int.h"
 #include "policy/policy.h"
+#include "recon/linrel.h"
 
 int			tapas_audit_budget_ms = 300;
 int			tapas_audit_scope = TAPAS_SCOPE_ALL;
@@ -122,6 +123,37 @@ unlock_tables(TapasAuditPending *p)
 	for (int i = 0; i < p->nlocks; i++)
 		LockRelease(&p->locks[i], ExclusiveLock, false);
 	p->nlocks = 0;
+}
+
+/*
+ * Refuses the statement when one of its classes is new and the table or
+ * the session user has no room for it (tapas_audit_class_room), after the
+ * groups' syncs, before any decision is acted on: the refusal depends on
+ * the classes only.
+ */
+static void
+check_class_room(List *groups)
+{
+	ListCell   *lc;
+	ListCell   *lc2;
+
+	foreach(lc, groups)
+	{
+		Group	   *g = lfirst(lc);
+		int			nnew = 0;
+
+		/* the statement's earlier new classes on the same table */
+		foreach(lc2, groups)
+		{
+			Group	   *h = lfirst(lc2);
+
+			if (h == g)
+				break;
+			nnew += h->key.relid == g->key.relid && !h->key.cls->logged &&
+				!h->key.cls->is_one;
+		}
+		tapas_audit_class_room(g->key.relid, g->key.cls, GetSessionUserId(), nnew);
+	}
 }
 
 /* sensitive cells grouped by (table, class), in order of first appearance */
@@ -481,6 +513,8 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 			CHECK_FOR_INTERRUPTS();
 			audit_group(p, lfirst(lc), cells, ncells, share);
 		}
+		/* their syncs have classed every logged row: room for the new */
+		check_class_room(groups);
 
 		/*
 		 * Then the groups of related classes, once every group's sync has
@@ -590,6 +624,13 @@ tapas_audit_define_gucs(void)
 							"A record whose candidate set (records positive in some solution consistent with the answers) is smaller is isolated.",
 							&tapas_min_candidates,
 							10, 2, 1000000,
+							PGC_SUSET, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("tapas.audit_classes_per_role",
+							"Most classes of statistics one session user may add to a protected table's joint audit.",
+							"-1: a quarter of the 256 a table holds; 0: no quota.  A statement past it is refused (TP003) for that role only.",
+							&tapas_audit_classes_per_role,
+							-1, -1, TAPAS_LINREL_MAX_CLASSES,
 							PGC_SUSET, 0,
 							NULL, NULL, NULL);
 	DefineCustomIntVariable("tapas.audit_budget_ms",

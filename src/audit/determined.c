@@ -521,8 +521,9 @@ rows_member(TapasAuditEntry *e, const TapasLedgerSnapshot *snap)
 			m = next;
 			next = (next + 1) % CLASS_MEMO;
 			memo_text[m] = snap->statistics[i];
-			memo_member[m] = (int16) entry_row_member(e, tapas_audit_class(e->key.relid,
-																		  snap->statistics[i]));
+			memo_member[m] = (int16) entry_row_member(e, tapas_audit_class_logged(e->key.relid,
+																				 snap->statistics[i],
+																				 snap->roles[i]));
 		}
 		member[i] = memo_member[m];
 	}

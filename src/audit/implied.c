@@ -116,7 +116,7 @@ read_zeros(TapasAuditEntry *e)
 		if ((i & 63) == 0)
 			CHECK_FOR_INTERRUPTS();
 		e->implied_synced = Max(e->implied_synced, snap->log_ids[i]);
-		b = tapas_audit_class(e->key.relid, snap->statistics[i]);
+		b = tapas_audit_class_logged(e->key.relid, snap->statistics[i], snap->roles[i]);
 		if (!implied_by(a, b))
 			continue;
 		answer = tapas_audit_class_answer(e->key.relid, snap->statistics[i], snap->answers[i],

@@ -56,9 +56,12 @@
 
 #include "catalog/namespace.h"
 #include "common/hashfn.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #include "audit/audit_int.h"
+#include "policy/policy.h"
+#include "recon/linrel.h"
 
 /* ----------------------------------------------------------------
  *		The registry: statistic text -> class, classes per table
@@ -83,6 +86,7 @@ typedef struct RelClasses
 {
 	Oid			relid;			/* hash key */
 	int64		stamp;			/* table change counter when read */
+	uint64		generation;		/* and the ledger's reset generation */
 	List	   *classes;		/* TapasClass *, in order of creation */
 } RelClasses;
 
@@ -143,30 +147,35 @@ registry_drop_relation(RelClasses *r)
 	r->classes = NIL;
 }
 
-/* the classes of relid, dropped first if the table changed since they were read */
+/*
+ * the classes of relid, dropped first (check) if the table changed or the
+ * ledger was reset since they were read
+ */
 static RelClasses *
 relation_classes(Oid relid, bool check)
 {
 	RelClasses *r;
 	bool		found;
 	int64		stamp;
+	int64		nkeys;
+	uint64		generation;
 
 	registry_init();
 	r = hash_search(rel_map, &relid, HASH_ENTER, &found);
-	if (!found)
-	{
-		r->classes = NIL;
-		r->stamp = tapas_audit_table_change_stamp(relid);
-		return r;
-	}
-	if (!check)
+	if (found && !check)
 		return r;
 	stamp = tapas_audit_table_change_stamp(relid);
-	if (r->stamp != stamp)
-	{
+	tapas_ledger_key_state(relid, &nkeys, &generation);
+	if (!found)
+		r->classes = NIL;
+	/*
+	 * A tapas.reset empties the logged rows the classes were counted over
+	 * (tapas_audit_class_room) and the relations between them: start over.
+	 */
+	else if (r->stamp != stamp || r->generation != generation)
 		registry_drop_relation(r);
-		r->stamp = stamp;
-	}
+	r->stamp = stamp;
+	r->generation = generation;
 	return r;
 }
 
@@ -215,6 +224,78 @@ tapas_audit_class_known(Oid relid, const char *statistic)
 	k.relid = relid;
 	strlcpy(k.statistic, statistic, sizeof(k.statistic));
 	return hash_search(stat_map, &k, HASH_FIND, NULL) != NULL;
+}
+
+/* tapas.audit_classes_per_role: -1 a quarter of the table's classes */
+int			tapas_audit_classes_per_role = -1;
+
+/*
+ * Refuses a statement of role that brings relid's class cls, not yet in a
+ * logged row, when nnew of its earlier cells brought new classes too and
+ * there is no room for one more: past the classes the joint audit holds
+ * per table (relations.c: past them, every class of the table fails
+ * closed, for every role), or past role's share of them
+ * (tapas.audit_classes_per_role).  One role's flood of new statistics then
+ * refuses only that role's new statistics, and the classes logged so far
+ * stay audited.  Counted over the logged rows, after the statement's sync
+ * has classed them all (tapas_audit_class_logged), so that neither a new
+ * session nor a refused statement changes the count.  Whether a statistic
+ * is a new class is decided on the domain grid, never by a record's
+ * value: the refusal tells nothing about a record.
+ */
+void
+tapas_audit_class_room(Oid relid, const TapasClass *cls, Oid role, int nnew)
+{
+	RelClasses *r = relation_classes(relid, false);
+	int			quota = tapas_audit_classes_per_role < 0 ?
+		TAPAS_LINREL_MAX_CLASSES / 4 : tapas_audit_classes_per_role;
+	int			logged = nnew;
+	int			mine = nnew;
+	ListCell   *lc;
+
+	if (cls->logged || cls->is_one)
+		return;
+	foreach(lc, r->classes)
+	{
+		TapasClass *c = lfirst(lc);
+
+		logged += c->logged;
+		mine += c->logged && c->creator == role;
+	}
+	if (logged >= TAPAS_LINREL_MAX_CLASSES)
+		ereport(ERROR,
+				(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+				 errmsg("tapas cannot audit a new statistic of table \"%s\"",
+						get_rel_name(relid)),
+				 errdetail("The joint audit of the table holds %d classes of statistics, its maximum; no answer was released.",
+						   TAPAS_LINREL_MAX_CLASSES),
+				 errhint("Use the statistics asked before, or ask an administrator to run tapas.reset().")));
+	if (quota > 0 && mine >= quota)
+		ereport(ERROR,
+				(errcode(ERRCODE_TAPAS_LEDGER_FULL),
+				 errmsg("tapas audit class quota of this role on table \"%s\" is exhausted",
+						get_rel_name(relid)),
+				 errdetail("The role's statistics on the table make %d classes, the most tapas.audit_classes_per_role allows; no answer was released.",
+						   quota),
+				 errhint("Use the statistics asked before, or ask an administrator to raise tapas.audit_classes_per_role or to run tapas.reset().")));
+}
+
+/*
+ * The class of a statistic of a logged row of role: the first such row
+ * seen makes role the class's creator (the snapshots are in log_id order
+ * and a class's first sync reads every row of the table).
+ */
+TapasClass *
+tapas_audit_class_logged(Oid relid, const char *statistic, Oid role)
+{
+	TapasClass *c = tapas_audit_class(relid, statistic);
+
+	if (c != NULL && !c->logged)
+	{
+		c->logged = true;
+		c->creator = role;
+	}
+	return c;
 }
 
 TapasClass *
