@@ -30,6 +30,7 @@
 #include "utils/dsa.h"
 
 #include "audit/audit.h"
+#include "recon/regset.h"
 #include "recon/rowspace.h"
 
 typedef struct TapasAuditKey
@@ -115,10 +116,10 @@ typedef struct TapasJoint
 	Oid			relid;
 	int			ncls;
 	TapasClass **cls;			/* [ncls] the related classes */
-	uint64	   *regions;		/* [ncls] bit r: a cell's row holds region r */
-	uint64	   *test;			/* [ncls] bit r: the class's value at j holds (r, j) */
+	tapas_regset_t *regions;	/* [ncls] r in it: a cell's row holds region r */
+	tapas_regset_t *test;		/* [ncls] r in it: the class's value at j holds (r, j) */
 	int			nregions;		/* G, or -1: no 0/1 coordinates (fail closed) */
-	uint64	   *patterns;		/* [ncls] bit r: the class is nonzero on pattern r
+	tapas_regset_t *patterns;	/* [ncls] r in it: the class is nonzero on pattern r
 								 * (the regions before the quotient by ONE) */
 	int			npatterns;		/* patterns, or -1 */
 	bool		split;			/* split coordinates: a cell is one row per region */
@@ -332,7 +333,7 @@ extern size_t tapas_audit_joint_nrows(const TapasJoint *jt, int member);
 extern size_t tapas_audit_joint_cell_rows(const TapasJoint *jt, int member, uint32 cap_n,
 										  uint32 *ids, size_t at, size_t card,
 										  size_t *offsets, size_t *nrows);
-extern size_t tapas_audit_joint_expand(uint64 regions, uint32 cap_n, uint32 *ids,
+extern size_t tapas_audit_joint_expand(const tapas_regset_t *regions, uint32 cap_n, uint32 *ids,
 									   size_t at, size_t card);
 extern int	tapas_audit_joint_determined(TapasAuditBatch *batch, const int16 *member,
 										 TapasFinding **found, TimestampTz deadline);

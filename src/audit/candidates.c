@@ -455,7 +455,7 @@ tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found)
  * record j) = r cap_n + j (joint.c).
  */
 static roaring_bitmap_t *
-expand_cover(const roaring_bitmap_t *cover, uint64 regions, uint32 cap_n)
+expand_cover(const roaring_bitmap_t *cover, const tapas_regset_t *regions, uint32 cap_n)
 {
 	uint64		card = roaring_bitmap_get_cardinality(cover);
 	uint32	   *ids = palloc(sizeof(uint32) * Max(card, 1));
@@ -463,10 +463,8 @@ expand_cover(const roaring_bitmap_t *cover, uint64 regions, uint32 cap_n)
 	roaring_bitmap_t *u = roaring_bitmap_create();
 
 	roaring_bitmap_to_uint32_array(cover, ids);
-	for (int r = 0; r < 64; r++)
+	TAPAS_REGSET_FOREACH(r, regions)
 	{
-		if (!(regions & (UINT64CONST(1) << r)))
-			continue;
 		for (uint64 i = 0; i < card; i++)
 			out[i] = (uint32) r * cap_n + ids[i];
 		roaring_bitmap_add_many(u, card, out);
@@ -476,8 +474,6 @@ expand_cover(const roaring_bitmap_t *cover, uint64 regions, uint32 cap_n)
 	return u;
 }
 
-/* the mask of every pattern of a group */
-#define ALL_PATTERNS(n)	((n) >= 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << (n)) - 1)
 
 /*
  * Folds the joint entry's rows logged since the last statement into its
@@ -505,13 +501,13 @@ joint_fold_logged(TapasAuditEntry *e)
 		roaring_bitmap_t *u;
 
 		/* a projected cell of a cut (patterns 0) says nothing of this prior */
-		if (jt->patterns[e->row_member[i]] == 0)
+		if (tapas_regset_empty(&jt->patterns[e->row_member[i]]))
 			continue;
 		if (row_is_full(e->answers[i], e->rows[i]))
 			roaring_bitmap_or_inplace(e->cand_full, e->rows[i]);
 		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
 			continue;
-		u = expand_cover(e->rows[i], jt->patterns[e->row_member[i]], e->cap_n);
+		u = expand_cover(e->rows[i], &jt->patterns[e->row_member[i]], e->cap_n);
 		if (e->answers[i] == 0.0)
 			roaring_bitmap_or_inplace(e->cand_zero, u);
 		else if (e->cand_one == NULL)
@@ -568,8 +564,11 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	}
 	/* known positives (row_is_full): every pair of their records */
 	{
-		roaring_bitmap_t *u = expand_cover(e->cand_full, ALL_PATTERNS(jt->npatterns), e->cap_n);
+		tapas_regset_t all;
+		roaring_bitmap_t *u;
 
+		tapas_regset_first(&all, jt->npatterns);
+		u = expand_cover(e->cand_full, &all, e->cap_n);
 		roaring_bitmap_andnot_inplace(c, u);
 		roaring_bitmap_free(u);
 	}
@@ -590,8 +589,8 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 													 batch->ids + batch->offsets[t]);
 
 		/* a projected cell of a cut (patterns 0) says nothing of this prior */
-		qs[t] = jt->patterns[member[t]] == 0 ? roaring_bitmap_create()
-			: expand_cover(q0, jt->patterns[member[t]], e->cap_n);
+		qs[t] = tapas_regset_empty(&jt->patterns[member[t]]) ? roaring_bitmap_create()
+			: expand_cover(q0, &jt->patterns[member[t]], e->cap_n);
 		roaring_bitmap_free(q0);
 		CHECK_FOR_INTERRUPTS();
 	}

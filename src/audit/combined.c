@@ -43,7 +43,9 @@
  *
  * Cost: each logged row is hashed once (its record list) into a table of
  * covers; a statement hashes its cells' covers and solves, per cover and
- * target, a system of at most 64 masks over at most 64 patterns.  Each
+ * target, a system of at most 64 masks over the group's patterns (at most
+ * TAPAS_REGSET_MAX; O(patterns k^2) for k masks).  A cover keeps the member
+ * whose pattern set each mask is, not the set.  Each
  * combined entry costs what a class entry costs (its row space over the
  * table's records, its decoders' matrix).
  *
@@ -78,7 +80,7 @@ typedef struct CoverGroup
 	int			next;			/* next group with the same hash bucket, or -1 */
 	const roaring_bitmap_t *cover;	/* a row of the group's entry (not owned) */
 	int			nm;				/* masks kept: linearly independent */
-	uint64		masks[TAPAS_COMBINED_MAX_MASKS];
+	int16		masks[TAPAS_COMBINED_MAX_MASKS];	/* each the patterns of this member */
 	double		answers[TAPAS_COMBINED_MAX_MASKS];
 	int64		log_id;			/* the newest cell's */
 	uint32		done;			/* bit t: target t's row was made */
@@ -94,23 +96,33 @@ struct TapasCombined
 	int			nbuckets;
 	int		   *buckets;		/* [nbuckets] first group, or -1 */
 	int			ntargets;
-	uint64		targets[TAPAS_COMBINED_MAX_TARGETS];
+	tapas_regset_t targets[TAPAS_COMBINED_MAX_TARGETS];
 	bool		combines[TAPAS_COMBINED_MAX_TARGETS];	/* a cover combined 2+ cells */
 	TapasAuditEntry *entries[TAPAS_COMBINED_MAX_TARGETS];	/* or NULL */
 	TapasClass	classes[TAPAS_COMBINED_MAX_TARGETS];
 };
 
-/* adds mask m (answer a) to the kept masks unless it depends on them */
+/* the pattern sets of the masks of g, for tapas_mask_span */
 static void
-group_add_mask(CoverGroup *g, uint64 m, double a, int npat)
+group_sets(const CoverGroup *g, const TapasJoint *jt, const tapas_regset_t **sets)
+{
+	for (int i = 0; i < g->nm; i++)
+		sets[i] = &jt->patterns[g->masks[i]];
+}
+
+/* adds member m's mask (answer a) to the kept masks unless it depends on them */
+static void
+group_add_mask(CoverGroup *g, const TapasJoint *jt, int m, double a)
 {
 	double		lambda[TAPAS_COMBINED_MAX_MASKS];
+	const tapas_regset_t *sets[TAPAS_COMBINED_MAX_MASKS];
 
-	if (m == 0 || g->nm == TAPAS_COMBINED_MAX_MASKS)
+	if (tapas_regset_empty(&jt->patterns[m]) || g->nm == TAPAS_COMBINED_MAX_MASKS)
 		return;
-	if (g->nm > 0 && tapas_mask_span(g->masks, g->nm, m, npat, lambda))
+	group_sets(g, jt, sets);
+	if (g->nm > 0 && tapas_mask_span(sets, g->nm, &jt->patterns[m], jt->npatterns, lambda))
 		return;					/* implied by the kept cells: no news */
-	g->masks[g->nm] = m;
+	g->masks[g->nm] = (int16) m;
 	g->answers[g->nm] = a;
 	g->nm++;
 }
@@ -296,12 +308,15 @@ entry_append(TapasAuditEntry *ce, const roaring_bitmap_t *cover, double answer, 
 
 /* the target's row of group g, if the group's cells give it: its answer */
 static bool
-group_target(const CoverGroup *g, uint64 T, int npat, double *answer, bool *combines)
+group_target(const CoverGroup *g, const TapasJoint *jt, const tapas_regset_t *T,
+			 double *answer, bool *combines)
 {
 	double		lambda[TAPAS_COMBINED_MAX_MASKS];
+	const tapas_regset_t *sets[TAPAS_COMBINED_MAX_MASKS];
 	int			used = 0;
 
-	if (g->nm == 0 || !tapas_mask_span(g->masks, g->nm, T, npat, lambda))
+	group_sets(g, jt, sets);
+	if (g->nm == 0 || !tapas_mask_span(sets, g->nm, T, jt->npatterns, lambda))
 		return false;
 	*answer = 0;
 	for (int i = 0; i < g->nm; i++)
@@ -313,7 +328,7 @@ group_target(const CoverGroup *g, uint64 T, int npat, double *answer, bool *comb
 	/* integer combinations of integer answers: no rounding noise */
 	if (fabs(*answer - rint(*answer)) < 1e-6)
 		*answer = rint(*answer);
-	*combines = used >= 2 || g->masks[0] != T;
+	*combines = used >= 2 || !tapas_regset_equal(sets[0], T);
 	return true;
 }
 
@@ -354,7 +369,8 @@ target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
 					n = 0;
 
 		for (int i = 0; i < jt->ncls; i++)
-			if (jt->patterns[i] != 0 && (jt->patterns[i] & ~c->targets[t]) == 0)
+			if (!tapas_regset_empty(&jt->patterns[i]) &&
+				tapas_regset_subset(&jt->patterns[i], &c->targets[t]))
 			{
 				if (!jt->cls[i]->usable)
 					k->usable = false;
@@ -362,7 +378,8 @@ target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
 			}
 		k->keys = palloc(sizeof(int64) * Max(total, 1));
 		for (int i = 0; k->usable && i < jt->ncls; i++)
-			if (jt->patterns[i] != 0 && (jt->patterns[i] & ~c->targets[t]) == 0)
+			if (!tapas_regset_empty(&jt->patterns[i]) &&
+				tapas_regset_subset(&jt->patterns[i], &c->targets[t]))
 			{
 				memcpy(k->keys + n, jt->cls[i]->keys, sizeof(int64) * jt->cls[i]->nnz);
 				n += jt->cls[i]->nnz;
@@ -392,7 +409,7 @@ target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
 			double		a;
 			bool		comb;
 
-			if (group_target(&c->groups[g], c->targets[t], jt->npatterns, &a, &comb))
+			if (group_target(&c->groups[g], jt, &c->targets[t], &a, &comb))
 				entry_append(ce, c->groups[g].cover, a, c->groups[g].log_id);
 		}
 	return ce;
@@ -402,19 +419,20 @@ target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
 static void
 set_targets(TapasCombined *c, const TapasJoint *jt)
 {
-	uint64		all = 0;
+	tapas_regset_t all;
 
 	c->ntargets = 0;
+	tapas_regset_clear(&all);
 	for (int i = 0; i < jt->ncls; i++)
-		all |= jt->patterns[i];
-	if (all != 0)
+		tapas_regset_or(&all, &jt->patterns[i]);
+	if (!tapas_regset_empty(&all))
 		c->targets[c->ntargets++] = all;
 	for (int i = 0; i < jt->ncls && c->ntargets < TAPAS_COMBINED_MAX_TARGETS; i++)
 	{
-		bool		dup = jt->patterns[i] == 0;
+		bool		dup = tapas_regset_empty(&jt->patterns[i]);
 
 		for (int t = 0; t < c->ntargets && !dup; t++)
-			dup = c->targets[t] == jt->patterns[i];
+			dup = tapas_regset_equal(&c->targets[t], &jt->patterns[i]);
 		if (!dup)
 			c->targets[c->ntargets++] = jt->patterns[i];
 	}
@@ -429,21 +447,21 @@ take_rows(TapasCombined *c, TapasAuditEntry *e)
 	for (; c->src_rows < e->nrows; c->src_rows++)
 	{
 		int			i = c->src_rows;
-		uint64		m = jt->patterns[e->row_member[i]];
+		int			m = e->row_member[i];
 		uint64		h;
 		int			g;
 		CoverGroup *grp;
 
 		if ((i & 255) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (m == 0)
+		if (tapas_regset_empty(&jt->patterns[m]))
 			continue;			/* a projected cell of a cut */
 		h = cover_hash(e->rows[i]);
 		g = find_group(c, h, e->rows[i]);
 		if (g < 0)
 			g = new_group(c, h, e->rows[i]);
 		grp = &c->groups[g];
-		group_add_mask(grp, m, e->answers[i], jt->npatterns);
+		group_add_mask(grp, jt, m, e->answers[i]);
 		grp->log_id = e->log_ids[i];
 		for (int t = 0; t < c->ntargets; t++)
 		{
@@ -451,7 +469,7 @@ take_rows(TapasCombined *c, TapasAuditEntry *e)
 			bool		comb;
 
 			if ((grp->done & (1u << t)) ||
-				!group_target(grp, c->targets[t], jt->npatterns, &a, &comb))
+				!group_target(grp, jt, &c->targets[t], &a, &comb))
 				continue;
 			grp->done |= 1u << t;
 			if (comb && !c->combines[t])
@@ -521,7 +539,7 @@ tapas_audit_combined(TapasAuditBatch *batch, const int16 *member, TapasAuditBatc
 	int			ntmp = 0;
 	uint32	  **sorted;			/* [ncells] each cell's cover, ascending */
 
-	if (jt == NULL || jt->npatterns < 1 || jt->npatterns > 64 || batch->ncells == 0)
+	if (jt == NULL || jt->npatterns < 1 || jt->npatterns > TAPAS_REGSET_MAX || batch->ncells == 0)
 		return 0;
 	c = combined_of(e);
 	nt = c->ntargets;
@@ -532,14 +550,14 @@ tapas_audit_combined(TapasAuditBatch *batch, const int16 *member, TapasAuditBatc
 	for (int i = 0; i < batch->ncells; i++)
 	{
 		size_t		card = batch->offsets[i + 1] - batch->offsets[i];
-		uint64		m = jt->patterns[member[i]];
+		int			m = member[i];
 		roaring_bitmap_t *r;
 		uint64		h;
 		int			k;
 
 		tmp_of[i] = -1;
 		sorted[i] = NULL;
-		if (m == 0)
+		if (tapas_regset_empty(&jt->patterns[m]))
 			continue;
 		/* the cell's dense indices come in key order: sorted, as a row's */
 		r = roaring_bitmap_of_ptr(card, batch->ids + batch->offsets[i]);
@@ -565,7 +583,7 @@ tapas_audit_combined(TapasAuditBatch *batch, const int16 *member, TapasAuditBatc
 		}
 		else
 			roaring_bitmap_free(r);
-		group_add_mask(&tmp[k], m, batch->answers[i], jt->npatterns);
+		group_add_mask(&tmp[k], jt, m, batch->answers[i]);
 		tmp_of[i] = k;
 	}
 	for (int t = 0; t < nt; t++)
@@ -584,7 +602,7 @@ tapas_audit_combined(TapasAuditBatch *batch, const int16 *member, TapasAuditBatc
 			bool		comb;
 
 			if ((tmp[k].done & (1u << t)) ||
-				!group_target(&tmp[k], c->targets[t], jt->npatterns, &a, &comb))
+				!group_target(&tmp[k], jt, &c->targets[t], &a, &comb))
 				continue;
 			if (comb && !c->combines[t])
 				c->combines[t] = true;	/* the entry is made below */

@@ -79,7 +79,7 @@ joint_is_binary(const TapasJoint *jt)
 {
 	/* projected classes of a cut (patterns 0) are not candidates' rows */
 	for (int i = 0; i < jt->ncls; i++)
-		if (jt->patterns[i] != 0 && !tapas_audit_class_is_binary(jt->cls[i]))
+		if (!tapas_regset_empty(&jt->patterns[i]) && !tapas_audit_class_is_binary(jt->cls[i]))
 			return false;
 	return true;
 }

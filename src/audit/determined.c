@@ -258,7 +258,7 @@ rows_as_ids(TapasAuditEntry *e, int from, int to, uint32 **ids, size_t **offsets
 	for (int i = from; i < to; i++)
 	{
 		total += roaring_bitmap_get_cardinality(e->rows[i]) *
-			(e->joint ? pg_popcount64(e->joint->regions[e->row_member[i]]) : 1);
+			(e->joint ? tapas_regset_count(&e->joint->regions[e->row_member[i]]) : 1);
 		nrows += e->joint ? tapas_audit_joint_nrows(e->joint, e->row_member[i]) : 1;
 	}
 	*offsets = palloc(sizeof(size_t) * (nrows + 1));

@@ -46,6 +46,9 @@
 #include "audit/audit_int.h"
 #include "policy/status_error.h"
 
+/* a class's value at a record is one vector of the span test */
+StaticAssertDecl(TAPAS_ROWSPACE_SPAN_MAX >= TAPAS_REGSET_MAX, "span test of a region set");
+
 /*
  * Expands the card record indices at ids[at ..) in place to the row's
  * unknowns, record j of region r as r cap_n + j, for the regions set in
@@ -53,16 +56,16 @@
  * room for popcount(regions) * card ids from at.
  */
 size_t
-tapas_audit_joint_expand(uint64 regions, uint32 cap_n, uint32 *ids, size_t at,
+tapas_audit_joint_expand(const tapas_regset_t *regions, uint32 cap_n, uint32 *ids, size_t at,
 						 size_t card)
 {
-	int			nreg = pg_popcount64(regions);
+	int			nreg = tapas_regset_count(regions);
 	int			k = nreg;
 
 	/* the last region's block first: block 0 holds the records until last */
-	for (int r = 63; r >= 0; r--)
+	for (int r = TAPAS_REGSET_MAX - 1; r >= 0 && k > 0; r--)
 	{
-		if (!(regions & (UINT64CONST(1) << r)))
+		if (!tapas_regset_has(regions, r))
 			continue;
 		k--;
 		for (size_t i = 0; i < card; i++)
@@ -75,7 +78,7 @@ tapas_audit_joint_expand(uint64 regions, uint32 cap_n, uint32 *ids, size_t at,
 size_t
 tapas_audit_joint_nrows(const TapasJoint *jt, int member)
 {
-	return jt->split ? (size_t) pg_popcount64(jt->regions[member]) : 1;
+	return jt->split ? (size_t) tapas_regset_count(&jt->regions[member]) : 1;
 }
 
 /*
@@ -88,7 +91,7 @@ size_t
 tapas_audit_joint_cell_rows(const TapasJoint *jt, int member, uint32 cap_n, uint32 *ids,
 							size_t at, size_t card, size_t *offsets, size_t *nrows)
 {
-	size_t		end = tapas_audit_joint_expand(jt->regions[member], cap_n, ids, at, card);
+	size_t		end = tapas_audit_joint_expand(&jt->regions[member], cap_n, ids, at, card);
 
 	if (jt->split)
 		for (size_t k = 1; k < tapas_audit_joint_nrows(jt, member); k++)
@@ -117,7 +120,7 @@ batch_rows(TapasAuditBatch *batch, const int16 *member, uint32 **ids,
 	for (int i = 0; i < batch->ncells; i++)
 	{
 		total += (batch->offsets[i + 1] - batch->offsets[i]) *
-			pg_popcount64(e->joint->regions[member[i]]);
+			tapas_regset_count(&e->joint->regions[member[i]]);
 		nrows += tapas_audit_joint_nrows(e->joint, member[i]);
 	}
 	*ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
@@ -141,20 +144,19 @@ batch_rows(TapasAuditBatch *batch, const int16 *member, uint32 **ids,
 static bool
 class_value_determined(TapasAuditEntry *e, int m, uint32 j)
 {
-	uint64		regions = e->joint->test[m];
+	const tapas_regset_t *regions = &e->joint->test[m];
 	uint32		ids[TAPAS_ROWSPACE_SPAN_MAX];
 	size_t		len = 0;
-	uint32		nreg = (uint32) pg_popcount64(regions);
+	uint32		nreg = (uint32) tapas_regset_count(regions);
 
-	for (int r = 0; r < 64; r++)
-		if (regions & (UINT64CONST(1) << r))
-		{
-			ids[len] = (uint32) r * e->cap_n + j;
-			/* an atom wider than the vector reaches another record */
-			if (tapas_rowspace_atom_size(e->rs, ids[len]) > nreg)
-				return false;
-			len++;
-		}
+	TAPAS_REGSET_FOREACH(r, regions)
+	{
+		ids[len] = (uint32) r * e->cap_n + j;
+		/* an atom wider than the vector reaches another record */
+		if (tapas_rowspace_atom_size(e->rs, ids[len]) > nreg)
+			return false;
+		len++;
+	}
 	return len > 0 && tapas_rowspace_contains(e->rs, ids, len) == 1;
 }
 

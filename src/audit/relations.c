@@ -19,8 +19,8 @@
  * Each group gets 0/1 coordinates (regions) when it has them, or split
  * coordinates (a cell taken as known region by region: sum(health) with
  * count(*) FILTER (WHERE health = v) for each v); a group with neither
- * (more than 64 regions) is audited as incomplete (the caller fails
- * closed).
+ * (more than TAPAS_LINREL_MAX_REGIONS regions, recon/regset.h) is audited
+ * as incomplete (the caller fails closed).
  *
  * Relations are found on the domain grid (truth_domain.c): they hold as
  * functions of the sensitive columns on every row the grid stands for, so
@@ -132,7 +132,7 @@ tapas_audit_relations_drop(Oid relid)
  * cut class (patterns 0) are listed after "via" (and not by text).
  */
 static char *
-joint_name(TapasClass **cls, const uint64 *patterns, int n)
+joint_name(TapasClass **cls, const tapas_regset_t *patterns, int n)
 {
 	StringInfoData s;
 	bool		via = false;
@@ -140,17 +140,17 @@ joint_name(TapasClass **cls, const uint64 *patterns, int n)
 	initStringInfo(&s);
 	appendStringInfoString(&s, "related classes ");
 	for (int i = 0, k = 0; i < n; i++)
-		if (patterns == NULL || patterns[i] != 0)
+		if (patterns == NULL || !tapas_regset_empty(&patterns[i]))
 			appendStringInfo(&s, "%s%d", k++ ? "," : "", cls[i]->id);
 	for (int i = 0; patterns != NULL && i < n; i++)
-		if (patterns[i] == 0)
+		if (tapas_regset_empty(&patterns[i]))
 		{
 			appendStringInfo(&s, "%s%d", via ? "," : " via ", cls[i]->id);
 			via = true;
 		}
 	appendStringInfoString(&s, ":");
 	for (int i = 0, k = 0; i < n; i++)
-		if (patterns == NULL || patterns[i] != 0)
+		if (patterns == NULL || !tapas_regset_empty(&patterns[i]))
 			appendStringInfo(&s, "%s %s", k++ ? ";" : "", cls[i]->rep);
 	if (s.len > TAPAS_LEDGER_MAX_STATISTIC)
 		s.data[TAPAS_LEDGER_MAX_STATISTIC] = '\0';
@@ -160,9 +160,9 @@ joint_name(TapasClass **cls, const uint64 *patterns, int n)
 /* the coordinates of a group, from the kernel's plan (or none) */
 typedef struct JointCoords
 {
-	const uint64 *regions;		/* [n] rows */
-	const uint64 *test;			/* [n] values */
-	const uint64 *patterns;		/* [n] patterns */
+	const tapas_regset_t *regions;	/* [n] rows */
+	const tapas_regset_t *test;	/* [n] values */
+	const tapas_regset_t *patterns; /* [n] patterns */
 	int			nregions;
 	int			npatterns;
 	bool		split;
@@ -179,15 +179,15 @@ joint_make(Oid relid, TapasClass **cls, int n, const JointCoords *co)
 	jt->ncls = n;
 	jt->cls = palloc(sizeof(TapasClass *) * Max(n, 1));
 	memcpy(jt->cls, cls, sizeof(TapasClass *) * n);
-	jt->regions = palloc0(sizeof(uint64) * Max(n, 1));
-	jt->test = palloc0(sizeof(uint64) * Max(n, 1));
-	jt->patterns = palloc0(sizeof(uint64) * Max(n, 1));
+	jt->regions = palloc0(sizeof(tapas_regset_t) * Max(n, 1));
+	jt->test = palloc0(sizeof(tapas_regset_t) * Max(n, 1));
+	jt->patterns = palloc0(sizeof(tapas_regset_t) * Max(n, 1));
 	jt->nregions = jt->npatterns = -1;
 	if (co)
 	{
-		memcpy(jt->regions, co->regions, sizeof(uint64) * n);
-		memcpy(jt->test, co->test, sizeof(uint64) * n);
-		memcpy(jt->patterns, co->patterns, sizeof(uint64) * n);
+		memcpy(jt->regions, co->regions, sizeof(tapas_regset_t) * n);
+		memcpy(jt->test, co->test, sizeof(tapas_regset_t) * n);
+		memcpy(jt->patterns, co->patterns, sizeof(tapas_regset_t) * n);
 		jt->nregions = co->nregions;
 		jt->npatterns = co->npatterns;
 		jt->split = co->split;
@@ -330,9 +330,9 @@ plan_groups(TableRelations *tr, List *classes)
 	{
 		int			cap = K + (int) plan.nextra;
 		TapasClass **cls = palloc(sizeof(TapasClass *) * cap);
-		uint64	   *reg = palloc(sizeof(uint64) * cap);
-		uint64	   *test = palloc(sizeof(uint64) * cap);
-		uint64	   *pat = palloc(sizeof(uint64) * cap);
+		tapas_regset_t *reg = palloc(sizeof(tapas_regset_t) * cap);
+		tapas_regset_t *test = palloc(sizeof(tapas_regset_t) * cap);
+		tapas_regset_t *pat = palloc(sizeof(tapas_regset_t) * cap);
 		int			n = 0,
 					nhome;
 		char	   *name;

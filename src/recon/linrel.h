@@ -82,13 +82,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "recon/regset.h"
 #include "util/status.h"
 
 typedef struct tapas_linrel tapas_linrel_t;
 
-/* most classes per table, and most regions (and classes) per component */
+/* most classes per table, and most regions per component (a region set's capacity) */
 #define TAPAS_LINREL_MAX_CLASSES	256
-#define TAPAS_LINREL_MAX_REGIONS	64
+#define TAPAS_LINREL_MAX_REGIONS	TAPAS_REGSET_MAX
 
 /* Creates an empty set of classes modulo prime (odd, < 2^62); NULL on a bad prime or out of memory. */
 extern tapas_linrel_t *tapas_linrel_create(uint64_t prime);
@@ -118,9 +119,9 @@ typedef struct tapas_linrel_extra
 {
 	uint32_t	comp;			/* the system */
 	uint32_t	cls;			/* the class */
-	uint64_t	regions;		/* its cells' rows there */
-	uint64_t	test;			/* its value there (0: tested in its home only) */
-	uint64_t	patterns;		/* its patterns there (0: a projected cell, Q x the cut class) */
+	tapas_regset_t regions;		/* its cells' rows there */
+	tapas_regset_t test;		/* its value there (empty: tested in its home only) */
+	tapas_regset_t patterns;	/* its patterns there (empty: a projected cell, Q x the cut class) */
 } tapas_linrel_extra_t;
 
 /* The relations, grouped (see the banner); arrays owned by the plan. */
@@ -129,9 +130,9 @@ typedef struct tapas_linrel_plan
 	uint32_t	nclasses;
 	int32_t    *comp;			/* [nclasses] system (its home), or -1: in no relation */
 	uint8_t    *is_one;			/* [nclasses] 1: a nonzero multiple of ONE (public) */
-	uint64_t   *regions;		/* [nclasses] bit rho: a cell of the class is a row over region rho */
-	uint64_t   *test;			/* [nclasses] the class's value at j: the unknowns (rho, j), rho in test */
-	uint64_t   *patterns;		/* [nclasses] bit rho: the class is nonzero on pattern rho */
+	tapas_regset_t *regions;	/* [nclasses] rho in it: a cell of the class is a row over region rho */
+	tapas_regset_t *test;		/* [nclasses] the class's value at j: the unknowns (rho, j), rho in test */
+	tapas_regset_t *patterns;	/* [nclasses] rho in it: the class is nonzero on pattern rho */
 	uint32_t	ncomp;
 	int32_t    *nregions;		/* [ncomp] regions of the row space, or -1: no coordinates */
 	int32_t    *npatterns;		/* [ncomp] patterns (records by the classes nonzero there), or -1 */

@@ -61,8 +61,8 @@ extern tapas_status tapas_linrel_reduce(tapas_linrel_t *lr, svec *w, uint64_t *c
  */
 extern tapas_status tapas_linrel_plan_coordinates(tapas_linrel_t *lr, tapas_linrel_plan_t *plan,
 												  uint32_t c, const uint32_t *cl, uint32_t nm,
-												  const svec *one, uint64_t *rows,
-												  uint64_t *test, uint64_t *patterns);
+												  const svec *one, tapas_regset_t *rows,
+												  tapas_regset_t *test, tapas_regset_t *patterns);
 
 /* linrel_cut.c: cuts at a bridge class */
 /* rank mod p of the n rows of length G at rows (reduced in place) */

@@ -190,9 +190,9 @@ plan_alloc(tapas_linrel_plan_t *plan, uint32_t K)
 	plan->nclasses = K;
 	plan->comp = tapas_malloc(n * sizeof(int32_t));
 	plan->is_one = tapas_calloc(n, sizeof(uint8_t));
-	plan->regions = tapas_calloc(n, sizeof(uint64_t));
-	plan->test = tapas_calloc(n, sizeof(uint64_t));
-	plan->patterns = tapas_calloc(n, sizeof(uint64_t));
+	plan->regions = tapas_calloc(n, sizeof(tapas_regset_t));
+	plan->test = tapas_calloc(n, sizeof(tapas_regset_t));
+	plan->patterns = tapas_calloc(n, sizeof(tapas_regset_t));
 	plan->nregions = tapas_malloc(n * sizeof(int32_t));
 	plan->npatterns = tapas_malloc(n * sizeof(int32_t));
 	plan->nmembers = tapas_calloc(n, sizeof(uint32_t));
@@ -279,7 +279,8 @@ span_holds_one(const tapas_linrel_t *lr, const uint64_t *r, const uint32_t *cl, 
 /* appends an extra membership (class b in system c) */
 static int
 add_extra(tapas_linrel_plan_t *plan, uint32_t *cap, uint32_t c, uint32_t b,
-		  uint64_t rows, uint64_t test, uint64_t patterns)
+		  const tapas_regset_t *rows, const tapas_regset_t *test,
+		  const tapas_regset_t *patterns)
 {
 	if (plan->nextra == *cap)
 	{
@@ -296,9 +297,16 @@ add_extra(tapas_linrel_plan_t *plan, uint32_t *cap, uint32_t c, uint32_t b,
 	}
 	plan->extra[plan->nextra].comp = c;
 	plan->extra[plan->nextra].cls = b;
-	plan->extra[plan->nextra].regions = rows;
-	plan->extra[plan->nextra].test = test;
-	plan->extra[plan->nextra++].patterns = patterns;
+	plan->extra[plan->nextra].regions = *rows;
+	if (test)
+		plan->extra[plan->nextra].test = *test;
+	else
+		tapas_regset_clear(&plan->extra[plan->nextra].test);
+	if (patterns)
+		plan->extra[plan->nextra].patterns = *patterns;
+	else
+		tapas_regset_clear(&plan->extra[plan->nextra].patterns);
+	plan->nextra++;
 	return 1;
 }
 
@@ -328,11 +336,14 @@ plan_system(planner *pl, uint32_t c, const uint32_t *home, uint32_t nh,
 	tapas_linrel_plan_t *plan = pl->plan;
 	uint32_t	cl[MAXC],
 				nm = 0;
-	uint64_t	rows[MAXC],
-				test[MAXC],
-				pat[MAXC];
+	tapas_regset_t *rows = tapas_malloc(3 * MAXC * sizeof(tapas_regset_t));
+	tapas_regset_t *test = rows + MAXC,
+			   *pat = rows + 2 * MAXC;
 	tapas_status st;
 	int			with_one;
+
+	if (rows == NULL)
+		return TAPAS_ENOMEM;
 
 	for (uint32_t i = 0; i < nh; i++)
 		cl[nm++] = home[i];
@@ -341,7 +352,10 @@ plan_system(planner *pl, uint32_t c, const uint32_t *home, uint32_t nh,
 	with_one = pl->one != NULL && span_holds_one(pl->lr, pl->r, cl, nm, pl->gstar, pl->scratch);
 	st = tapas_linrel_plan_coordinates(pl->lr, plan, c, cl, nm, with_one ? pl->one : NULL, rows, test, pat);
 	if (st != TAPAS_OK)
+	{
+		tapas_free(rows);
 		return st;
+	}
 	plan->cut[c] = cut;
 	plan->nmembers[c] = nm + np;
 	for (uint32_t m = 0; m < nh; m++)
@@ -351,14 +365,15 @@ plan_system(planner *pl, uint32_t c, const uint32_t *home, uint32_t nh,
 		plan->test[home[m]] = test[m];
 		plan->patterns[home[m]] = pat[m];
 	}
-	for (uint32_t m = nh; m < nm; m++)
-		if (!add_extra(plan, &pl->extra_cap, c, cl[m], rows[m], test[m], pat[m]))
-			return TAPAS_ENOMEM;
+	for (uint32_t m = nh; m < nm && st == TAPAS_OK; m++)
+		if (!add_extra(plan, &pl->extra_cap, c, cl[m], &rows[m], &test[m], &pat[m]))
+			st = TAPAS_ENOMEM;
 	/* a projected cell is the row of a cell of X: no test, no pattern */
-	for (uint32_t i = 0; i < np; i++)
-		if (!add_extra(plan, &pl->extra_cap, c, proj[i], rows[xpos], 0, 0))
-			return TAPAS_ENOMEM;
-	return TAPAS_OK;
+	for (uint32_t i = 0; i < np && st == TAPAS_OK; i++)
+		if (!add_extra(plan, &pl->extra_cap, c, proj[i], &rows[xpos], NULL, NULL))
+			st = TAPAS_ENOMEM;
+	tapas_free(rows);
+	return st;
 }
 
 /* a component of M/ONE: one system, or one per part of its cut */

@@ -39,8 +39,6 @@
 #include "util/memory.h"
 #include "recon/linrel_int.h"
 
-#define ALLBITS(n)	((n) >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << (n)) - 1)
-
 /* one nonzero value of a component's class at a record */
 typedef struct entry
 {
@@ -121,48 +119,109 @@ find_scales(const entry *ent, size_t ne, uint32_t nm, uint64_t *s, nmod_t mod)
 	return 1;
 }
 
-/* a region's signature: the classes nonzero at its records, and their ratios to the first */
+/*
+ * A region's signature: the members nonzero at its records, and their
+ * ratios to the first (members ascending, in the pool from at; 0 when
+ * the pattern alone decides).  Regions are found through a hash of the
+ * signature: O(members) per record, whatever the number of regions.
+ */
 typedef struct region_sig
 {
-	uint64_t	mask;
-	uint64_t	ratio[TAPAS_LINREL_MAX_REGIONS];	/* [member] v_m / v_first, members in mask */
+	tapas_regset_t mask;		/* members */
+	size_t		at;				/* ratios in pool[at .. at + |mask|) */
+	uint64_t	hash;
+	int32_t		next;			/* the next region in its bucket, or -1 */
 } region_sig;
 
+#define REGION_BUCKETS	(2 * TAPAS_LINREL_MAX_REGIONS)
+
+typedef struct region_table
+{
+	region_sig *sig;			/* [TAPAS_LINREL_MAX_REGIONS] */
+	int32_t		nr;
+	uint64_t   *pool;			/* ratios */
+	size_t		npool,
+				cappool;
+	int32_t		bucket[REGION_BUCKETS];
+} region_table;
+
+/* position of member m among the members of s below it */
+static int
+member_rank(const tapas_regset_t *s, uint32_t m)
+{
+	int			n = 0;
+	uint32_t	i;
+
+	for (i = 0; i < m / 64; i++)
+		n += __builtin_popcountll(s->w[i]);
+	if (m % 64)
+		n += __builtin_popcountll(s->w[i] & ((UINT64_C(1) << (m % 64)) - 1));
+	return n;
+}
+
 /*
- * The region of the record whose entries are ent[lo..hi), found or added
- * in sig[0..*nr); -1 past TAPAS_LINREL_MAX_REGIONS.  With by_ratio, two
- * records share a region only if their classes also have the same ratios
- * to the first class nonzero there (so that every class is a multiple of
- * one generator on each region); without it, the pattern alone decides.
+ * The region of the record whose entries are ent[lo..hi) (members
+ * ascending), found or added in t; -1 past TAPAS_LINREL_MAX_REGIONS, -2
+ * out of memory.  With by_ratio, two records share a region only if their
+ * classes also have the same ratios to the first class nonzero there (so
+ * that every class is a multiple of one generator on each region);
+ * without it, the pattern alone decides.
  */
 static int32_t
 record_region(const entry *ent, size_t lo, size_t hi, int by_ratio, nmod_t mod,
-			  region_sig *sig, int32_t *nr)
+			  region_table *t)
 {
-	region_sig	cur;
 	uint64_t	inv = by_ratio ? n_invmod(ent[lo].val, mod.n) : 0;
+	uint64_t	h = UINT64_C(1469598103934665603);
+	size_t		n = hi - lo;
 	int32_t		r;
 
-	cur.mask = 0;
+	if (t->npool + n > t->cappool)
+	{
+		size_t		ncap = 2 * (t->npool + n) + 64;
+		uint64_t   *np = tapas_malloc(ncap * sizeof(uint64_t));
+
+		if (np == NULL)
+			return -2;
+		if (t->npool)
+			memcpy(np, t->pool, t->npool * sizeof(uint64_t));
+		tapas_free(t->pool);
+		t->pool = np;
+		t->cappool = ncap;
+	}
+	/* the candidate's ratios at the end of the pool (kept if it is new) */
 	for (size_t i = lo; i < hi; i++)
 	{
-		cur.mask |= UINT64_C(1) << ent[i].member;
-		cur.ratio[ent[i].member] = by_ratio ? nmod_mul(ent[i].val, inv, mod) : 0;
+		uint64_t	ratio = by_ratio ? nmod_mul(ent[i].val, inv, mod) : 0;
+
+		t->pool[t->npool + (i - lo)] = ratio;
+		h = (h ^ ent[i].member) * UINT64_C(1099511628211);
+		h = (h ^ ratio) * UINT64_C(1099511628211);
 	}
-	for (r = 0; r < *nr; r++)
+	for (r = t->bucket[h % REGION_BUCKETS]; r >= 0; r = t->sig[r].next)
 	{
+		const region_sig *g = &t->sig[r];
 		size_t		i;
 
-		if (sig[r].mask != cur.mask)
+		if (g->hash != h || (size_t) tapas_regset_count(&g->mask) != n)
 			continue;
-		for (i = lo; i < hi && sig[r].ratio[ent[i].member] == cur.ratio[ent[i].member]; i++)
+		for (i = lo; i < hi && tapas_regset_has(&g->mask, (int) ent[i].member); i++)
 			;
-		if (i == hi)
+		if (i == hi &&
+			memcmp(t->pool + g->at, t->pool + t->npool, n * sizeof(uint64_t)) == 0)
 			return r;
 	}
-	if (*nr == TAPAS_LINREL_MAX_REGIONS)
+	if (t->nr == TAPAS_LINREL_MAX_REGIONS)
 		return -1;
-	sig[(*nr)++] = cur;
+	r = t->nr++;
+	tapas_regset_clear(&t->sig[r].mask);
+	for (size_t i = lo; i < hi; i++)
+		tapas_regset_add(&t->sig[r].mask, (int) ent[i].member);
+	t->sig[r].at = t->npool;
+	t->npool += n;
+	t->sig[r].hash = h;
+	t->sig[r].next = t->bucket[h % REGION_BUCKETS];
+	t->bucket[h % REGION_BUCKETS] = r;
 	return r;
 }
 
@@ -172,18 +231,17 @@ record_region(const entry *ent, size_t lo, size_t hi, int by_ratio, nmod_t mod,
  */
 
 /*
- * The regions of one component of nm vectors vec[] into sig[0..nr);
- * returns nr, or -1 past the limits (or out of memory: *st).  *split is
- * set when the vectors are not 0/1 sums of the regions (no scales:
- * sum(health) with count(*) FILTER (WHERE health = v) for each v): the
- * regions then refine the patterns by the ratios to the first vector
- * nonzero at the record, each class is a multiple of one generator on
- * each region, and the caller takes every cell as known region by region
- * (linrel.h).
+ * The regions of one component of nm vectors vec[] into t; returns nr,
+ * or -1 past the limits (or out of memory: *st).  *split is set when the
+ * vectors are not 0/1 sums of the regions (no scales: sum(health) with
+ * count(*) FILTER (WHERE health = v) for each v): the regions then refine
+ * the patterns by the ratios to the first vector nonzero at the record,
+ * each class is a multiple of one generator on each region, and the
+ * caller takes every cell as known region by region (linrel.h).
  */
 static int32_t
 component_regions(const tapas_linrel_t *lr, const svec *const *vec, uint32_t nm,
-				  region_sig *sig, int *split, tapas_status *st)
+				  region_table *t, int *split, tapas_status *st)
 {
 	size_t		ne = 0,
 				lo,
@@ -191,18 +249,21 @@ component_regions(const tapas_linrel_t *lr, const svec *const *vec, uint32_t nm,
 				i;
 	uint32_t	m;
 	entry	   *ent;
-	uint64_t	s[TAPAS_LINREL_MAX_REGIONS];
+	uint64_t   *s;
 	int32_t		nr = 0;
 
 	*st = TAPAS_OK;
 	*split = 0;
-	if (nm > TAPAS_LINREL_MAX_REGIONS)
+	if (nm > TAPAS_REGSET_MAX)
 		return -1;
 	for (m = 0; m < nm; m++)
 		ne += vec[m]->nnz;
 	ent = tapas_malloc((ne ? ne : 1) * sizeof(entry));
-	if (ent == NULL)
+	s = tapas_malloc((nm ? nm : 1) * sizeof(uint64_t));
+	if (ent == NULL || s == NULL)
 	{
+		tapas_free(ent);
+		tapas_free(s);
 		*st = TAPAS_ENOMEM;
 		return -1;
 	}
@@ -218,70 +279,68 @@ component_regions(const tapas_linrel_t *lr, const svec *const *vec, uint32_t nm,
 	*split = !find_scales(ent, ne, nm, s, lr->mod);
 	for (lo = 0; lo < ne && nr >= 0; lo = hi)
 	{
+		int32_t		r;
+
 		for (hi = lo; hi < ne && ent[hi].key == ent[lo].key; hi++)
 			;
-		if (record_region(ent, lo, hi, *split, lr->mod, sig, &nr) < 0)
+		r = record_region(ent, lo, hi, *split, lr->mod, t);
+		if (r == -2)
+			*st = TAPAS_ENOMEM;
+		if (r < 0)
 			nr = -1;
 	}
+	if (nr >= 0)
+		nr = t->nr;
 	tapas_free(ent);
+	tapas_free(s);
 	return nr;
 }
 
-/* the regions of member m: bit rho set when the member is nonzero there */
-static uint64_t
-member_mask(const region_sig *sig, int32_t nr, uint32_t m)
+/* the regions of member m: rho in it when the member is nonzero there */
+static void
+member_mask(const region_table *t, uint32_t m, tapas_regset_t *out)
 {
-	uint64_t	mask = 0;
-
-	for (int32_t r = 0; r < nr; r++)
-		if (sig[r].mask & (UINT64_C(1) << m))
-			mask |= UINT64_C(1) << r;
-	return mask;
-}
-
-/* mask without bit r0, the bits above it moved down one */
-static uint64_t
-drop_bit(uint64_t mask, int32_t r0)
-{
-	uint64_t	low = mask & ALLBITS(r0);
-
-	return low | ((mask >> 1) & ~ALLBITS(r0));
+	tapas_regset_clear(out);
+	for (int32_t r = 0; r < t->nr; r++)
+		if (tapas_regset_has(&t->sig[r].mask, (int) m))
+			tapas_regset_add(out, r);
 }
 
 /* c_{m,rho}: member m's value on region rho relative to ONE (member 0) */
 static uint64_t
-member_value(const region_sig *sig, int split, int32_t r, uint32_t m)
+member_value(const region_table *t, int split, int32_t r, uint32_t m)
 {
-	if (!(sig[r].mask & (UINT64_C(1) << m)))
+	const region_sig *g = &t->sig[r];
+
+	if (!tapas_regset_has(&g->mask, (int) m))
 		return 0;
-	return split ? sig[r].ratio[m] : 1;
+	return split ? t->pool[g->at + member_rank(&g->mask, m)] : 1;
 }
 
 /*
  * The quotient by ONE (member 0 of the nm members, every region holds
- * it; see the banner): rows and test masks of members 1..nm-1 over the
+ * it; see the banner): rows and test sets of members 1..nm-1 over the
  * nr - 1 regions other than rho0, written to rows[m - 1], test[m - 1].
+ * mm[m]: member m's regions.  O(nr nm) set operations.
  */
 static void
-quotient_by_one(const region_sig *sig, int32_t nr, int split, uint32_t nm,
-				uint64_t *rows, uint64_t *test)
+quotient_by_one(const region_table *t, int split, uint32_t nm, const tapas_regset_t *mm,
+				tapas_regset_t *rows, tapas_regset_t *test)
 {
-	uint64_t	all = ALLBITS(nr);
+	int32_t		nr = t->nr;
 	int32_t		r0 = 0;
-	int			best = -1;
+	long		best = -1;
+	tapas_regset_t all;
 
+	tapas_regset_first(&all, nr);
 	/* rho0: the fewest regions added to cells by the elimination */
 	for (int32_t r = 0; r < nr; r++)
 	{
-		int			cost = 0;
+		long		cost = 0;
 
 		for (uint32_t m = 1; m < nm; m++)
-		{
-			uint64_t	mm = member_mask(sig, nr, m);
-
-			if (mm & (UINT64_C(1) << r))
-				cost += __builtin_popcountll(all & ~mm);
-		}
+			if (tapas_regset_has(&mm[m], r))
+				cost += nr - tapas_regset_count(&mm[m]);
 		if (best < 0 || cost < best)
 		{
 			best = cost;
@@ -290,18 +349,22 @@ quotient_by_one(const region_sig *sig, int32_t nr, int split, uint32_t nm,
 	}
 	for (uint32_t m = 1; m < nm; m++)
 	{
-		uint64_t	mm = member_mask(sig, nr, m);
-		uint64_t	c0 = member_value(sig, split, r0, m);
-		uint64_t	t = 0;
+		uint64_t	c0 = member_value(t, split, r0, m);
+		tapas_regset_t *ts = &test[m - 1];
 
+		tapas_regset_clear(ts);
 		for (int32_t r = 0; r < nr; r++)
-			if (r != r0 && member_value(sig, split, r, m) != c0)
-				t |= UINT64_C(1) << r;
-		test[m - 1] = drop_bit(t, r0);
+			if (r != r0 && member_value(t, split, r, m) != c0)
+				tapas_regset_add(ts, r);
+		tapas_regset_drop(ts, r0);
 		if (!split)
-			rows[m - 1] = test[m - 1];
+			rows[m - 1] = *ts;
 		else
-			rows[m - 1] = drop_bit((mm & (UINT64_C(1) << r0)) ? all & ~(UINT64_C(1) << r0) : mm, r0);
+		{
+			rows[m - 1] = tapas_regset_has(&mm[m], r0) ? all : mm[m];
+			tapas_regset_del(&rows[m - 1], r0);
+			tapas_regset_drop(&rows[m - 1], r0);
+		}
 	}
 }
 
@@ -309,10 +372,12 @@ quotient_by_one(const region_sig *sig, int32_t nr, int split, uint32_t nm,
 tapas_status
 tapas_linrel_plan_coordinates(tapas_linrel_t *lr, tapas_linrel_plan_t *plan, uint32_t c,
 							  const uint32_t *cl, uint32_t nm, const svec *one,
-							  uint64_t *rows, uint64_t *test, uint64_t *patterns)
+							  tapas_regset_t *rows, tapas_regset_t *test,
+							  tapas_regset_t *patterns)
 {
-	const svec *vec[TAPAS_LINREL_MAX_REGIONS];
-	region_sig *sig;
+	const svec **vec;
+	region_table *t;
+	tapas_regset_t *mm;
 	uint32_t	nv = 0;
 	int			split = 0;
 	int32_t		nr = -1;
@@ -321,38 +386,56 @@ tapas_linrel_plan_coordinates(tapas_linrel_t *lr, tapas_linrel_plan_t *plan, uin
 	plan->nmembers[c] = nm;
 	plan->nregions[c] = plan->npatterns[c] = -1;
 	plan->one[c] = one != NULL;
-	memset(rows, 0, nm * sizeof(uint64_t));
-	memset(test, 0, nm * sizeof(uint64_t));
-	memset(patterns, 0, nm * sizeof(uint64_t));
-	if (nm + (one != NULL) > TAPAS_LINREL_MAX_REGIONS)
+	memset(rows, 0, nm * sizeof(tapas_regset_t));
+	memset(test, 0, nm * sizeof(tapas_regset_t));
+	memset(patterns, 0, nm * sizeof(tapas_regset_t));
+	if (nm + (one != NULL) > TAPAS_REGSET_MAX)
 		return TAPAS_OK;
-	sig = tapas_malloc(TAPAS_LINREL_MAX_REGIONS * sizeof(region_sig));
-	if (sig == NULL)
-		return TAPAS_ENOMEM;
+	vec = tapas_malloc((nm + 1) * sizeof(const svec *));
+	mm = tapas_malloc((nm + 1) * sizeof(tapas_regset_t));
+	t = tapas_calloc(1, sizeof(region_table));
+	if (t != NULL)
+		t->sig = tapas_malloc(TAPAS_LINREL_MAX_REGIONS * sizeof(region_sig));
+	if (vec == NULL || mm == NULL || t == NULL || t->sig == NULL)
+	{
+		st = TAPAS_ENOMEM;
+		goto done;
+	}
+	for (int b = 0; b < REGION_BUCKETS; b++)
+		t->bucket[b] = -1;
 	if (one)
 		vec[nv++] = one;
 	for (uint32_t m = 0; m < nm; m++)
 		vec[nv++] = &lr->cls[cl[m]];
-	nr = component_regions(lr, vec, nv, sig, &split, &st);
+	nr = component_regions(lr, vec, nv, t, &split, &st);
 	plan->split[c] = (uint8_t) split;
-	if (nr >= 0)
+	if (nr >= 0 && st == TAPAS_OK)
 	{
 		plan->npatterns[c] = nr;
+		for (uint32_t m = 0; m < nv; m++)
+			member_mask(t, m, &mm[m]);
 		for (uint32_t m = 0; m < nm; m++)
-			patterns[m] = member_mask(sig, nr, m + (one != NULL));
+			patterns[m] = mm[m + (one != NULL)];
 		if (one == NULL)
 		{
 			plan->nregions[c] = nr;
-			memcpy(rows, patterns, nm * sizeof(uint64_t));
-			memcpy(test, patterns, nm * sizeof(uint64_t));
+			memcpy(rows, patterns, nm * sizeof(tapas_regset_t));
+			memcpy(test, patterns, nm * sizeof(tapas_regset_t));
 		}
 		else if (nr >= 2)
 		{
 			plan->nregions[c] = nr - 1;
-			quotient_by_one(sig, nr, split, nv, rows, test);
+			quotient_by_one(t, split, nv, mm, rows, test);
 		}
 	}
-	tapas_free(sig);
+done:
+	if (t != NULL)
+	{
+		tapas_free(t->sig);
+		tapas_free(t->pool);
+	}
+	tapas_free(t);
+	tapas_free(mm);
+	tapas_free(vec);
 	return st;
 }
-

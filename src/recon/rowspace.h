@@ -179,8 +179,8 @@ extern const uint32_t *tapas_rowspace_determined(const tapas_rowspace_t *rs,
 
 /* --- rowspace_span.c: membership of a 0/1 vector --- */
 
-/* longest vector tapas_rowspace_contains accepts */
-#define TAPAS_ROWSPACE_SPAN_MAX	64
+/* longest vector tapas_rowspace_contains accepts (a region set's capacity, recon/regset.h) */
+#define TAPAS_ROWSPACE_SPAN_MAX	1024
 
 /*
  * 1 if the 0/1 vector w with support ids[0..len) (distinct, < n, len <=
@@ -189,7 +189,7 @@ extern const uint32_t *tapas_rowspace_determined(const tapas_rowspace_t *rs,
  * system (audit/joint.c): the value of a class at one record is the sum of
  * a few of its virtual records, not one of them.  One-sided like the
  * determined set: a vector of the row space is always found; one outside
- * it is reported inside with probability about p^-2.  O(len^2).
+ * it is reported inside with probability about p^-2.  O(len log len).
  */
 extern int	tapas_rowspace_contains(const tapas_rowspace_t *rs,
 									const uint32_t *ids, size_t len);

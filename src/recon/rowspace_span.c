@@ -27,6 +27,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <stdlib.h>
+
 #include <flint/ulong_extras.h>
 
 #include "recon/atoms.h"
@@ -54,12 +56,22 @@ block_terms(const tapas_rowspace_t *rs, int e, uint32_t x, uint64_t *lhs,
 	}
 }
 
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return x < y ? -1 : x > y;
+}
+
 int
 tapas_rowspace_contains(const tapas_rowspace_t *rs, const uint32_t *ids,
 						size_t len)
 {
 	uint32_t	atom[TAPAS_ROWSPACE_SPAN_MAX];
 	uint32_t	count[TAPAS_ROWSPACE_SPAN_MAX];
+	uint32_t	sorted[TAPAS_ROWSPACE_SPAN_MAX];
 	size_t		na = 0,
 				i,
 				k;
@@ -68,24 +80,29 @@ tapas_rowspace_contains(const tapas_rowspace_t *rs, const uint32_t *ids,
 
 	if (rs == NULL || (ids == NULL && len > 0) || len > TAPAS_ROWSPACE_SPAN_MAX)
 		return -1;
+	/* distinct ids below n (sorted: O(len log len)) */
 	for (i = 0; i < len; i++)
 	{
-		uint32_t	a;
-
 		if (ids[i] >= rs->n)
 			return -1;
-		for (k = 0; k < i; k++)
-			if (ids[k] == ids[i])
-				return -1;
-		a = rs->atoms.atom_of[ids[i]];
-		for (k = 0; k < na && atom[k] != a; k++)
-			;
-		if (k == na)
+		sorted[i] = ids[i];
+	}
+	qsort(sorted, len, sizeof(uint32_t), cmp_u32);
+	for (i = 1; i < len; i++)
+		if (sorted[i] == sorted[i - 1])
+			return -1;
+	/* the atoms touched, and how many of their ids */
+	for (i = 0; i < len; i++)
+		sorted[i] = rs->atoms.atom_of[ids[i]];
+	qsort(sorted, len, sizeof(uint32_t), cmp_u32);
+	for (i = 0; i < len; i++)
+	{
+		if (na == 0 || atom[na - 1] != sorted[i])
 		{
-			atom[na] = a;
+			atom[na] = sorted[i];
 			count[na++] = 0;
 		}
-		count[k]++;
+		count[na - 1]++;
 	}
 	/* w must cover each atom it touches wholly */
 	for (k = 0; k < na; k++)

@@ -26,6 +26,21 @@
 
 #define P_TEST	UINT64_C(4611686018427387847)	/* a prime below 2^62 */
 
+/* regions of the small end-to-end systems (at most their records) */
+#define TEST_REGIONS	64
+
+/* the region set {bits of low}, for comparisons */
+static int
+set_is(const tapas_regset_t *s, uint64_t low)
+{
+	if (s->w[0] != low)
+		return 0;
+	for (int i = 1; i < TAPAS_REGSET_WORDS; i++)
+		if (s->w[i] != 0)
+			return 0;
+	return 1;
+}
+
 /* rank over Q of the K x n integer matrix V, without row skip (-1: none) */
 static slong
 rank_rows(const long *V, int K, int n, int skip)
@@ -50,6 +65,17 @@ rank_rows(const long *V, int K, int n, int skip)
 	r = fmpz_mat_rank(M);
 	fmpz_mat_clear(M);
 	return r;
+}
+
+/* the set {0} */
+static tapas_regset_t
+one_set(void)
+{
+	tapas_regset_t s;
+
+	tapas_regset_clear(&s);
+	tapas_regset_add(&s, 0);
+	return s;
 }
 
 /* adds the K x n dense rows of V as classes (records 1..n as keys) */
@@ -107,15 +133,18 @@ check_plan(const long *V, int K, int n)
 			continue;
 		for (int j = 0; j < n; j++)
 		{
-			uint64_t	inter = ~UINT64_C(0);
-			int			any = 0;
+			uint64_t	inter[TAPAS_REGSET_WORDS];
+			int			any = 0,
+						ninter = 0;
 
+			memset(inter, 0xFF, sizeof(inter));
 			for (int b = 0; b < K; b++)
 				if (plan.comp[b] == (int32_t) c)
 				{
 					if (V[b * n + j] != 0)
 					{
-						inter &= plan.regions[b];
+						for (int w = 0; w < TAPAS_REGSET_WORDS; w++)
+							inter[w] &= plan.regions[b].w[w];
 						any = 1;
 					}
 				}
@@ -123,11 +152,12 @@ check_plan(const long *V, int K, int n)
 				continue;
 			for (int b = 0; b < K; b++)
 				if (plan.comp[b] == (int32_t) c && V[b * n + j] == 0)
-					inter &= ~plan.regions[b];
-			TAPAS_CHECK_MSG(plan.split[c] ? __builtin_popcountll(inter) >= 1 :
-							__builtin_popcountll(inter) == 1,
-							"record %d: %d regions match its pattern", j,
-							__builtin_popcountll(inter));
+					for (int w = 0; w < TAPAS_REGSET_WORDS; w++)
+						inter[w] &= ~plan.regions[b].w[w];
+			for (int w = 0; w < TAPAS_REGSET_WORDS; w++)
+				ninter += __builtin_popcountll(inter[w]);
+			TAPAS_CHECK_MSG(plan.split[c] ? ninter >= 1 : ninter == 1,
+							"record %d: %d regions match its pattern", j, ninter);
 		}
 	}
 	tapas_linrel_plan_clear(&plan);
@@ -169,7 +199,7 @@ test_named_relations(void)
 	lr = make_lr(V1, 3, 10);
 	TAPAS_CHECK(tapas_linrel_plan(lr, 0, &plan) == TAPAS_OK);
 	TAPAS_CHECK(plan.ncomp == 1 && plan.nregions[0] == 2 && plan.nmembers[0] == 3 && plan.split[0] == 0);
-	TAPAS_CHECK(__builtin_popcountll(plan.regions[2]) == 2);
+	TAPAS_CHECK(tapas_regset_count(&plan.regions[2]) == 2);
 	tapas_linrel_plan_clear(&plan);
 	tapas_linrel_free(lr);
 
@@ -182,7 +212,7 @@ test_named_relations(void)
 	lr = make_lr(V3, 2, 10);
 	TAPAS_CHECK(tapas_linrel_plan(lr, 0, &plan) == TAPAS_OK);
 	TAPAS_CHECK(plan.ncomp == 1 && plan.nregions[0] == 1);
-	TAPAS_CHECK(plan.regions[0] == 1 && plan.regions[1] == 1);
+	TAPAS_CHECK(set_is(&plan.regions[0], 1) && set_is(&plan.regions[1], 1));
 	tapas_linrel_plan_clear(&plan);
 	tapas_linrel_free(lr);
 
@@ -190,7 +220,8 @@ test_named_relations(void)
 	lr = make_lr(V4, 3, 10);
 	TAPAS_CHECK(tapas_linrel_plan(lr, 0, &plan) == TAPAS_OK);
 	TAPAS_CHECK(plan.ncomp == 1 && plan.nregions[0] == 2 && plan.split[0] == 1);
-	TAPAS_CHECK(plan.regions[0] == 3 && plan.regions[1] == 3 && plan.regions[2] == 1);
+	TAPAS_CHECK(set_is(&plan.regions[0], 3) && set_is(&plan.regions[1], 3) &&
+				set_is(&plan.regions[2], 1));
 	tapas_linrel_plan_clear(&plan);
 	tapas_linrel_free(lr);
 
@@ -380,8 +411,8 @@ test_product_system(void)
 			int			G;
 			tapas_rng_t rr;
 			tapas_rowspace_t *rs;
-			uint32_t	ids[EM * EN * TAPAS_LINREL_MAX_REGIONS];
-			size_t		off[EM * TAPAS_LINREL_MAX_REGIONS + 1];
+			uint32_t	ids[EM * EN * TEST_REGIONS];
+			size_t		off[EM * TEST_REGIONS + 1];
 			int			split = c >= 0 && plan.split[c];
 			size_t		nrows = 0,
 						len = 0,
@@ -391,19 +422,24 @@ test_product_system(void)
 			if (c >= 0 && plan.nregions[c] < 0)
 				continue;
 			G = c >= 0 ? plan.nregions[c] : 1;
+			TAPAS_CHECK(G <= TEST_REGIONS);
 			tapas_rng_seed(&rr, (uint64_t) it * 7919 + b);
 			rs = tapas_rowspace_create(EN * G, P_TEST, 0, &rr, NULL);
 			off[0] = 0;
 			for (int q = 0; q < EM; q++)
 			{
-				uint64_t	mask;
+				tapas_regset_t mask;
 
 				if (c >= 0 ? plan.comp[cls[q]] != c : cls[q] != b)
 					continue;
-				mask = c >= 0 ? plan.regions[cls[q]] : 1;
+				tapas_regset_clear(&mask);
+				if (c >= 0)
+					mask = plan.regions[cls[q]];
+				else
+					tapas_regset_add(&mask, 0);
 				/* one row, or one row per region in split coordinates */
 				for (int r = 0; r < G; r++)
-					if (mask & (UINT64_C(1) << r))
+					if (tapas_regset_has(&mask, r))
 					{
 						for (int j = 0; j < EN; j++)
 							if (cover[q][j])
@@ -417,8 +453,8 @@ test_product_system(void)
 			TAPAS_CHECK(tapas_rowspace_add(rs, ids, off, nrows, NULL, &newly, &count) == TAPAS_OK);
 			for (int j = 0; j < EN; j++)
 			{
-				uint64_t	mask = c >= 0 ? plan.regions[b] : 1;
-				uint32_t	w[TAPAS_LINREL_MAX_REGIONS];
+				tapas_regset_t mask = c >= 0 ? plan.regions[b] : one_set();
+				uint32_t	w[TEST_REGIONS];
 				size_t		wl = 0;
 				long		target[EN * EH];
 				int			mine,
@@ -428,7 +464,7 @@ test_product_system(void)
 				int			mb = 0;
 
 				for (int r = 0; r < G; r++)
-					if (mask & (UINT64_C(1) << r))
+					if (tapas_regset_has(&mask, r))
 						w[wl++] = (uint32_t) (r * EN + j);
 				mine = tapas_rowspace_contains(rs, w, wl);
 				/* the oracle over the cells of b's system (all cells when related) */
@@ -583,8 +619,8 @@ test_quotient_by_one(void)
 			int			mb = 0;
 			tapas_rng_t rr;
 			tapas_rowspace_t *rs;
-			uint32_t	ids[OM * ON * TAPAS_LINREL_MAX_REGIONS];
-			size_t		off[OM * TAPAS_LINREL_MAX_REGIONS + 1];
+			uint32_t	ids[OM * ON * TEST_REGIONS];
+			size_t		off[OM * TEST_REGIONS + 1];
 			size_t		nrows = 0,
 						len = 0,
 						count;
@@ -608,18 +644,23 @@ test_quotient_by_one(void)
 				if (c >= 0 ? plan.comp[cls[q]] == c : cls[q] == b)
 					memcpy(Ab[mb++], A[q], sizeof(A[q]));
 			G = c >= 0 ? plan.nregions[c] : 1;
+			TAPAS_CHECK(G <= TEST_REGIONS);
 			tapas_rng_seed(&rr, (uint64_t) it * 104729 + b);
 			rs = tapas_rowspace_create(ON * (G ? G : 1), P_TEST, 0, &rr, NULL);
 			off[0] = 0;
 			for (int q = 0; q < OM; q++)
 			{
-				uint64_t	mask;
+				tapas_regset_t mask;
 
 				if (c >= 0 ? plan.comp[cls[q]] != c : cls[q] != b)
 					continue;
-				mask = c >= 0 ? plan.regions[cls[q]] : 1;
+				tapas_regset_clear(&mask);
+				if (c >= 0)
+					mask = plan.regions[cls[q]];
+				else
+					tapas_regset_add(&mask, 0);
 				for (int r = 0; r < G; r++)
-					if (mask & (UINT64_C(1) << r))
+					if (tapas_regset_has(&mask, r))
 					{
 						for (int j = 0; j < ON; j++)
 							if (cover[q][j])
@@ -633,14 +674,14 @@ test_quotient_by_one(void)
 			TAPAS_CHECK(tapas_rowspace_add(rs, ids, off, nrows, NULL, &newly, &count) == TAPAS_OK);
 			for (int j = 0; j < ON; j++)
 			{
-				uint64_t	mask = c >= 0 ? plan.test[b] : 1;
-				uint32_t	w[TAPAS_LINREL_MAX_REGIONS];
+				tapas_regset_t mask = c >= 0 ? plan.test[b] : one_set();
+				uint32_t	w[TEST_REGIONS];
 				size_t		wl = 0;
 				int			mine,
 							truth = oracle_one(&Ab[0][0], mb, C[b], j, 1);
 
 				for (int r = 0; r < G; r++)
-					if (mask & (UINT64_C(1) << r))
+					if (tapas_regset_has(&mask, r))
 						w[wl++] = (uint32_t) (r * ON + j);
 				mine = wl > 0 && tapas_rowspace_contains(rs, w, wl) == 1;
 				if (split)
@@ -750,8 +791,8 @@ test_cut_bridge(void)
 			int			G;
 			tapas_rng_t rr;
 			tapas_rowspace_t *rs;
-			uint32_t	ids[CM * CN * TAPAS_LINREL_MAX_REGIONS];
-			size_t		off[CM * TAPAS_LINREL_MAX_REGIONS + 1];
+			uint32_t	ids[CM * CN * TEST_REGIONS];
+			size_t		off[CM * TEST_REGIONS + 1];
 			size_t		nrows = 0,
 						len = 0,
 						count;
@@ -760,22 +801,24 @@ test_cut_bridge(void)
 			if (plan.is_one[b] || c < 0 || plan.nregions[c] < 1)
 				continue;
 			G = plan.nregions[c];
+			TAPAS_CHECK(G <= TEST_REGIONS);
 			tapas_rng_seed(&rr, (uint64_t) it * 7907 + b);
 			rs = tapas_rowspace_create(CN * G, P_TEST, 0, &rr, NULL);
 			off[0] = 0;
 			for (int q = 0; q < CM; q++)
 			{
-				uint64_t	mask = 0;
+				tapas_regset_t mask;
 
+				tapas_regset_clear(&mask);
 				if (plan.comp[cls[q]] == c)
 					mask = plan.regions[cls[q]];
 				for (uint32_t x = 0; x < plan.nextra; x++)
 					if (plan.extra[x].comp == (uint32_t) c && plan.extra[x].cls == (uint32_t) cls[q])
 						mask = plan.extra[x].regions;
-				if (mask == 0)
+				if (tapas_regset_empty(&mask))
 					continue;
 				for (int r = 0; r < G; r++)
-					if (mask & (UINT64_C(1) << r))
+					if (tapas_regset_has(&mask, r))
 					{
 						for (int j = 0; j < CN; j++)
 							if (cover[q][j])
@@ -789,7 +832,7 @@ test_cut_bridge(void)
 			TAPAS_CHECK(tapas_rowspace_add(rs, ids, off, nrows, NULL, &newly, &count) == TAPAS_OK);
 			for (int j = 0; j < CN; j++)
 			{
-				uint32_t	w[TAPAS_LINREL_MAX_REGIONS];
+				uint32_t	w[TEST_REGIONS];
 				size_t		wl = 0;
 				int			mine,
 							truth;
@@ -799,7 +842,7 @@ test_cut_bridge(void)
 				slong		r0;
 
 				for (int r = 0; r < G; r++)
-					if (plan.test[b] & (UINT64_C(1) << r))
+					if (tapas_regset_has(&plan.test[b], r))
 						w[wl++] = (uint32_t) (r * CN + j);
 				mine = wl > 0 && tapas_rowspace_contains(rs, w, wl) == 1;
 				/* the oracle: every cell, every public row */
