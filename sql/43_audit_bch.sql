@@ -157,3 +157,4 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT t AS prefix, omp_prefix(t) AS attacker_omp FROM generate_series(59, 60) t;
 RESET tapas.mode;
+\i sql/fixtures/release_ledger.sql

@@ -112,3 +112,4 @@ SELECT answered_decode('bern3', 'sparse', 3) AS sparse, answered_decode('bern3',
 SELECT answered_decode('bern5', 'omp', 5) AS omp;
 RESET tapas.mode;
 RESET tapas.audit_budget_ms;
+\i sql/fixtures/release_ledger.sql

@@ -75,3 +75,4 @@ SELECT statistic,
 SELECT count(*) AS reconstructed_alerts FROM tapas.alerts
  WHERE "table" = 'people'::regclass AND kind = 'reconstructed';
 RESET tapas.mode;
+\i sql/fixtures/release_ledger.sql

@@ -182,3 +182,4 @@ SELECT count(*) AS design_alerts FROM tapas.alerts
  WHERE "table" = 'dz_benign'::regclass AND method IN ('bch', 'hadamard');
 SELECT count(*) AS design_findings FROM tapas.audit('dz_benign') WHERE method IN ('bch', 'hadamard');
 RESET tapas.mode;
+\i sql/fixtures/release_ledger.sql

@@ -103,3 +103,4 @@ SELECT r.n, r.sqlstate, r.message, w.sql FROM analyst_refused r JOIN analyst_que
 
 DROP TABLE analyst_queries, analyst_refused;
 DROP TABLE visits, wards;
+\i sql/fixtures/release_ledger.sql

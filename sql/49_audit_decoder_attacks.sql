@@ -213,3 +213,4 @@ SELECT count(*) AS alerts FROM tapas.alerts WHERE "table" = 'folks'::regclass;
 RESET tapas.mode;
 RESET tapas.audit_budget_ms;
 RESET tapas.progress_interval;
+\i sql/fixtures/release_ledger.sql

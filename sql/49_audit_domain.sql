@@ -180,6 +180,52 @@ SET SESSION AUTHORIZATION regress_tapas_analyst;
 SET tapas.audit_classes_per_role = 100;
 RESET SESSION AUTHORIZATION;
 SELECT tapas.reset('dm1') IS NOT NULL AS reset;
+-- 7. rows answered 1 of related classes narrow a class's candidates
+-- (implied.c): rare's total, then rare AND income > t_k over random
+-- halves holding the 91-year-old, a new threshold (a new class) each
+-- time; the half that would leave fewer than 10 candidates is refused, in
+-- both tables; without rare's total too (the prior of one positive, as
+-- for two rows of one class answered 1), and when the last half asks
+-- rare itself, the class they all imply.
+CREATE FUNCTION dm_halves(tbl text, total boolean, last text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE a bigint;
+	q text;
+	qs text[] := '{}';
+	o text[] := '{}';
+BEGIN
+	IF total THEN
+		qs := qs || 'SELECT count(*) FILTER (WHERE rare) FROM %I'::text;
+	END IF;
+	FOR k IN 1..7 LOOP
+		qs := qs || format('SELECT count(*) FILTER (WHERE %s) FROM %%I
+							 WHERE tapas.design_member(''bernoulli'', 400, 200, %s, id - 1, 0, 42) OR id = 77',
+						   CASE WHEN k = 7 AND last IS NOT NULL THEN last
+								ELSE format('rare AND income > %s', 1500 - 50 * k) END, k);
+	END LOOP;
+	PERFORM tapas.reset(tbl::regclass);
+	SET tapas.mode = deny;
+	SET SESSION AUTHORIZATION regress_tapas_analyst;
+	FOREACH q IN ARRAY qs LOOP
+		BEGIN
+			EXECUTE format(q, tbl) INTO a;
+			o := o || a::text;
+		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP003' OR SQLSTATE 'TP004' THEN
+			o := o || SQLSTATE::text;
+		END;
+	END LOOP;
+	RESET SESSION AUTHORIZATION;
+	RESET tapas.mode;
+	RETURN o;
+END $$;
+-- the 400 records' share of the halves' intersections, for the reader
+SELECT k, count(*) FILTER (WHERE (SELECT bool_and(tapas.design_member('bernoulli', 400, 200, j, id - 1, 0, 42) OR id = 77)
+								FROM generate_series(1, k) j)) AS left_after_k
+  FROM dm1, generate_series(1, 7) k GROUP BY k ORDER BY k;
+SELECT t, dm_halves(t, true, NULL) AS with_total, dm_halves(t, false, NULL) AS without_total,
+	   dm_halves(t, false, 'rare') AS then_rare
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
+SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
+DROP FUNCTION dm_halves(text, boolean, text);
 DROP FUNCTION dm_quota(text, int, text[]);
 REVOKE ALL ON dm1, dm_thr FROM regress_tapas_quota2;
 DROP ROLE regress_tapas_quota2;

@@ -100,3 +100,4 @@ SELECT many600_decodes(max(q) - 1, array_agg(a ORDER BY q) FILTER (WHERE outcome
 RESET tapas.mode;
 RESET tapas.min_candidates;
 RESET tapas.audit_budget_ms;
+\i sql/fixtures/release_ledger.sql

@@ -127,7 +127,9 @@ SELECT rdec_decodes('halves', (SELECT max(q) - 1 FROM rdec_answers WHERE v = 'ha
 
 -- 3. Three-way splits (96 classes in one group: before region sets,
 -- recon/regset.h, more than 64 members had no coordinates, and the
--- attack was refused TP004, audit incomplete)
+-- attack was refused TP004, audit incomplete; then the combined rows'
+-- BHTP refused at row 133; now a part's candidates, narrowed by the rows
+-- answered 1 of the parts that imply it, refuse first: implied.c)
 SELECT * FROM rdec_run('three', 300, 'count(*) FILTER (WHERE %s)',
 					   ARRAY['pos AND income <= %2$s - 400', 'pos AND income > %2$s - 400 AND income <= %2$s',
 							 'pos AND income > %2$s']);
@@ -177,3 +179,4 @@ RESET tapas.mode;
 RESET tapas.min_candidates;
 RESET tapas.audit_budget_ms;
 RESET tapas.audit_classes_per_role;
+\i sql/fixtures/release_ledger.sql

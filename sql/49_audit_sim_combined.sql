@@ -8,7 +8,7 @@
 -- of pos.  The tables have 3 positives among 2,000 records and differ in
 -- one: records j and k, with the same income, that the first 18 design
 -- rows cover alike, so every half has the same answer in both until row
--- 19 (both tables refuse from row 14 on, so no answer differs).
+-- 19 (both tables refuse from row 10 on, so no answer differs).
 SET tapas.audit_scope = role;
 SET client_min_messages = warning;
 CREATE TABLE scomb_sig AS
@@ -81,9 +81,11 @@ SELECT count(*) AS queries, count(*) FILTER (WHERE agreed IS NOT FALSE) AS after
 	   min(q) FILTER (WHERE o2 <> 'answered') AS first_refused_2,
 	   min(q) FILTER (WHERE a1 IS DISTINCT FROM a2) AS first_different_answer
   FROM k;
--- the first refusal came from the combined rows of pos (no class has
--- more than one row of its own before row 33), in both tables by the same
--- method
+-- the first refusal: no class has more than one row of its own before
+-- row 33, and it comes from a threshold class's candidates narrowed by the
+-- rows answered 1 of the classes it implies or that imply it (implied.c;
+-- before them, the combined rows of pos refused from row 14), in both
+-- tables by the same method
 SELECT DISTINCT ON ("table") "table", statistic LIKE 'count(*) combined 0 %' AS combined_pos,
 	   method, action
   FROM tapas.alerts WHERE "table" IN ('scomb1'::regclass, 'scomb2'::regclass)
@@ -96,3 +98,4 @@ DROP TABLE scomb1, scomb2, scomb_sig, scomb_pair, scomb_answers;
 DROP FUNCTION scomb_mk(text, int, int), scomb_attack(text[], int);
 RESET client_min_messages;
 RESET tapas.audit_scope;
+\i sql/fixtures/release_ledger.sql

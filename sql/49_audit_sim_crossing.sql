@@ -113,3 +113,4 @@ SELECT count(*) AS capped_now_answered
  WHERE c.tbl = 'cross_capped' AND c.outcome = 'TP004' AND f.tbl = 'cross_free' AND f.outcome = 'answered';
 RESET tapas.mode;
 RESET tapas.audit_budget_ms;
+\i sql/fixtures/release_ledger.sql

@@ -148,3 +148,4 @@ SELECT DISTINCT method, action FROM tapas.alert_records
 RESET tapas.mode;
 RESET tapas.min_candidates;
 RESET tapas.audit_budget_ms;
+\i sql/fixtures/release_ledger.sql

@@ -77,6 +77,7 @@ typedef struct TapasClass
 	int64		nrecords;		/* rows of the table when the truth was read */
 	int			nimplies;		/* 0/1 classes this one implies (truth.c): */
 	int		   *implies;		/* [nimplies] their ids; on the domain grid */
+	int			nimplied_by;	/* classes that imply this one */
 	bool		logged;			/* in a logged row (tapas_audit_class_logged) */
 	Oid			creator;		/* then the session user of the first */
 } TapasClass;
@@ -100,6 +101,7 @@ extern TapasClass *tapas_audit_class_same(List *classes, TapasClass *c, double *
 										  double *offset, List **c_implies, List **implies_c);
 extern void tapas_audit_class_add_implication(TapasClass *o, int id);
 extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
+extern bool tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c);
 extern void tapas_audit_implied_reset(TapasAuditEntry *e);
 
 /*
@@ -193,6 +195,12 @@ struct TapasAuditEntry
 	roaring_bitmap_t *cand_full;	/* union of the rows answered their size (>= 2) */
 	/* implied.c: the zeros of the classes cls implies, from the ledger */
 	roaring_bitmap_t *implied_zero; /* union of their rows answered 0, or NULL */
+	roaring_bitmap_t *implied_one;	/* intersection of the rows answered 1 of
+									 * the classes implying cls, or NULL */
+	roaring_bitmap_t **via_one;		/* [implied_n]: of the rows answered 1 of
+									 * cls->implies[k] and the classes
+									 * implying it, or NULL */
+	bool	   *via_refuted;	/* [implied_n]: one answered 2 or more */
 	int64		implied_synced; /* ledger rows up to this log_id taken */
 	int			implied_n;		/* cls->nimplies when taken */
 

@@ -349,17 +349,21 @@ answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const double *an
 
 /*
  * c minus the records that the zeros of the classes e's class implies
- * exclude (implied.c): not B means not A.  False when they cannot be read
- * completely (the caller fails closed).
+ * exclude (implied.c): not B means not A; and inside the rows answered 1
+ * of the related classes (implied.c: they hold A's one positive, which
+ * *known then says exists).  False when they cannot be read completely
+ * (the caller fails closed).
  */
 static bool
-without_implied_zeros(TapasAuditEntry *e, roaring_bitmap_t *c)
+with_related_rows(TapasAuditEntry *e, roaring_bitmap_t *c, bool *known)
 {
 	bool		complete;
 	const roaring_bitmap_t *iz = tapas_audit_implied_zeros(e, &complete);
 
 	if (iz != NULL)
 		roaring_bitmap_andnot_inplace(c, iz);
+	if (iz != NULL && tapas_audit_implied_ones(e, c))
+		*known = true;
 	return complete;
 }
 
@@ -385,7 +389,7 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	if (batch->ncells == 0)
 		return 0;
 	c = logged_candidates(e, (uint64) batch->n_total, &known);
-	if (!without_implied_zeros(e, c))
+	if (!with_related_rows(e, c, &known))
 	{
 		roaring_bitmap_free(c);
 		return -1;
@@ -435,7 +439,7 @@ tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found)
 	uint64		size;
 	int			n = 0;
 
-	(void) without_implied_zeros(batch->entry, c);
+	(void) with_related_rows(batch->entry, c, &known);
 	size = roaring_bitmap_get_cardinality(c);
 
 	*found = NULL;

@@ -15,6 +15,21 @@
  * candidates.  The implication is structural and the zeros are logged
  * answers, so the decision stays simulatable.
  *
+ * The converse: a row of a related 0/1 class answered 1 holds A's one
+ * positive (the candidates test's prior), so its cover narrows A's
+ * candidates as A's own rows answered 1 do:
+ *	- C that implies A: C's positive is a positive of A, A's one;
+ *	- B that A implies, and C that implies such a B (a sibling of A): A's
+ *	  positive is one of B's, and under B's prior B has one, the one B's
+ *	  and C's rows answered 1 hold (as two rows of B answered 1 hold the
+ *	  same positive, without any total telling that there is one).  A row
+ *	  answered 2 or more of B or of a class implying B (A included)
+ *	  refutes B's prior: B then narrows nothing (with two positives of B,
+ *	  B's row answered 1 need not hold A's).
+ * Without this, rare's total answered 1, then rare AND income > t_k over
+ * random halves, each with its own threshold t_k (a class each), named
+ * the rare patient with nothing refused: each class alone had one row.
+ *
  * The rows are read from the ledger (every role under tapas.audit_scope =
  * all, else the entry's role), like the entry's own sync, and kept in the
  * entry: a statement reads only the rows logged since the last, and
@@ -37,7 +52,19 @@ tapas_audit_implied_reset(TapasAuditEntry *e)
 {
 	if (e->implied_zero != NULL)
 		roaring_bitmap_free(e->implied_zero);
+	if (e->implied_one != NULL)
+		roaring_bitmap_free(e->implied_one);
+	for (int i = 0; i < e->implied_n && e->via_one != NULL; i++)
+		if (e->via_one[i] != NULL)
+			roaring_bitmap_free(e->via_one[i]);
+	if (e->via_one != NULL)
+		pfree(e->via_one);
+	if (e->via_refuted != NULL)
+		pfree(e->via_refuted);
 	e->implied_zero = NULL;
+	e->implied_one = NULL;
+	e->via_one = NULL;
+	e->via_refuted = NULL;
 	e->implied_synced = 0;
 	e->implied_n = 0;
 }
@@ -52,6 +79,53 @@ implied_by(const TapasClass *a, const TapasClass *cls)
 		if (a->implies[i] == cls->id)
 			return true;
 	return false;
+}
+
+/* whether class b is class id or implies it */
+static bool
+is_or_implies(const TapasClass *b, int id)
+{
+	if (b->id == id)
+		return true;
+	for (int i = 0; i < b->nimplies; i++)
+		if (b->implies[i] == id)
+			return true;
+	return false;
+}
+
+/* c &= r, where *c NULL is every record (then a copy of r) */
+static void
+intersect_into(roaring_bitmap_t **c, const roaring_bitmap_t *r)
+{
+	if (*c == NULL)
+		*c = roaring_bitmap_copy(r);
+	else
+		roaring_bitmap_and_inplace(*c, r);
+}
+
+/*
+ * Narrows c to the records that the logged rows answered 1 of the
+ * classes related to e's class leave for its one positive; returns
+ * whether some such row was logged (a positive then exists).  Call after
+ * tapas_audit_implied_zeros returned complete (it reads the rows).
+ */
+bool
+tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c)
+{
+	bool		any = false;
+
+	if (e->implied_one != NULL)
+	{
+		roaring_bitmap_and_inplace(c, e->implied_one);
+		any = true;
+	}
+	for (int i = 0; i < e->implied_n && e->via_one != NULL; i++)
+		if (e->via_one[i] != NULL && !e->via_refuted[i])
+		{
+			roaring_bitmap_and_inplace(c, e->via_one[i]);
+			any = true;
+		}
+	return any;
 }
 
 /*
@@ -69,16 +143,43 @@ tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete)
 	TapasClass *a = e->cls;
 
 	*complete = true;
-	if (a == NULL || a->nimplies == 0)
-		return NULL;
+	if (a == NULL || (a->nimplies == 0 && a->nimplied_by == 0))
+		return NULL;			/* related to no class: no rows to read */
 	/* classes met in the rows may add implications: then read again, once */
-	for (int pass = 0; pass < 2 && e->implied_n != a->nimplies; pass++)
+	for (int pass = 0; pass < 2 && (e->implied_n != a->nimplies || e->implied_zero == NULL); pass++)
 		read_zeros(e);
 	*complete = e->implied_n == a->nimplies;
 	if (!*complete)
 		return NULL;			/* still growing: the caller fails closed */
 	read_zeros(e);
 	return e->implied_zero;
+}
+
+/*
+ * One logged row of class b, answered answer over cover, for e's class a:
+ * a zero of a class a implies excludes its cover; a one of a class that
+ * implies a narrows a's positive; for each class B that a implies, a one
+ * of B or of a class implying B narrows through B, and a two or more
+ * refutes B's prior.
+ */
+static void
+take_row(TapasAuditEntry *e, const TapasClass *b, double answer, const roaring_bitmap_t *cover)
+{
+	const TapasClass *a = e->cls;
+
+	if (b != a && answer == 0.0 && implied_by(a, b))
+		roaring_bitmap_or_inplace(e->implied_zero, cover);
+	if (b != a && answer == 1.0 && is_or_implies(b, a->id))
+		intersect_into(&e->implied_one, cover);
+	for (int k = 0; k < e->implied_n; k++)	/* the classes when the state was sized */
+	{
+		if (!is_or_implies(b, a->implies[k]))
+			continue;
+		if (answer == 1.0 && b != a)
+			intersect_into(&e->via_one[k], cover);
+		else if (answer != 0.0 && answer != 1.0)
+			e->via_refuted[k] = true;
+	}
 }
 
 /* takes the ledger rows logged since the last call (all of them after a reset) */
@@ -106,7 +207,12 @@ read_zeros(TapasAuditEntry *e)
 		snap = tapas_ledger_snapshot(&f);
 	}
 	if (e->implied_zero == NULL)
+	{
 		e->implied_zero = roaring_bitmap_create();
+		e->via_one = MemoryContextAllocZero(tapas_audit_cxt(),
+											 sizeof(roaring_bitmap_t *) * Max(a->nimplies, 1));
+		e->via_refuted = MemoryContextAllocZero(tapas_audit_cxt(), sizeof(bool) * Max(a->nimplies, 1));
+	}
 	e->implied_n = a->nimplies;
 	for (int i = 0; i < snap->nrows; i++)
 	{
@@ -117,12 +223,11 @@ read_zeros(TapasAuditEntry *e)
 			CHECK_FOR_INTERRUPTS();
 		e->implied_synced = Max(e->implied_synced, snap->log_ids[i]);
 		b = tapas_audit_class_logged(e->key.relid, snap->statistics[i], snap->roles[i]);
-		if (!implied_by(a, b))
+		if (b == NULL)
 			continue;
 		answer = tapas_audit_class_answer(e->key.relid, snap->statistics[i], snap->answers[i],
 										  (int64) roaring_bitmap_get_cardinality(snap->covers[i]));
-		if (answer == 0.0)
-			roaring_bitmap_or_inplace(e->implied_zero, snap->covers[i]);
+		take_row(e, b, answer, snap->covers[i]);
 	}
 	tapas_ledger_snapshot_free(snap);
 }

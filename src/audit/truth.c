@@ -346,9 +346,15 @@ tapas_audit_class(Oid relid, const char *statistic)
 			r->classes = lappend(r->classes, c);
 			MemoryContextSwitchTo(old);
 			foreach(lc, c_implies)
+			{
 				tapas_audit_class_add_implication(c, ((TapasClass *) lfirst(lc))->id);
+				((TapasClass *) lfirst(lc))->nimplied_by++;
+			}
 			foreach(lc, implies_c)
+			{
 				tapas_audit_class_add_implication(lfirst(lc), c->id);
+				c->nimplied_by++;
+			}
 		}
 	}
 	s = hash_search(stat_map, &k, HASH_ENTER, &found);
