@@ -155,6 +155,20 @@ tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete)
 	return e->implied_zero;
 }
 
+/* whether a row of class b can tell e's class a anything (take_row) */
+static bool
+related(const TapasAuditEntry *e, const TapasClass *b)
+{
+	const TapasClass *a = e->cls;
+
+	if (b != a && (implied_by(a, b) || is_or_implies(b, a->id)))
+		return true;
+	for (int k = 0; k < e->implied_n; k++)
+		if (is_or_implies(b, a->implies[k]))
+			return true;
+	return false;
+}
+
 /*
  * One logged row of class b, answered answer over cover, for e's class a:
  * a zero of a class a implies excludes its cover; a one of a class that
@@ -223,8 +237,8 @@ read_zeros(TapasAuditEntry *e)
 			CHECK_FOR_INTERRUPTS();
 		e->implied_synced = Max(e->implied_synced, snap->log_ids[i]);
 		b = tapas_audit_class_logged(e->key.relid, snap->statistics[i], snap->roles[i]);
-		if (b == NULL)
-			continue;
+		if (b == NULL || !related(e, b))
+			continue;			/* before its answer is read: most rows are of other classes */
 		answer = tapas_audit_class_answer(e->key.relid, snap->statistics[i], snap->answers[i],
 										  (int64) roaring_bitmap_get_cardinality(snap->covers[i]));
 		take_row(e, b, answer, snap->covers[i]);
