@@ -186,8 +186,11 @@ SELECT tapas.reset('dm1') IS NOT NULL AS reset;
 -- time; the half that would leave fewer than 10 candidates is refused, in
 -- both tables; without rare's total too (the prior of one positive, as
 -- for two rows of one class answered 1), and when the last half asks
--- rare itself, the class they all imply.
-CREATE FUNCTION dm_halves(tbl text, total boolean, last text) RETURNS text[] LANGUAGE plpgsql AS $$
+-- rare itself, the class they all imply.  agg is the halves' statistic,
+-- a format taking k.
+CREATE FUNCTION dm_halves(tbl text, total boolean, last text,
+						  agg text DEFAULT 'count(*) FILTER (WHERE rare AND income > 1500 - 50 * %1$s)')
+	RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE a bigint;
 	q text;
 	qs text[] := '{}';
@@ -197,10 +200,9 @@ BEGIN
 		qs := qs || 'SELECT count(*) FILTER (WHERE rare) FROM %I'::text;
 	END IF;
 	FOR k IN 1..7 LOOP
-		qs := qs || format('SELECT count(*) FILTER (WHERE %s) FROM %%I
+		qs := qs || format('SELECT %s FROM %%I
 							 WHERE tapas.design_member(''bernoulli'', 400, 200, %s, id - 1, 0, 42) OR id = 77',
-						   CASE WHEN k = 7 AND last IS NOT NULL THEN last
-								ELSE format('rare AND income > %s', 1500 - 50 * k) END, k);
+						   CASE WHEN k = 7 AND last IS NOT NULL THEN last ELSE format(agg, k) END, k);
 	END LOOP;
 	PERFORM tapas.reset(tbl::regclass);
 	SET tapas.mode = deny;
@@ -222,10 +224,25 @@ SELECT k, count(*) FILTER (WHERE (SELECT bool_and(tapas.design_member('bernoulli
 								FROM generate_series(1, k) j)) AS left_after_k
   FROM dm1, generate_series(1, 7) k GROUP BY k ORDER BY k;
 SELECT t, dm_halves(t, true, NULL) AS with_total, dm_halves(t, false, NULL) AS without_total,
-	   dm_halves(t, false, 'rare') AS then_rare
+	   dm_halves(t, false, 'count(*) FILTER (WHERE rare)') AS then_rare
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
+-- 8. classes that overlap, none implying another, and no query on rare
+-- itself: income windows rising at both ends (1550..4550, 1600..4600,
+-- ...) that hold both tables' patient; an attacker who assumes one rare
+-- patient intersects the halves all the same (implied.c: the supports
+-- meet on the grid, so their rows answered 1 narrow each other's
+-- candidates).  Likewise spelled as sums of CASE over BETWEEN, and with
+-- AND diagnosis <> 'flu' on every other half of falling thresholds
+-- (neither of two successive classes implies the other).
+SELECT t, dm_halves(t, false, NULL,
+					'count(*) FILTER (WHERE rare AND income > 1500 + 50 * %1$s AND income < 4500 + 50 * %1$s)') AS windows,
+	   dm_halves(t, false, NULL,
+				 'sum(CASE WHEN rare AND income BETWEEN 1500 + 50 * %1$s AND 4500 + 50 * %1$s THEN 1 ELSE 0 END)') AS sum_windows,
+	   dm_halves(t, false, NULL,
+				 'count(*) FILTER (WHERE rare AND income > 1500 - 50 * %1$s AND (mod(%1$s, 2) = 1 OR diagnosis <> ''flu''))') AS mixed
   FROM unnest(ARRAY['dm1', 'dm2']) t;
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
-DROP FUNCTION dm_halves(text, boolean, text);
+DROP FUNCTION dm_halves(text, boolean, text, text);
 DROP FUNCTION dm_quota(text, int, text[]);
 REVOKE ALL ON dm1, dm_thr FROM regress_tapas_quota2;
 DROP ROLE regress_tapas_quota2;

@@ -78,6 +78,8 @@ typedef struct TapasClass
 	int			nimplies;		/* 0/1 classes this one implies (truth.c): */
 	int		   *implies;		/* [nimplies] their ids; on the domain grid */
 	int			nimplied_by;	/* classes that imply this one */
+	int			nmeets;			/* 0/1 classes whose support meets this one's */
+	int		   *meets;			/* [nmeets] their ids: neither implies the other */
 	bool		logged;			/* in a logged row (tapas_audit_class_logged) */
 	Oid			creator;		/* then the session user of the first */
 } TapasClass;
@@ -97,9 +99,18 @@ typedef struct TapasDomainVector
 
 extern void tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n,
 									   TapasDomainVector *out);
+/* how a new 0/1 class lies among the classes before it, on the grid */
+typedef struct TapasClassLinks
+{
+	List	   *c_implies;		/* TapasClass *: its support lies inside theirs */
+	List	   *implies_c;		/* theirs inside its */
+	List	   *meets;			/* the supports meet, neither inside the other */
+} TapasClassLinks;
+
 extern TapasClass *tapas_audit_class_same(List *classes, TapasClass *c, double *scale,
-										  double *offset, List **c_implies, List **implies_c);
+										  double *offset, TapasClassLinks *links);
 extern void tapas_audit_class_add_implication(TapasClass *o, int id);
+extern void tapas_audit_class_add_meet(TapasClass *o, int id);
 extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
 extern bool tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c);
 extern void tapas_audit_implied_reset(TapasAuditEntry *e);

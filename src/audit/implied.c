@@ -22,14 +22,23 @@
  *	- B that A implies, and C that implies such a B (a sibling of A): A's
  *	  positive is one of B's, and under B's prior B has one, the one B's
  *	  and C's rows answered 1 hold (as two rows of B answered 1 hold the
- *	  same positive, without any total telling that there is one).  A row
- *	  answered 2 or more of B or of a class implying B (A included)
- *	  refutes B's prior: B then narrows nothing (with two positives of B,
- *	  B's row answered 1 need not hold A's).
+ *	  same positive, without any total telling that there is one);
+ *	- B whose support meets A's on the grid, neither inside the other, and
+ *	  C that implies such a B: the same under the prior that A and B
+ *	  together have one positive, the attacker's "one rare patient" when
+ *	  no query names rare itself (rare AND income > t_k AND age < u_k,
+ *	  both bounds rising, over random halves: no class implies another,
+ *	  yet all hold the patient).
+ * Each such B is one prior, refuted by a row answered 2 or more of B, of
+ * A, or of a class implying either (with two positives, B's row answered
+ * 1 need not hold A's).  The priors are taken greedily, the one that
+ * narrows most first, and one whose rows leave none of the candidates
+ * left is refuted by them and skipped (tapas_audit_implied_ones): a row
+ * that contradicts one prior does not undo the narrowing of the others.
  * Without this, rare's total answered 1, then rare AND income > t_k over
  * random halves, each with its own threshold t_k (a class each), named
  * the rare patient with nothing refused: each class alone had one row.
- *
+
  * The rows are read from the ledger (every role under tapas.audit_scope =
  * all, else the entry's role), like the entry's own sync, and kept in the
  * entry: a statement reads only the rows logged since the last, and
@@ -93,6 +102,19 @@ is_or_implies(const TapasClass *b, int id)
 	return false;
 }
 
+/* the classes whose priors narrow a's positive: those it implies, then those it meets */
+static int
+prior_count(const TapasClass *a)
+{
+	return a->nimplies + a->nmeets;
+}
+
+static int
+prior_id(const TapasClass *a, int k)
+{
+	return k < a->nimplies ? a->implies[k] : a->meets[k - a->nimplies];
+}
+
 /* c &= r, where *c NULL is every record (then a copy of r) */
 static void
 intersect_into(roaring_bitmap_t **c, const roaring_bitmap_t *r)
@@ -106,25 +128,57 @@ intersect_into(roaring_bitmap_t **c, const roaring_bitmap_t *r)
 /*
  * Narrows c to the records that the logged rows answered 1 of the
  * classes related to e's class leave for its one positive; returns
- * whether some such row was logged (a positive then exists).  Call after
- * tapas_audit_implied_zeros returned complete (it reads the rows).
+ * whether some such row was logged (a positive then exists).  The
+ * priors of the related classes are taken greedily, the one that leaves
+ * the fewest candidates first; one that would leave none is refuted and
+ * skipped.  Call after tapas_audit_implied_zeros returned complete (it
+ * reads the rows).
  */
 bool
 tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c)
 {
 	bool		any = false;
+	bool	   *used;
 
 	if (e->implied_one != NULL)
 	{
 		roaring_bitmap_and_inplace(c, e->implied_one);
 		any = true;
 	}
-	for (int i = 0; i < e->implied_n && e->via_one != NULL; i++)
-		if (e->via_one[i] != NULL && !e->via_refuted[i])
+	if (e->implied_n == 0 || e->via_one == NULL)
+		return any;
+	used = palloc0(sizeof(bool) * e->implied_n);
+	for (;;)
+	{
+		uint64		size = roaring_bitmap_get_cardinality(c);
+		uint64		best_size = size;
+		int			best = -1;
+
+		for (int i = 0; i < e->implied_n; i++)
 		{
-			roaring_bitmap_and_inplace(c, e->via_one[i]);
-			any = true;
+			uint64		left;
+
+			if (used[i] || e->via_one[i] == NULL || e->via_refuted[i])
+				continue;
+			left = roaring_bitmap_and_cardinality(c, e->via_one[i]);
+			if (left == 0)
+				used[i] = true; /* refuted by its rows */
+			else
+			{
+				any = true;
+				if (left < best_size)
+				{
+					best_size = left;
+					best = i;
+				}
+			}
 		}
+		if (best < 0)
+			break;
+		roaring_bitmap_and_inplace(c, e->via_one[best]);
+		used[best] = true;
+	}
+	pfree(used);
 	return any;
 }
 
@@ -143,12 +197,12 @@ tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete)
 	TapasClass *a = e->cls;
 
 	*complete = true;
-	if (a == NULL || (a->nimplies == 0 && a->nimplied_by == 0))
+	if (a == NULL || (prior_count(a) == 0 && a->nimplied_by == 0))
 		return NULL;			/* related to no class: no rows to read */
-	/* classes met in the rows may add implications: then read again, once */
-	for (int pass = 0; pass < 2 && (e->implied_n != a->nimplies || e->implied_zero == NULL); pass++)
+	/* classes met in the rows may add relations: then read again, once */
+	for (int pass = 0; pass < 2 && (e->implied_n != prior_count(a) || e->implied_zero == NULL); pass++)
 		read_zeros(e);
-	*complete = e->implied_n == a->nimplies;
+	*complete = e->implied_n == prior_count(a);
 	if (!*complete)
 		return NULL;			/* still growing: the caller fails closed */
 	read_zeros(e);
@@ -164,7 +218,7 @@ related(const TapasAuditEntry *e, const TapasClass *b)
 	if (b != a && (implied_by(a, b) || is_or_implies(b, a->id)))
 		return true;
 	for (int k = 0; k < e->implied_n; k++)
-		if (is_or_implies(b, a->implies[k]))
+		if (is_or_implies(b, prior_id(a, k)))
 			return true;
 	return false;
 }
@@ -172,26 +226,27 @@ related(const TapasAuditEntry *e, const TapasClass *b)
 /*
  * One logged row of class b, answered answer over cover, for e's class a:
  * a zero of a class a implies excludes its cover; a one of a class that
- * implies a narrows a's positive; for each class B that a implies, a one
- * of B or of a class implying B narrows through B, and a two or more
- * refutes B's prior.
+ * implies a narrows a's positive; for each related class B (a prior), a
+ * one of B or of a class implying B narrows through B, and a two or more
+ * of those or of a or a class implying a refutes B's prior.
  */
 static void
 take_row(TapasAuditEntry *e, const TapasClass *b, double answer, const roaring_bitmap_t *cover)
 {
 	const TapasClass *a = e->cls;
+	bool		many = answer != 0.0 && answer != 1.0;
 
 	if (b != a && answer == 0.0 && implied_by(a, b))
 		roaring_bitmap_or_inplace(e->implied_zero, cover);
 	if (b != a && answer == 1.0 && is_or_implies(b, a->id))
 		intersect_into(&e->implied_one, cover);
-	for (int k = 0; k < e->implied_n; k++)	/* the classes when the state was sized */
+	for (int k = 0; k < e->implied_n; k++)	/* the priors when the state was sized */
 	{
-		if (!is_or_implies(b, a->implies[k]))
-			continue;
-		if (answer == 1.0 && b != a)
+		bool		inside = is_or_implies(b, prior_id(a, k));
+
+		if (answer == 1.0 && b != a && inside)
 			intersect_into(&e->via_one[k], cover);
-		else if (answer != 0.0 && answer != 1.0)
+		else if (many && (inside || is_or_implies(b, a->id)))
 			e->via_refuted[k] = true;
 	}
 }
@@ -204,7 +259,7 @@ read_zeros(TapasAuditEntry *e)
 	TapasLedgerFilter f;
 	TapasLedgerSnapshot *snap;
 
-	if (e->implied_n != a->nimplies || e->implied_zero == NULL)
+	if (e->implied_n != prior_count(a) || e->implied_zero == NULL)
 		tapas_audit_implied_reset(e);
 	memset(&f, 0, sizeof(f));
 	f.relid = e->key.relid;
@@ -224,10 +279,10 @@ read_zeros(TapasAuditEntry *e)
 	{
 		e->implied_zero = roaring_bitmap_create();
 		e->via_one = MemoryContextAllocZero(tapas_audit_cxt(),
-											 sizeof(roaring_bitmap_t *) * Max(a->nimplies, 1));
-		e->via_refuted = MemoryContextAllocZero(tapas_audit_cxt(), sizeof(bool) * Max(a->nimplies, 1));
+											 sizeof(roaring_bitmap_t *) * Max(prior_count(a), 1));
+		e->via_refuted = MemoryContextAllocZero(tapas_audit_cxt(), sizeof(bool) * Max(prior_count(a), 1));
 	}
-	e->implied_n = a->nimplies;
+	e->implied_n = prior_count(a);
 	for (int i = 0; i < snap->nrows; i++)
 	{
 		TapasClass *b;

@@ -124,6 +124,8 @@ tapas_audit_class_free(TapasClass *c)
 		pfree(c->vals);
 	if (c->implies)
 		pfree(c->implies);
+	if (c->meets)
+		pfree(c->meets);
 	pfree(c->rep);
 	pfree(c);
 }
@@ -312,8 +314,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 	double		scale = 1,
 				offset = 0;
 	MemoryContext old;
-	List	   *c_implies = NIL;
-	List	   *implies_c = NIL;
+	TapasClassLinks links = {NIL, NIL, NIL};
 	ListCell   *lc;
 
 	memset(&k, 0, sizeof(k));
@@ -333,7 +334,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 		c->vtree = v;			/* owned by the basis registry */
 		MemoryContextSwitchTo(old);
 		c->usable = tapas_audit_class_read_truth(c);
-		same = c->usable ? tapas_audit_class_same(r->classes, c, &scale, &offset, &c_implies, &implies_c) : NULL;
+		same = c->usable ? tapas_audit_class_same(r->classes, c, &scale, &offset, &links) : NULL;
 		if (same != NULL)
 		{
 			tapas_audit_class_free(c);
@@ -345,15 +346,20 @@ tapas_audit_class(Oid relid, const char *statistic)
 			c->id = list_length(r->classes) + 1;
 			r->classes = lappend(r->classes, c);
 			MemoryContextSwitchTo(old);
-			foreach(lc, c_implies)
+			foreach(lc, links.c_implies)
 			{
 				tapas_audit_class_add_implication(c, ((TapasClass *) lfirst(lc))->id);
 				((TapasClass *) lfirst(lc))->nimplied_by++;
 			}
-			foreach(lc, implies_c)
+			foreach(lc, links.implies_c)
 			{
 				tapas_audit_class_add_implication(lfirst(lc), c->id);
 				c->nimplied_by++;
+			}
+			foreach(lc, links.meets)
+			{
+				tapas_audit_class_add_meet(c, ((TapasClass *) lfirst(lc))->id);
+				tapas_audit_class_add_meet(lfirst(lc), c->id);
 			}
 		}
 	}

@@ -263,21 +263,60 @@ support_inside(const TapasClass *a, const TapasClass *b)
 	return true;
 }
 
-/* adds the class id to o's implications (in the audit's context) */
-void
-tapas_audit_class_add_implication(TapasClass *o, int id)
+/*
+ * Whether the 0/1 vectors a and b share a point of their supports (both
+ * sorted), neither lying inside the other: rare AND income > 1500 AND
+ * age < 60 and rare AND income > 1600 AND age < 70 (implied.c).
+ */
+static bool
+supports_meet(const TapasClass *a, const TapasClass *b)
+{
+	int64		i = 0,
+				j = 0;
+
+	if (!a->binary || !b->binary || a->nnz == 0 || b->nnz == 0 || a->is_one || b->is_one ||
+		support_inside(a, b) || support_inside(b, a))
+		return false;
+	while (i < a->nnz && j < b->nnz)
+	{
+		if (a->keys[i] == b->keys[j])
+			return true;
+		if (a->keys[i] < b->keys[j])
+			i++;
+		else
+			j++;
+	}
+	return false;
+}
+
+/* appends id to the list *ids of *n (in the audit's context) */
+static void
+add_id(int **ids, int *n, int id)
 {
 	MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
 
-	o->implies = o->implies ? repalloc(o->implies, sizeof(int) * (o->nimplies + 1))
-		: palloc(sizeof(int));
-	o->implies[o->nimplies++] = id;
+	*ids = *ids ? repalloc(*ids, sizeof(int) * (*n + 1)) : palloc(sizeof(int));
+	(*ids)[(*n)++] = id;
 	MemoryContextSwitchTo(old);
+}
+
+/* adds the class id to o's implications */
+void
+tapas_audit_class_add_implication(TapasClass *o, int id)
+{
+	add_id(&o->implies, &o->nimplies, id);
+}
+
+/* adds the class id to the classes whose support meets o's */
+void
+tapas_audit_class_add_meet(TapasClass *o, int id)
+{
+	add_id(&o->meets, &o->nmeets, id);
 }
 
 TapasClass *
 tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offset,
-					   List **c_implies, List **implies_c)
+					   TapasClassLinks *links)
 {
 	MemoryContext tmp = AllocSetContextCreate(CurrentMemoryContext, "tapas domain",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -330,9 +369,11 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 				{
 					MemoryContextSwitchTo(old);	/* the lists outlive tmp */
 					if (support_inside(cview, o))
-						*c_implies = lappend(*c_implies, cls[i]);
+						links->c_implies = lappend(links->c_implies, cls[i]);
 					if (support_inside(o, cview))
-						*implies_c = lappend(*implies_c, cls[i]);
+						links->implies_c = lappend(links->implies_c, cls[i]);
+					if (supports_meet(cview, o))
+						links->meets = lappend(links->meets, cls[i]);
 					MemoryContextSwitchTo(tmp);
 				}
 		}
