@@ -241,6 +241,37 @@ SELECT t, dm_halves(t, false, NULL,
 	   dm_halves(t, false, NULL,
 				 'count(*) FILTER (WHERE rare AND income > 1500 - 50 * %1$s AND (mod(%1$s, 2) = 1 OR diagnosis <> ''flu''))') AS mixed
   FROM unnest(ARRAY['dm1', 'dm2']) t;
+-- 9. a class not 0/1 has the prior of one nonzero record (candidates.c):
+-- the rare patient's income over random halves holding him answers his
+-- income (2001 in dm1, 4001 in dm2) every time, and the attacker who
+-- assumes one rare patient intersects the halves as for a count; refused
+-- at the same half in both tables, also with the total first and spelled
+-- as a sum of CASE.  An analyst's drill-down over sums of incomes
+-- answers different values, which refute the prior: all answered.
+SELECT t, dm_halves(t, false, NULL, 'sum(income) FILTER (WHERE rare)') AS income_halves,
+	   dm_halves(t, true, NULL, 'sum(CASE WHEN rare THEN income ELSE 0 END)') AS with_count_total
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
+CREATE FUNCTION dm_drill(tbl text) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE a numeric;
+	o text[] := '{}';
+BEGIN
+	PERFORM tapas.reset(tbl::regclass);
+	SET tapas.mode = deny;
+	SET SESSION AUTHORIZATION regress_tapas_analyst;
+	FOR k IN 0..6 LOOP
+		BEGIN
+			EXECUTE format('SELECT sum(income) FROM %I WHERE age < 80 - 5 * $1', tbl) INTO a USING k;
+			o := o || 'answered'::text;
+		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
+			o := o || SQLSTATE::text;
+		END;
+	END LOOP;
+	RESET SESSION AUTHORIZATION;
+	RESET tapas.mode;
+	RETURN o;
+END $$;
+SELECT t, dm_drill(t) AS drill_down FROM unnest(ARRAY['dm1', 'dm2']) t;
+DROP FUNCTION dm_drill(text);
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
 DROP FUNCTION dm_halves(text, boolean, text, text);
 DROP FUNCTION dm_quota(text, int, text[]);

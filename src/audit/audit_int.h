@@ -111,6 +111,8 @@ extern TapasClass *tapas_audit_class_same(List *classes, TapasClass *c, double *
 										  double *offset, TapasClassLinks *links);
 extern void tapas_audit_class_add_implication(TapasClass *o, int id);
 extern void tapas_audit_class_add_meet(TapasClass *o, int id);
+extern bool tapas_audit_class_is_binary(const TapasClass *c);
+extern bool tapas_audit_class_is_public(const TapasClass *c);
 extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
 extern bool tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c);
 extern void tapas_audit_implied_reset(TapasAuditEntry *e);
@@ -204,6 +206,9 @@ struct TapasAuditEntry
 	roaring_bitmap_t *cand_zero;	/* union of the rows answered 0 */
 	roaring_bitmap_t *cand_one; /* intersection of the rows answered 1, or NULL */
 	roaring_bitmap_t *cand_full;	/* union of the rows answered their size (>= 2) */
+	double		cand_value;		/* a class not 0/1: its rows' one nonzero answer, 0
+								 * until one is logged */
+	bool		cand_refuted;	/* two different nonzero answers: not one nonzero */
 	/* implied.c: the zeros of the classes cls implies, from the ledger */
 	roaring_bitmap_t *implied_zero; /* union of their rows answered 0, or NULL */
 	roaring_bitmap_t *implied_one;	/* intersection of the rows answered 1 of

@@ -156,7 +156,7 @@ audit_one(ReturnSetInfo *rsinfo, TapasClass *cls, Oid roleid, TapasProgressNotic
 	for (int i = 0; i < nr; i++)
 		audit_row(rsinfo, e, &fr[i]);
 	/* the one-positive candidates test, as log mode runs it (candidates.c) */
-	if (cls->usable ? cls->binary : strncmp(cls->rep, "count(", 6) == 0)
+	if (!tapas_audit_class_is_public(cls))
 		nc = tapas_audit_candidates_logged(&batch, &fc);
 	for (int i = 0; i < nc; i++)
 		audit_row(rsinfo, e, &fc[i]);

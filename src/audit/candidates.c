@@ -8,7 +8,12 @@
  * Prior (the attacker of the single-positive and BCH s = 1 attacks): the
  * class's values are 0/1 and a row answered 1 holds exactly one positive,
  * the same one (rows answered 2 or more are outside this prior and
- * ignored).  Then the positive is in
+ * ignored).  A class of other values (sum(income) FILTER (WHERE rare))
+ * gets the same prior of one nonzero record: every row answered nonzero
+ * holds it and answers its value, so rows answered one nonzero value are
+ * its "rows answered 1", and two different nonzero answers refute the
+ * prior (any sum over incomes does at once; nine random halves holding
+ * the one rare patient all answer her income).  Then the positive is in
  *
  *	C = (intersection of the rows answered 1) minus (union of the rows
  *		answered 0),
@@ -73,6 +78,8 @@ tapas_audit_candidates_reset(TapasAuditEntry *e)
 	e->cand_one = NULL;
 	e->cand_full = NULL;
 	e->cand_rows = 0;
+	e->cand_value = 0;
+	e->cand_refuted = false;
 	tapas_audit_implied_reset(e);
 }
 
@@ -91,14 +98,35 @@ row_is_full(double answer, const roaring_bitmap_t *row)
 }
 
 /*
+ * Whether a row answered answer holds the one positive (the prior's "1"):
+ * a 0/1 class's rows answered 1; another class's rows answered its one
+ * nonzero value, the first one logged (*value, 0 until then).  A second
+ * nonzero value sets *refuted.
+ */
+static bool
+answers_one(bool binary, double answer, double *value, bool *refuted)
+{
+	if (binary || answer == 0.0)
+		return answer == 1.0;
+	if (*value == 0.0)
+		*value = answer;
+	if (answer == *value)
+		return true;
+	*refuted = true;
+	return false;
+}
+
+/*
  * C over the logged rows; *known: some row answered 1, so the attacker
  * knows that one positive exists.  The union of the zero rows and the
  * intersection of the one rows are kept in the entry and extended by the
- * rows logged since, so a statement costs O(new rows), not O(m).
+ * rows logged since, so a statement costs O(new rows), not O(m).  Empty
+ * when the prior is refuted (answers_one).
  */
 static roaring_bitmap_t *
 logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 {
+	bool		binary = e->joint != NULL || tapas_audit_class_is_binary(e->cls);
 	roaring_bitmap_t *c;
 
 	if (e->cand_zero == NULL || e->cand_rows > e->nrows)
@@ -107,11 +135,11 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 		e->cand_zero = roaring_bitmap_create();
 		e->cand_full = roaring_bitmap_create();
 	}
-	for (; e->cand_rows < e->nrows; e->cand_rows++)
+	for (; e->cand_rows < e->nrows && !e->cand_refuted; e->cand_rows++)
 	{
 		int			i = e->cand_rows;
 
-		if (e->answers[i] == 1.0)
+		if (answers_one(binary, e->answers[i], &e->cand_value, &e->cand_refuted))
 		{
 			if (e->cand_one == NULL)
 				e->cand_one = roaring_bitmap_copy(e->rows[i]);
@@ -120,10 +148,12 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 		}
 		else if (e->answers[i] == 0.0)
 			roaring_bitmap_or_inplace(e->cand_zero, e->rows[i]);
-		else if (row_is_full(e->answers[i], e->rows[i]))
+		else if (binary && row_is_full(e->answers[i], e->rows[i]))
 			roaring_bitmap_or_inplace(e->cand_full, e->rows[i]);
 	}
 	*known = e->cand_one != NULL;
+	if (e->cand_refuted)
+		return roaring_bitmap_create();
 	if (e->cand_one != NULL)
 		c = roaring_bitmap_andnot(e->cand_one, e->cand_zero);
 	else
@@ -324,15 +354,16 @@ simulated_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, int nq, uint32 
  */
 static roaring_bitmap_t *
 answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const double *answers, int nq,
-			  uint32 cap_n, bool known)
+			  uint32 cap_n, bool known, bool binary, double value)
 {
 	roaring_bitmap_t *left = roaring_bitmap_copy(c);
 	roaring_bitmap_t *hit = NULL;
+	bool		refuted = false;
 	uint64		n;
 
 	for (int t = 0; t < nq; t++)
 	{
-		if (answers[t] == 1.0)
+		if (answers_one(binary, answers[t], &value, &refuted))
 		{
 			roaring_bitmap_and_inplace(left, qs[t]);
 			known = true;
@@ -341,7 +372,7 @@ answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const double *an
 			roaring_bitmap_andnot_inplace(left, qs[t]);
 	}
 	n = part_size(left, cap_n);
-	if (known && n >= 1 && n < (uint64) tapas_min_candidates)
+	if (known && !refuted && n >= 1 && n < (uint64) tapas_min_candidates)
 		hit = part_records(left, cap_n);
 	roaring_bitmap_free(left);
 	return hit;
@@ -412,7 +443,8 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 		qs[t] = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
 									  batch->ids + batch->offsets[t]);
 	hit = simulate ? simulated_part(c, qs, batch->ncells, 0, known)
-		: answered_part(c, qs, batch->answers, batch->ncells, 0, known);
+		: answered_part(c, qs, batch->answers, batch->ncells, 0, known,
+						tapas_audit_class_is_binary(e->cls), e->cand_value);
 	for (int t = 0; t < batch->ncells; t++)
 		roaring_bitmap_free(qs[t]);
 	pfree(qs);
@@ -599,7 +631,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 		CHECK_FOR_INTERRUPTS();
 	}
 	hit = simulate ? simulated_part(c, qs, batch->ncells, e->cap_n, known)
-		: answered_part(c, qs, batch->answers, batch->ncells, e->cap_n, known);
+		: answered_part(c, qs, batch->answers, batch->ncells, e->cap_n, known, true, 1.0);
 	for (int t = 0; t < batch->ncells; t++)
 		roaring_bitmap_free(qs[t]);
 	pfree(qs);

@@ -357,17 +357,6 @@ tapas_audit_alert_synced(TapasAuditEntry *e)
 	if (n > 0)
 		tapas_alert_raise(alerts, n);
 }
-
-/*
- * 0/1 values: by the truth when it could be read, else by the statistic's
- * form (a count of rows).
- */
-bool
-tapas_audit_class_is_binary(const TapasClass *c)
-{
-	return c->usable ? c->binary : strncmp(c->rep, "count(", 6) == 0;
-}
-
 /* runs the checks for one group; adds its findings to p */
 static void
 audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
@@ -425,7 +414,7 @@ audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
 		tapas_audit_incomplete_add(p, e, "the truth of a logged statistic cannot be read");
 		why = NULL;
 	}
-	if (tapas_audit_class_is_binary(e->cls))
+	if (!tapas_audit_class_is_public(e->cls))
 	{
 		nr = tapas_audit_candidates(&batch, &fr, tapas_mode == TAPAS_MODE_DENY);
 		if (nr < 0)

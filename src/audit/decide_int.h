@@ -87,7 +87,6 @@ extern void tapas_audit_pending_add(TapasAuditPending *p, TapasFinding *f, int n
 extern void tapas_audit_incomplete_add(TapasAuditPending *p, TapasAuditEntry *e,
 									   const char *reason);
 extern void tapas_audit_alert_synced(TapasAuditEntry *e);
-extern bool tapas_audit_class_is_binary(const TapasClass *c);
 
 /* decide_joint.c */
 extern List *tapas_audit_joint_cells(List *groups);

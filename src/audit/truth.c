@@ -423,6 +423,23 @@ tapas_audit_truth_unknown(Oid relid, const char **statistic)
 	return false;
 }
 
+/*
+ * 0/1 values: by the truth when it could be read, else by the statistic's
+ * form (a count of rows).
+ */
+bool
+tapas_audit_class_is_binary(const TapasClass *c)
+{
+	return c->usable ? c->binary : strncmp(c->rep, "count(", 6) == 0;
+}
+
+/* whether c is a multiple of count(*), public (relations.c): no record to narrow */
+bool
+tapas_audit_class_is_public(const TapasClass *c)
+{
+	return c->usable && c->is_one;
+}
+
 /* points e's truth at its class's; false if the class's truth is unusable */
 bool
 tapas_audit_ensure_truth(TapasAuditEntry *e)
