@@ -251,6 +251,14 @@ SELECT t, dm_halves(t, false, NULL,
 SELECT t, dm_halves(t, false, NULL, 'sum(income) FILTER (WHERE rare)') AS income_halves,
 	   dm_halves(t, true, NULL, 'sum(CASE WHEN rare THEN income ELSE 0 END)') AS with_count_total
   FROM unnest(ARRAY['dm1', 'dm2']) t;
+-- and over classes by their supports (implied.c): the income of rare
+-- AND income > t_k, a new threshold each half, with and without rare's
+-- count first; and income windows whose supports meet.
+SELECT t, dm_halves(t, false, NULL, 'sum(income) FILTER (WHERE rare AND income > 1500 - 50 * %1$s)') AS thresholds,
+	   dm_halves(t, true, NULL, 'sum(income) FILTER (WHERE rare AND income > 1500 - 50 * %1$s)') AS thresholds_total,
+	   dm_halves(t, false, NULL,
+				 'sum(income) FILTER (WHERE rare AND income BETWEEN 1500 + 50 * %1$s AND 4500 + 50 * %1$s)') AS windows
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
 CREATE FUNCTION dm_drill(tbl text) RETURNS text[] LANGUAGE plpgsql AS $$
 DECLARE a numeric;
 	o text[] := '{}';

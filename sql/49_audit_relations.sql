@@ -73,7 +73,9 @@ SELECT rl_attack('deny', 'sum', 'r_sum',
 	'SELECT sum(income) FILTER (WHERE rare) FROM %I',
 	'SELECT sum(income) FILTER (WHERE NOT rare) FROM %I',
 	'SELECT sum(income) FROM %I WHERE age <> 91');
--- variant: the total first, then the two parts (CASE spellings) without the patient
+-- variant: the total first, then the two parts (CASE spellings) without the patient;
+-- the second is refused already by the candidates test: after the total, under
+-- the prior of one nonzero income, the first part answered 0 would name the patient
 SELECT rl_attack('deny', 'sum2', 'r_sum2',
 	'SELECT sum(income) FROM %I',
 	'SELECT sum(CASE WHEN rare THEN income ELSE 0 END) FROM %I WHERE age <> 91',
@@ -145,7 +147,8 @@ RESET tapas.mode;
 
 -- the refusals, with their SQLSTATE
 SELECT part, q, refused FROM rl_answers WHERE refused IS NOT NULL ORDER BY part, q;
--- the alerts: each names the patient aged 91 (id 777), by the joint test
+-- the alerts: each names the patient aged 91 (id 777), by the joint test or
+-- by the candidates test
 SELECT "table", record_key, kind, action, method FROM tapas.alerts
  WHERE "table"::text ~ '^[rlv]_' ORDER BY "table"::text, alert_id;
 -- what the log-mode attacker derives: the patient's values

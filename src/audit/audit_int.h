@@ -75,10 +75,10 @@ typedef struct TapasClass
 	bool		is_one;			/* v is one nonzero constant on every record: a
 								 * multiple of count(*), public (relations.c) */
 	int64		nrecords;		/* rows of the table when the truth was read */
-	int			nimplies;		/* 0/1 classes this one implies (truth.c): */
+	int			nimplies;		/* classes this one implies (truth.c): */
 	int		   *implies;		/* [nimplies] their ids; on the domain grid */
 	int			nimplied_by;	/* classes that imply this one */
-	int			nmeets;			/* 0/1 classes whose support meets this one's */
+	int			nmeets;			/* classes whose support meets this one's */
 	int		   *meets;			/* [nmeets] their ids: neither implies the other */
 	bool		logged;			/* in a logged row (tapas_audit_class_logged) */
 	Oid			creator;		/* then the session user of the first */
@@ -99,7 +99,7 @@ typedef struct TapasDomainVector
 
 extern void tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n,
 									   TapasDomainVector *out);
-/* how a new 0/1 class lies among the classes before it, on the grid */
+/* how a new class's support lies among the classes' before it, on the grid */
 typedef struct TapasClassLinks
 {
 	List	   *c_implies;		/* TapasClass *: its support lies inside theirs */
@@ -218,7 +218,10 @@ struct TapasAuditEntry
 									 * implying it, or NULL */
 	bool	   *via_refuted;	/* [implied_n]: one answered 2 or more */
 	int64		implied_synced; /* ledger rows up to this log_id taken */
-	int			implied_n;		/* cls->nimplies when taken */
+	int			implied_n;		/* cls->nimplies + nmeets when taken */
+	double	   *implied_value;	/* [implied_nvalues] by class id - 1: the first
+								 * nonzero answer of a class not 0/1 */
+	int			implied_nvalues;
 
 	/* the class's truth (views of cls's arrays, set by tapas_audit_ensure_truth) */
 	int64		nnz;			/* records with v != 0 */

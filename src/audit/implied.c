@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * implied.c
- *	  The zeros a 0/1 class inherits from the classes it implies.
+ *	  What the rows of related classes tell the candidates test of a class
+ *	  (candidates.c): the zeros it inherits from the classes it implies,
+ *	  and the one positive their rows answered 1 hold.
  *
  * When class A implies class B (count(*) FILTER (WHERE rare AND income >
  * 3000) implies count(*) FILTER (WHERE rare): on the domain grid, A's
@@ -38,6 +40,12 @@
  * Without this, rare's total answered 1, then rare AND income > t_k over
  * random halves, each with its own threshold t_k (a class each), named
  * the rare patient with nothing refused: each class alone had one row.
+ *
+ * Classes not 0/1 take part by their supports (sum(income) FILTER (WHERE
+ * rare AND income > t) implies count(*) FILTER (WHERE rare)), under the
+ * candidates test's prior of one nonzero record: a row of such a class
+ * "answered 1" when it answered the class's first nonzero answer in the
+ * rows read, "2 or more" when it answered another nonzero value.
 
  * The rows are read from the ledger (every role under tapas.audit_scope =
  * all, else the entry's role), like the entry's own sync, and kept in the
@@ -70,6 +78,10 @@ tapas_audit_implied_reset(TapasAuditEntry *e)
 		pfree(e->via_one);
 	if (e->via_refuted != NULL)
 		pfree(e->via_refuted);
+	if (e->implied_value != NULL)
+		pfree(e->implied_value);
+	e->implied_value = NULL;
+	e->implied_nvalues = 0;
 	e->implied_zero = NULL;
 	e->implied_one = NULL;
 	e->via_one = NULL;
@@ -224,6 +236,43 @@ related(const TapasAuditEntry *e, const TapasClass *b)
 }
 
 /*
+ * Whether a row of class b answered answer holds b's one positive (a 0/1
+ * class: 1; another: its first nonzero answer in the rows read); *many
+ * when it holds more (a 0/1 class: 2 or more; another: a different
+ * nonzero value).  Zeros are neither.
+ */
+static bool
+holds_one(TapasAuditEntry *e, const TapasClass *b, double answer, bool *many)
+{
+	double	   *first;
+
+	*many = false;
+	if (answer == 0.0)
+		return false;
+	if (tapas_audit_class_is_binary(b))
+	{
+		*many = answer != 1.0;
+		return !*many;
+	}
+	if (b->id > e->implied_nvalues)
+	{
+		int			n = Max(b->id, 2 * e->implied_nvalues);
+
+		e->implied_value = e->implied_value
+			? repalloc(e->implied_value, sizeof(double) * n)
+			: MemoryContextAlloc(tapas_audit_cxt(), sizeof(double) * n);
+		for (int i = e->implied_nvalues; i < n; i++)
+			e->implied_value[i] = 0.0;
+		e->implied_nvalues = n;
+	}
+	first = &e->implied_value[b->id - 1];
+	if (*first == 0.0)
+		*first = answer;
+	*many = answer != *first;
+	return !*many;
+}
+
+/*
  * One logged row of class b, answered answer over cover, for e's class a:
  * a zero of a class a implies excludes its cover; a one of a class that
  * implies a narrows a's positive; for each related class B (a prior), a
@@ -234,17 +283,18 @@ static void
 take_row(TapasAuditEntry *e, const TapasClass *b, double answer, const roaring_bitmap_t *cover)
 {
 	const TapasClass *a = e->cls;
-	bool		many = answer != 0.0 && answer != 1.0;
+	bool		many;
+	bool		one = holds_one(e, b, answer, &many);
 
 	if (b != a && answer == 0.0 && implied_by(a, b))
 		roaring_bitmap_or_inplace(e->implied_zero, cover);
-	if (b != a && answer == 1.0 && is_or_implies(b, a->id))
+	if (b != a && one && is_or_implies(b, a->id))
 		intersect_into(&e->implied_one, cover);
 	for (int k = 0; k < e->implied_n; k++)	/* the priors when the state was sized */
 	{
 		bool		inside = is_or_implies(b, prior_id(a, k));
 
-		if (answer == 1.0 && b != a && inside)
+		if (one && b != a && inside)
 			intersect_into(&e->via_one[k], cover);
 		else if (many && (inside || is_or_implies(b, a->id)))
 			e->via_refuted[k] = true;

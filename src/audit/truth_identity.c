@@ -5,8 +5,8 @@
  *	  of a row's sensitive columns, its complement, or an affine image of
  *	  it, decided on the domain grid (truth_domain.c), with the fallback on
  *	  truth vectors when the grid cannot be built; and the implications
- *	  between 0/1 classes that the same grid gives (implied.c).  The
- *	  registry that keeps the classes is truth.c.
+ *	  and meetings between classes' supports that the same grid gives
+ *	  (implied.c).  The registry that keeps the classes is truth.c.
  *
  * IDENTIFICATION
  *	  src/audit/truth_identity.c
@@ -245,13 +245,17 @@ find_same_by_value(ClassList *r, TapasClass *c, double *scale, double *offset)
 	return same;
 }
 
-/* whether the 0/1 vector a's support lies inside b's (both sorted) */
+/*
+ * Whether the vector a's support lies inside b's (both sorted; neither
+ * public): sum(income) FILTER (WHERE rare AND income > 3000) implies
+ * count(*) FILTER (WHERE rare), and so does rare AND age < 40.
+ */
 static bool
 support_inside(const TapasClass *a, const TapasClass *b)
 {
 	int64		j = 0;
 
-	if (!a->binary || !b->binary || a->nnz == 0 || a->is_one || b->is_one || a->nnz > b->nnz)
+	if (a->nnz == 0 || a->is_one || b->is_one || a->nnz > b->nnz)
 		return false;
 	for (int64 i = 0; i < a->nnz; i++)
 	{
@@ -264,7 +268,7 @@ support_inside(const TapasClass *a, const TapasClass *b)
 }
 
 /*
- * Whether the 0/1 vectors a and b share a point of their supports (both
+ * Whether the vectors a and b share a point of their supports (both
  * sorted), neither lying inside the other: rare AND income > 1500 AND
  * age < 60 and rare AND income > 1600 AND age < 70 (implied.c).
  */
@@ -274,7 +278,7 @@ supports_meet(const TapasClass *a, const TapasClass *b)
 	int64		i = 0,
 				j = 0;
 
-	if (!a->binary || !b->binary || a->nnz == 0 || b->nnz == 0 || a->is_one || b->is_one ||
+	if (a->nnz == 0 || b->nnz == 0 || a->is_one || b->is_one ||
 		support_inside(a, b) || support_inside(b, a))
 		return false;
 	while (i < a->nnz && j < b->nnz)
@@ -359,7 +363,7 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 		}
 		if (found == NULL && !cview->is_one)
 			found = find_affine_class(&views, cview, scale, offset);
-		/* implications between 0/1 classes (candidates.c): supports nested on the grid */
+		/* implications between classes (implied.c): supports nested or meeting on the grid */
 		foreach(lc, views.classes)
 		{
 			TapasClass *o = lfirst(lc);
