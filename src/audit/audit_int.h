@@ -72,6 +72,9 @@ typedef struct TapasClass
 	int64	   *keys;			/* [nnz] their keys, ascending */
 	double	   *vals;			/* [nnz] their values */
 	bool		binary;			/* every v in {0, 1} */
+	bool		shape_binary;	/* 0/1 on the domain grid (on the truth when the
+								 * grid is inexact; by the text without truth):
+								 * the candidates test's prior */
 	bool		is_one;			/* v is one nonzero constant on every record: a
 								 * multiple of count(*), public (relations.c) */
 	int64		nrecords;		/* rows of the table when the truth was read */
@@ -105,6 +108,8 @@ typedef struct TapasClassLinks
 	List	   *c_implies;		/* TapasClass *: its support lies inside theirs */
 	List	   *implies_c;		/* theirs inside its */
 	List	   *meets;			/* the supports meet, neither inside the other */
+	bool		grid_exact;		/* the grid could be built and evaluated */
+	bool		grid_binary;	/* then: its values on the grid are 0/1 */
 } TapasClassLinks;
 
 extern TapasClass *tapas_audit_class_same(List *classes, TapasClass *c, double *scale,

@@ -361,6 +361,7 @@ target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
 	k->id = -1;
 	k->rep = pstrdup(ce->key.statistic);
 	k->binary = true;
+	k->shape_binary = true;		/* a count of records whose pattern lies in T */
 	k->usable = true;
 	k->hash = hash_bytes_extended((const unsigned char *) ce->key.statistic,
 								  strlen(ce->key.statistic), UINT64CONST(0x636f6d62));

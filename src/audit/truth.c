@@ -314,7 +314,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 	double		scale = 1,
 				offset = 0;
 	MemoryContext old;
-	TapasClassLinks links = {NIL, NIL, NIL};
+	TapasClassLinks links = {NIL, NIL, NIL, false, false};
 	ListCell   *lc;
 
 	memset(&k, 0, sizeof(k));
@@ -335,6 +335,8 @@ tapas_audit_class(Oid relid, const char *statistic)
 		MemoryContextSwitchTo(old);
 		c->usable = tapas_audit_class_read_truth(c);
 		same = c->usable ? tapas_audit_class_same(r->classes, c, &scale, &offset, &links) : NULL;
+		c->shape_binary = links.grid_exact ? links.grid_binary
+			: c->usable ? c->binary : strncmp(c->rep, "count(", 6) == 0;
 		if (same != NULL)
 		{
 			tapas_audit_class_free(c);
@@ -424,13 +426,15 @@ tapas_audit_truth_unknown(Oid relid, const char **statistic)
 }
 
 /*
- * 0/1 values: by the truth when it could be read, else by the statistic's
- * form (a count of rows).
+ * 0/1 values as a function of the sensitive columns (on the domain grid),
+ * never because this table's values happen to be 0/1: the candidates
+ * test's prior differs between the two kinds, and a decision that told
+ * the kind would tell the coincidence.
  */
 bool
 tapas_audit_class_is_binary(const TapasClass *c)
 {
-	return c->usable ? c->binary : strncmp(c->rep, "count(", 6) == 0;
+	return c->shape_binary;
 }
 
 /* whether c is a multiple of count(*), public (relations.c): no record to narrow */

@@ -348,6 +348,7 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 	cls[k] = c;
 	tapas_audit_domain_vectors(c->relid, cls, k + 1, dv);
 	dv_exact = dv[k].exact;
+	links->grid_exact = dv_exact;
 	if (dv[k].exact)
 	{
 		memset(&views, 0, sizeof(views));
@@ -355,6 +356,7 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 			if (dv[i].exact)
 				views.classes = lappend(views.classes, domain_view(cls[i], &dv[i]));
 		cview = domain_view(c, &dv[k]);
+		links->grid_binary = cview->binary;
 		found = find_equal_class(&views, cview);
 		if (found == NULL && (found = find_complement_class(&views, cview)) != NULL)
 		{
