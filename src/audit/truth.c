@@ -88,6 +88,8 @@ typedef struct RelClasses
 	int64		stamp;			/* table change counter when read */
 	uint64		generation;		/* and the ledger's reset generation */
 	List	   *classes;		/* TapasClass *, in order of creation */
+	MemoryContext domain_cxt;	/* the domain grid's cache (truth_domain_reps.c), */
+	void	   *domain_cache;	/* valid as long as the classes */
 } RelClasses;
 
 static HTAB *stat_map = NULL;
@@ -147,6 +149,10 @@ registry_drop_relation(RelClasses *r)
 		tapas_audit_class_free(lfirst(lc));
 	list_free(r->classes);
 	r->classes = NIL;
+	if (r->domain_cxt != NULL)
+		MemoryContextDelete(r->domain_cxt);
+	r->domain_cxt = NULL;
+	r->domain_cache = NULL;
 }
 
 /*
@@ -169,7 +175,11 @@ relation_classes(Oid relid, bool check)
 	stamp = tapas_audit_table_change_stamp(relid);
 	tapas_ledger_key_state(relid, &nkeys, &generation);
 	if (!found)
+	{
 		r->classes = NIL;
+		r->domain_cxt = NULL;
+		r->domain_cache = NULL;
+	}
 	/*
 	 * A tapas.reset empties the logged rows the classes were counted over
 	 * (tapas_audit_class_room) and the relations between them: start over.
@@ -179,6 +189,28 @@ relation_classes(Oid relid, bool check)
 	r->stamp = stamp;
 	r->generation = generation;
 	return r;
+}
+
+/*
+ * The slot of relid's domain grid cache (truth_domain_reps.c), in *cxt, a
+ * context that lives as long as the table's classes: both are dropped
+ * when the table changes.  renew: a new, empty context for a new cache.
+ */
+void	  **
+tapas_audit_domain_cache(Oid relid, MemoryContext *cxt, bool renew)
+{
+	RelClasses *r = relation_classes(relid, false);
+
+	if (renew || r->domain_cxt == NULL)
+	{
+		if (r->domain_cxt != NULL)
+			MemoryContextDelete(r->domain_cxt);
+		r->domain_cxt = AllocSetContextCreate(tapas_audit_cxt(), "tapas domain grid cache",
+											  ALLOCSET_SMALL_SIZES);
+		r->domain_cache = NULL;
+	}
+	*cxt = r->domain_cxt;
+	return &r->domain_cache;
 }
 
 /* the classes of relid known to this backend, in order of creation (relations.c) */

@@ -4,6 +4,13 @@
  *	  The representatives of the domain grid's columns (truth_domain.c):
  *	  one value per occupied cell, read by one scan of the table.
  *
+ * A new class builds the grid twice over the same classes, once for its
+ * identity and implications (truth_identity.c) and once for the relations
+ * (relations.c): the second takes the first's representatives from a
+ * cache per table, kept with the table's classes (truth.c) and dropped
+ * with them when the table changes, so a new class costs one scan of the
+ * table, not two.
+ *
  * IDENTIFICATION
  *	  src/audit/truth_domain_reps.c
  *
@@ -15,6 +22,7 @@
 #include "executor/executor.h"
 #include "optimizer/clauses.h"
 #include "optimizer/optimizer.h"
+#include "lib/stringinfo.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
@@ -49,6 +57,8 @@ typedef struct CellScan
 } CellScan;
 
 static CellScan *cmp_scan;
+
+static bool domain_reps_scan(Domain *d);
 
 static int
 cmp_datum(const void *a, const void *b)
@@ -186,6 +196,139 @@ opaque_nullability(Domain *d)
 	}
 }
 
+/* ----------------------------------------------------------------
+ *		The cache of the last grid's representatives
+ * ----------------------------------------------------------------
+ */
+
+typedef struct RepsCache
+{
+	char	   *key;			/* domain_key of the grid */
+	int			ncols;
+	int		   *nreps;			/* [ncols] */
+	Datum	  **reps;			/* [ncols][nreps] */
+	bool	  **rnull;
+	int			natts;
+	bool	   *null_seen;		/* [natts] */
+	int			nopaque;
+	int		   *opaque_dom;		/* [nopaque] after opaque_nullability */
+} RepsCache;
+
+/*
+ * What the representatives depend on, besides the table's data: the
+ * columns with their constants, atoms and use, and the opaque atoms.
+ */
+static char *
+domain_key(Domain *d)
+{
+	StringInfoData k;
+	ListCell   *lc;
+
+	initStringInfo(&k);
+	foreach(lc, d->cols)
+	{
+		DomCol	   *c = lfirst(lc);
+
+		appendStringInfo(&k, "%d %u %d %d %s %s;", c->attno, c->type, c->summed, c->ordered,
+						 nodeToString(c->consts), nodeToString(c->atoms));
+	}
+	appendStringInfo(&k, "|%s", nodeToString(d->opaque));
+	foreach(lc, d->opaque_dom)
+		appendStringInfo(&k, " %d", lfirst_int(lc));
+	return k.data;
+}
+
+/* d's representatives from the cache, if it holds those of key */
+static bool
+reps_cached(Domain *d, const char *key)
+{
+	MemoryContext cxt;
+	RepsCache  *rc = *tapas_audit_domain_cache(RelationGetRelid(d->rel), &cxt, false);
+	int			natts = RelationGetDescr(d->rel)->natts;
+	ListCell   *lc;
+
+	if (rc == NULL || strcmp(rc->key, key) != 0 || rc->natts != natts ||
+		rc->ncols != list_length(d->cols) || rc->nopaque != list_length(d->opaque_dom))
+		return false;
+	foreach(lc, d->cols)
+	{
+		DomCol	   *c = lfirst(lc);
+		int			i = foreach_current_index(lc);
+
+		c->nreps = rc->nreps[i];
+		c->reps = palloc(sizeof(Datum) * Max(c->nreps, 1));
+		c->rnull = palloc(sizeof(bool) * Max(c->nreps, 1));
+		memcpy(c->reps, rc->reps[i], sizeof(Datum) * c->nreps);
+		memcpy(c->rnull, rc->rnull[i], sizeof(bool) * c->nreps);
+	}
+	d->null_seen = palloc(sizeof(bool) * natts);
+	memcpy(d->null_seen, rc->null_seen, sizeof(bool) * natts);
+	foreach(lc, d->opaque_dom)
+		lfirst_int(lc) = rc->opaque_dom[foreach_current_index(lc)];
+	return true;
+}
+
+/* keeps d's representatives (read for key) in the table's cache */
+static void
+reps_keep(Domain *d, const char *key)
+{
+	MemoryContext cxt;
+	void	  **slot = tapas_audit_domain_cache(RelationGetRelid(d->rel), &cxt, true);
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	RepsCache  *rc = palloc0(sizeof(RepsCache));
+	int			natts = RelationGetDescr(d->rel)->natts;
+	ListCell   *lc;
+
+	rc->key = pstrdup(key);
+	rc->ncols = list_length(d->cols);
+	rc->nreps = palloc(sizeof(int) * Max(rc->ncols, 1));
+	rc->reps = palloc(sizeof(Datum *) * Max(rc->ncols, 1));
+	rc->rnull = palloc(sizeof(bool *) * Max(rc->ncols, 1));
+	foreach(lc, d->cols)
+	{
+		DomCol	   *c = lfirst(lc);
+		int			i = foreach_current_index(lc);
+		int16		typlen;
+		bool		typbyval;
+
+		get_typlenbyval(c->type, &typlen, &typbyval);
+		rc->nreps[i] = c->nreps;
+		rc->reps[i] = palloc(sizeof(Datum) * Max(c->nreps, 1));
+		rc->rnull[i] = palloc(sizeof(bool) * Max(c->nreps, 1));
+		for (int j = 0; j < c->nreps; j++)
+		{
+			rc->rnull[i][j] = c->rnull[j];
+			rc->reps[i][j] = c->rnull[j] ? (Datum) 0 : datumCopy(c->reps[j], typbyval, typlen);
+		}
+	}
+	rc->natts = natts;
+	rc->null_seen = palloc(sizeof(bool) * natts);
+	memcpy(rc->null_seen, d->null_seen, sizeof(bool) * natts);
+	rc->nopaque = list_length(d->opaque_dom);
+	rc->opaque_dom = palloc(sizeof(int) * Max(rc->nopaque, 1));
+	foreach(lc, d->opaque_dom)
+		rc->opaque_dom[foreach_current_index(lc)] = lfirst_int(lc);
+	MemoryContextSwitchTo(old);
+	*slot = rc;
+}
+
+/*
+ * The representatives of every column of d, from the cache (above) or
+ * else one scan of the table, kept in the cache when it succeeds.
+ */
+bool
+tapas_domain_reps(Domain *d)
+{
+	char	   *key = domain_key(d);
+
+	if (reps_cached(d, key))
+		return true;
+	if (!domain_reps_scan(d))
+		return false;
+	reps_keep(d, key);
+	return true;
+}
+
 /*
  * The representatives of every column of d, from one scan of the table:
  * per column, a value of each cell its constants cut that holds one (its
@@ -197,8 +340,8 @@ opaque_nullability(Domain *d)
  * codes, income is never NULL); never how the columns combine on a
  * record, so no coincidence between columns is used (hiv = rare).
  */
-bool
-tapas_domain_reps(Domain *d)
+static bool
+domain_reps_scan(Domain *d)
 {
 	int			ncols = list_length(d->cols);
 	CellScan   *cs = palloc(sizeof(CellScan) * Max(ncols, 1));
