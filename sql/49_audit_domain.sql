@@ -188,22 +188,12 @@ SELECT tapas.reset('dm1') IS NOT NULL AS reset;
 -- for two rows of one class answered 1), and when the last half asks
 -- rare itself, the class they all imply.  agg is the halves' statistic,
 -- a format taking k.
-CREATE FUNCTION dm_halves(tbl text, total boolean, last text,
-						  agg text DEFAULT 'count(*) FILTER (WHERE rare AND income > 1500 - 50 * %1$s)')
-	RETURNS text[] LANGUAGE plpgsql AS $$
-DECLARE a bigint;
+-- the queries qs (formats taking the table) on tbl in deny mode, on an empty ledger: each answer or SQLSTATE
+CREATE FUNCTION dm_run(tbl text, qs text[]) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE a numeric;
 	q text;
-	qs text[] := '{}';
 	o text[] := '{}';
 BEGIN
-	IF total THEN
-		qs := qs || 'SELECT count(*) FILTER (WHERE rare) FROM %I'::text;
-	END IF;
-	FOR k IN 1..7 LOOP
-		qs := qs || format('SELECT %s FROM %%I
-							 WHERE tapas.design_member(''bernoulli'', 400, 200, %s, id - 1, 0, 42) OR id = 77',
-						   CASE WHEN k = 7 AND last IS NOT NULL THEN last ELSE format(agg, k) END, k);
-	END LOOP;
 	PERFORM tapas.reset(tbl::regclass);
 	SET tapas.mode = deny;
 	SET SESSION AUTHORIZATION regress_tapas_analyst;
@@ -218,6 +208,21 @@ BEGIN
 	RESET SESSION AUTHORIZATION;
 	RESET tapas.mode;
 	RETURN o;
+END $$;
+CREATE FUNCTION dm_halves(tbl text, total boolean, last text,
+						  agg text DEFAULT 'count(*) FILTER (WHERE rare AND income > 1500 - 50 * %1$s)')
+	RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE qs text[] := '{}';
+BEGIN
+	IF total THEN
+		qs := qs || 'SELECT count(*) FILTER (WHERE rare) FROM %I'::text;
+	END IF;
+	FOR k IN 1..7 LOOP
+		qs := qs || format('SELECT %s FROM %%I
+							 WHERE tapas.design_member(''bernoulli'', 400, 200, %s, id - 1, 0, 42) OR id = 77',
+						   CASE WHEN k = 7 AND last IS NOT NULL THEN last ELSE format(agg, k) END, k);
+	END LOOP;
+	RETURN dm_run(tbl, qs);
 END $$;
 -- the 400 records' share of the halves' intersections, for the reader
 SELECT k, count(*) FILTER (WHERE (SELECT bool_and(tapas.design_member('bernoulli', 400, 200, j, id - 1, 0, 42) OR id = 77)
@@ -259,29 +264,11 @@ SELECT t, dm_halves(t, false, NULL, 'sum(income) FILTER (WHERE rare AND income >
 	   dm_halves(t, false, NULL,
 				 'sum(income) FILTER (WHERE rare AND income BETWEEN 1500 + 50 * %1$s AND 4500 + 50 * %1$s)') AS windows
   FROM unnest(ARRAY['dm1', 'dm2']) t;
-CREATE FUNCTION dm_drill(tbl text) RETURNS text[] LANGUAGE plpgsql AS $$
-DECLARE a numeric;
-	o text[] := '{}';
-BEGIN
-	PERFORM tapas.reset(tbl::regclass);
-	SET tapas.mode = deny;
-	SET SESSION AUTHORIZATION regress_tapas_analyst;
-	FOR k IN 0..6 LOOP
-		BEGIN
-			EXECUTE format('SELECT sum(income) FROM %I WHERE age < 80 - 5 * $1', tbl) INTO a USING k;
-			o := o || 'answered'::text;
-		EXCEPTION WHEN SQLSTATE 'TP001' OR SQLSTATE 'TP004' THEN
-			o := o || SQLSTATE::text;
-		END;
-	END LOOP;
-	RESET SESSION AUTHORIZATION;
-	RESET tapas.mode;
-	RETURN o;
-END $$;
-SELECT t, dm_drill(t) AS drill_down FROM unnest(ARRAY['dm1', 'dm2']) t;
-DROP FUNCTION dm_drill(text);
+SELECT t, dm_run(t, ARRAY(SELECT format('SELECT sum(income) FROM %%I WHERE age < %s', 80 - 5 * k)
+							FROM generate_series(0, 6) k)) AS drill_down
+  FROM unnest(ARRAY['dm1', 'dm2']) t;
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
-DROP FUNCTION dm_halves(text, boolean, text, text);
+DROP FUNCTION dm_halves(text, boolean, text, text), dm_run(text, text[]);
 DROP FUNCTION dm_quota(text, int, text[]);
 REVOKE ALL ON dm1, dm_thr FROM regress_tapas_quota2;
 DROP ROLE regress_tapas_quota2;

@@ -173,4 +173,20 @@ bench_instance() {
 	tapas_install
 	instance_start "$inst" "$@" >/dev/null
 }
+# before_instance REF WORK [CONF...]: builds commit REF (git archive) into its
+# own relocated copy of PostgreSQL under WORK/before and starts a private
+# instance WORK/before-inst with the settings CONF (the "before" side of a
+# benchmark that compares two builds in one run); sets binst to it.
+before_instance() {
+	local ref=$1 work=$2
+	shift 2
+	mkdir -p "$work/before-src" "$work/before/usr/lib/postgresql" "$work/before/usr/share/postgresql"
+	git archive "$ref" | tar -x -C "$work/before-src"
+	make -s -j2 -C "$work/before-src" >/dev/null
+	cp -a /usr/lib/postgresql/15 "$work/before/usr/lib/postgresql/"
+	cp -a /usr/share/postgresql/15 "$work/before/usr/share/postgresql/"
+	make -s -C "$work/before-src" install DESTDIR="$work/before" >/dev/null
+	binst=$work/before-inst
+	(PGBIN=$work/before/usr/lib/postgresql/15/bin; instance_start "$binst" "$@" >/dev/null)
+}
 bench_unlock() { { flock -u 9; exec 9>&-; } 2>/dev/null || true; }

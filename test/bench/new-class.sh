@@ -36,14 +36,7 @@ trap cleanup EXIT
 conf=("shared_buffers = '256MB'")
 sides=after
 if [ -n "${TAPAS_BEFORE_REF:-}" ]; then
-	mkdir -p "$work/before-src" "$work/before/usr/lib/postgresql" "$work/before/usr/share/postgresql"
-	git archive "$TAPAS_BEFORE_REF" | tar -x -C "$work/before-src"
-	make -s -j2 -C "$work/before-src" >/dev/null
-	cp -a /usr/lib/postgresql/15 "$work/before/usr/lib/postgresql/"
-	cp -a /usr/share/postgresql/15 "$work/before/usr/share/postgresql/"
-	make -s -C "$work/before-src" install DESTDIR="$work/before" >/dev/null
-	binst=$work/before-inst
-	(PGBIN=$work/before/usr/lib/postgresql/15/bin; instance_start "$binst" "${conf[@]}" >/dev/null)
+	before_instance "$TAPAS_BEFORE_REF" "$work" "${conf[@]}"
 	sides="before after"
 fi
 bench_instance "${conf[@]}"
