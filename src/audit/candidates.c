@@ -420,6 +420,12 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	if (batch->ncells == 0)
 		return 0;
 	c = logged_candidates(e, (uint64) batch->n_total, &known);
+	if (roaring_bitmap_is_empty(c))
+	{
+		/* refuted, or no record left: related rows only narrow */
+		roaring_bitmap_free(c);
+		return 0;
+	}
 	if (!with_related_rows(e, c, &known))
 	{
 		roaring_bitmap_free(c);
