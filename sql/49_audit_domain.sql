@@ -267,6 +267,33 @@ SELECT t, dm_halves(t, false, NULL, 'sum(income) FILTER (WHERE rare AND income >
 SELECT t, dm_run(t, ARRAY(SELECT format('SELECT sum(income) FROM %%I WHERE age < %s', 80 - 5 * k)
 							FROM generate_series(0, 6) k)) AS drill_down
   FROM unnest(ARRAY['dm1', 'dm2']) t;
+-- 10. a grid the analyst makes too big to build (an IN list of 1,501
+-- incomes over a table of 3,000 distinct ones: more representatives than
+-- the grid takes) makes the classes fall back to their truth over the
+-- table; the links between classes then come from their supports over
+-- the table's records (truth_identity.c), so the threshold halves still
+-- narrow each other.  Two rare patients, the second (income 1300) kept
+-- out of every half; thresholds alternate below and above 1300, so the
+-- the classes have two truths, one inside the other.
+SET client_min_messages = warning;
+CREATE TABLE dm3 (id int PRIMARY KEY, rare bool NOT NULL, income int NOT NULL);
+INSERT INTO dm3 SELECT g, g IN (77, 78), CASE WHEN g = 77 THEN 2001 WHEN g = 78 THEN 1300
+											 WHEN g <= 400 THEN 1000 + (g * 13) % 5000 ELSE 1000 + g END
+  FROM generate_series(1, 3000) g;
+SELECT tapas.protect('dm3'::regclass, 'id', ARRAY['rare', 'income'], 10) IS NOT NULL AS protected;
+GRANT SELECT ON dm3 TO regress_tapas_analyst;
+RESET client_min_messages;
+SELECT pollute, dm_run('dm3', CASE WHEN pollute
+		THEN ARRAY['SELECT count(*) FILTER (WHERE income = ANY(''' ||
+				   (SELECT array_agg(g)::text FROM generate_series(1000, 4000, 2) g) || '''::int[])) FROM %I']
+		ELSE '{}'::text[] END ||
+	ARRAY(SELECT format('SELECT count(*) FILTER (WHERE rare AND income > %s) FROM %%I
+						  WHERE (tapas.design_member(''bernoulli'', 400, 200, %s, id - 1, 0, 42) OR id = 77) AND id <> 78',
+						CASE WHEN k % 2 = 1 THEN 1290 - k ELSE 1310 + k END, k)
+			FROM generate_series(1, 10) k)) AS halves
+  FROM unnest(ARRAY[false, true]) pollute;
+SELECT tapas.reset('dm3') IS NOT NULL AS reset;
+DROP TABLE dm3;
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
 DROP FUNCTION dm_halves(text, boolean, text, text), dm_run(text, text[]);
 DROP FUNCTION dm_quota(text, int, text[]);

@@ -525,5 +525,8 @@ tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector
 		MemoryContextSwitchTo(caller);
 		CurrentResourceOwner = owner;
 	}
+	else
+		elog(DEBUG1, "tapas: no domain grid for the %d classes of table \"%s\" (%lld points or more; the classes fall back to their truth)",
+			 n, RelationGetRelationName(d.rel), (long long) npoints);
 	table_close(d.rel, AccessShareLock);
 }

@@ -318,6 +318,33 @@ tapas_audit_class_add_meet(TapasClass *o, int id)
 	add_id(&o->meets, &o->nmeets, id);
 }
 
+/*
+ * The fallback's links: supports over the table's records.  A coincidence
+ * (every hiv patient is rare) then links two classes, and a refusal may
+ * tell it; but an attacker who forces the fallback (constants enough to
+ * pass the grid's points) does not unlink the classes it combines
+ * (rare AND income > t_k over random halves, implied.c).
+ */
+static void
+links_by_value(ClassList *r, TapasClass *c, TapasClassLinks *links)
+{
+	ListCell   *lc;
+
+	foreach(lc, r->classes)
+	{
+		TapasClass *o = lfirst(lc);
+
+		if (!o->usable)
+			continue;
+		if (support_inside(c, o))
+			links->c_implies = lappend(links->c_implies, o);
+		if (support_inside(o, c))
+			links->implies_c = lappend(links->implies_c, o);
+		if (supports_meet(c, o))
+			links->meets = lappend(links->meets, o);
+	}
+}
+
 TapasClass *
 tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offset,
 					   TapasClassLinks *links)
@@ -390,7 +417,11 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
 	if (!dv_exact)
+	{
 		same = find_same_by_value(r, c, scale, offset);
+		if (same == NULL)
+			links_by_value(r, c, links);
+	}
 	return same;
 }
 
