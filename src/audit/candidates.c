@@ -46,7 +46,7 @@
  * tapas.audit (the offline audit) asks the same of the whole ledger:
  * tapas_audit_candidates_logged.  A group of related 0/1 classes
  * (relations.c) gets the same test over its (region, record) unknowns:
- * tapas_audit_joint_candidates.
+ * tapas_audit_joint_candidates (candidates_joint.c).
  *
  * Cost: O(rows logged since the last statement) CRoaring operations
  * (the folded zero union and one intersection are kept in the entry) plus
@@ -62,6 +62,7 @@
 #include "miscadmin.h"
 
 #include "audit/audit_int.h"
+#include "audit/candidates_int.h"
 #include "recon/cellparts.h"
 
 /* forgets the folded rows (their state is rebuilt from the entry's rows) */
@@ -91,8 +92,8 @@ tapas_audit_candidates_reset(TapasAuditEntry *e)
  * nothing the released answer did not, and they are known positives, not
  * the one positive of the prior.
  */
-static bool
-row_is_full(double answer, const roaring_bitmap_t *row)
+bool
+tapas_cand_row_is_full(double answer, const roaring_bitmap_t *row)
 {
 	return answer >= 2.0 && answer == (double) roaring_bitmap_get_cardinality(row);
 }
@@ -148,7 +149,7 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 		}
 		else if (e->answers[i] == 0.0)
 			roaring_bitmap_or_inplace(e->cand_zero, e->rows[i]);
-		else if (binary && row_is_full(e->answers[i], e->rows[i]))
+		else if (binary && tapas_cand_row_is_full(e->answers[i], e->rows[i]))
 			roaring_bitmap_or_inplace(e->cand_full, e->rows[i]);
 	}
 	*known = e->cand_one != NULL;
@@ -164,7 +165,7 @@ logged_candidates(TapasAuditEntry *e, uint64 n_total, bool *known)
 			roaring_bitmap_add_range(c, 0, n_total);
 		roaring_bitmap_andnot_inplace(c, e->cand_zero);
 	}
-	/* the positives the answers already force are no news (row_is_full) */
+	/* the positives the answers already force are no news (tapas_cand_row_is_full) */
 	roaring_bitmap_andnot_inplace(c, e->cand_full);
 	return c;
 }
@@ -215,8 +216,8 @@ is_positive(TapasAuditEntry *e, int64 key)
  * is among the candidates: an attacker whose prior is wrong (two positives
  * answering 1 in different rows) narrows nobody down.
  */
-static int
-narrowed_finding(TapasAuditBatch *batch, const roaring_bitmap_t *cand,
+int
+tapas_cand_narrowed_finding(TapasAuditBatch *batch, const roaring_bitmap_t *cand,
 				 bool simulate, TapasFinding **found)
 {
 	bool		named = false;
@@ -268,8 +269,8 @@ records_of(const roaring_bitmap_t *u, uint32 cap_n)
 	return rec;
 }
 
-static uint64
-record_count(const roaring_bitmap_t *u, uint32 cap_n)
+uint64
+tapas_cand_record_count(const roaring_bitmap_t *u, uint32 cap_n)
 {
 	roaring_bitmap_t *rec = records_of(u, cap_n);
 	uint64		n = roaring_bitmap_get_cardinality(rec);
@@ -282,7 +283,7 @@ record_count(const roaring_bitmap_t *u, uint32 cap_n)
 static uint64
 part_size(const roaring_bitmap_t *c, uint32 cap_n)
 {
-	return cap_n ? record_count(c, cap_n) : roaring_bitmap_get_cardinality(c);
+	return cap_n ? tapas_cand_record_count(c, cap_n) : roaring_bitmap_get_cardinality(c);
 }
 
 static roaring_bitmap_t *
@@ -302,8 +303,8 @@ part_records(const roaring_bitmap_t *c, uint32 cap_n)
  * answered 0) counts only once a row answered 1 (known): before, the
  * attacker does not know that a positive exists.
  */
-static roaring_bitmap_t *
-simulated_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, int nq, uint32 cap_n, bool known)
+roaring_bitmap_t *
+tapas_cand_simulated_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, int nq, uint32 cap_n, bool known)
 {
 	uint64		floor = (uint64) tapas_min_candidates;
 	roaring_bitmap_t *all0 = roaring_bitmap_copy(c);
@@ -352,8 +353,8 @@ simulated_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, int nq, uint32 
  * are outside the prior), when a row answered 1 says that the positive
  * exists and 1 .. tapas.min_candidates - 1 records are left; else NULL.
  */
-static roaring_bitmap_t *
-answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const double *answers, int nq,
+roaring_bitmap_t *
+tapas_cand_answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const double *answers, int nq,
 			  uint32 cap_n, bool known, bool binary, double value)
 {
 	roaring_bitmap_t *left = roaring_bitmap_copy(c);
@@ -448,8 +449,8 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	for (int t = 0; t < batch->ncells; t++)
 		qs[t] = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
 									  batch->ids + batch->offsets[t]);
-	hit = simulate ? simulated_part(c, qs, batch->ncells, 0, known)
-		: answered_part(c, qs, batch->answers, batch->ncells, 0, known,
+	hit = simulate ? tapas_cand_simulated_part(c, qs, batch->ncells, 0, known)
+		: tapas_cand_answered_part(c, qs, batch->answers, batch->ncells, 0, known,
 						tapas_audit_class_is_binary(e->cls), e->cand_value);
 	for (int t = 0; t < batch->ncells; t++)
 		roaring_bitmap_free(qs[t]);
@@ -457,7 +458,7 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	roaring_bitmap_free(c);
 	if (hit == NULL)
 		return 0;
-	n = narrowed_finding(batch, hit, simulate, found);
+	n = tapas_cand_narrowed_finding(batch, hit, simulate, found);
 	roaring_bitmap_free(hit);
 	return n;
 }
@@ -482,169 +483,7 @@ tapas_audit_candidates_logged(TapasAuditBatch *batch, TapasFinding **found)
 
 	*found = NULL;
 	if (known && size >= 1 && size < (uint64) tapas_min_candidates)
-		n = narrowed_finding(batch, c, false, found);
+		n = tapas_cand_narrowed_finding(batch, c, false, found);
 	roaring_bitmap_free(c);
-	return n;
-}
-
-/* ----------------------------------------------------------------
- *		Groups of related classes (relations.c, joint.c)
- * ----------------------------------------------------------------
- */
-
-/*
- * The cover of a row of class regions as the group's unknowns (region r,
- * record j) = r cap_n + j (joint.c).
- */
-static roaring_bitmap_t *
-expand_cover(const roaring_bitmap_t *cover, const tapas_regset_t *regions, uint32 cap_n)
-{
-	uint64		card = roaring_bitmap_get_cardinality(cover);
-	uint32	   *ids = palloc(sizeof(uint32) * Max(card, 1));
-	uint32	   *out = palloc(sizeof(uint32) * Max(card, 1));
-	roaring_bitmap_t *u = roaring_bitmap_create();
-
-	roaring_bitmap_to_uint32_array(cover, ids);
-	TAPAS_REGSET_FOREACH(r, regions)
-	{
-		for (uint64 i = 0; i < card; i++)
-			out[i] = (uint32) r * cap_n + ids[i];
-		roaring_bitmap_add_many(u, card, out);
-	}
-	pfree(ids);
-	pfree(out);
-	return u;
-}
-
-
-/*
- * Folds the joint entry's rows logged since the last statement into its
- * candidates state, over the group's unknowns: cand_zero the union and
- * cand_one the intersection of the expanded rows answered 0 and 1,
- * cand_full the union of the covers of full rows (records).  The fields
- * are those of a class entry (logged_candidates), which a joint entry
- * does not otherwise use; entry_forget_rows resets them with the rows.
- * So a statement costs O(rows logged since) expansions, not O(m).
- */
-static void
-joint_fold_logged(TapasAuditEntry *e)
-{
-	TapasJoint *jt = e->joint;
-
-	if (e->cand_zero == NULL || e->cand_rows > e->nrows)
-	{
-		tapas_audit_candidates_reset(e);
-		e->cand_zero = roaring_bitmap_create();
-		e->cand_full = roaring_bitmap_create();
-	}
-	for (; e->cand_rows < e->nrows; e->cand_rows++)
-	{
-		int			i = e->cand_rows;
-		roaring_bitmap_t *u;
-
-		/* a projected cell of a cut (patterns 0) says nothing of this prior */
-		if (tapas_regset_empty(&jt->patterns[e->row_member[i]]))
-			continue;
-		if (row_is_full(e->answers[i], e->rows[i]))
-			roaring_bitmap_or_inplace(e->cand_full, e->rows[i]);
-		if (e->answers[i] != 1.0 && e->answers[i] != 0.0)
-			continue;
-		u = expand_cover(e->rows[i], &jt->patterns[e->row_member[i]], e->cap_n);
-		if (e->answers[i] == 0.0)
-			roaring_bitmap_or_inplace(e->cand_zero, u);
-		else if (e->cand_one == NULL)
-			e->cand_one = roaring_bitmap_copy(u);
-		else
-			roaring_bitmap_and_inplace(e->cand_one, u);
-		roaring_bitmap_free(u);
-		if ((i & 255) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-}
-
-/*
- * The one-positive test over a group of related 0/1 classes (relations.c:
- * e.g. rare AND x, rare AND NOT x and rare): under the same prior (one
- * positive of the group's base, a row answered 1 holds it), the unknowns
- * are (region, record) pairs and a cell of class b over Q covers Q x
- * (regions of b), so a difference split over a class and its linear
- * relative narrows the positive's candidates as one class's cells would.
- * The candidates are the records of the surviving pairs.  Same
- * decisions as tapas_audit_candidates (deny: every answer tried, none
- * read); the logged rows are folded in once (joint_fold_logged), so a
- * statement costs O(new rows + cells) bitmap operations over regions x
- * records.  member[t] is the class of cell t
- * in the group.  Called only when every class of the group is 0/1.
- */
-int
-tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
-							 TapasFinding **found, bool simulate)
-{
-	TapasAuditEntry *e = batch->entry;
-	TapasJoint *jt = e->joint;
-	uint64		floor = (uint64) tapas_min_candidates;
-	roaring_bitmap_t *c;
-	roaring_bitmap_t **qs;
-	roaring_bitmap_t *hit;
-	bool		known;
-	int			n = 0;
-
-	*found = NULL;
-	if (batch->ncells == 0 || jt == NULL || jt->npatterns < 1)
-		return 0;
-	joint_fold_logged(e);
-	known = e->cand_one != NULL;
-	if (known)
-		c = roaring_bitmap_andnot(e->cand_one, e->cand_zero);
-	else
-	{
-		c = roaring_bitmap_create();
-		for (int r = 0; r < jt->npatterns; r++)
-			roaring_bitmap_add_range(c, (uint64) r * e->cap_n,
-									 (uint64) r * e->cap_n + Min((uint64) batch->n_total, e->cap_n));
-		roaring_bitmap_andnot_inplace(c, e->cand_zero);
-	}
-	/* known positives (row_is_full): every pair of their records */
-	{
-		tapas_regset_t all;
-		roaring_bitmap_t *u;
-
-		tapas_regset_first(&all, jt->npatterns);
-		u = expand_cover(e->cand_full, &all, e->cap_n);
-		roaring_bitmap_andnot_inplace(c, u);
-		roaring_bitmap_free(u);
-	}
-	{
-		uint64		csize = record_count(c, e->cap_n);
-
-		/* refuted, or narrowed before by a row answered 1 (as above) */
-		if (csize == 0 || (known && csize < floor))
-		{
-			roaring_bitmap_free(c);
-			return 0;
-		}
-	}
-	qs = palloc0(sizeof(roaring_bitmap_t *) * batch->ncells);
-	for (int t = 0; t < batch->ncells; t++)
-	{
-		roaring_bitmap_t *q0 = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
-													 batch->ids + batch->offsets[t]);
-
-		/* a projected cell of a cut (patterns 0) says nothing of this prior */
-		qs[t] = tapas_regset_empty(&jt->patterns[member[t]]) ? roaring_bitmap_create()
-			: expand_cover(q0, &jt->patterns[member[t]], e->cap_n);
-		roaring_bitmap_free(q0);
-		CHECK_FOR_INTERRUPTS();
-	}
-	hit = simulate ? simulated_part(c, qs, batch->ncells, e->cap_n, known)
-		: answered_part(c, qs, batch->answers, batch->ncells, e->cap_n, known, true, 1.0);
-	for (int t = 0; t < batch->ncells; t++)
-		roaring_bitmap_free(qs[t]);
-	pfree(qs);
-	roaring_bitmap_free(c);
-	if (hit == NULL)
-		return 0;
-	n = narrowed_finding(batch, hit, simulate, found);
-	roaring_bitmap_free(hit);
 	return n;
 }
