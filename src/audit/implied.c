@@ -34,9 +34,10 @@
  * Each such B is one prior, refuted by a row answered 2 or more of B, of
  * A, or of a class implying either (with two positives, B's row answered
  * 1 need not hold A's).  The priors are taken greedily, the one that
- * narrows most first, and one whose rows leave none of the candidates
- * left is refuted by them and skipped (tapas_audit_implied_ones): a row
- * that contradicts one prior does not undo the narrowing of the others.
+ * alone narrows most first, and one whose rows leave none of the
+ * candidates left is refuted by them and skipped
+ * (tapas_audit_implied_ones): a row that contradicts one prior does not
+ * undo the narrowing of the others.
  * Without this, rare's total answered 1, then rare AND income > t_k over
  * random halves, each with its own threshold t_k (a class each), named
  * the rare patient with nothing refused: each class alone had one row.
@@ -137,20 +138,40 @@ intersect_into(roaring_bitmap_t **c, const roaring_bitmap_t *r)
 		roaring_bitmap_and_inplace(*c, r);
 }
 
+/* a prior of e and the candidates it alone would leave (tapas_audit_implied_ones) */
+typedef struct PriorLeft
+{
+	int			k;
+	uint64		left;
+} PriorLeft;
+
+static int
+prior_left_cmp(const void *a, const void *b)
+{
+	const PriorLeft *x = a,
+			   *y = b;
+
+	if (x->left != y->left)
+		return x->left < y->left ? -1 : 1;
+	return x->k - y->k;
+}
+
 /*
  * Narrows c to the records that the logged rows answered 1 of the
  * classes related to e's class leave for its one positive; returns
  * whether some such row was logged (a positive then exists).  The
- * priors of the related classes are taken greedily, the one that leaves
- * the fewest candidates first; one that would leave none is refuted and
- * skipped.  Call after tapas_audit_implied_zeros returned complete (it
- * reads the rows).
+ * priors of the related classes are taken greedily, the one that alone
+ * leaves the fewest candidates first (2 P bitmap operations for P
+ * priors); one that would leave none, alone or after those taken, is
+ * refuted and skipped.  Call after tapas_audit_implied_zeros returned
+ * complete (it reads the rows).
  */
 bool
 tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c)
 {
 	bool		any = false;
-	bool	   *used;
+	PriorLeft  *order;
+	int			n = 0;
 
 	if (e->implied_one != NULL)
 	{
@@ -159,38 +180,26 @@ tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c)
 	}
 	if (e->implied_n == 0 || e->via_one == NULL)
 		return any;
-	used = palloc0(sizeof(bool) * e->implied_n);
-	for (;;)
+	order = palloc(sizeof(PriorLeft) * e->implied_n);
+	for (int i = 0; i < e->implied_n; i++)
 	{
-		uint64		size = roaring_bitmap_get_cardinality(c);
-		uint64		best_size = size;
-		int			best = -1;
-
-		for (int i = 0; i < e->implied_n; i++)
-		{
-			uint64		left;
-
-			if (used[i] || e->via_one[i] == NULL || e->via_refuted[i])
-				continue;
-			left = roaring_bitmap_and_cardinality(c, e->via_one[i]);
-			if (left == 0)
-				used[i] = true; /* refuted by its rows */
-			else
-			{
-				any = true;
-				if (left < best_size)
-				{
-					best_size = left;
-					best = i;
-				}
-			}
-		}
-		if (best < 0)
-			break;
-		roaring_bitmap_and_inplace(c, e->via_one[best]);
-		used[best] = true;
+		if (e->via_one[i] == NULL || e->via_refuted[i])
+			continue;
+		order[n].k = i;
+		order[n].left = roaring_bitmap_and_cardinality(c, e->via_one[i]);
+		if (order[n].left > 0)
+			n++;
 	}
-	pfree(used);
+	qsort(order, n, sizeof(PriorLeft), prior_left_cmp);
+	for (int i = 0; i < n; i++)
+	{
+		const roaring_bitmap_t *via = e->via_one[order[i].k];
+
+		any = true;
+		if (roaring_bitmap_and_cardinality(c, via) > 0)
+			roaring_bitmap_and_inplace(c, via);
+	}
+	pfree(order);
 	return any;
 }
 
