@@ -258,8 +258,9 @@ holds_one(TapasAuditEntry *e, const TapasClass *b, double answer, bool *many)
 	*many = false;
 	if (answer == 0.0)
 		return false;
-	if (tapas_audit_class_is_binary(b))
+	if (tapas_audit_class_is_binary(b) || b->id < 1)
 	{
+		/* a class outside the registry (combined.c: id -1) is a count */
 		*many = answer != 1.0;
 		return !*many;
 	}
