@@ -118,6 +118,9 @@ extern void tapas_audit_class_add_implication(TapasClass *o, int id);
 extern void tapas_audit_class_add_meet(TapasClass *o, int id);
 extern bool tapas_audit_class_is_binary(const TapasClass *c);
 extern void **tapas_audit_domain_cache(Oid relid, MemoryContext *cxt, bool renew);
+
+/* entries.c: the generator of the row spaces' projections */
+extern tapas_rng_t *tapas_audit_rng(void);
 extern bool tapas_audit_class_is_public(const TapasClass *c);
 extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
 extern bool tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c);

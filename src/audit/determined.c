@@ -61,147 +61,6 @@
 #include "policy/progress_pg.h"
 #include "policy/status_error.h"
 
-static MemoryContext audit_cxt = NULL;
-static HTAB *audit_entries = NULL;
-static tapas_rng_t audit_rng;
-
-MemoryContext
-tapas_audit_cxt(void)
-{
-	if (audit_cxt == NULL)
-	{
-		HASHCTL		ctl;
-		uint64		seed;
-
-		/* backend lifetime: the row spaces are incremental across statements */
-		audit_cxt = AllocSetContextCreate(TopMemoryContext, "tapas audit cache",
-										  ALLOCSET_DEFAULT_SIZES);
-		memset(&ctl, 0, sizeof(ctl));
-		ctl.keysize = sizeof(TapasAuditKey);
-		ctl.entrysize = sizeof(TapasAuditEntry);
-		ctl.hcxt = audit_cxt;
-		audit_entries = hash_create("tapas audit entries", 16, &ctl,
-									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		if (!pg_strong_random(&seed, sizeof(seed)))
-			seed = (uint64) MyProcPid * 0x9E3779B97F4A7C15ULL ^ (uint64) MyStartTimestamp;
-		tapas_rng_seed(&audit_rng, seed);
-	}
-	return audit_cxt;
-}
-
-TapasAuditEntry *
-tapas_audit_entry(TapasClass *cls, Oid scope_roleid)
-{
-	TapasAuditKey key;
-	TapasAuditEntry *e;
-	bool		found;
-
-	tapas_audit_cxt();
-	memset(&key, 0, sizeof(key));
-	key.relid = cls->relid;
-	key.roleid = scope_roleid;
-	strlcpy(key.statistic, cls->rep, sizeof(key.statistic));
-	e = hash_search(audit_entries, &key, HASH_ENTER, &found);
-	if (!found || !e->initialised)
-	{
-		memset(((char *) e) + sizeof(TapasAuditKey), 0,
-			   sizeof(TapasAuditEntry) - sizeof(TapasAuditKey));
-		e->reported = roaring_bitmap_create();
-		e->sync_new = roaring_bitmap_create();
-		e->initialised = true;
-	}
-	e->cls = cls;
-	return e;
-}
-
-/*
- * The entry of a group of related classes (relations.c, joint.c): one
- * system over (region, record) for the cells of all its classes.
- */
-TapasAuditEntry *
-tapas_audit_joint_entry(TapasJoint *jt, Oid scope_roleid)
-{
-	TapasAuditKey key;
-	TapasAuditEntry *e;
-	bool		found;
-
-	tapas_audit_cxt();
-	memset(&key, 0, sizeof(key));
-	key.relid = jt->relid;
-	key.roleid = scope_roleid;
-	strlcpy(key.statistic, jt->name, sizeof(key.statistic));
-	e = hash_search(audit_entries, &key, HASH_ENTER, &found);
-	if (!found || !e->initialised)
-	{
-		memset(((char *) e) + sizeof(TapasAuditKey), 0,
-			   sizeof(TapasAuditEntry) - sizeof(TapasAuditKey));
-		e->reported = roaring_bitmap_create();
-		e->sync_new = roaring_bitmap_create();
-		e->initialised = true;
-	}
-	e->cls = jt->cls[0];
-	e->joint = jt;
-	return e;
-}
-
-/* drops the entries of a group of related classes that is going away */
-void
-tapas_audit_drop_joint_entries(TapasJoint *jt)
-{
-	HASH_SEQ_STATUS seq;
-	TapasAuditEntry *e;
-
-	if (audit_entries == NULL)
-		return;
-	hash_seq_init(&seq, audit_entries);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		if (e->joint == jt)
-			tapas_audit_entry_drop(e);
-}
-
-void
-tapas_audit_drop_relation(Oid relid)
-{
-	HASH_SEQ_STATUS seq;
-	TapasAuditEntry *e;
-
-	if (audit_entries == NULL)
-		return;
-	hash_seq_init(&seq, audit_entries);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		if (e->key.relid == relid)
-			tapas_audit_entry_drop(e);
-	tapas_audit_relations_drop(relid);
-}
-
-/* bytes held by the entries of one (table, scope) (state_memory.c) */
-size_t
-tapas_audit_scope_memory(Oid relid, Oid roleid)
-{
-	HASH_SEQ_STATUS seq;
-	TapasAuditEntry *e;
-	size_t		total = 0;
-
-	if (audit_entries == NULL)
-		return 0;
-	hash_seq_init(&seq, audit_entries);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		if (e->key.relid == relid && e->key.roleid == roleid)
-			total += tapas_audit_entry_memory(e);
-	return total;
-}
-
-/*
- * Unknowns per record of e's row space: 1 for a class, the number of
- * regions for a group of related classes (record j of region r is the
- * kernel's index r cap_n + j).
- */
-int
-tapas_audit_virtual_width(const TapasAuditEntry *e)
-{
-	return e->joint != NULL ? Max(e->joint->nregions, 1) : 1;
-}
-
 /* the row's member of e (0 for a class entry), or -1: not e's row */
 static int
 entry_row_member(const TapasAuditEntry *e, const TapasClass *cls)
@@ -209,38 +68,6 @@ entry_row_member(const TapasAuditEntry *e, const TapasClass *cls)
 	if (e->joint == NULL)
 		return cls == e->cls ? 0 : -1;
 	return cls == NULL ? -1 : tapas_audit_joint_member(e->joint, cls);
-}
-
-/* frees everything the entry owns and forgets it */
-void
-tapas_audit_entry_drop(TapasAuditEntry *e)
-{
-	tapas_audit_parked_drop(e);
-	tapas_audit_combined_free(e);
-	for (int i = 0; i < e->nrows; i++)
-		roaring_bitmap_free(e->rows[i]);
-	tapas_rowspace_free(e->rs);
-	tapas_binmat_free(e->A);
-	tapas_binmat_colbytes_free(e->P);
-	tapas_sparse_hashes_free(e->H);
-	if (e->reported)
-		roaring_bitmap_free(e->reported);
-	if (e->sync_new)
-		roaring_bitmap_free(e->sync_new);
-	tapas_audit_candidates_reset(e);
-	if (e->rows)
-		pfree(e->rows);
-	if (e->answers)
-		pfree(e->answers);
-	if (e->log_ids)
-		pfree(e->log_ids);
-	if (e->row_member)
-		pfree(e->row_member);
-	if (e->keys)
-		pfree(e->keys);
-	if (e->design_tags)
-		pfree(e->design_tags);
-	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
 }
 
 /*
@@ -433,7 +260,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 		return;
 	e->rs = tapas_rowspace_create_progress(cap * tapas_audit_virtual_width(e),
 										   tapas_audit_prime(), TAPAS_ROWSPACE_RANK_MAX,
-										   &audit_rng, &interrupt_poll, &st, &reason);
+										   tapas_audit_rng(), &interrupt_poll, &st, &reason);
 	if (e->rs == NULL && st == TAPAS_ECANCELED)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -597,7 +424,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		adopted = 0;
 	}
 	nrows0 = e->nrows;
-	old = MemoryContextSwitchTo(audit_cxt);
+	old = MemoryContextSwitchTo(tapas_audit_cxt());
 	if (e->nrows + snap->nrows > e->maxrows)
 	{
 		int			newmax = Max(64, 2 * (e->nrows + snap->nrows));
@@ -633,7 +460,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 	{
 		if (e->keys)
 			pfree(e->keys);
-		e->keys = MemoryContextAllocHuge(audit_cxt, sizeof(int64) * Max(snap->nrecords, 1));
+		e->keys = MemoryContextAllocHuge(tapas_audit_cxt(), sizeof(int64) * Max(snap->nrecords, 1));
 		memcpy(e->keys, snap->keys, sizeof(int64) * snap->nrecords);
 		e->nkeys = snap->nrecords;
 	}

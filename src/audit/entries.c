@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * entries.c
+ *	  The per-backend audit entries: one per (table, audit scope,
+ *	  basis-value class or group of related classes), kept for the life of
+ *	  the backend in the audit's memory context, with the generator of
+ *	  their row spaces' random projections.  What an entry holds and how
+ *	  it follows the ledger is determined.c.
+ *
+ * IDENTIFICATION
+ *	  src/audit/entries.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+
+#include "audit/audit_int.h"
+#include "util/rng.h"
+#include "recon/binmat.h"
+#include "recon/sparse_search.h"
+
+static MemoryContext audit_cxt = NULL;
+static HTAB *audit_entries = NULL;
+static tapas_rng_t audit_rng;
+
+MemoryContext
+tapas_audit_cxt(void)
+{
+	if (audit_cxt == NULL)
+	{
+		HASHCTL		ctl;
+		uint64		seed;
+
+		/* backend lifetime: the row spaces are incremental across statements */
+		audit_cxt = AllocSetContextCreate(TopMemoryContext, "tapas audit cache",
+										  ALLOCSET_DEFAULT_SIZES);
+		memset(&ctl, 0, sizeof(ctl));
+		ctl.keysize = sizeof(TapasAuditKey);
+		ctl.entrysize = sizeof(TapasAuditEntry);
+		ctl.hcxt = audit_cxt;
+		audit_entries = hash_create("tapas audit entries", 16, &ctl,
+									HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		if (!pg_strong_random(&seed, sizeof(seed)))
+			seed = (uint64) MyProcPid * 0x9E3779B97F4A7C15ULL ^ (uint64) MyStartTimestamp;
+		tapas_rng_seed(&audit_rng, seed);
+	}
+	return audit_cxt;
+}
+
+/* the backend's generator of the row spaces' random projections */
+tapas_rng_t *
+tapas_audit_rng(void)
+{
+	tapas_audit_cxt();
+	return &audit_rng;
+}
+
+/* the entry of key, created empty if it is new or was dropped */
+static TapasAuditEntry *
+entry_enter(Oid relid, Oid scope_roleid, const char *statistic)
+{
+	TapasAuditKey key;
+	TapasAuditEntry *e;
+	bool		found;
+
+	tapas_audit_cxt();
+	memset(&key, 0, sizeof(key));
+	key.relid = relid;
+	key.roleid = scope_roleid;
+	strlcpy(key.statistic, statistic, sizeof(key.statistic));
+	e = hash_search(audit_entries, &key, HASH_ENTER, &found);
+	if (!found || !e->initialised)
+	{
+		memset(((char *) e) + sizeof(TapasAuditKey), 0,
+			   sizeof(TapasAuditEntry) - sizeof(TapasAuditKey));
+		e->reported = roaring_bitmap_create();
+		e->sync_new = roaring_bitmap_create();
+		e->initialised = true;
+	}
+	return e;
+}
+
+/* the entry of a class in an audit scope (the session user, or InvalidOid: all) */
+TapasAuditEntry *
+tapas_audit_entry(TapasClass *cls, Oid scope_roleid)
+{
+	TapasAuditEntry *e = entry_enter(cls->relid, scope_roleid, cls->rep);
+
+	e->cls = cls;
+	return e;
+}
+
+/*
+ * The entry of a group of related classes (relations.c, joint.c): one
+ * system over (region, record) for the cells of all its classes.
+ */
+TapasAuditEntry *
+tapas_audit_joint_entry(TapasJoint *jt, Oid scope_roleid)
+{
+	TapasAuditEntry *e = entry_enter(jt->relid, scope_roleid, jt->name);
+
+	e->cls = jt->cls[0];
+	e->joint = jt;
+	return e;
+}
+
+/* drops the entries of a group of related classes that is going away */
+void
+tapas_audit_drop_joint_entries(TapasJoint *jt)
+{
+	HASH_SEQ_STATUS seq;
+	TapasAuditEntry *e;
+
+	if (audit_entries == NULL)
+		return;
+	hash_seq_init(&seq, audit_entries);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->joint == jt)
+			tapas_audit_entry_drop(e);
+}
+
+void
+tapas_audit_drop_relation(Oid relid)
+{
+	HASH_SEQ_STATUS seq;
+	TapasAuditEntry *e;
+
+	if (audit_entries == NULL)
+		return;
+	hash_seq_init(&seq, audit_entries);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->key.relid == relid)
+			tapas_audit_entry_drop(e);
+	tapas_audit_relations_drop(relid);
+}
+
+/* bytes held by the entries of one (table, scope) (state_memory.c) */
+size_t
+tapas_audit_scope_memory(Oid relid, Oid roleid)
+{
+	HASH_SEQ_STATUS seq;
+	TapasAuditEntry *e;
+	size_t		total = 0;
+
+	if (audit_entries == NULL)
+		return 0;
+	hash_seq_init(&seq, audit_entries);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->key.relid == relid && e->key.roleid == roleid)
+			total += tapas_audit_entry_memory(e);
+	return total;
+}
+
+/*
+ * Unknowns per record of e's row space: 1 for a class, the number of
+ * regions for a group of related classes (record j of region r is the
+ * kernel's index r cap_n + j).
+ */
+int
+tapas_audit_virtual_width(const TapasAuditEntry *e)
+{
+	return e->joint != NULL ? Max(e->joint->nregions, 1) : 1;
+}
+
+/* frees everything the entry owns and forgets it */
+void
+tapas_audit_entry_drop(TapasAuditEntry *e)
+{
+	tapas_audit_parked_drop(e);
+	tapas_audit_combined_free(e);
+	for (int i = 0; i < e->nrows; i++)
+		roaring_bitmap_free(e->rows[i]);
+	tapas_rowspace_free(e->rs);
+	tapas_binmat_free(e->A);
+	tapas_binmat_colbytes_free(e->P);
+	tapas_sparse_hashes_free(e->H);
+	if (e->reported)
+		roaring_bitmap_free(e->reported);
+	if (e->sync_new)
+		roaring_bitmap_free(e->sync_new);
+	tapas_audit_candidates_reset(e);
+	if (e->rows)
+		pfree(e->rows);
+	if (e->answers)
+		pfree(e->answers);
+	if (e->log_ids)
+		pfree(e->log_ids);
+	if (e->row_member)
+		pfree(e->row_member);
+	if (e->keys)
+		pfree(e->keys);
+	if (e->design_tags)
+		pfree(e->design_tags);
+	hash_search(audit_entries, &e->key, HASH_REMOVE, NULL);
+}
