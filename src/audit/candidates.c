@@ -412,10 +412,8 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	uint64		floor = (uint64) tapas_min_candidates;
 	roaring_bitmap_t *c;
 	roaring_bitmap_t **qs;
-	roaring_bitmap_t *hit;
 	uint64		csize;
 	bool		known;
-	int			n;
 
 	*found = NULL;
 	if (batch->ncells == 0)
@@ -449,9 +447,27 @@ tapas_audit_candidates(TapasAuditBatch *batch, TapasFinding **found, bool simula
 	for (int t = 0; t < batch->ncells; t++)
 		qs[t] = roaring_bitmap_of_ptr(batch->offsets[t + 1] - batch->offsets[t],
 									  batch->ids + batch->offsets[t]);
-	hit = simulate ? tapas_cand_simulated_part(c, qs, batch->ncells, 0, known)
-		: tapas_cand_answered_part(c, qs, batch->answers, batch->ncells, 0, known,
-						tapas_audit_class_is_binary(e->cls), e->cand_value);
+	return tapas_cand_decide(batch, c, qs, 0, known, simulate,
+							 tapas_audit_class_is_binary(e->cls), e->cand_value, found);
+}
+
+/*
+ * The decision on the candidates c and the batch's cells qs (over records,
+ * or the unknowns r cap_n + j of a group): deny mode tries every answer,
+ * other modes read the true ones; 1 with a finding in *found, else 0.
+ * Frees c and qs.
+ */
+int
+tapas_cand_decide(TapasAuditBatch *batch, roaring_bitmap_t *c, roaring_bitmap_t **qs,
+				  uint32 cap_n, bool known, bool simulate, bool binary, double value,
+				  TapasFinding **found)
+{
+	roaring_bitmap_t *hit;
+	int			n;
+
+	hit = simulate ? tapas_cand_simulated_part(c, qs, batch->ncells, cap_n, known)
+		: tapas_cand_answered_part(c, qs, batch->answers, batch->ncells, cap_n, known,
+								   binary, value);
 	for (int t = 0; t < batch->ncells; t++)
 		roaring_bitmap_free(qs[t]);
 	pfree(qs);

@@ -25,4 +25,8 @@ extern roaring_bitmap_t *tapas_cand_answered_part(const roaring_bitmap_t *c, roa
 extern int	tapas_cand_narrowed_finding(TapasAuditBatch *batch, const roaring_bitmap_t *cand,
 										bool simulate, TapasFinding **found);
 
+extern int	tapas_cand_decide(TapasAuditBatch *batch, roaring_bitmap_t *c, roaring_bitmap_t **qs,
+							  uint32 cap_n, bool known, bool simulate, bool binary, double value,
+							  TapasFinding **found);
+
 #endif							/* TAPAS_CANDIDATES_INT_H */

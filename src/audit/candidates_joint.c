@@ -115,9 +115,7 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 	uint64		floor = (uint64) tapas_min_candidates;
 	roaring_bitmap_t *c;
 	roaring_bitmap_t **qs;
-	roaring_bitmap_t *hit;
 	bool		known;
-	int			n = 0;
 
 	*found = NULL;
 	if (batch->ncells == 0 || jt == NULL || jt->npatterns < 1)
@@ -166,15 +164,5 @@ tapas_audit_joint_candidates(TapasAuditBatch *batch, const int16 *member,
 		roaring_bitmap_free(q0);
 		CHECK_FOR_INTERRUPTS();
 	}
-	hit = simulate ? tapas_cand_simulated_part(c, qs, batch->ncells, e->cap_n, known)
-		: tapas_cand_answered_part(c, qs, batch->answers, batch->ncells, e->cap_n, known, true, 1.0);
-	for (int t = 0; t < batch->ncells; t++)
-		roaring_bitmap_free(qs[t]);
-	pfree(qs);
-	roaring_bitmap_free(c);
-	if (hit == NULL)
-		return 0;
-	n = tapas_cand_narrowed_finding(batch, hit, simulate, found);
-	roaring_bitmap_free(hit);
-	return n;
+	return tapas_cand_decide(batch, c, qs, e->cap_n, known, simulate, true, 1.0, found);
 }

@@ -108,9 +108,9 @@ tapas_audit_joint_entry(TapasJoint *jt, Oid scope_roleid)
 	return e;
 }
 
-/* drops the entries of a group of related classes that is going away */
-void
-tapas_audit_drop_joint_entries(TapasJoint *jt)
+/* drops every entry of relid (relid valid) or of the group jt */
+static void
+drop_entries(Oid relid, const TapasJoint *jt)
 {
 	HASH_SEQ_STATUS seq;
 	TapasAuditEntry *e;
@@ -119,22 +119,21 @@ tapas_audit_drop_joint_entries(TapasJoint *jt)
 		return;
 	hash_seq_init(&seq, audit_entries);
 	while ((e = hash_seq_search(&seq)) != NULL)
-		if (e->joint == jt)
+		if (OidIsValid(relid) ? e->key.relid == relid : e->joint == jt)
 			tapas_audit_entry_drop(e);
+}
+
+/* drops the entries of a group of related classes that is going away */
+void
+tapas_audit_drop_joint_entries(TapasJoint *jt)
+{
+	drop_entries(InvalidOid, jt);
 }
 
 void
 tapas_audit_drop_relation(Oid relid)
 {
-	HASH_SEQ_STATUS seq;
-	TapasAuditEntry *e;
-
-	if (audit_entries == NULL)
-		return;
-	hash_seq_init(&seq, audit_entries);
-	while ((e = hash_seq_search(&seq)) != NULL)
-		if (e->key.relid == relid)
-			tapas_audit_entry_drop(e);
+	drop_entries(relid, NULL);
 	tapas_audit_relations_drop(relid);
 }
 
