@@ -94,7 +94,8 @@ typedef struct TapasClass
 typedef struct TapasDomainVector
 {
 	bool		exact;
-	int64		npoints;		/* points of the grid */
+	int			comp;			/* the grid's component it reads (-1: none, a constant) */
+	int64		npoints;		/* points of the grid (its star, truth_domain_star.c) */
 	int64		nnz;
 	int64	   *keys;			/* [nnz] points, ascending */
 	double	   *vals;			/* [nnz] */

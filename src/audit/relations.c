@@ -25,12 +25,13 @@
  * Relations are found on the domain grid (truth_domain.c): they hold as
  * functions of the sensitive columns on every row the grid stands for, so
  * no coincidence of this table's rows relates two classes (a decision that
- * used one would tell it).  A class whose domain vector cannot be built
- * or whose truth cannot be read is related to nothing; when the grid
- * cannot be built at all (too many points, a column type without an order)
- * the relations are found by value, as before the grid (a coincidence may
- * then relate two classes, but no relation an attacker could use is
- * missed).
+ * used one would tell it).  A class whose truth cannot be read is related
+ * to nothing.  The classes of a component of the grid that cannot be
+ * built (too many points, a column type without an order:
+ * truth_domain_star.c) are related by value, among themselves, in a second
+ * kernel over the table's records, as before the grid: a coincidence may
+ * then relate two of them, but no relation an attacker could use is
+ * missed, and the other components keep their grid.
  *
  * The groups are kept per backend and table in the audit cache and
  * recomputed when the table's class list grows; a group whose classes
@@ -55,10 +56,10 @@
 typedef struct TableRelations
 {
 	Oid			relid;			/* hash key */
-	tapas_linrel_t *lr;			/* malloc'd by the kernel */
+	tapas_linrel_t *lr[2];		/* on the grid, by value (NULL: none); malloc'd by the kernel */
+	uint64		npoints[2];		/* ONE's support: the grid's points, the table's records (0: none) */
 	int			nadded;			/* classes 1..nadded of the table are in lr */
 	int			planned;		/* nadded when the groups were computed */
-	uint64		npoints;		/* the domain grid's points: ONE's support (0: none) */
 	List	   *joints;			/* TapasJoint *, the current groups */
 	TapasJoint **of;			/* [ofmax] group of class id i + 1, or NULL */
 	int			ofmax;
@@ -122,7 +123,9 @@ tapas_audit_relations_drop(Oid relid)
 		joint_free(tr->overflow);
 	if (tr->of)
 		pfree(tr->of);
-	tapas_linrel_free(tr->lr);
+	for (int g = 0; g < 2; g++)
+		if (tr->lr[g] != NULL)
+			tapas_linrel_free(tr->lr[g]);
 	hash_search(relations, &relid, HASH_REMOVE, NULL);
 }
 
@@ -218,13 +221,47 @@ table_records(List *classes)
 	return 0;
 }
 
+/* a new kernel in *lr (the old one freed) */
+static void
+kernel_renew(tapas_linrel_t **lr)
+{
+	if (*lr != NULL)
+		tapas_linrel_free(*lr);
+	*lr = tapas_linrel_create(tapas_audit_prime());
+	if (*lr == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory in the joint audit")));
+}
+
+/* adds a class's vector (NULL: related to nothing) to kernel lr */
+static void
+kernel_add(TableRelations *tr, tapas_linrel_t *lr, TapasClass *c,
+		   const int64 *keys, const double *vals, int64 nnz)
+{
+	tapas_status st = TAPAS_ELIMIT;
+
+	if (tr->nadded < TAPAS_LINREL_MAX_CLASSES)
+		st = tapas_linrel_add(lr, keys, vals, (size_t) nnz);
+	if (st == TAPAS_ENOMEM)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory in the joint audit")));
+	if (st == TAPAS_ELIMIT && tr->overflow == NULL)
+		tr->overflow = joint_make(c->relid, &c, 1, NULL);
+	/* TAPAS_EINVAL: a value that is not finite; the class is related to nothing */
+}
+
 /*
- * Adds the table's classes to a new kernel whenever their list grew: the
+ * Adds the table's classes to new kernels whenever their list grew: the
  * classes' domain vectors (truth_domain.c) are over a grid that the new
  * classes' constants refine, so the relations are found again on the new
  * grid, from the start (groups whose classes are unchanged keep their
  * identity and entries: plan_groups).  A class whose domain vector is not
- * exact, or whose truth cannot be read, is related to nothing.
+ * exact (its component of the grid fell back, truth_domain_star.c) is
+ * related by value, in a second kernel over the table's records, to the
+ * other such classes: a relation between it and an exact class holds
+ * only through ONE, as two components' functions do, which both kernels
+ * model (linrel_plan.c).  A class whose truth cannot be read is related
+ * to nothing.
  */
 static void
 add_new_classes(TableRelations *tr, List *classes)
@@ -238,7 +275,7 @@ add_new_classes(TableRelations *tr, List *classes)
 	TapasDomainVector *dv = palloc0(sizeof(TapasDomainVector) * Max(nk, 1));
 	int		   *at = palloc(sizeof(int) * Max(nk, 1));
 	int			nd = 0;
-	bool		by_value;
+	bool		by_value = false;
 
 	for (int i = 0; i < nk; i++)
 	{
@@ -253,34 +290,32 @@ add_new_classes(TableRelations *tr, List *classes)
 	}
 	if (nd > 0)
 		tapas_audit_domain_vectors(cls[0]->relid, cls, nd, dv);
-	if (tr->lr != NULL)
-		tapas_linrel_free(tr->lr);
-	tr->lr = tapas_linrel_create(tapas_audit_prime());
-	if (tr->lr == NULL)
-		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-						errmsg("out of memory in the joint audit")));
-	/* no grid (too many points, ...): the truth vectors over the table, as before it */
-	by_value = nd > 0 && !dv[0].exact;
-	tr->npoints = by_value ? table_records(classes) : nd > 0 ? (uint64) dv[0].npoints : 0;
+	for (int i = 0; i < nd; i++)
+		by_value |= !dv[i].exact;
+	kernel_renew(&tr->lr[0]);
+	tr->npoints[0] = nd > 0 && dv[0].exact ? (uint64) dv[0].npoints : 0;
+	for (int i = 0; i < nd && tr->npoints[0] == 0; i++)
+		tr->npoints[0] = dv[i].exact ? (uint64) dv[i].npoints : 0;
+	if (by_value)
+		kernel_renew(&tr->lr[1]);
+	else if (tr->lr[1] != NULL)
+	{
+		tapas_linrel_free(tr->lr[1]);
+		tr->lr[1] = NULL;
+	}
+	tr->npoints[1] = by_value ? table_records(classes) : 0;
 	for (tr->nadded = 0; tr->nadded < K; tr->nadded++)
 	{
 		TapasClass *c = list_nth(classes, tr->nadded);
 		TapasDomainVector *v = tr->nadded < nk && at[tr->nadded] >= 0 ? &dv[at[tr->nadded]] : NULL;
-		tapas_status st = TAPAS_ELIMIT;
+		bool		exact = v != NULL && v->exact;
 
 		CHECK_FOR_INTERRUPTS();
-		if (tr->nadded < TAPAS_LINREL_MAX_CLASSES)
-			st = by_value && c->usable
-				? tapas_linrel_add(tr->lr, c->keys, c->vals, (size_t) c->nnz)
-				: v != NULL && v->exact
-				? tapas_linrel_add(tr->lr, v->keys, v->vals, (size_t) v->nnz)
-				: tapas_linrel_add(tr->lr, NULL, NULL, 0);
-		if (st == TAPAS_ENOMEM)
-			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-							errmsg("out of memory in the joint audit")));
-		if (st == TAPAS_ELIMIT && tr->overflow == NULL)
-			tr->overflow = joint_make(c->relid, &c, 1, NULL);
-		/* TAPAS_EINVAL: a value that is not finite; the class is related to nothing */
+		kernel_add(tr, tr->lr[0], c, exact ? v->keys : NULL, exact ? v->vals : NULL,
+				   exact ? v->nnz : 0);
+		if (by_value)
+			kernel_add(tr, tr->lr[1], c, !exact && c->usable ? c->keys : NULL,
+					   !exact && c->usable ? c->vals : NULL, !exact && c->usable ? c->nnz : 0);
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(tmp);
@@ -305,27 +340,17 @@ take_existing(List **old, const char *name)
 	return NULL;
 }
 
-/* recomputes the groups from the kernel's plan */
+/* the groups of kernel g's plan, appended to tr->joints (kept ones taken from *old) */
 static void
-plan_groups(TableRelations *tr, List *classes)
+plan_kernel(TableRelations *tr, int g, List *classes, List **old)
 {
 	tapas_linrel_plan_t plan;
-	List	   *old = tr->joints;
 	MemoryContext oldcxt;
 	int			K = Min(tr->nadded, TAPAS_LINREL_MAX_CLASSES);
 
-	if (tapas_linrel_plan(tr->lr, tr->npoints, &plan) != TAPAS_OK)
+	if (tapas_linrel_plan(tr->lr[g], tr->npoints[g], &plan) != TAPAS_OK)
 		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 						errmsg("out of memory in the joint audit")));
-	tr->joints = NIL;
-	if (tr->ofmax < tr->nadded)
-	{
-		tr->ofmax = Max(64, 2 * tr->nadded);
-		tr->of = tr->of ? repalloc(tr->of, sizeof(TapasJoint *) * tr->ofmax)
-			: MemoryContextAlloc(tapas_audit_cxt(), sizeof(TapasJoint *) * tr->ofmax);
-	}
-	for (int i = 0; i < tr->nadded; i++)
-		tr->of[i] = i < K ? NULL : tr->overflow;
 	for (uint32 c = 0; c < plan.ncomp; c++)
 	{
 		int			cap = K + (int) plan.nextra;
@@ -365,7 +390,7 @@ plan_groups(TableRelations *tr, List *classes)
 		co.split = plan.split[c] != 0;
 		co.one = plan.one[c] != 0;
 		name = joint_name(cls, pat, n);
-		jt = take_existing(&old, name);
+		jt = take_existing(old, name);
 		if (jt == NULL)
 			jt = joint_make(cls[0]->relid, cls, n, &co);
 		pfree(name);
@@ -380,13 +405,31 @@ plan_groups(TableRelations *tr, List *classes)
 		pfree(pat);
 	}
 	tapas_linrel_plan_clear(&plan);
-	{
-		ListCell   *lc;
+}
 
-		foreach(lc, old)
-			joint_free(lfirst(lc));
-		list_free(old);
+/* recomputes the groups from the kernels' plans */
+static void
+plan_groups(TableRelations *tr, List *classes)
+{
+	List	   *old = tr->joints;
+	int			K = Min(tr->nadded, TAPAS_LINREL_MAX_CLASSES);
+	ListCell   *lc;
+
+	tr->joints = NIL;
+	if (tr->ofmax < tr->nadded)
+	{
+		tr->ofmax = Max(64, 2 * tr->nadded);
+		tr->of = tr->of ? repalloc(tr->of, sizeof(TapasJoint *) * tr->ofmax)
+			: MemoryContextAlloc(tapas_audit_cxt(), sizeof(TapasJoint *) * tr->ofmax);
 	}
+	for (int i = 0; i < tr->nadded; i++)
+		tr->of[i] = i < K ? NULL : tr->overflow;
+	for (int g = 0; g < 2; g++)
+		if (tr->lr[g] != NULL)
+			plan_kernel(tr, g, classes, &old);
+	foreach(lc, old)
+		joint_free(lfirst(lc));
+	list_free(old);
 	tr->planned = tr->nadded;
 }
 

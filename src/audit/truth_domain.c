@@ -43,9 +43,11 @@
  * equality that needs an opaque atom's meaning (lower(d) = 'hiv' against
  * d = 'hiv' on lower-case data): those are different unknowns.
  *
- * A grid above DOMAIN_MAX_POINTS points (per table), or an evaluation error, leaves
- * every class inexact: no identity beyond the statistic's canonical text
- * and no relation (the callers' fallback).
+ * The classes are evaluated on a star of the grid's independent components,
+ * not on the product (truth_domain_star.c).  A component above
+ * DOMAIN_MAX_POINTS points, or with a column of too many representatives,
+ * leaves its classes inexact, and an evaluation error every class: the
+ * callers then fall back to the classes' truth over the table.
  *
  * IDENTIFICATION
  *	  src/audit/truth_domain.c
@@ -82,8 +84,6 @@
 #include "policy/policy.h"
 
 #include "audit/truth_domain_int.h"
-
-#define DOMAIN_MAX_POINTS	4096
 
 DomCol *
 tapas_domain_col(Domain *d, AttrNumber attno)
@@ -300,17 +300,7 @@ param_mutator(Node *node, Domain *d)
 	foreach(lc, d->opaque)
 	{
 		if (equal(node, lfirst(lc)))
-		{
-			Param	   *p = makeNode(Param);
-
-			p->paramkind = PARAM_EXTERN;
-			p->paramid = foreach_current_index(lc) + 1;
-			p->paramtype = BOOLOID;
-			p->paramtypmod = -1;
-			p->paramcollid = InvalidOid;
-			p->location = -1;
-			return (Node *) p;
-		}
+			return (Node *) opaque_param(foreach_current_index(lc));
 	}
 	return expression_tree_mutator(node, param_mutator, d);
 }
@@ -368,96 +358,6 @@ collect(Domain *d, Node *tree)
 	}
 	(void) summed_walker(tree, &ctx);
 }
-/* ----------------------------------------------------------------
- *		Evaluation
- * ----------------------------------------------------------------
- */
-
-static void
-evaluate(Domain *d, TapasClass **cls, int n, int64 npoints, TapasDomainVector *out)
-{
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(d->rel), &TTSOpsVirtual);
-	int			nopaque = list_length(d->opaque);
-	int			ncols = list_length(d->cols);
-	int			natts = RelationGetDescr(d->rel)->natts;
-
-	for (int k = 0; k < n; k++)
-	{
-		EState	   *estate = CreateExecutorState();
-		ParamListInfo params = makeParamList(nopaque);
-		ExprContext *econtext;
-		ExprState  *es;
-		int64		cap = 64;
-
-		params->numParams = nopaque;
-		estate->es_param_list_info = params;
-		econtext = GetPerTupleExprContext(estate);
-		es = ExecPrepareExpr((Expr *) param_mutator(copyObject(cls[k]->vtree), d), estate);
-		out[k].npoints = npoints;
-		out[k].nnz = 0;
-		out[k].keys = palloc(sizeof(int64) * cap);
-		out[k].vals = palloc(sizeof(double) * cap);
-		for (int64 p = 0; p < npoints; p++)
-		{
-			int64		rest = p;
-			bool		isnull;
-			Datum		r;
-			double		v;
-			ListCell   *lc;
-
-			if ((p & 1023) == 0)
-				CHECK_FOR_INTERRUPTS();
-			ExecClearTuple(slot);
-			for (int a = 0; a < natts; a++)
-			{
-				slot->tts_values[a] = (Datum) 0;
-				slot->tts_isnull[a] = true;
-			}
-			foreach(lc, d->cols)
-			{
-				DomCol	   *c = lfirst(lc);
-				int			i = (int) (rest % c->nreps);
-
-				rest /= c->nreps;
-				slot->tts_values[c->attno - 1] = c->reps[i];
-				slot->tts_isnull[c->attno - 1] = c->rnull[i];
-			}
-			for (int j = 0; j < nopaque; j++)
-			{
-				int			dom = list_nth_int(d->opaque_dom, j);
-				int			t = (int) (rest % dom);
-
-				rest /= dom;
-				params->params[j].ptype = BOOLOID;
-				params->params[j].pflags = PARAM_FLAG_CONST;
-				params->params[j].value = BoolGetDatum(t == 0);
-				params->params[j].isnull = t == 2;
-			}
-			ExecStoreVirtualTuple(slot);
-			econtext->ecxt_scantuple = slot;
-			r = ExecEvalExprSwitchContext(es, econtext, &isnull);
-			v = isnull ? 0.0 : DatumGetFloat8(r);
-			ResetExprContext(econtext);
-			if (!isfinite(v))
-				ereport(ERROR, (errmsg("a class's value is not finite on the domain grid")));
-			if (v == 0.0)
-				continue;
-			if (out[k].nnz == cap)
-			{
-				cap *= 2;
-				out[k].keys = repalloc(out[k].keys, sizeof(int64) * cap);
-				out[k].vals = repalloc(out[k].vals, sizeof(double) * cap);
-			}
-			out[k].keys[out[k].nnz] = p;
-			out[k].vals[out[k].nnz++] = v;
-		}
-		out[k].exact = true;
-		FreeExecutorState(estate);
-	}
-	(void) ncols;
-	ExecDropSingleTupleTableSlot(slot);
-}
-
 /*
  * The domain vectors of the n classes cls (of one table, each with its
  * tree), in out[n] (allocated in the current memory context): their values
@@ -469,42 +369,31 @@ void
 tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector *out)
 {
 	Domain		d;
-	int64		npoints = 1;
-	ListCell   *lc;
 	MemoryContext caller = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
-	volatile bool ok = true;
 
 	memset(out, 0, sizeof(TapasDomainVector) * n);
 	memset(&d, 0, sizeof(d));
 	for (int k = 0; k < n; k++)
+	{
+		out[k].comp = -1;
 		if (cls[k]->vtree == NULL)
 			return;
+	}
 	d.rel = table_open(relid, AccessShareLock);
 	for (int k = 0; k < n; k++)
 		collect(&d, cls[k]->vtree);
-	ok = tapas_domain_reps(&d);
-	foreach(lc, d.cols)
-	{
-		DomCol	   *c = lfirst(lc);
-
-		npoints *= Max(c->nreps, 1);
-		if (npoints > DOMAIN_MAX_POINTS)
-			ok = false;
-	}
-	foreach(lc, d.opaque_dom)
-	{
-		npoints *= lfirst_int(lc);
-		if (npoints > DOMAIN_MAX_POINTS)
-			ok = false;
-	}
-	if (ok)
+	if (tapas_domain_reps(&d))
 	{
 		BeginInternalSubTransaction(NULL);
 		MemoryContextSwitchTo(caller);
 		PG_TRY();
 		{
-			evaluate(&d, cls, n, npoints, out);
+			Node	  **trees = palloc(sizeof(Node *) * Max(n, 1));
+
+			for (int k = 0; k < n; k++)
+				trees[k] = param_mutator(copyObject(cls[k]->vtree), &d);
+			tapas_domain_star_vectors(&d, trees, n, out);
 			ReleaseCurrentSubTransaction();
 		}
 		PG_CATCH();
@@ -526,7 +415,7 @@ tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector
 		CurrentResourceOwner = owner;
 	}
 	else
-		elog(DEBUG1, "tapas: no domain grid for the %d classes of table \"%s\" (%lld points or more; the classes fall back to their truth)",
-			 n, RelationGetRelationName(d.rel), (long long) npoints);
+		elog(DEBUG1, "tapas: no domain grid for the %d classes of table \"%s\" (the classes fall back to their truth)",
+			 n, RelationGetRelationName(d.rel));
 	table_close(d.rel, AccessShareLock);
 }

@@ -17,6 +17,7 @@
 #include "nodes/pg_list.h"
 #include "utils/rel.h"
 
+#define DOMAIN_MAX_POINTS	4096	/* points of the star (truth_domain_star.c) */
 #define DOMAIN_MAX_REPS		512		/* representatives of one column */
 #define COLUMN_MAX_ATOMS	5		/* atoms evaluated on one column's values */
 
@@ -33,6 +34,7 @@ typedef struct DomCol
 	int			nreps;			/* with NULL */
 	Datum	   *reps;
 	bool	   *rnull;
+	bool		failed;			/* no representatives: a type without an order, too many */
 } DomCol;
 
 typedef struct Domain
@@ -42,10 +44,13 @@ typedef struct Domain
 	List	   *opaque;			/* Node *: the opaque atoms, by equal() */
 	List	   *opaque_dom;		/* int: 2 or 3 truth values */
 	bool	   *null_seen;		/* [natts] the column holds a NULL (after the scan) */
-	bool		failed;			/* a type the grid cannot represent */
 } Domain;
+
+struct TapasDomainVector;
 
 extern DomCol *tapas_domain_col(Domain *d, AttrNumber attno);
 extern bool tapas_domain_reps(Domain *d);
+extern void tapas_domain_star_vectors(Domain *d, Node **trees, int n,
+									  struct TapasDomainVector *out);
 
 #endif							/* TAPAS_TRUTH_DOMAIN_INT_H */

@@ -255,7 +255,8 @@ reps_cached(Domain *d, const char *key)
 		DomCol	   *c = lfirst(lc);
 		int			i = foreach_current_index(lc);
 
-		c->nreps = rc->nreps[i];
+		c->failed = rc->nreps[i] < 0;
+		c->nreps = Max(rc->nreps[i], 0);
 		c->reps = palloc(sizeof(Datum) * Max(c->nreps, 1));
 		c->rnull = palloc(sizeof(bool) * Max(c->nreps, 1));
 		memcpy(c->reps, rc->reps[i], sizeof(Datum) * c->nreps);
@@ -292,7 +293,7 @@ reps_keep(Domain *d, const char *key)
 		bool		typbyval;
 
 		get_typlenbyval(c->type, &typlen, &typbyval);
-		rc->nreps[i] = c->nreps;
+		rc->nreps[i] = c->failed ? -1 : c->nreps;
 		rc->reps[i] = palloc(sizeof(Datum) * Max(c->nreps, 1));
 		rc->rnull[i] = palloc(sizeof(bool) * Max(c->nreps, 1));
 		for (int j = 0; j < c->nreps; j++)
@@ -373,8 +374,11 @@ domain_reps_scan(Domain *d)
 	estate = CreateExecutorState();
 	econtext = GetPerTupleExprContext(estate);
 	foreach(lc, d->cols)
-		if (!cells_init(&cs[foreach_current_index(lc)], lfirst(lc), d->rel, estate))
-			return false;
+	{
+		DomCol	   *c = lfirst(lc);
+
+		c->failed = !cells_init(&cs[foreach_current_index(lc)], c, d->rel, estate);
+	}
 	scan = tapas_table_scan_begin(RelationGetRelid(d->rel), GetActiveSnapshot());
 	while ((slot = tapas_table_scan_next(scan)) != NULL)
 	{
@@ -384,8 +388,11 @@ domain_reps_scan(Domain *d)
 		for (int i = 0; i < ncols; i++)
 		{
 			bool		isnull;
-			Datum		v = slot_getattr(slot, cs[i].col->attno, &isnull);
+			Datum		v;
 
+			if (cs[i].col->failed)
+				continue;
+			v = slot_getattr(slot, cs[i].col->attno, &isnull);
 			cells_add(&cs[i], v, isnull, econtext);
 		}
 		ResetExprContext(econtext);
@@ -406,6 +413,8 @@ domain_reps_scan(Domain *d)
 		DomCol	   *c = cs[i].col;
 		int			ncells = cs[i].ncells;
 
+		if (c->failed)
+			continue;
 		c->reps = palloc(sizeof(Datum) * (2 * ncells + 1));
 		c->rnull = palloc0(sizeof(bool) * (2 * ncells + 1));
 		c->nreps = 0;
@@ -422,8 +431,14 @@ domain_reps_scan(Domain *d)
 			c->rnull[c->nreps] = true;
 			c->reps[c->nreps++] = (Datum) 0;
 		}
-		if (c->nreps > DOMAIN_MAX_REPS || c->nreps == 0)
+		if (c->nreps == 0)
 			return false;		/* an empty table has no grid */
+		/* only the classes of this column's component fall back (truth_domain.c) */
+		if (c->nreps > DOMAIN_MAX_REPS)
+		{
+			c->failed = true;
+			c->nreps = 0;
+		}
 	}
 	return true;
 }

@@ -318,6 +318,54 @@ tapas_audit_class_add_meet(TapasClass *o, int id)
 	add_id(&o->meets, &o->nmeets, id);
 }
 
+/* how the supports of a and b lie: a inside b, b inside a, meeting */
+typedef struct PairLinks
+{
+	bool		inside;
+	bool		contains;
+	bool		meet;
+} PairLinks;
+
+static PairLinks
+pair_links(const TapasClass *a, const TapasClass *b)
+{
+	PairLinks	l = {support_inside(a, b), support_inside(b, a), supports_meet(a, b)};
+
+	return l;
+}
+
+/*
+ * The links of a and b on the grid's star (truth_domain_star.c), a of
+ * component ca, b of cb.  Of one component, the star holds their whole
+ * grid.  Of two, the product pairs every point of a's with every point of
+ * b's: a lies inside b iff a is nonempty and b has no zero, and they meet
+ * iff both are nonempty and neither lies inside the other.
+ */
+static PairLinks
+grid_links(const TapasClass *a, int ca, const TapasClass *b, int cb)
+{
+	PairLinks	l;
+
+	if (ca == cb && ca >= 0)
+		return pair_links(a, b);
+	l.inside = a->nnz > 0 && !a->is_one && !b->is_one && b->nnz == b->nrecords;
+	l.contains = b->nnz > 0 && !b->is_one && !a->is_one && a->nnz == a->nrecords;
+	l.meet = a->nnz > 0 && b->nnz > 0 && !a->is_one && !b->is_one && !l.inside && !l.contains;
+	return l;
+}
+
+/* appends o to the links' lists that l says */
+static void
+add_links(TapasClassLinks *links, TapasClass *o, PairLinks l)
+{
+	if (l.inside)
+		links->c_implies = lappend(links->c_implies, o);
+	if (l.contains)
+		links->implies_c = lappend(links->implies_c, o);
+	if (l.meet)
+		links->meets = lappend(links->meets, o);
+}
+
 /*
  * The fallback's links: supports over the table's records.  A coincidence
  * (every hiv patient is rare) then links two classes, and a refusal may
@@ -334,14 +382,8 @@ links_by_value(ClassList *r, TapasClass *c, TapasClassLinks *links)
 	{
 		TapasClass *o = lfirst(lc);
 
-		if (!o->usable)
-			continue;
-		if (support_inside(c, o))
-			links->c_implies = lappend(links->c_implies, o);
-		if (support_inside(o, c))
-			links->implies_c = lappend(links->implies_c, o);
-		if (supports_meet(c, o))
-			links->meets = lappend(links->meets, o);
+		if (o->usable)
+			add_links(links, o, pair_links(c, o));
 	}
 }
 
@@ -378,10 +420,15 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 	links->grid_exact = dv_exact;
 	if (dv[k].exact)
 	{
+		TapasClass **view = palloc(sizeof(TapasClass *) * (k + 1));
+
 		memset(&views, 0, sizeof(views));
 		for (int i = 0; i < k; i++)
-			if (dv[i].exact)
-				views.classes = lappend(views.classes, domain_view(cls[i], &dv[i]));
+		{
+			view[i] = dv[i].exact ? domain_view(cls[i], &dv[i]) : NULL;
+			if (view[i] != NULL)
+				views.classes = lappend(views.classes, view[i]);
+		}
 		cview = domain_view(c, &dv[k]);
 		links->grid_binary = cview->binary;
 		found = find_equal_class(&views, cview);
@@ -392,24 +439,18 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 		}
 		if (found == NULL && !cview->is_one)
 			found = find_affine_class(&views, cview, scale, offset);
-		/* implications between classes (implied.c): supports nested or meeting on the grid */
-		foreach(lc, views.classes)
-		{
-			TapasClass *o = lfirst(lc);
 
-			for (int i = 0; found == NULL && i < k; i++)
-				if (cls[i]->id == o->id)
-				{
-					MemoryContextSwitchTo(old);	/* the lists outlive tmp */
-					if (support_inside(cview, o))
-						links->c_implies = lappend(links->c_implies, cls[i]);
-					if (support_inside(o, cview))
-						links->implies_c = lappend(links->implies_c, cls[i]);
-					if (supports_meet(cview, o))
-						links->meets = lappend(links->meets, cls[i]);
-					MemoryContextSwitchTo(tmp);
-				}
-		}
+		/*
+		 * implications between classes (implied.c): supports nested or
+		 * meeting on the grid; with a class whose component fell back, over
+		 * the table's records (links_by_value)
+		 */
+		MemoryContextSwitchTo(old); /* the lists outlive tmp */
+		for (int i = 0; found == NULL && i < k; i++)
+			add_links(links, cls[i], view[i] != NULL
+					  ? grid_links(cview, dv[k].comp, view[i], dv[i].comp)
+					  : pair_links(c, cls[i]));
+		MemoryContextSwitchTo(tmp);
 	}
 	for (int i = 0; found != NULL && i < k; i++)
 		if (cls[i]->id == found->id)
