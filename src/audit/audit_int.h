@@ -418,7 +418,7 @@ extern int	tapas_audit_combined(TapasAuditBatch *batch, const int16 *member,
 								 TapasAuditBatch *out);
 extern void tapas_audit_combined_free(TapasAuditEntry *e);
 extern size_t tapas_audit_combined_memory(const TapasAuditEntry *e);
-extern bool tapas_audit_combined_rows;
+extern bool tapas_audit_combined_rows;	/* decide_gucs.c */
 
 /* candidates.c */
 extern void tapas_audit_candidates_reset(TapasAuditEntry *e);
