@@ -414,8 +414,10 @@ extern int	tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 #define TAPAS_COMBINED_MAX_TARGETS	8
 #define TAPAS_COMBINED_MAX_MASKS	64
 typedef struct TapasCombined TapasCombined;
+/* combined_batch.c */
 extern int	tapas_audit_combined(TapasAuditBatch *batch, const int16 *member,
 								 TapasAuditBatch *out);
+/* combined_memory.c */
 extern void tapas_audit_combined_free(TapasAuditEntry *e);
 extern size_t tapas_audit_combined_memory(const TapasAuditEntry *e);
 extern bool tapas_audit_combined_rows;	/* decide_gucs.c */
