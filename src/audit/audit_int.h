@@ -295,10 +295,12 @@ extern const char *tapas_audit_broken_reason(const TapasAuditEntry *e, bool join
 
 /* state_shared.c */
 extern int	tapas_audit_shared_memory_kb;
-extern tapas_rowspace_t *tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows);
-extern void tapas_audit_shared_publish(TapasAuditEntry *e);
 extern struct dsa_area *tapas_audit_shared_dsa(void);
 extern bool tapas_audit_shared_run(void (*fn) (void *), void *arg);
+
+/* state_shared_slots.c */
+extern tapas_rowspace_t *tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows);
+extern void tapas_audit_shared_publish(TapasAuditEntry *e);
 
 /* state_pins.c: reference counts on the copies, basis rows read in place */
 extern dsa_pointer tapas_audit_blob_alloc(struct dsa_area *a, Size bytes, void **data);
