@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * dataset_int.h
- *	  Internal to dataset.c, dataset_columns.c, dataset_labels.c and
- *	  dataset_read.c.
+ *	  Internal to dataset_sql.c, dataset_columns.c, dataset_gather.c,
+ *	  dataset_labels.c and dataset_read.c.
  *
  * All functions may ereport; those running queries need an open SPI
  * connection.
@@ -53,7 +53,7 @@ typedef struct TapasLabelRows
 	uint32	   *n_labels;
 } TapasLabelRows;
 
-/* dataset.c */
+/* dataset_sql.c */
 extern RelColumns tapas_dataset_rel_columns(Oid relid, const char *role);
 extern int	tapas_dataset_find_name(const RelColumns *rc, const char *name);
 extern bool tapas_dataset_list_has_name(List *names, const char *name);
@@ -92,6 +92,40 @@ extern void tapas_dataset_describe_columns(TapasAttackColumn *cols, int ncols,
 									  const char *key,
 									  struct TapasAttackRows **rows);
 
+/* dataset_gather.c */
+
+/*
+ * Codes of a categorical/ordinal column from its observed distinct labels
+ * (in the column's order, NULL last; see tapas_dataset_gather_labels) or
+ * the declared order, which must then list every observed label.
+ */
+extern void tapas_dataset_build_dictionary(TapasAttackColumn *col, List *observed,
+										   List *order, MemoryContext cxt);
+
+/*
+ * Appends each column idx[i]'s distinct labels (NULL for SQL NULL) over
+ * synthetic and the valid targets (when targets is not NULL) to
+ * observed[idx[i]].  keep (may be NULL): when one plain scan of synthetic
+ * alone reads every column, it keeps the rows there too; keep->k stays 0
+ * otherwise.
+ */
+extern void tapas_dataset_gather_labels(TapasAttackColumn *cols, const int *idx, int k,
+										Oid synthetic, const Oid *targets,
+										List **observed, TapasLabelRows *keep);
+
+/* the planner's estimate of the relation's rows, 0 when there is none */
+extern uint64 tapas_dataset_rel_tuples(Oid relid);
+
+/*
+ * Runs the label scans (labels) or the bounds scans (not labels) over the
+ * columns with want[j], in batches of at most 31, separately for the
+ * columns read from the targets too (in_targets[j]) and the others.
+ */
+extern void tapas_dataset_for_batches(TapasAttackColumn *cols, int ncols,
+									  const bool *in_targets, const bool *want,
+									  Oid synthetic, const Oid *targets,
+									  List **observed, bool labels);
+
 /* dataset_labels.c */
 
 /*
@@ -105,7 +139,8 @@ extern Oid	tapas_dataset_text_label_collation(const char *name, Oid synthetic,
 /*
  * Appends to observed[i] the distinct labels of column vi (i = 0..k-1) of
  * the FROM item from, in the order of collation collid[i], NULL last: the
- * lists gather_labels' GROUPING SETS query gives for such columns.  keep
+ * lists tapas_dataset_gather_labels' GROUPING SETS query gives for such
+ * columns.  keep
  * (may be NULL): the rows are kept there too, in scan order; with
  * keep->key set, from has a text column vk read as each row's key.
  */

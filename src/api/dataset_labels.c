@@ -4,7 +4,7 @@
  *	  Distinct labels of text columns gathered in C, in one scan.
  *
  * The dictionaries of categorical columns are their distinct values in the
- * column's order, NULL last (dataset_columns.c, gather_labels: one
+ * column's order, NULL last (dataset_gather.c, gather_labels: one
  * GROUPING SETS query).  For text and varchar columns under a
  * deterministic collation the same lists come cheaper from a plain scan:
  * equality under a deterministic collation is byte equality, so the

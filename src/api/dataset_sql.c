@@ -32,7 +32,8 @@
  *
  * All reads go through SPI as the calling user, so table privileges apply.
  * This file chooses the columns and builds the schema; dataset_columns.c
- * decides each column's kind, dictionary and bounds; dataset_read.c reads
+ * decides each column's kind, and gathers its dictionary and bounds
+ * through the scans of dataset_gather.c; dataset_read.c reads
  * rows and implements tapas.describe().
  *
  * IDENTIFICATION

@@ -50,7 +50,7 @@ typedef enum TapasMode
 	TAPAS_MODE_DENY				/* refuse the query; its answer is not logged */
 } TapasMode;
 
-/* decide.c */
+/* decide_gucs.c */
 extern int	tapas_mode;
 
 /* ---- alerts.c ---- */
@@ -137,9 +137,11 @@ typedef struct TapasAuditPending TapasAuditPending;
 
 extern TapasAuditPending *tapas_audit_cells(const TapasCell *cells, int ncells);
 extern void tapas_audit_logged(TapasAuditPending *p, int64 first_log_id);
+/* decide_alerts.c */
 extern void tapas_audit_incomplete(Oid relid);
 /* truth.c: remembers the canonical basis trees of cells for the truth */
 extern void tapas_audit_register_bases(const TapasCell *cells, int ncells);
+/* decide_gucs.c */
 extern void tapas_audit_define_gucs(void);
 
 /* budget of the checks, per statement (tapas.audit_budget_ms) */

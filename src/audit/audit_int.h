@@ -296,10 +296,12 @@ extern const char *tapas_audit_broken_reason(const TapasAuditEntry *e, bool join
 
 /* state_shared.c */
 extern int	tapas_audit_shared_memory_kb;
-extern tapas_rowspace_t *tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows);
-extern void tapas_audit_shared_publish(TapasAuditEntry *e);
 extern struct dsa_area *tapas_audit_shared_dsa(void);
 extern bool tapas_audit_shared_run(void (*fn) (void *), void *arg);
+
+/* state_shared_slots.c */
+extern tapas_rowspace_t *tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows);
+extern void tapas_audit_shared_publish(TapasAuditEntry *e);
 
 /* state_pins.c: reference counts on the copies, basis rows read in place */
 extern dsa_pointer tapas_audit_blob_alloc(struct dsa_area *a, Size bytes, void **data);
@@ -415,11 +417,13 @@ extern int	tapas_audit_simulated(TapasAuditBatch *batch, TapasFinding **found,
 #define TAPAS_COMBINED_MAX_TARGETS	8
 #define TAPAS_COMBINED_MAX_MASKS	64
 typedef struct TapasCombined TapasCombined;
+/* combined_batch.c */
 extern int	tapas_audit_combined(TapasAuditBatch *batch, const int16 *member,
 								 TapasAuditBatch *out);
+/* combined_memory.c */
 extern void tapas_audit_combined_free(TapasAuditEntry *e);
 extern size_t tapas_audit_combined_memory(const TapasAuditEntry *e);
-extern bool tapas_audit_combined_rows;
+extern bool tapas_audit_combined_rows;	/* decide_gucs.c */
 
 /* candidates.c */
 extern void tapas_audit_candidates_reset(TapasAuditEntry *e);

@@ -49,6 +49,9 @@
  * combined entry costs what a class entry costs (its row space over the
  * table's records, its decoders' matrix).
  *
+ * The statement's combined rows are made by combined_batch.c; the combined
+ * state is freed and its memory counted by combined_memory.c.
+ *
  * IDENTIFICATION
  *	  src/audit/combined.c
  *
@@ -63,44 +66,13 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
-#include "audit/audit_int.h"
-#include "recon/binmat.h"
+#include "audit/combined_int.h"
 #include "recon/maskspan.h"
-#include "recon/sparse_search.h"
 #include "util/compare.h"
 
 #define SPAN_EPS	1e-9
 
 StaticAssertDecl(TAPAS_COMBINED_MAX_MASKS <= TAPAS_MASKSPAN_MAX, "masks per cover");
-
-/* the cells logged over one cover */
-typedef struct CoverGroup
-{
-	uint64		hash;
-	int			next;			/* next group with the same hash bucket, or -1 */
-	const roaring_bitmap_t *cover;	/* a row of the group's entry (not owned) */
-	int			nm;				/* masks kept: linearly independent */
-	int16		masks[TAPAS_COMBINED_MAX_MASKS];	/* each the patterns of this member */
-	double		answers[TAPAS_COMBINED_MAX_MASKS];
-	int64		log_id;			/* the newest cell's */
-	uint32		done;			/* bit t: target t's row was made */
-} CoverGroup;
-
-struct TapasCombined
-{
-	int			src_rows;		/* rows of the group's entry taken */
-	int64		src_last;		/* log_id of the last of them (a reset shows) */
-	int			ngroups;
-	int			maxgroups;
-	CoverGroup *groups;
-	int			nbuckets;
-	int		   *buckets;		/* [nbuckets] first group, or -1 */
-	int			ntargets;
-	tapas_regset_t targets[TAPAS_COMBINED_MAX_TARGETS];
-	bool		combines[TAPAS_COMBINED_MAX_TARGETS];	/* a cover combined 2+ cells */
-	TapasAuditEntry *entries[TAPAS_COMBINED_MAX_TARGETS];	/* or NULL */
-	TapasClass	classes[TAPAS_COMBINED_MAX_TARGETS];
-};
 
 /* the pattern sets of the masks of g, for tapas_mask_span */
 static void
@@ -111,8 +83,8 @@ group_sets(const CoverGroup *g, const TapasJoint *jt, const tapas_regset_t **set
 }
 
 /* adds member m's mask (answer a) to the kept masks unless it depends on them */
-static void
-group_add_mask(CoverGroup *g, const TapasJoint *jt, int m, double a)
+void
+tapas_audit_combined_add_mask(CoverGroup *g, const TapasJoint *jt, int m, double a)
 {
 	double		lambda[TAPAS_COMBINED_MAX_MASKS];
 	const tapas_regset_t *sets[TAPAS_COMBINED_MAX_MASKS];
@@ -132,8 +104,8 @@ group_add_mask(CoverGroup *g, const TapasJoint *jt, int m, double a)
  * ----------------------------------------------------------------
  */
 
-static uint64
-ids_hash(const uint32 *ids, size_t n)
+uint64
+tapas_audit_combined_ids_hash(const uint32 *ids, size_t n)
 {
 	return hash_bytes_extended((const unsigned char *) ids, sizeof(uint32) * n, (uint64) n);
 }
@@ -146,14 +118,14 @@ cover_hash(const roaring_bitmap_t *r)
 	uint64		h;
 
 	roaring_bitmap_to_uint32_array(r, ids);
-	h = ids_hash(ids, n);
+	h = tapas_audit_combined_ids_hash(ids, n);
 	pfree(ids);
 	return h;
 }
 
 /* the group of cover r (hash h), or -1 */
-static int
-find_group(const TapasCombined *c, uint64 h, const roaring_bitmap_t *r)
+int
+tapas_audit_combined_find_group(const TapasCombined *c, uint64 h, const roaring_bitmap_t *r)
 {
 	for (int g = c->buckets[h % c->nbuckets]; g >= 0; g = c->groups[g].next)
 		if (c->groups[g].hash == h && roaring_bitmap_equals(c->groups[g].cover, r))
@@ -208,84 +180,6 @@ new_group(TapasCombined *c, uint64 h, const roaring_bitmap_t *r)
  * ----------------------------------------------------------------
  */
 
-/* frees a combined entry's contents */
-static void
-combined_entry_free(TapasAuditEntry *ce)
-{
-	tapas_audit_trial_end(ce);
-	for (int i = 0; i < ce->nrows; i++)
-		roaring_bitmap_free(ce->rows[i]);
-	tapas_rowspace_free(ce->rs);
-	tapas_binmat_free(ce->A);
-	tapas_binmat_colbytes_free(ce->P);
-	tapas_sparse_hashes_free(ce->H);
-	roaring_bitmap_free(ce->reported);
-	roaring_bitmap_free(ce->sync_new);
-	tapas_audit_candidates_reset(ce);
-	if (ce->rows)
-		pfree(ce->rows);
-	if (ce->answers)
-		pfree(ce->answers);
-	if (ce->log_ids)
-		pfree(ce->log_ids);
-	if (ce->design_tags)
-		pfree(ce->design_tags);
-	pfree(ce);
-}
-
-void
-tapas_audit_combined_free(TapasAuditEntry *e)
-{
-	TapasCombined *c = e->combined;
-
-	if (c == NULL)
-		return;
-	for (int t = 0; t < c->ntargets; t++)
-	{
-		if (c->entries[t])
-			combined_entry_free(c->entries[t]);
-		if (c->classes[t].rep)
-			pfree(c->classes[t].rep);
-		if (c->classes[t].keys)
-			pfree(c->classes[t].keys);
-		if (c->classes[t].vals)
-			pfree(c->classes[t].vals);
-	}
-	if (c->groups)
-		pfree(c->groups);
-	if (c->buckets)
-		pfree(c->buckets);
-	pfree(c);
-	e->combined = NULL;
-}
-
-/*
- * Bytes held by the combined rows of the group entry e: the covers' table
- * and each combined entry (its row space, decoder matrix, rows) with its
- * class's truth.  Counted in e's own (tapas_audit_entry_memory), so that
- * tapas.audit_memory bounds them with the rest of the (table, scope): the
- * combined entries are in no hash of their own, and a flood of related
- * classes would otherwise grow them past the bound unseen.
- */
-size_t
-tapas_audit_combined_memory(const TapasAuditEntry *e)
-{
-	const TapasCombined *c = e->combined;
-	size_t		bytes;
-
-	if (c == NULL)
-		return 0;
-	bytes = sizeof(TapasCombined) + (size_t) c->maxgroups * sizeof(CoverGroup) +
-		(size_t) c->nbuckets * sizeof(int);
-	for (int t = 0; t < c->ntargets; t++)
-	{
-		if (c->entries[t] != NULL)
-			bytes += sizeof(TapasAuditEntry) + tapas_audit_entry_memory(c->entries[t]);
-		bytes += (size_t) c->classes[t].nnz * (sizeof(int64) + sizeof(double));
-	}
-	return bytes;
-}
-
 static void
 entry_append(TapasAuditEntry *ce, const roaring_bitmap_t *cover, double answer, int64 log_id)
 {
@@ -307,9 +201,10 @@ entry_append(TapasAuditEntry *ce, const roaring_bitmap_t *cover, double answer, 
 }
 
 /* the target's row of group g, if the group's cells give it: its answer */
-static bool
-group_target(const CoverGroup *g, const TapasJoint *jt, const tapas_regset_t *T,
-			 double *answer, bool *combines)
+bool
+tapas_audit_combined_group_target(const CoverGroup *g, const TapasJoint *jt,
+								  const tapas_regset_t *T, double *answer,
+								  bool *combines)
 {
 	double		lambda[TAPAS_COMBINED_MAX_MASKS];
 	const tapas_regset_t *sets[TAPAS_COMBINED_MAX_MASKS];
@@ -337,8 +232,8 @@ group_target(const CoverGroup *g, const TapasJoint *jt, const tapas_regset_t *T,
  * v_T (the records of the group's classes within T), with every logged
  * combined row made so far.
  */
-static TapasAuditEntry *
-target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
+TapasAuditEntry *
+tapas_audit_combined_target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
 {
 	TapasJoint *jt = e->joint;
 	TapasAuditEntry *ce;
@@ -410,7 +305,7 @@ target_entry(TapasCombined *c, TapasAuditEntry *e, int t)
 			double		a;
 			bool		comb;
 
-			if (group_target(&c->groups[g], jt, &c->targets[t], &a, &comb))
+			if (tapas_audit_combined_group_target(&c->groups[g], jt, &c->targets[t], &a, &comb))
 				entry_append(ce, c->groups[g].cover, a, c->groups[g].log_id);
 		}
 	return ce;
@@ -458,11 +353,11 @@ take_rows(TapasCombined *c, TapasAuditEntry *e)
 		if (tapas_regset_empty(&jt->patterns[m]))
 			continue;			/* a projected cell of a cut */
 		h = cover_hash(e->rows[i]);
-		g = find_group(c, h, e->rows[i]);
+		g = tapas_audit_combined_find_group(c, h, e->rows[i]);
 		if (g < 0)
 			g = new_group(c, h, e->rows[i]);
 		grp = &c->groups[g];
-		group_add_mask(grp, jt, m, e->answers[i]);
+		tapas_audit_combined_add_mask(grp, jt, m, e->answers[i]);
 		grp->log_id = e->log_ids[i];
 		for (int t = 0; t < c->ntargets; t++)
 		{
@@ -470,13 +365,13 @@ take_rows(TapasCombined *c, TapasAuditEntry *e)
 			bool		comb;
 
 			if ((grp->done & (1u << t)) ||
-				!group_target(grp, jt, &c->targets[t], &a, &comb))
+				!tapas_audit_combined_group_target(grp, jt, &c->targets[t], &a, &comb))
 				continue;
 			grp->done |= 1u << t;
 			if (comb && !c->combines[t])
 			{
 				c->combines[t] = true;
-				(void) target_entry(c, e, t);	/* takes every done row */
+				(void) tapas_audit_combined_target_entry(c, e, t);	/* takes every done row */
 			}
 			else if (c->entries[t] != NULL)
 				entry_append(c->entries[t], grp->cover, a, grp->log_id);
@@ -496,8 +391,8 @@ combined_memory_retry(const TapasCombined *c)
 }
 
 /* the combined state of the group's entry, current with its rows */
-static TapasCombined *
-combined_of(TapasAuditEntry *e)
+TapasCombined *
+tapas_audit_combined_of(TapasAuditEntry *e)
 {
 	TapasCombined *c = e->combined;
 
@@ -520,129 +415,4 @@ combined_of(TapasAuditEntry *e)
 	}
 	take_rows(c, e);
 	return c;
-}
-
-/*
- * The combined entries of the group entry e with the statement's cells
- * (batch, member[i]: the class of cell i): for each target with an entry,
- * a batch over it (batches[t].entry NULL: none).  Returns the number of
- * targets.  The rows are made from the covers and classes alone.
- */
-int
-tapas_audit_combined(TapasAuditBatch *batch, const int16 *member, TapasAuditBatch *out)
-{
-	TapasAuditEntry *e = batch->entry;
-	TapasJoint *jt = e->joint;
-	TapasCombined *c;
-	int			nt;
-	CoverGroup *tmp;
-	int		   *tmp_of;			/* [ncells] the statement's group of each cell */
-	int			ntmp = 0;
-	uint32	  **sorted;			/* [ncells] each cell's cover, ascending */
-
-	if (jt == NULL || jt->npatterns < 1 || jt->npatterns > TAPAS_REGSET_MAX || batch->ncells == 0)
-		return 0;
-	c = combined_of(e);
-	nt = c->ntargets;
-	tmp = palloc0(sizeof(CoverGroup) * batch->ncells);
-	tmp_of = palloc(sizeof(int) * batch->ncells);
-	/* the statement's cells by cover, each with the logged cells over it */
-	sorted = palloc(sizeof(uint32 *) * batch->ncells);
-	for (int i = 0; i < batch->ncells; i++)
-	{
-		size_t		card = batch->offsets[i + 1] - batch->offsets[i];
-		int			m = member[i];
-		roaring_bitmap_t *r;
-		uint64		h;
-		int			k;
-
-		tmp_of[i] = -1;
-		sorted[i] = NULL;
-		if (tapas_regset_empty(&jt->patterns[m]))
-			continue;
-		/* the cell's dense indices come in key order: sorted, as a row's */
-		r = roaring_bitmap_of_ptr(card, batch->ids + batch->offsets[i]);
-		card = roaring_bitmap_get_cardinality(r);
-		sorted[i] = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(card, 1));
-		roaring_bitmap_to_uint32_array(r, sorted[i]);
-		h = ids_hash(sorted[i], card);
-		for (k = 0; k < ntmp; k++)
-			if (tmp[k].hash == h && roaring_bitmap_equals(tmp[k].cover, r))
-				break;
-		if (k == ntmp)
-		{
-			int			g = find_group(c, h, r);
-
-			if (g >= 0)
-				tmp[k] = c->groups[g];
-			else
-				tmp[k].done = 0;
-			tmp[k].hash = h;
-			tmp[k].next = i;	/* the first cell over the cover */
-			tmp[k].cover = r;
-			ntmp++;
-		}
-		else
-			roaring_bitmap_free(r);
-		group_add_mask(&tmp[k], jt, m, batch->answers[i]);
-		tmp_of[i] = k;
-	}
-	for (int t = 0; t < nt; t++)
-	{
-		TapasAuditBatch *b = &out[t];
-		size_t		total = 0;
-
-		memset(b, 0, sizeof(*b));
-		/* the statement's new rows of target t: covers not done that it completes */
-		b->cell_no = palloc(sizeof(int) * ntmp);
-		b->offsets = palloc(sizeof(size_t) * (ntmp + 1));
-		b->answers = palloc(sizeof(double) * Max(ntmp, 1));
-		for (int k = 0; k < ntmp; k++)
-		{
-			double		a;
-			bool		comb;
-
-			if ((tmp[k].done & (1u << t)) ||
-				!group_target(&tmp[k], jt, &c->targets[t], &a, &comb))
-				continue;
-			if (comb && !c->combines[t])
-				c->combines[t] = true;	/* the entry is made below */
-			b->cell_no[b->ncells] = batch->cell_no[tmp[k].next];
-			b->answers[b->ncells] = a;
-			b->offsets[b->ncells] = tmp[k].next;	/* the cell, for now */
-			total += roaring_bitmap_get_cardinality(tmp[k].cover);
-			b->ncells++;
-		}
-		if (b->ncells == 0 || !c->combines[t])
-		{
-			b->ncells = 0;
-			continue;
-		}
-		b->ids = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint32) * Max(total, 1));
-		total = 0;
-		for (int r = 0; r < b->ncells; r++)
-		{
-			int			i = (int) b->offsets[r];
-			size_t		card = roaring_bitmap_get_cardinality(tmp[tmp_of[i]].cover);
-
-			memcpy(b->ids + total, sorted[i], sizeof(uint32) * card);
-			b->offsets[r] = total;
-			total += card;
-		}
-		b->offsets[b->ncells] = total;
-		b->entry = target_entry(c, e, t);
-		/* the group's dense index (designs.c looks keys up in it; not owned) */
-		b->entry->nkeys = e->nkeys;
-		b->n_total = batch->n_total;
-		b->keys = batch->keys;
-	}
-	for (int k = 0; k < ntmp; k++)
-		roaring_bitmap_free((roaring_bitmap_t *) tmp[k].cover);
-	for (int i = 0; i < batch->ncells; i++)
-		if (sorted[i])
-			pfree(sorted[i]);
-	pfree(sorted);
-	pfree(tmp);
-	pfree(tmp_of);
-	return nt;
 }

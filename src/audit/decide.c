@@ -39,7 +39,9 @@
  *	   tapas_audit_logged raises the alerts with the new log_ids (and, in
  *	   warn mode, a WARNING naming the table and the alert ids).
  *
- * Groups of related classes are audited by decide_joint.c.
+ * Groups of related classes are audited by decide_joint.c; findings and
+ * checks that could not complete become alerts in decide_alerts.c; the
+ * auditor's settings (tapas.mode and the others) are in decide_gucs.c.
  *
  * Memory: findings and batches live in the caller's (per-execution)
  * context; only the entries are cached (TopMemoryContext child).
@@ -54,19 +56,12 @@
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
-#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "audit/decide_int.h"
 #include "policy/policy.h"
-#include "recon/linrel.h"
-
-int			tapas_audit_budget_ms = 300;
-int			tapas_audit_scope = TAPAS_SCOPE_ALL;
-int			tapas_min_candidates = 10;
-bool		tapas_audit_combined_rows = true;
 
 /* field4 of tapas's advisory-style lock tags (SQL advisory locks use 1, 2) */
 #define TAPAS_LOCK_FIELD4	0x7461
@@ -209,154 +204,6 @@ group_cells(const TapasCell *cells, int ncells)
 	return groups;
 }
 
-void
-tapas_audit_pending_add(TapasAuditPending *p, TapasFinding *f, int nf, TapasAuditEntry *e,
-			Group *g)
-{
-	for (int i = 0; i < nf; i++)
-	{
-		bool		dup = false;
-
-		for (int j = 0; j < p->n; j++)
-			if (p->items[j].entry == e && p->items[j].f.index == f[i].index)
-				dup = true;
-		if (dup)
-			continue;
-		p->items = p->items ? repalloc(p->items, sizeof(PendingFinding) * (p->n + 1))
-			: palloc(sizeof(PendingFinding));
-		p->items[p->n].f = f[i];
-		p->items[p->n].entry = e;
-		p->items[p->n].ncells = g->n;
-		p->items[p->n].cell_no = g->cell_no;
-		p->n++;
-	}
-}
-
-void
-tapas_audit_incomplete_add(TapasAuditPending *p, TapasAuditEntry *e, const char *reason)
-{
-	p->incomplete = p->incomplete
-		? repalloc(p->incomplete, sizeof(Incomplete) * (p->nincomplete + 1))
-		: palloc(sizeof(Incomplete));
-	p->incomplete[p->nincomplete].entry = e;
-	strlcpy(p->incomplete[p->nincomplete].reason, reason, TAPAS_ALERT_DETAIL_LEN);
-	p->nincomplete++;
-	p->relid = e->key.relid;
-}
-
-/*
- * The alert of a finding: log_ids are the entry's newest logged rows and,
- * once logged, the statement's own cells of that group (first_log_id >= 1).
- */
-static void
-fill_alert(TapasAlert *a, PendingFinding *pf, int action, int64 first_log_id)
-{
-	TapasAuditEntry *e = pf->entry;
-	int			own = first_log_id > 0 ? Min(pf->ncells, TAPAS_ALERT_MAX_LOG_IDS / 2) : 0;
-	int			old = Min(e->nrows, TAPAS_ALERT_MAX_LOG_IDS - own);
-	int			k = 0;
-
-	memset(a, 0, sizeof(*a));
-	a->roleid = GetSessionUserId();
-	a->relid = e->key.relid;
-	a->record_key = pf->f.key;
-	a->kind = pf->f.kind;
-	a->action = action;
-	for (int i = e->nrows - old; i < e->nrows; i++)
-		a->log_ids[k++] = e->log_ids[i];
-	for (int i = 0; i < own; i++)
-		a->log_ids[k++] = first_log_id + pf->cell_no[pf->ncells - own + i];
-	a->nlog_ids = k;
-	strlcpy(a->statistic, e->key.statistic, sizeof(a->statistic));
-	strlcpy(a->method, pf->f.method, sizeof(a->method));
-	snprintf(a->detail, sizeof(a->detail), "%s%s", pf->f.detail,
-			 action == TAPAS_ALERT_DENIED ? "; the query was refused and not logged" : "");
-}
-
-/* the 'incomplete' alerts of p, with action (palloc'd) */
-static TapasAlert *
-incomplete_alerts(TapasAuditPending *p, int action)
-{
-	TapasAlert *alerts = palloc0(sizeof(TapasAlert) * Max(p->nincomplete, 1));
-
-	for (int i = 0; i < p->nincomplete; i++)
-	{
-		TapasAlert *a = &alerts[i];
-		TapasAuditEntry *e = p->incomplete[i].entry;
-
-		a->roleid = GetSessionUserId();
-		a->relid = e->key.relid;
-		a->record_key = 0;
-		a->kind = TAPAS_ALERT_INCOMPLETE;
-		a->action = action;
-		strlcpy(a->statistic, e->key.statistic, sizeof(a->statistic));
-		strlcpy(a->method, "audit", sizeof(a->method));
-		strlcpy(a->detail, p->incomplete[i].reason, sizeof(a->detail));
-	}
-	return alerts;
-}
-
-/* true if an alert on (table, record) exists already for this scope */
-static bool
-already_alerted(Oid relid, int64 key, TapasAlert *list, int nlist)
-{
-	for (int i = 0; i < nlist; i++)
-		if (list[i].relid == relid && list[i].record_key == key &&
-			list[i].dbid == MyDatabaseId &&
-			list[i].kind != TAPAS_ALERT_INCOMPLETE &&
-			(tapas_audit_scope == TAPAS_SCOPE_ALL || list[i].roleid == GetSessionUserId()))
-			return true;
-	return false;
-}
-
-/*
- * Records made determined by rows that other sessions logged (taken over
- * at sync): alerted now, action 'logged' (their answers were released),
- * unless an alert on the record exists.
- */
-void
-tapas_audit_alert_synced(TapasAuditEntry *e)
-{
-	roaring_uint32_iterator_t *it;
-	TapasAlert *list;
-	TapasAlert *alerts;
-	int			nlist;
-	int			n = 0;
-	uint64		card = roaring_bitmap_get_cardinality(e->sync_new);
-
-	if (card == 0)
-		return;
-	list = tapas_alert_list(&nlist);
-	alerts = palloc0(sizeof(TapasAlert) * card);
-	it = roaring_create_iterator(e->sync_new);
-	for (; it->has_value; roaring_advance_uint32_iterator(it))
-	{
-		int64		key = e->keys[it->current_value];
-		TapasAlert *a = &alerts[n];
-		int			k = 0;
-
-		if (already_alerted(e->key.relid, key, list, nlist))
-			continue;
-		a->roleid = GetSessionUserId();
-		a->relid = e->key.relid;
-		a->record_key = key;
-		a->kind = TAPAS_ALERT_DETERMINED;
-		a->action = TAPAS_ALERT_LOGGED;
-		for (int i = Max(0, e->nrows - TAPAS_ALERT_MAX_LOG_IDS); i < e->nrows; i++)
-			a->log_ids[k++] = e->log_ids[i];
-		a->nlog_ids = k;
-		strlcpy(a->statistic, e->key.statistic, sizeof(a->statistic));
-		strlcpy(a->method, "rowspace_sync", sizeof(a->method));
-		snprintf(a->detail, sizeof(a->detail),
-				 "e_j lies in the row space of the %d logged rows; the rows that determine it were logged by other sessions",
-				 e->nrows);
-		n++;
-	}
-	roaring_free_uint32_iterator(it);
-	roaring_bitmap_clear(e->sync_new);
-	if (n > 0)
-		tapas_alert_raise(alerts, n);
-}
 /* runs the checks for one group; adds its findings to p */
 static void
 audit_group(TapasAuditPending *p, Group *g, const TapasCell *cells, int ncells,
@@ -442,7 +289,7 @@ deny_isolated(TapasAuditPending *p)
 	TapasAlert *alerts = palloc(sizeof(TapasAlert) * p->n);
 
 	for (int i = 0; i < p->n; i++)
-		fill_alert(&alerts[i], &p->items[i], TAPAS_ALERT_DENIED, 0);
+		tapas_audit_fill_alert(&alerts[i], &p->items[i], TAPAS_ALERT_DENIED, 0);
 	tapas_alert_raise(alerts, p->n);
 	ereport(ERROR,
 			(errcode(ERRCODE_TAPAS_ISOLATION_DENIED),
@@ -461,7 +308,7 @@ deny_isolated(TapasAuditPending *p)
 static void
 deny_incomplete(TapasAuditPending *p)
 {
-	TapasAlert *alerts = incomplete_alerts(p, TAPAS_ALERT_DENIED);
+	TapasAlert *alerts = tapas_audit_incomplete_alerts(p, TAPAS_ALERT_DENIED);
 
 	tapas_alert_raise(alerts, p->nincomplete);
 	ereport(ERROR,
@@ -542,7 +389,7 @@ tapas_audit_logged(TapasAuditPending *p, int64 first_log_id)
 	action = tapas_mode == TAPAS_MODE_WARN ? TAPAS_ALERT_WARNED : TAPAS_ALERT_LOGGED;
 	if (p->nincomplete > 0)
 	{
-		alerts = incomplete_alerts(p, action);
+		alerts = tapas_audit_incomplete_alerts(p, action);
 		tapas_alert_raise(alerts, p->nincomplete);
 	}
 	if (p->n == 0)
@@ -553,7 +400,7 @@ tapas_audit_logged(TapasAuditPending *p, int64 first_log_id)
 		PendingFinding *pf = &p->items[i];
 		int64		idx;
 
-		fill_alert(&alerts[i], pf, action, first_log_id);
+		tapas_audit_fill_alert(&alerts[i], pf, action, first_log_id);
 		/* the record's real dense index, now that the ledger assigned it */
 		(void) tapas_ledger_key_indices(pf->entry->key.relid, &pf->f.key, 1, &idx);
 		if (idx >= 0)
@@ -567,135 +414,4 @@ tapas_audit_logged(TapasAuditPending *p, int64 first_log_id)
 						get_rel_name(p->relid)),
 				 errdetail("tapas raised alert %lld%s for the administrator.",
 						   (long long) alerts[0].alert_id, p->n > 1 ? " and more" : "")));
-}
-
-int			tapas_mode = TAPAS_MODE_DENY;
-
-static const struct config_enum_entry scope_options[] = {
-	{"all", TAPAS_SCOPE_ALL, false},
-	{"role", TAPAS_SCOPE_ROLE, false},
-	{NULL, 0, false}
-};
-
-static const struct config_enum_entry mode_options[] = {
-	{"off", TAPAS_MODE_OFF, false},
-	{"log", TAPAS_MODE_LOG, false},
-	{"warn", TAPAS_MODE_WARN, false},
-	{"deny", TAPAS_MODE_DENY, false},
-	{NULL, 0, false}
-};
-
-void
-tapas_audit_define_gucs(void)
-{
-	DefineCustomEnumVariable("tapas.mode",
-							 "What tapas does when an answer isolates a record.",
-							 "off: no isolation audit; log: record an alert; "
-							 "warn: also warn the analyst; deny: refuse the query.",
-							 &tapas_mode,
-							 TAPAS_MODE_DENY,
-							 mode_options,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomEnumVariable("tapas.audit_scope",
-							 "Whose answers tapas combines when it audits a query.",
-							 "all: the answers released to every audited role, assumed shared; "
-							 "role: the answers released to the session user only.",
-							 &tapas_audit_scope,
-							 TAPAS_SCOPE_ALL,
-							 scope_options,
-							 PGC_SUSET,
-							 0,
-							 NULL, NULL, NULL);
-	DefineCustomIntVariable("tapas.min_candidates",
-							"Fewest records the attacker's candidate set for a record may have.",
-							"A record whose candidate set (records positive in some solution consistent with the answers) is smaller is isolated.",
-							&tapas_min_candidates,
-							10, 2, 1000000,
-							PGC_SUSET, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("tapas.audit_classes_per_role",
-							"Most classes of statistics one session user may add to a protected table's joint audit.",
-							"-1: a quarter of the 256 a table holds; 0: no quota.  A statement past it is refused (TP003) for that role only.",
-							&tapas_audit_classes_per_role,
-							-1, -1, TAPAS_LINREL_MAX_CLASSES,
-							PGC_SUSET, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("tapas.audit_budget_ms",
-							"Time per statement for the audit checks.",
-							"A check that cannot complete within its share fails closed: TP004 in deny mode, an 'incomplete' alert otherwise.",
-							&tapas_audit_budget_ms,
-							300, 0, 600000,
-							PGC_SUSET, GUC_UNIT_MS,
-							NULL, NULL, NULL);
-	tapas_audit_define_memory_guc();
-	DefineCustomBoolVariable("tapas.audit_combined_rows",
-							 "Runs the candidates test and the decoders on the rows that related classes give together.",
-							 "off: each class's own rows only, as in 0.3 before issue 11's combined rows; the baseline of test/bench/audit-related.sh.",
-							 &tapas_audit_combined_rows,
-							 true,
-							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
-							 NULL, NULL, NULL);
-	DefineCustomBoolVariable("tapas.audit_fast_decoders",
-							 "Keeps the decoders' column patterns and hashes from one statement to the next, and runs short simulated trials.",
-							 "off: patterns and hashes rebuilt by every statement, three full pursuit runs per simulated decision, as before; the baseline of test/bench/audit-joint.sh.",
-							 &tapas_audit_fast_decoders,
-							 true,
-							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
-							 NULL, NULL, NULL);
-	DefineCustomIntVariable("tapas.audit_max_positives",
-							"Most positives the reconstruction decoders are run for.",
-							"Above, the check fails closed (TP004 in deny mode). 256: the cap of 0.3 before issue 11 item 6, the baseline of test/bench/benign-workload.sh --cross.",
-							&tapas_audit_max_positives,
-							TAPAS_AUDIT_MAX_POSITIVES, 0, 100000000,
-							PGC_SUSET, GUC_NOT_IN_SAMPLE,
-							NULL, NULL, NULL);
-	DefineCustomBoolVariable("tapas.audit_row_families",
-							 "Runs the simulated greedy decoder's products from the runs of disjoint rows (GROUP BY groups) when they pay.",
-							 "off: from the column patterns whatever the rows, as before issue 11 item 6; the same decisions, the baseline of test/bench/cross-positives.sh.",
-							 &tapas_audit_row_families,
-							 true,
-							 PGC_SUSET, GUC_NOT_IN_SAMPLE,
-							 NULL, NULL, NULL);
-	tapas_alerts_define_gucs();
-}
-
-/*
- * Fails closed on a cell that sums two or more sensitive basis values
- * (capture/cellform.c): the per-statistic audit cannot decide what their
- * sum reveals, so deny mode refuses the statement (TP004) and log/warn
- * raise an "incomplete" alert; each term is then logged as its own cell,
- * more than the analyst learned, never less.
- */
-void
-tapas_audit_incomplete(Oid relid)
-{
-	TapasAlert	a;
-
-	if (tapas_mode == TAPAS_MODE_OFF || !tapas_session_is_audited())
-		return;
-	if (tapas_mode == TAPAS_MODE_DENY)
-		ereport(ERROR,
-				(errcode(ERRCODE_TAPAS_AUDIT_INCOMPLETE),
-				 errmsg("query refused: tapas cannot audit an aggregate over protected table \"%s\" that sums several sensitive values",
-						get_rel_name(relid)),
-				 errhint("Write one aggregate per sensitive value, e.g. sum(CASE WHEN c THEN x END) and sum(CASE WHEN NOT c THEN y END), or move conditions on other columns to WHERE or GROUP BY.")));
-	memset(&a, 0, sizeof(a));
-	a.roleid = GetSessionUserId();
-	a.relid = relid;
-	a.kind = TAPAS_ALERT_INCOMPLETE;
-	a.action = tapas_mode == TAPAS_MODE_WARN ? TAPAS_ALERT_WARNED : TAPAS_ALERT_LOGGED;
-	strlcpy(a.method, "normal form", sizeof(a.method));
-	strlcpy(a.statistic, "(several sensitive bases)", sizeof(a.statistic));
-	strlcpy(a.detail, "a cell sums several sensitive basis values; its terms are logged as separate cells",
-			sizeof(a.detail));
-	tapas_alert_raise(&a, 1);
-	if (tapas_mode == TAPAS_MODE_WARN)
-		ereport(WARNING,
-				(errcode(ERRCODE_WARNING),
-				 errmsg("tapas cannot fully audit this answer on protected table \"%s\"",
-						get_rel_name(relid)),
-				 errdetail("tapas raised alert %lld for the administrator.",
-						   (long long) a.alert_id)));
 }

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * decide_int.h
- *	  What the auditor's driver (decide.c) shares with the audit of groups
- *	  of related classes (decide_joint.c): the pending findings of a
+ *	  What the auditor's driver (decide.c) shares with its alerts
+ *	  (decide_alerts.c), its settings (decide_gucs.c) and the audit of
+ *	  groups of related classes (decide_joint.c): the pending findings of a
  *	  statement and the grouping of its cells.
  *
  * IDENTIFICATION
@@ -81,11 +82,17 @@ typedef struct JointCells
 	int16	   *member;			/* [g.n] class of each cell in jt->cls */
 } JointCells;
 
+/* decide.c */
 extern Oid	tapas_audit_scope_roleid(void);
+
+/* decide_alerts.c */
 extern void tapas_audit_pending_add(TapasAuditPending *p, TapasFinding *f, int nf,
 									TapasAuditEntry *e, Group *g);
 extern void tapas_audit_incomplete_add(TapasAuditPending *p, TapasAuditEntry *e,
 									   const char *reason);
+extern void tapas_audit_fill_alert(TapasAlert *a, PendingFinding *pf, int action,
+								   int64 first_log_id);
+extern TapasAlert *tapas_audit_incomplete_alerts(TapasAuditPending *p, int action);
 extern void tapas_audit_alert_synced(TapasAuditEntry *e);
 
 /* decide_joint.c */

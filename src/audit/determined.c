@@ -19,7 +19,7 @@
  * answers, and adds them to the row space a few rows at a time until the
  * deadline (cancellable; a rebuild not finished resumes at the next
  * statement, which meanwhile fails closed).  Records that rows taken over
- * this way make determined go to sync_new and are alerted (decide.c).  The row space is created over
+ * this way make determined go to sync_new and are alerted (decide_alerts.c).  The row space is created over
  * dense indices 0..cap_n-1; when the ledger's dense index (or a batch's new
  * keys) outgrows cap_n it is rebuilt with room to spare from the copied
  * rows.
@@ -122,7 +122,7 @@ static const tapas_progress_t interrupt_poll = {interrupt_progress, NULL};
 /*
  * Adds the copied rows not yet in the row space (rs_rows..nrows-1), a few
  * at a time, until the deadline.  Records they make determined that were
- * not reported go to sync_new (decide.c alerts them: they were logged by
+ * not reported go to sync_new (decide_alerts.c alerts them: they were logged by
  * another session, so nobody tested them against this state).  Returns
  * false when rows remain (deadline) or the rank limit was reached.
  */

@@ -73,7 +73,7 @@ tapas_audit_entry_memory(const TapasAuditEntry *e)
 	bytes += (size_t) e->nkeys * sizeof(int64);
 	bytes += (size_t) e->maxrows * (sizeof(void *) + sizeof(double) + sizeof(int64) +
 									sizeof(int16));
-	/* a group's combined rows (combined.c): entries in no hash of their own */
+	/* a group's combined rows (combined_memory.c): entries in no hash of their own */
 	bytes += tapas_audit_combined_memory(e);
 	return bytes;
 }

@@ -63,6 +63,10 @@
  * projections, so it never leaves shared memory; tapas.audit_shared_state
  * shows only sizes and counters, to admins.
  *
+ * The slots, and the copies and publishing through them, are
+ * state_shared_slots.c; this file holds the shared memory, the area and
+ * the guarded runs, and tapas.audit_shared_state().
+ *
  * IDENTIFICATION
  *	  src/audit/state_shared.c
  *
@@ -71,7 +75,6 @@
 #include "postgres.h"
 
 #include "access/xact.h"
-#include "common/hashfn.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
@@ -83,45 +86,13 @@
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
 
-#include "audit/audit_int.h"
+#include "audit/state_shared_int.h"
 #include "policy/policy.h"
-
-#define SHARED_SLOTS		64
-
-typedef struct SharedSlot
-{
-	bool		used;
-	Oid			dbid;
-	Oid			relid;
-	Oid			roleid;			/* InvalidOid under tapas.audit_scope = all */
-	uint64		class_hash;		/* TapasClass.hash */
-	int64		class_nnz;
-	uint64		generation;		/* the dense index's reset generation */
-	uint32		nrecords;		/* columns of the kernel (cap_n) */
-	int			nrows;			/* rows of the class in the kernel */
-	int64		last_log_id;	/* log_id of the last of them */
-	uint64		rows_digest;	/* hash of their log_ids, in order */
-	uint32		rank;
-	Size		bytes;
-	dsa_pointer blob;
-	uint64		last_used;		/* the clock at the last publish or copy */
-	uint64		copies;			/* times copied by a backend */
-} SharedSlot;
-
-typedef struct SharedState
-{
-	LWLock	   *lock;
-	int			tranche;		/* of the DSA area's locks */
-	dsa_handle	area;			/* DSM_HANDLE_INVALID until first used */
-	uint64		clock;
-	Size		total_bytes;
-	SharedSlot	slots[SHARED_SLOTS];
-} SharedState;
 
 int			tapas_audit_shared_memory_kb = 0;	/* opt-in in 0.3: see the README */
 
-static SharedState *shared = NULL;
-static dsa_area *area = NULL;
+SharedState *tapas_audit_shared = NULL;
+dsa_area   *tapas_audit_shared_area = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
@@ -147,13 +118,13 @@ shared_shmem_startup(void)
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	shared = ShmemInitStruct("tapas audit shared state", sizeof(SharedState), &found);
+	tapas_audit_shared = ShmemInitStruct("tapas audit shared state", sizeof(SharedState), &found);
 	if (!found)
 	{
-		memset(shared, 0, sizeof(SharedState));
-		shared->lock = &(GetNamedLWLockTranche("tapas_audit_shared"))->lock;
-		shared->tranche = LWLockNewTrancheId();
-		shared->area = DSM_HANDLE_INVALID;
+		memset(tapas_audit_shared, 0, sizeof(SharedState));
+		tapas_audit_shared->lock = &(GetNamedLWLockTranche("tapas_audit_shared"))->lock;
+		tapas_audit_shared->tranche = LWLockNewTrancheId();
+		tapas_audit_shared->area = DSM_HANDLE_INVALID;
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -233,18 +204,18 @@ area_attach(void *arg)
 {
 	dsa_area   *a;
 
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	if (shared->area == DSM_HANDLE_INVALID)
+	LWLockAcquire(tapas_audit_shared->lock, LW_EXCLUSIVE);
+	if (tapas_audit_shared->area == DSM_HANDLE_INVALID)
 	{
-		a = dsa_create(shared->tranche);
+		a = dsa_create(tapas_audit_shared->tranche);
 		dsa_pin(a);				/* outlives this backend */
-		shared->area = dsa_get_handle(a);
+		tapas_audit_shared->area = dsa_get_handle(a);
 	}
 	else
-		a = dsa_attach(shared->area);
-	LWLockRelease(shared->lock);
+		a = dsa_attach(tapas_audit_shared->area);
+	LWLockRelease(tapas_audit_shared->lock);
 	dsa_pin_mapping(a);			/* kept mapped for the backend's life */
-	area = a;
+	tapas_audit_shared_area = a;
 }
 
 /*
@@ -258,11 +229,11 @@ shared_area(void)
 	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
 	MemoryContext old;
 
-	if (shared == NULL || tapas_audit_shared_memory_kb <= 0)
+	if (tapas_audit_shared == NULL || tapas_audit_shared_memory_kb <= 0)
 		return NULL;
-	if (area == NULL)
+	if (tapas_audit_shared_area == NULL)
 	{
-		LWLockRegisterTranche(shared->tranche, "tapas_audit_shared_area");
+		LWLockRegisterTranche(tapas_audit_shared->tranche, "tapas_audit_shared_area");
 		old = MemoryContextSwitchTo(TopMemoryContext);
 		area_attach(NULL);
 		MemoryContextSwitchTo(old);
@@ -274,10 +245,10 @@ shared_area(void)
 		 * hold one replaced copy more while its successor is written, and
 		 * its segments round up: twice the setting, never more.
 		 */
-		dsa_set_size_limit(area, 2 * limit + 64 * 1024 * 1024);
+		dsa_set_size_limit(tapas_audit_shared_area, 2 * limit + 64 * 1024 * 1024);
 		bound = limit;
 	}
-	return area;
+	return tapas_audit_shared_area;
 }
 
 /* the area for other shared audit state (truth_shared.c): call inside tapas_audit_shared_run */
@@ -294,252 +265,6 @@ tapas_audit_shared_run(void (*fn) (void *), void *arg)
 	return shared_guarded(fn, arg);
 }
 
-/* ----------------------------------------------------------------
- *		Slots
- * ----------------------------------------------------------------
- */
-
-/* hash of e's first nrows log_ids, in order */
-static uint64
-rows_digest(const TapasAuditEntry *e, int nrows)
-{
-	return hash_bytes_extended((const unsigned char *) e->log_ids,
-							   (int) (sizeof(int64) * nrows), UINT64CONST(0x7461706173));
-}
-
-static bool
-slot_is(const SharedSlot *s, const TapasAuditEntry *e)
-{
-	return s->used && s->dbid == MyDatabaseId && s->relid == e->key.relid &&
-		s->roleid == e->key.roleid && s->class_hash == e->cls->hash &&
-		s->class_nnz == e->cls->nnz;
-}
-
-/* whether e's state may be shared at all (see the banner) */
-static bool
-shareable(const TapasAuditEntry *e)
-{
-	return e->joint == NULL && e->cls != NULL && e->cls->usable && e->nrows > 0;
-}
-
-/* frees slot s's copy (exclusive lock held) */
-static void
-slot_clear(SharedSlot *s)
-{
-	if (s->used && DsaPointerIsValid(s->blob))
-		tapas_audit_blob_unref(area, s->blob);	/* freed unless read in place */
-	shared->total_bytes -= s->used ? s->bytes : 0;
-	memset(s, 0, sizeof(*s));
-}
-
-typedef struct CopyArgs
-{
-	TapasAuditEntry *e;
-	int64		need;
-	int			nrows;
-	tapas_rowspace_t *rs;
-} CopyArgs;
-
-/* the body of tapas_audit_shared_copy (run guarded: mapping a segment may raise) */
-static void
-copy_guarded(void *arg)
-{
-	CopyArgs   *c = arg;
-	TapasAuditEntry *e = c->e;
-	SharedSlot *s;
-	const char *reason = NULL;
-	uint64		digest_at = 0;
-	int			digest_rows = -1;
-
-	if (shared_area() == NULL)
-		return;
-	LWLockAcquire(shared->lock, LW_SHARED);
-	for (int i = 0; i < SHARED_SLOTS; i++)
-	{
-		s = &shared->slots[i];
-		if (!slot_is(s, e) || s->generation != e->keys_generation ||
-			(int64) s->nrecords < c->need || s->nrows <= 0 || s->nrows > e->nrows ||
-			e->log_ids[s->nrows - 1] != s->last_log_id)
-			continue;
-		if (digest_rows != s->nrows)
-		{
-			digest_at = rows_digest(e, s->nrows);
-			digest_rows = s->nrows;
-		}
-		if (digest_at != s->rows_digest)
-			continue;
-		/* a reference of its own: the kernel reads the basis rows in place */
-		c->rs = tapas_audit_blob_read(area, s->blob, s->bytes, tapas_audit_prime(), &reason);
-		if (c->rs == NULL)
-		{
-			ereport(LOG_SERVER_ONLY,
-					(errmsg("tapas: shared audit state of table %u not used: %s",
-							e->key.relid, reason ? reason : "?")));
-			break;
-		}
-		c->nrows = s->nrows;
-		s->copies++;			/* counters only: a lost increment is harmless */
-		s->last_used = ++shared->clock;
-		break;
-	}
-	LWLockRelease(shared->lock);
-}
-
-/*
- * A kernel for e's first rows, copied from a slot (see the banner), over
- * at least need records: the kernel, with *nrows its rows; NULL when no
- * slot fits or the area cannot be used (the caller replays).
- */
-tapas_rowspace_t *
-tapas_audit_shared_copy(TapasAuditEntry *e, int64 need, int *nrows)
-{
-	CopyArgs	c = {e, need, 0, NULL};
-
-	*nrows = 0;
-	if (!shareable(e) || shared == NULL || tapas_audit_shared_memory_kb <= 0)
-		return NULL;
-	if (!shared_guarded(copy_guarded, &c))
-	{
-		tapas_rowspace_free(c.rs);
-		return NULL;
-	}
-	*nrows = c.nrows;
-	return c.rs;
-}
-
-/* the slot for e (exclusive lock held): its own, a free one, or the least recently used */
-static SharedSlot *
-slot_for(const TapasAuditEntry *e)
-{
-	SharedSlot *lru = NULL;
-
-	for (int i = 0; i < SHARED_SLOTS; i++)
-		if (slot_is(&shared->slots[i], e))
-			return &shared->slots[i];
-	for (int i = 0; i < SHARED_SLOTS; i++)
-	{
-		SharedSlot *s = &shared->slots[i];
-
-		if (!s->used)
-			return s;
-		if (lru == NULL || s->last_used < lru->last_used)
-			lru = s;
-	}
-	slot_clear(lru);
-	return lru;
-}
-
-/* evicts least recently used copies other than keep until bytes more fit */
-static bool
-make_room(Size bytes, SharedSlot *keep)
-{
-	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
-
-	while (shared->total_bytes + bytes > limit)
-	{
-		SharedSlot *lru = NULL;
-
-		for (int i = 0; i < SHARED_SLOTS; i++)
-		{
-			SharedSlot *s = &shared->slots[i];
-
-			if (s->used && s != keep && (lru == NULL || s->last_used < lru->last_used))
-				lru = s;
-		}
-		if (lru == NULL)
-			return false;
-		slot_clear(lru);
-	}
-	return true;
-}
-
-/* estimated microseconds to serialise and copy a state of bytes (about 1 byte/ns) */
-static int64
-copy_cost_us(Size bytes)
-{
-	return (int64) (bytes / 1000) + 100;
-}
-
-/* stores e's kernel of bytes in a slot (run guarded: allocating a segment may raise) */
-static void
-publish_guarded(void *arg)
-{
-	TapasAuditEntry *e = arg;
-	Size		bytes = tapas_rowspace_serial_size(e->rs);
-	dsa_pointer blob;
-	void	   *data;
-	SharedSlot *s;
-	bool		stored = false;
-
-	if (shared_area() == NULL)
-		return;
-	blob = tapas_audit_blob_alloc(area, bytes, &data);
-	if (!DsaPointerIsValid(blob))
-		return;
-	/* the CRC is checked here, once: readers trust the copy (VERIFIED) */
-	if (tapas_rowspace_serialise(e->rs, data, bytes) != TAPAS_OK ||
-		!tapas_rowspace_serial_verify(data, bytes))
-	{
-		tapas_audit_blob_unref(area, blob);
-		return;
-	}
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	s = slot_for(e);
-	/* a copy of more rows of the same generation is already there: keep it */
-	if (!(s->used && s->generation == e->keys_generation && s->nrows >= e->nrows) &&
-		make_room(bytes - (s->used ? Min(s->bytes, bytes) : 0), s))
-	{
-		if (s->used && DsaPointerIsValid(s->blob))
-			tapas_audit_blob_unref(area, s->blob);	/* readers keep theirs */
-		shared->total_bytes -= s->used ? s->bytes : 0;
-		s->used = true;
-		s->dbid = MyDatabaseId;
-		s->relid = e->key.relid;
-		s->roleid = e->key.roleid;
-		s->class_hash = e->cls->hash;
-		s->class_nnz = e->cls->nnz;
-		s->generation = e->keys_generation;
-		s->nrecords = tapas_rowspace_n(e->rs);
-		s->nrows = e->nrows;
-		s->last_log_id = e->log_ids[e->nrows - 1];
-		s->rows_digest = rows_digest(e, e->nrows);
-		s->rank = tapas_rowspace_rank(e->rs);
-		s->bytes = bytes;
-		s->blob = blob;
-		s->last_used = ++shared->clock;
-		tapas_audit_blob_set_id(area, blob, s->last_used);
-		shared->total_bytes += bytes;
-		stored = true;
-	}
-	LWLockRelease(shared->lock);
-	if (!stored)
-		tapas_audit_blob_unref(area, blob);
-}
-
-/*
- * Publishes e's committed kernel when the work it saves pays for the copy
- * (see the banner).  Call after a complete sync: rows[0..nrows) are all
- * in e->rs and no trial is open.  Never raises for lack of shared memory:
- * the copy is an optimisation.
- */
-void
-tapas_audit_shared_publish(TapasAuditEntry *e)
-{
-	Size		bytes;
-	Size		limit = (Size) tapas_audit_shared_memory_kb * 1024;
-
-	if (!shareable(e) || e->rs == NULL || e->rs_broken || e->trial_open ||
-		e->rs_rows != e->nrows || e->nrows <= e->shared_rows ||
-		shared == NULL || limit == 0)
-		return;
-	bytes = tapas_rowspace_serial_size(e->rs);
-	if (e->shared_work_us < copy_cost_us(bytes) || bytes > limit)
-		return;
-	(void) shared_guarded(publish_guarded, e);
-	/* published or not, the work so far is not counted again */
-	e->shared_rows = e->nrows;
-	e->shared_work_us = 0;
-}
 
 /* ----------------------------------------------------------------
  *		tapas.audit_shared_state()
@@ -565,16 +290,17 @@ tapas_sql_audit_shared_state(PG_FUNCTION_ARGS)
 
 	tapas_require_admin("read the tapas shared audit state");
 	InitMaterializedSRF(fcinfo, 0);
-	if (shared == NULL)
+	if (tapas_audit_shared == NULL)
 		PG_RETURN_VOID();
-	if (area == NULL)
+	if (tapas_audit_shared_area == NULL)
 		(void) shared_guarded(attach_only, NULL);	/* to read the references */
-	LWLockAcquire(shared->lock, LW_SHARED);
-	memcpy(copy, shared->slots, sizeof(copy));
+	LWLockAcquire(tapas_audit_shared->lock, LW_SHARED);
+	memcpy(copy, tapas_audit_shared->slots, sizeof(copy));
 	for (int i = 0; i < SHARED_SLOTS; i++)
-		readers[i] = copy[i].used && area != NULL && DsaPointerIsValid(copy[i].blob) ?
-			(int64) tapas_audit_blob_refs(area, copy[i].blob) - 1 : -1;
-	LWLockRelease(shared->lock);
+		readers[i] = copy[i].used && tapas_audit_shared_area != NULL &&
+			DsaPointerIsValid(copy[i].blob) ?
+			(int64) tapas_audit_blob_refs(tapas_audit_shared_area, copy[i].blob) - 1 : -1;
+	LWLockRelease(tapas_audit_shared->lock);
 	for (int i = 0; i < SHARED_SLOTS; i++)
 	{
 		Datum		values[8];

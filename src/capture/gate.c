@@ -318,7 +318,7 @@ gate_drain(TapasGateState *gs)
 
 			gate_check_k(gs);
 			tapas_audit_register_bases(gs->cells, gs->ncells);
-			/* a sum of several sensitive bases: fail closed (decide.c) */
+			/* a sum of several sensitive bases: fail closed (decide_alerts.c) */
 			if (gs->incomplete)
 				tapas_audit_incomplete(gs->cells[0].relid);
 			/* the auditor decides before anything is released or logged */

@@ -30,8 +30,9 @@
  * gives a one-sided test: never misses a determined pivot, false alarm
  * with probability p^-2 per check.
  *
- * Adding a row (splitting the atoms it cuts, the pivot search and the
- * bordering of the inverse, and its exact downdate) is in rowspace_update.c.
+ * Adding a row (splitting the atoms it cuts, the bordering of the inverse,
+ * and its exact downdate) is in rowspace_update.c, its pivot search in
+ * rowspace_pivot.c.
  * Atoms whose indicator lies in the row space (a GROUP BY's groups) are
  * kept outside the basis (rowspace_resolved.c): A below is then the rows
  * with those atoms' columns zeroed, and the rank adds their number.

@@ -2,8 +2,9 @@
  *
  * rowspace_int.h
  *	  Internal state of the row-space kernel, shared by rowspace.c
- *	  (creation), rowspace_update.c (adding a row), rowspace_trial.c and
- *	  rowspace_check.c (validation, fingerprint, memory).
+ *	  (creation), rowspace_update.c (adding a row), rowspace_pivot.c (its
+ *	  pivot search), rowspace_trial.c and rowspace_check.c (validation,
+ *	  fingerprint, memory).
  *
  * Not part of the public interface: callers use rowspace.h only.  The
  * meaning of every field and the invariants are given in the banner of
@@ -167,6 +168,26 @@ extern tapas_status tapas_rowspace_add_kernel_row(tapas_rowspace_t *rs,
 												  const uint32_t *qn, size_t nlen,
 												  size_t npos, size_t nneg,
 												  uint32_t natoms0, size_t nnew);
+
+/* rowspace_pivot.c, for rowspace_update.c */
+
+/* bidx entries of basis rows with -1 at the column */
+#define BIDX_NEG	(UINT32_C(1) << 31)
+
+/*
+ * Chooses the new pivot atom for an independent row (+1 on q, -1 on qn)
+ * whose atoms inside[0..ninside) are flagged in inrow; rz = rho . z (u
+ * already computed).  The atoms the row's split made have ids natoms0 ..
+ * natoms - 1.  Sets *c, the Schur complement *sigma != 0, and bidx and *nb
+ * for c (the basis rows containing c); TAPAS_EINCONSISTENT if none is
+ * found.
+ */
+extern tapas_status tapas_rowspace_choose_pivot(tapas_rowspace_t *rs, const uint32_t *q,
+												size_t len, const uint32_t *qn,
+												size_t nlen, const uint64_t *rz,
+												size_t ninside, uint32_t natoms0,
+												size_t nnew, uint32_t *c,
+												uint64_t *sigma, size_t *nb);
 
 /* rowspace_resolved.c, for rowspace_trial.c */
 
