@@ -46,10 +46,37 @@ typedef struct Domain
 	bool	   *null_seen;		/* [natts] the column holds a NULL (after the scan) */
 } Domain;
 
+/* a column's distinct values over the table (truth_domain_values.c) */
+typedef struct ColValues
+{
+	bool		has_null;
+	bool		complete;		/* vals holds every distinct non-NULL value */
+	int			n;
+	Datum	   *vals;
+} ColValues;
+
+/* what is kept of a table's grid, with its classes (truth.c) */
+typedef struct DomainCache
+{
+	MemoryContext cxt;
+	int			natts;
+	ColValues **cols;			/* [natts] NULL: not read yet */
+	MemoryContext reps_cxt;		/* a child of cxt: the last grid's representatives */
+	struct RepsCache *reps;
+} DomainCache;
+
+typedef struct ValueSet ValueSet;
+
 struct TapasDomainVector;
 
 extern DomCol *tapas_domain_col(Domain *d, AttrNumber attno);
 extern bool tapas_domain_reps(Domain *d);
+extern DomainCache *tapas_domain_cache(Relation rel);
+extern ColValues *tapas_domain_values(Relation rel, AttrNumber attno);
+extern ValueSet *tapas_value_set_create(Relation rel, AttrNumber attno);
+extern bool tapas_value_set_add(ValueSet *s, Datum v, bool isnull);
+extern int	tapas_value_set_values(ValueSet *s, Datum **vals);
+extern void tapas_value_set_keep(Relation rel, ValueSet *s);
 extern void tapas_domain_star_vectors(Domain *d, Node **trees, int n,
 									  struct TapasDomainVector *out);
 

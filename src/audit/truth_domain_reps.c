@@ -2,14 +2,16 @@
  *
  * truth_domain_reps.c
  *	  The representatives of the domain grid's columns (truth_domain.c):
- *	  one value per occupied cell, read by one scan of the table.
+ *	  one value per occupied cell, cut from the columns' distinct values.
  *
  * A new class builds the grid twice over the same classes, once for its
  * identity and implications (truth_identity.c) and once for the relations
  * (relations.c): the second takes the first's representatives from a
  * cache per table, kept with the table's classes (truth.c) and dropped
- * with them when the table changes, so a new class costs one scan of the
- * table, not two.
+ * with them when the table changes.  The first cuts them from the
+ * columns' distinct values, kept in the same cache by the first scan that
+ * reads the columns (truth_domain_values.c): a class with a new constant
+ * costs no scan of the table for its grid, only the scan of its truth.
  *
  * IDENTIFICATION
  *	  src/audit/truth_domain_reps.c
@@ -58,7 +60,7 @@ typedef struct CellScan
 
 static CellScan *cmp_scan;
 
-static bool domain_reps_scan(Domain *d);
+static bool domain_reps_build(Domain *d, bool scan);
 
 static int
 cmp_datum(const void *a, const void *b)
@@ -201,7 +203,7 @@ opaque_nullability(Domain *d)
  * ----------------------------------------------------------------
  */
 
-typedef struct RepsCache
+struct RepsCache
 {
 	char	   *key;			/* domain_key of the grid */
 	int			ncols;
@@ -212,7 +214,8 @@ typedef struct RepsCache
 	bool	   *null_seen;		/* [natts] */
 	int			nopaque;
 	int		   *opaque_dom;		/* [nopaque] after opaque_nullability */
-} RepsCache;
+};
+typedef struct RepsCache RepsCache;
 
 /*
  * What the representatives depend on, besides the table's data: the
@@ -242,8 +245,7 @@ domain_key(Domain *d)
 static bool
 reps_cached(Domain *d, const char *key)
 {
-	MemoryContext cxt;
-	RepsCache  *rc = *tapas_audit_domain_cache(RelationGetRelid(d->rel), &cxt, false);
+	RepsCache  *rc = tapas_domain_cache(d->rel)->reps;
 	int			natts = RelationGetDescr(d->rel)->natts;
 	ListCell   *lc;
 
@@ -273,12 +275,18 @@ reps_cached(Domain *d, const char *key)
 static void
 reps_keep(Domain *d, const char *key)
 {
-	MemoryContext cxt;
-	void	  **slot = tapas_audit_domain_cache(RelationGetRelid(d->rel), &cxt, true);
-	MemoryContext old = MemoryContextSwitchTo(cxt);
-	RepsCache  *rc = palloc0(sizeof(RepsCache));
+	DomainCache *dc = tapas_domain_cache(d->rel);
+	MemoryContext old;
+	RepsCache  *rc;
 	int			natts = RelationGetDescr(d->rel)->natts;
 	ListCell   *lc;
+
+	if (dc->reps_cxt != NULL)
+		MemoryContextDelete(dc->reps_cxt);
+	dc->reps_cxt = AllocSetContextCreate(dc->cxt, "tapas domain grid representatives",
+										 ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(dc->reps_cxt);
+	rc = palloc0(sizeof(RepsCache));
 
 	rc->key = pstrdup(key);
 	rc->ncols = list_length(d->cols);
@@ -310,12 +318,14 @@ reps_keep(Domain *d, const char *key)
 	foreach(lc, d->opaque_dom)
 		rc->opaque_dom[foreach_current_index(lc)] = lfirst_int(lc);
 	MemoryContextSwitchTo(old);
-	*slot = rc;
+	dc->reps = rc;
 }
 
 /*
- * The representatives of every column of d, from the cache (above) or
- * else one scan of the table, kept in the cache when it succeeds.
+ * The representatives of every column of d: from the cache of the last
+ * grid (above), else from the columns' kept distinct values
+ * (truth_domain_values.c), else from one scan of the table, which keeps
+ * them; kept in the cache when it succeeds.
  */
 bool
 tapas_domain_reps(Domain *d)
@@ -324,39 +334,20 @@ tapas_domain_reps(Domain *d)
 
 	if (reps_cached(d, key))
 		return true;
-	if (!domain_reps_scan(d))
+	if (!domain_reps_build(d, false) && !domain_reps_build(d, true))
 		return false;
 	reps_keep(d, key);
 	return true;
 }
 
-/*
- * The representatives of every column of d, from one scan of the table:
- * per column, a value of each cell its constants cut that holds one (its
- * least and greatest for a summed column, so that value expressions that
- * differ differ there), and NULL when the column holds one.  What the
- * auditor takes from the data is only which cells of each column are
- * occupied, one column at a time, a marginal fact like the column's
- * domain, which an attacker is assumed to know (diagnosis is one of five
- * codes, income is never NULL); never how the columns combine on a
- * record, so no coincidence between columns is used (hiv = rare).
- */
-static bool
-domain_reps_scan(Domain *d)
+/* the columns whose NULLs tell an opaque atom's truth values (opaque_nullability) */
+static bool *
+opaque_columns(Domain *d)
 {
-	int			ncols = list_length(d->cols);
-	CellScan   *cs = palloc(sizeof(CellScan) * Max(ncols, 1));
-	TapasTableScan *scan;
-	TupleTableSlot *slot;
-	uint64		rows = 0;
+	int			natts = RelationGetDescr(d->rel)->natts;
+	bool	   *need = palloc0(sizeof(bool) * natts);
 	ListCell   *lc;
 
-	int			natts = RelationGetDescr(d->rel)->natts;
-	bool	   *check_null = palloc0(sizeof(bool) * natts);
-	EState	   *estate;
-	ExprContext *econtext;
-
-	d->null_seen = palloc0(sizeof(bool) * natts);
 	foreach(lc, d->opaque)
 	{
 		Bitmapset  *attnos = NULL;
@@ -368,78 +359,208 @@ domain_reps_scan(Domain *d)
 			int			attno = a + FirstLowInvalidHeapAttributeNumber;
 
 			if (attno >= 1 && attno <= natts)
-				check_null[attno - 1] = true;
+				need[attno - 1] = true;
 		}
 	}
-	estate = CreateExecutorState();
-	econtext = GetPerTupleExprContext(estate);
-	foreach(lc, d->cols)
-	{
-		DomCol	   *c = lfirst(lc);
+	return need;
+}
 
-		c->failed = !cells_init(&cs[foreach_current_index(lc)], c, d->rel, estate);
+/* passes a column's values (and NULL) through its cells, as rows of the table would */
+static void
+cells_feed(CellScan *cs, const Datum *vals, int n, bool has_null, TupleTableSlot *slot,
+		   ExprContext *econtext)
+{
+	int			a = cs->col->attno - 1;
+
+	ExecClearTuple(slot);
+	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+	{
+		slot->tts_values[i] = (Datum) 0;
+		slot->tts_isnull[i] = true;
+	}
+	ExecStoreVirtualTuple(slot);
+	econtext->ecxt_scantuple = slot;
+	for (int i = 0; i < n; i++)
+	{
+		if ((i & 1023) == 1023)
+			CHECK_FOR_INTERRUPTS();
+		slot->tts_values[a] = vals[i];
+		slot->tts_isnull[a] = false;
+		cells_add(cs, vals[i], false, econtext);
+		ResetExprContext(econtext);
+	}
+	if (has_null)
+		cells_add(cs, (Datum) 0, true, econtext);
+}
+
+/* a column's representatives from its cells, in cs->col; false if it has none */
+static bool
+cells_finish(CellScan *cs)
+{
+	DomCol	   *c = cs->col;
+
+	c->reps = palloc(sizeof(Datum) * (2 * cs->ncells + 1));
+	c->rnull = palloc0(sizeof(bool) * (2 * cs->ncells + 1));
+	c->nreps = 0;
+	for (int j = 0; j < cs->ncells; j++)
+	{
+		if (!cs->seen[j])
+			continue;
+		c->reps[c->nreps++] = cs->lo[j];
+		if (c->summed && cmp3(cs, cs->lo[j], cs->hi[j]) != 0)
+			c->reps[c->nreps++] = cs->hi[j];
+	}
+	if (cs->null_seen)
+	{
+		c->rnull[c->nreps] = true;
+		c->reps[c->nreps++] = (Datum) 0;
+	}
+	if (c->nreps == 0)
+		return false;			/* an empty table has no grid */
+	/* only the classes of this column's component fall back (truth_domain_star.c) */
+	if (c->nreps > DOMAIN_MAX_REPS)
+	{
+		c->failed = true;
+		c->nreps = 0;
+	}
+	return true;
+}
+
+/*
+ * One scan of the table that keeps the distinct values of the columns
+ * need[] names (those not kept yet), and passes the rows of a column
+ * whose values are too many through its cells (fed[i]: cs[i] has them
+ * all); the values read until then are passed on when the set stops.
+ */
+static void
+values_scan(Domain *d, CellScan *cs, bool *fed, const bool *need, ExprContext *econtext)
+{
+	int			natts = RelationGetDescr(d->rel)->natts;
+	int			ncols = list_length(d->cols);
+	ValueSet  **sets = palloc0(sizeof(ValueSet *) * natts);
+	CellScan  **of = palloc0(sizeof(CellScan *) * natts);
+	TupleTableSlot *vslot = MakeSingleTupleTableSlot(RelationGetDescr(d->rel), &TTSOpsVirtual);
+	TapasTableScan *scan;
+	TupleTableSlot *slot;
+	uint64		rows = 0;
+
+	for (int i = 0; i < ncols; i++)
+		if (!cs[i].col->failed)
+			of[cs[i].col->attno - 1] = &cs[i];
+	for (int a = 0; a < natts; a++)
+		if (need[a] && tapas_domain_values(d->rel, a + 1) == NULL)
+			sets[a] = tapas_value_set_create(d->rel, a + 1);
+	for (int i = 0; i < ncols; i++)
+	{
+		ColValues  *cv = tapas_domain_values(d->rel, cs[i].col->attno);
+
+		/* values kept, but not all of them: the cells from the rows */
+		fed[i] = !cs[i].col->failed && cv != NULL && !cv->complete;
 	}
 	scan = tapas_table_scan_begin(RelationGetRelid(d->rel), GetActiveSnapshot());
 	while ((slot = tapas_table_scan_next(scan)) != NULL)
 	{
 		if ((++rows & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
-		econtext->ecxt_scantuple = slot;
-		for (int i = 0; i < ncols; i++)
+		for (int a = 0; a < natts; a++)
 		{
+			CellScan   *c = of[a];
 			bool		isnull;
 			Datum		v;
 
-			if (cs[i].col->failed)
+			if (sets[a] == NULL && (c == NULL || !fed[c - cs]))
 				continue;
-			v = slot_getattr(slot, cs[i].col->attno, &isnull);
-			cells_add(&cs[i], v, isnull, econtext);
-		}
-		ResetExprContext(econtext);
-		for (int a = 0; a < natts; a++)
-			if (check_null[a] && !d->null_seen[a])
+			v = slot_getattr(slot, a + 1, &isnull);
+			if (sets[a] != NULL && !tapas_value_set_add(sets[a], v, isnull) &&
+				c != NULL && !fed[c - cs])
 			{
-				bool		isnull;
+				Datum	   *vals;
+				int			n = tapas_value_set_values(sets[a], &vals);
 
-				(void) slot_getattr(slot, a + 1, &isnull);
-				d->null_seen[a] = isnull;
+				cells_feed(c, vals, n, false, vslot, econtext);
+				fed[c - cs] = true;
 			}
+			if (c != NULL && fed[c - cs])
+			{
+				econtext->ecxt_scantuple = slot;
+				cells_add(c, v, isnull, econtext);
+				ResetExprContext(econtext);
+			}
+		}
 	}
 	tapas_table_scan_end(scan);
-	opaque_nullability(d);
-	FreeExecutorState(estate);
-	for (int i = 0; i < ncols; i++)
-	{
-		DomCol	   *c = cs[i].col;
-		int			ncells = cs[i].ncells;
-
-		if (c->failed)
-			continue;
-		c->reps = palloc(sizeof(Datum) * (2 * ncells + 1));
-		c->rnull = palloc0(sizeof(bool) * (2 * ncells + 1));
-		c->nreps = 0;
-		for (int j = 0; j < ncells; j++)
-		{
-			if (!cs[i].seen[j])
-				continue;
-			c->reps[c->nreps++] = cs[i].lo[j];
-			if (c->summed && cmp3(&cs[i], cs[i].lo[j], cs[i].hi[j]) != 0)
-				c->reps[c->nreps++] = cs[i].hi[j];
-		}
-		if (cs[i].null_seen)
-		{
-			c->rnull[c->nreps] = true;
-			c->reps[c->nreps++] = (Datum) 0;
-		}
-		if (c->nreps == 0)
-			return false;		/* an empty table has no grid */
-		/* only the classes of this column's component fall back (truth_domain.c) */
-		if (c->nreps > DOMAIN_MAX_REPS)
-		{
-			c->failed = true;
-			c->nreps = 0;
-		}
-	}
-	return true;
+	for (int a = 0; a < natts; a++)
+		if (sets[a] != NULL)
+			tapas_value_set_keep(d->rel, sets[a]);
+	ExecDropSingleTupleTableSlot(vslot);
 }
 
+/*
+ * The representatives of every column of d: per column, a value of each
+ * cell its constants cut that holds one (its least and greatest for a
+ * summed column, so that value expressions that differ differ there),
+ * and NULL when the column holds one.  The cells a column occupies are
+ * those of its distinct values, kept per table (truth_domain_values.c);
+ * without scan, false unless every column needed has them; with it, one
+ * scan of the table keeps them.  What the auditor takes from the data is
+ * only which cells of each column are occupied, one column at a time, a
+ * marginal fact like the column's domain, which an attacker is assumed to
+ * know (diagnosis is one of five codes, income is never NULL); never how
+ * the columns combine on a record, so no coincidence between columns is
+ * used (hiv = rare).
+ */
+static bool
+domain_reps_build(Domain *d, bool scan)
+{
+	int			ncols = list_length(d->cols);
+	int			natts = RelationGetDescr(d->rel)->natts;
+	CellScan   *cs = palloc(sizeof(CellScan) * Max(ncols, 1));
+	bool	   *fed = palloc0(sizeof(bool) * Max(ncols, 1));
+	bool	   *need = opaque_columns(d);
+	EState	   *estate = CreateExecutorState();
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	TupleTableSlot *vslot = MakeSingleTupleTableSlot(RelationGetDescr(d->rel), &TTSOpsVirtual);
+	bool		ok = true;
+	ListCell   *lc;
+
+	foreach(lc, d->cols)
+	{
+		DomCol	   *c = lfirst(lc);
+
+		c->failed = !cells_init(&cs[foreach_current_index(lc)], c, d->rel, estate);
+		need[c->attno - 1] |= !c->failed;
+	}
+	if (scan)
+		values_scan(d, cs, fed, need, econtext);
+	d->null_seen = palloc0(sizeof(bool) * natts);
+	for (int a = 0; a < natts && ok; a++)
+	{
+		ColValues  *cv = tapas_domain_values(d->rel, a + 1);
+
+		ok = !need[a] || cv != NULL;
+		d->null_seen[a] = cv != NULL && cv->has_null;
+	}
+	for (int i = 0; i < ncols && ok; i++)
+	{
+		ColValues  *cv = tapas_domain_values(d->rel, cs[i].col->attno);
+
+		if (cs[i].col->failed)
+			continue;
+		if (fed[i])
+		{
+			cs[i].null_seen |= cv->has_null;	/* NULLs read before its set stopped */
+			continue;
+		}
+		ok = cv->complete;
+		if (ok)
+			cells_feed(&cs[i], cv->vals, cv->n, cv->has_null, vslot, econtext);
+	}
+	if (ok)
+		opaque_nullability(d);
+	for (int i = 0; i < ncols && ok; i++)
+		if (!cs[i].col->failed)
+			ok = cells_finish(&cs[i]);
+	ExecDropSingleTupleTableSlot(vslot);
+	FreeExecutorState(estate);
+	return ok;
+}
