@@ -334,6 +334,25 @@ SELECT t, pollute, dm_run(t, CASE WHEN pollute
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm4', 'dm5']) t;
 DROP TABLE dm4, dm5;
 DROP FUNCTION dm_mk3k(text, int);
+-- 12. a column with more distinct values than the grid keeps (65,536,
+-- truth_domain_values.c) still has its grid: its cells are read by a scan.
+-- The richest of 70,000 is the one rare record: rare and income > 69999
+-- agree on the table, but are two functions, so after rare's zeros over
+-- everyone but him, income > 69999 over everyone is answered (as rare and
+-- diagnosis = 'hiv' in section 1); income >= 70000 is income > 69999 on an
+-- integer column, and their difference is refused
+SET client_min_messages = warning;
+CREATE TABLE dm6 (id int PRIMARY KEY, rare bool NOT NULL, income int NOT NULL);
+INSERT INTO dm6 SELECT g, g = 70000, g FROM generate_series(1, 70000) g;
+SELECT tapas.protect('dm6'::regclass, 'id', ARRAY['rare', 'income'], 10) IS NOT NULL AS protected;
+GRANT SELECT ON dm6 TO regress_tapas_analyst;
+RESET client_min_messages;
+SELECT dm_run('dm6', ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id <> 70000',
+						   'SELECT count(*) FILTER (WHERE income > 69999) FROM %I']) AS two_functions,
+	   dm_run('dm6', ARRAY['SELECT count(*) FILTER (WHERE income > 69999) FROM %I',
+						   'SELECT count(*) FILTER (WHERE income >= 70000) FROM %I WHERE id <> 70000']) AS one_function;
+SELECT tapas.reset('dm6') IS NOT NULL AS reset;
+DROP TABLE dm6;
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
 DROP FUNCTION dm_halves(text, boolean, text, text), dm_run(text, text[]);
 DROP FUNCTION dm_quota(text, int, text[]);

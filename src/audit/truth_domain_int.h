@@ -75,7 +75,6 @@ extern DomainCache *tapas_domain_cache(Relation rel);
 extern ColValues *tapas_domain_values(Relation rel, AttrNumber attno);
 extern ValueSet *tapas_value_set_create(Relation rel, AttrNumber attno);
 extern bool tapas_value_set_add(ValueSet *s, Datum v, bool isnull);
-extern int	tapas_value_set_values(ValueSet *s, Datum **vals);
 extern void tapas_value_set_keep(Relation rel, ValueSet *s);
 extern void tapas_domain_star_vectors(Domain *d, Node **trees, int n,
 									  struct TapasDomainVector *out);

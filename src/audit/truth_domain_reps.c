@@ -324,8 +324,9 @@ reps_keep(Domain *d, const char *key)
 /*
  * The representatives of every column of d: from the cache of the last
  * grid (above), else from the columns' kept distinct values
- * (truth_domain_values.c), else from one scan of the table, which keeps
- * them; kept in the cache when it succeeds.
+ * (truth_domain_values.c), else from a scan of the table, which keeps
+ * them; kept in the cache when it succeeds.  A column past the values
+ * kept costs a second scan the first time, and one scan every time after.
  */
 bool
 tapas_domain_reps(Domain *d)
@@ -334,7 +335,13 @@ tapas_domain_reps(Domain *d)
 
 	if (reps_cached(d, key))
 		return true;
-	if (!domain_reps_build(d, false) && !domain_reps_build(d, true))
+
+	/*
+	 * without a scan; else with one, which keeps the values; else a column
+	 * was found to have too many, and a second scan reads its cells
+	 */
+	if (!domain_reps_build(d, false) && !domain_reps_build(d, true) &&
+		!domain_reps_build(d, true))
 		return false;
 	reps_keep(d, key);
 	return true;
@@ -429,8 +436,7 @@ cells_finish(CellScan *cs)
 /*
  * One scan of the table that keeps the distinct values of the columns
  * need[] names (those not kept yet), and passes the rows of a column
- * whose values are too many through its cells (fed[i]: cs[i] has them
- * all); the values read until then are passed on when the set stops.
+ * known to have too many through its cells (fed[i]: cs[i] has them all).
  */
 static void
 values_scan(Domain *d, CellScan *cs, bool *fed, const bool *need, ExprContext *econtext)
@@ -439,7 +445,6 @@ values_scan(Domain *d, CellScan *cs, bool *fed, const bool *need, ExprContext *e
 	int			ncols = list_length(d->cols);
 	ValueSet  **sets = palloc0(sizeof(ValueSet *) * natts);
 	CellScan  **of = palloc0(sizeof(CellScan *) * natts);
-	TupleTableSlot *vslot = MakeSingleTupleTableSlot(RelationGetDescr(d->rel), &TTSOpsVirtual);
 	TapasTableScan *scan;
 	TupleTableSlot *slot;
 	uint64		rows = 0;
@@ -471,15 +476,8 @@ values_scan(Domain *d, CellScan *cs, bool *fed, const bool *need, ExprContext *e
 			if (sets[a] == NULL && (c == NULL || !fed[c - cs]))
 				continue;
 			v = slot_getattr(slot, a + 1, &isnull);
-			if (sets[a] != NULL && !tapas_value_set_add(sets[a], v, isnull) &&
-				c != NULL && !fed[c - cs])
-			{
-				Datum	   *vals;
-				int			n = tapas_value_set_values(sets[a], &vals);
-
-				cells_feed(c, vals, n, false, vslot, econtext);
-				fed[c - cs] = true;
-			}
+			if (sets[a] != NULL)
+				(void) tapas_value_set_add(sets[a], v, isnull);
 			if (c != NULL && fed[c - cs])
 			{
 				econtext->ecxt_scantuple = slot;
@@ -492,7 +490,6 @@ values_scan(Domain *d, CellScan *cs, bool *fed, const bool *need, ExprContext *e
 	for (int a = 0; a < natts; a++)
 		if (sets[a] != NULL)
 			tapas_value_set_keep(d->rel, sets[a]);
-	ExecDropSingleTupleTableSlot(vslot);
 }
 
 /*

@@ -147,8 +147,7 @@ tapas_value_set_create(Relation rel, AttrNumber attno)
 
 /*
  * Adds a row's value; false once the set is past DOMAIN_MAX_DISTINCT (or
- * cannot hash): then it keeps only whether the column holds a NULL, and
- * the values it held stay readable until tapas_value_set_keep.
+ * cannot hash): then it keeps only whether the column holds a NULL.
  */
 bool
 tapas_value_set_add(ValueSet *s, Datum v, bool isnull)
@@ -166,6 +165,8 @@ tapas_value_set_add(ValueSet *s, Datum v, bool isnull)
 	if (s->set->members >= DOMAIN_MAX_DISTINCT)
 	{
 		s->over = true;
+		distinct_destroy(s->set);
+		s->set = NULL;
 		return false;
 	}
 	e = distinct_insert(s->set, v, &found);
@@ -179,9 +180,9 @@ tapas_value_set_add(ValueSet *s, Datum v, bool isnull)
 	return true;
 }
 
-/* the set's values so far, into *vals (palloc'd); the count */
-int
-tapas_value_set_values(ValueSet *s, Datum **vals)
+/* the set's values, into *vals (palloc'd); the count */
+static int
+value_set_values(ValueSet *s, Datum **vals)
 {
 	distinct_iterator it;
 	DistinctEntry *e;
@@ -209,7 +210,7 @@ tapas_value_set_keep(Relation rel, ValueSet *s)
 	cv->complete = !s->over;
 	if (cv->complete)
 	{
-		cv->n = tapas_value_set_values(s, &vals);
+		cv->n = value_set_values(s, &vals);
 		cv->vals = palloc(sizeof(Datum) * Max(cv->n, 1));
 		for (int i = 0; i < cv->n; i++)
 			cv->vals[i] = datumCopy(vals[i], s->typbyval, s->typlen);
