@@ -122,6 +122,8 @@ extern void **tapas_audit_domain_cache(Oid relid, MemoryContext *cxt, bool renew
 
 /* entries.c: the generator of the row spaces' projections */
 extern tapas_rng_t *tapas_audit_rng(void);
+extern tapas_rowspace_t *tapas_audit_rowspace_create(uint32 n, const tapas_progress_t *progress,
+													 tapas_status *status, const char **reason);
 extern bool tapas_audit_class_is_public(const TapasClass *c);
 extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
 extern bool tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c);

@@ -258,9 +258,8 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	}
 	if (e->joint == NULL && rowspace_from_shared(e, need))
 		return;
-	e->rs = tapas_rowspace_create_progress(cap * tapas_audit_virtual_width(e),
-										   tapas_audit_prime(), TAPAS_ROWSPACE_RANK_MAX,
-										   tapas_audit_rng(), &interrupt_poll, &st, &reason);
+	e->rs = tapas_audit_rowspace_create(cap * tapas_audit_virtual_width(e), &interrupt_poll,
+										&st, &reason);
 	if (e->rs == NULL && st == TAPAS_ECANCELED)
 	{
 		CHECK_FOR_INTERRUPTS();

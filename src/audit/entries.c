@@ -59,6 +59,45 @@ tapas_audit_rng(void)
 	return &audit_rng;
 }
 
+/*
+ * The row spaces' secret projections, drawn once per size and shared by
+ * the backend's row spaces of that size (recon/rowspace.h says why that is
+ * sound): a new class's row space over 10^6 records then costs no 2 10^6
+ * draws.  The two sizes used last are kept (a table's classes share one;
+ * a group of related classes has its width times the records).
+ */
+#define AUDIT_PROJ_KEEP		2
+static tapas_rowspace_proj_t *audit_proj[AUDIT_PROJ_KEEP];	/* latest first */
+
+/* a row space over n unknowns (tapas_rowspace_create_progress's NULL and *status) */
+tapas_rowspace_t *
+tapas_audit_rowspace_create(uint32 n, const tapas_progress_t *progress,
+							tapas_status *status, const char **reason)
+{
+	uint64		prime = tapas_audit_prime();
+	tapas_rowspace_proj_t *pj;
+	int			k;
+
+	for (k = 0; k < AUDIT_PROJ_KEEP; k++)
+		if (audit_proj[k] != NULL && tapas_rowspace_proj_n(audit_proj[k]) == n &&
+			tapas_rowspace_proj_prime(audit_proj[k]) == prime)
+			break;
+	if (k < AUDIT_PROJ_KEEP)
+		pj = audit_proj[k];
+	else
+	{
+		pj = tapas_rowspace_proj_create(n, prime, tapas_audit_rng(), progress, status, reason);
+		if (pj == NULL)
+			return NULL;
+		k = AUDIT_PROJ_KEEP - 1;
+		tapas_rowspace_proj_release(audit_proj[k]);
+	}
+	for (; k > 0; k--)
+		audit_proj[k] = audit_proj[k - 1];
+	audit_proj[0] = pj;
+	return tapas_rowspace_create_from(pj, TAPAS_ROWSPACE_RANK_MAX, tapas_audit_rng(), status, reason);
+}
+
 /* the entry of key, created empty if it is new or was dropped */
 static TapasAuditEntry *
 entry_enter(Oid relid, Oid scope_roleid, const char *statistic)

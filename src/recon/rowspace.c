@@ -246,42 +246,142 @@ fail:
 /* records between two polls of the progress callback in the draws */
 #define CREATE_POLL_RECORDS	(UINT32_C(1) << 20)
 
-tapas_rowspace_t *
-tapas_rowspace_create_progress(uint32_t n, uint64_t prime, uint32_t rank_limit,
-							   tapas_rng_t *rng, const tapas_progress_t *progress,
-							   tapas_status *status, const char **reason)
+/* the secret projections, shared read-only by the row spaces made from them */
+struct tapas_rowspace_proj
 {
-	tapas_rowspace_t *rs;
-	uint32_t	j;
+	uint32_t	n;
+	uint64_t	prime;
+	uint64_t	refs;			/* the caller's and each row space's */
+	uint64_t   *z[NPROJ];		/* [n] */
+	uint64_t	sum[NPROJ];		/* of z over every record: atom 0's za */
+};
+
+tapas_rowspace_proj_t *
+tapas_rowspace_proj_create(uint32_t n, uint64_t prime, tapas_rng_t *rng,
+						   const tapas_progress_t *progress, tapas_status *status,
+						   const char **reason)
+{
+	tapas_rowspace_proj_t *pj;
 	int			e;
 
-	rs = tapas_rowspace_alloc(n, prime, rank_limit, INITIAL_RCAP, status, reason);
-	if (rs == NULL)
+	*status = TAPAS_EINVAL;
+	if (reason)
+		*reason = "number of records must be between 1 and 2^31 - 1";
+	if (n == 0 || n >= (UINT32_C(1) << 31))
 		return NULL;
+	if (reason)
+		*reason = "modulus must be an odd prime below 2^62";
+	if (prime < 3 || prime >= (UINT64_C(1) << 62) || !n_is_prime(prime))
+		return NULL;
+	*status = TAPAS_ENOMEM;
+	if (reason)
+		*reason = "out of memory";
+	pj = tapas_calloc(1, sizeof(*pj));
+	if (pj == NULL)
+		return NULL;
+	pj->n = n;
+	pj->prime = prime;
+	pj->refs = 1;
+
 	/*
-	 * The secret projections; atom 0 holds every record, so its sum is all
-	 * of them.  Drawn in blocks between two polls, with the generator
-	 * inlined (the same draws as one tapas_rng_below per record).
+	 * Drawn in blocks between two polls, with the generator inlined (the
+	 * same draws as one tapas_rng_below per record).
 	 */
 	for (e = 0; e < NPROJ; e++)
-		for (j = 0; j < n; j += CREATE_POLL_RECORDS)
+	{
+		pj->z[e] = tapas_malloc((size_t) n * sizeof(uint64_t));
+		if (pj->z[e] == NULL)
+		{
+			tapas_rowspace_proj_release(pj);
+			return NULL;
+		}
+		for (uint32_t j = 0; j < n; j += CREATE_POLL_RECORDS)
 		{
 			uint32_t	len = n - j < CREATE_POLL_RECORDS ? n - j : CREATE_POLL_RECORDS;
 
 			if (tapas_progress_poll(progress, (e + (double) j / n) / NPROJ))
 			{
-				tapas_rowspace_free(rs);
+				tapas_rowspace_proj_release(pj);
 				*status = TAPAS_ECANCELED;
 				if (reason)
 					*reason = "canceled";
 				return NULL;
 			}
-			rs->za[e][0] = n_addmod(rs->za[e][0],
-									tapas_rng_below_fill(rng, prime, rs->z[e] + j, len),
-									prime);
+			pj->sum[e] = n_addmod(pj->sum[e], tapas_rng_below_fill(rng, prime, pj->z[e] + j, len),
+								  prime);
 		}
-	tapas_rng_seed(&rs->rng, tapas_rng_u64(rng));
+	}
 	*status = TAPAS_OK;
+	if (reason)
+		*reason = NULL;
+	return pj;
+}
+
+void
+tapas_rowspace_proj_release(tapas_rowspace_proj_t *pj)
+{
+	if (pj == NULL || --pj->refs > 0)
+		return;
+	for (int e = 0; e < NPROJ; e++)
+		tapas_free(pj->z[e]);
+	tapas_free(pj);
+}
+
+uint32_t
+tapas_rowspace_proj_n(const tapas_rowspace_proj_t *pj)
+{
+	return pj->n;
+}
+
+uint64_t
+tapas_rowspace_proj_prime(const tapas_rowspace_proj_t *pj)
+{
+	return pj->prime;
+}
+
+tapas_rowspace_t *
+tapas_rowspace_create_from(tapas_rowspace_proj_t *pj, uint32_t rank_limit, tapas_rng_t *rng,
+						   tapas_status *status, const char **reason)
+{
+	tapas_rowspace_t *rs = tapas_rowspace_alloc(pj->n, pj->prime, rank_limit, INITIAL_RCAP,
+												status, reason);
+
+	if (rs == NULL)
+		return NULL;
+	/* atom 0 holds every record, so its sum is all of them */
+	for (int e = 0; e < NPROJ; e++)
+	{
+		tapas_free(rs->z[e]);
+		rs->z[e] = pj->z[e];
+		rs->za[e][0] = pj->sum[e];
+	}
+	rs->z_ext = 1;
+	rs->proj = pj;
+	pj->refs++;
+	tapas_rng_seed(&rs->rng, tapas_rng_u64(rng));
+	return rs;
+}
+
+tapas_rowspace_t *
+tapas_rowspace_create_progress(uint32_t n, uint64_t prime, uint32_t rank_limit,
+							   tapas_rng_t *rng, const tapas_progress_t *progress,
+							   tapas_status *status, const char **reason)
+{
+	tapas_rowspace_proj_t *pj;
+	tapas_rowspace_t *rs;
+
+	if (rank_limit > TAPAS_ROWSPACE_RANK_MAX)
+	{
+		*status = TAPAS_EINVAL;
+		if (reason)
+			*reason = "rank limit is above TAPAS_ROWSPACE_RANK_MAX";
+		return NULL;
+	}
+	pj = tapas_rowspace_proj_create(n, prime, rng, progress, status, reason);
+	if (pj == NULL)
+		return NULL;
+	rs = tapas_rowspace_create_from(pj, rank_limit, rng, status, reason);
+	tapas_rowspace_proj_release(pj);
 	return rs;
 }
 
@@ -302,6 +402,7 @@ tapas_rowspace_free(tapas_rowspace_t *rs)
 	if (rs == NULL)
 		return;
 	tapas_atoms_clear(&rs->atoms);
+	tapas_rowspace_proj_release(rs->proj);
 	for (e = 0; e < NPROJ; e++)
 	{
 		if (!rs->z_ext)

@@ -88,6 +88,38 @@ extern tapas_rowspace_t *tapas_rowspace_create_progress(uint32_t n, uint64_t pri
 														tapas_status *status,
 														const char **reason);
 
+/*
+ * The secret projections of row spaces over n records modulo prime, drawn
+ * once (2n draws from rng, polling progress as tapas_rowspace_create_progress
+ * does) and shared read-only by every row space created from them: a
+ * backend's new row spaces of one size then cost no draws.  Sharing is
+ * sound: each row space's test uses z independently of its rows, whoever
+ * chose them, and errs with probability p^-2 per check, as with its own z.
+ * Reference-counted: the creator holds one reference, released by
+ * tapas_rowspace_proj_release, and each row space one, released by
+ * tapas_rowspace_free.  NULL with *status as tapas_rowspace_create_progress.
+ */
+typedef struct tapas_rowspace_proj tapas_rowspace_proj_t;
+
+extern tapas_rowspace_proj_t *tapas_rowspace_proj_create(uint32_t n, uint64_t prime,
+														 tapas_rng_t *rng,
+														 const tapas_progress_t *progress,
+														 tapas_status *status,
+														 const char **reason);
+extern void tapas_rowspace_proj_release(tapas_rowspace_proj_t *pj);
+extern uint32_t tapas_rowspace_proj_n(const tapas_rowspace_proj_t *pj);
+extern uint64_t tapas_rowspace_proj_prime(const tapas_rowspace_proj_t *pj);
+
+/*
+ * A row space over pj's records and modulus, as tapas_rowspace_create, its
+ * projections pj's (rng seeds only its pivot sampling).
+ */
+extern tapas_rowspace_t *tapas_rowspace_create_from(tapas_rowspace_proj_t *pj,
+													uint32_t rank_limit,
+													tapas_rng_t *rng,
+													tapas_status *status,
+													const char **reason);
+
 /* Frees rs and everything it owns; accepts NULL. */
 extern void tapas_rowspace_free(tapas_rowspace_t *rs);
 

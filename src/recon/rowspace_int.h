@@ -42,7 +42,8 @@ struct tapas_rowspace
 	uint64_t   *z[NPROJ];		/* [n] secret projection, per record; never
 								 * written after creation */
 	int			z_ext;			/* z points into a copy read in place (not
-								 * freed here; rowspace_serial.c) */
+								 * freed here; rowspace_serial.c) or into proj */
+	tapas_rowspace_proj_t *proj;	/* the shared projections z is of, or NULL */
 	uint64_t   *za[NPROJ];		/* [n] per atom: sum of z over members */
 	int32_t    *pivot_of;		/* [n] per atom: basis index, or -1 */
 	uint8_t    *inrow;			/* [n] per atom scratch: inside current row */
