@@ -22,6 +22,7 @@
 #include "util/rng.h"
 #include "recon/rowspace.h"
 #include "tapas_test.h"
+#include "rowspace_test.h"
 
 /* a copy in its own pages */
 typedef struct pages
@@ -96,16 +97,6 @@ random_row(tapas_rng_t *rng, uint32_t n, uint32_t *ids)
 	return tapas_test_random_row(rng, n, 1, n < 6 ? n : 6, ids);
 }
 
-static tapas_status
-add_row(tapas_rowspace_t *rs, const uint32_t *ids, size_t len)
-{
-	size_t		off[2] = {0, len},
-				count;
-	const uint32_t *newly;
-
-	return tapas_rowspace_add(rs, ids, off, 1, NULL, &newly, &count);
-}
-
 /* the same bytes from both serialisations */
 static void
 same_bytes(const tapas_rowspace_t *a, const tapas_rowspace_t *b, long iter)
@@ -159,7 +150,7 @@ test_inplace_equals_private_and_replay(void)
 		{
 			size_t		l = random_row(&rng, n, ids);
 
-			TAPAS_CHECK(add_row(replay, ids, l) == add_row(orig, ids, l));
+			TAPAS_CHECK(rowspace_test_add_row(replay, ids, l) == rowspace_test_add_row(orig, ids, l));
 		}
 		buf = to_pages(orig, &pg, &len);
 		tapas_rowspace_free(orig);
@@ -225,7 +216,7 @@ sample(pages *pg, size_t *len, uint64_t *prime)
 
 	tapas_rng_seed(&rng, 92);
 	for (int i = 0; i < 40; i++)
-		(void) add_row(rs, ids, random_row(&rng, 700, ids));
+		(void) rowspace_test_add_row(rs, ids, random_row(&rng, 700, ids));
 	TAPAS_CHECK(tapas_rowspace_kernel_rank(rs) > 0);
 	buf = to_pages(rs, pg, len);
 	tapas_rowspace_free(rs);
@@ -312,7 +303,7 @@ test_inplace_chain(void)
 		return;
 	tapas_rng_seed(&rng, 93);
 	for (int i = 0; i < 20; i++)
-		(void) add_row(a, ids, random_row(&rng, 700, ids));
+		(void) rowspace_test_add_row(a, ids, random_row(&rng, 700, ids));
 	b2 = to_pages(a, &p2, &l2);
 	b = tapas_rowspace_deserialise_ext(b2, l2, prime, TAPAS_ROWSPACE_SERIAL_INPLACE,
 									   release_pages, &p2, &st, NULL);
@@ -326,7 +317,7 @@ test_inplace_chain(void)
 		{
 			size_t		l = random_row(&rng, 700, ids);
 
-			TAPAS_CHECK(add_row(b, ids, l) == add_row(c, ids, l));
+			TAPAS_CHECK(rowspace_test_add_row(b, ids, l) == rowspace_test_add_row(c, ids, l));
 		}
 		TAPAS_CHECK(tapas_rowspace_fingerprint(b) == tapas_rowspace_fingerprint(c));
 	}

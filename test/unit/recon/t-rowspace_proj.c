@@ -20,16 +20,7 @@
 #include "util/rng.h"
 #include "recon/rowspace.h"
 #include "tapas_test.h"
-
-static tapas_status
-add_row(tapas_rowspace_t *rs, const uint32_t *ids, size_t len)
-{
-	size_t		off[2] = {0, len},
-				count;
-	const uint32_t *newly;
-
-	return tapas_rowspace_add(rs, ids, off, 1, NULL, &newly, &count);
-}
+#include "rowspace_test.h"
 
 static int
 cmp_u32(const void *a, const void *b)
@@ -118,9 +109,9 @@ test_proj_shared(void)
 		{
 			size_t		len = tapas_test_random_row(&rng, n, 1, n < 8 ? n : 8, ids);
 
-			TAPAS_CHECK(add_row(plain, ids, len) == add_row(first, ids, len));
+			TAPAS_CHECK(rowspace_test_add_row(plain, ids, len) == rowspace_test_add_row(first, ids, len));
 			TAPAS_CHECK(tapas_rowspace_fingerprint(plain) == tapas_rowspace_fingerprint(first));
-			TAPAS_CHECK(add_row(second, ids, len) == add_row(own, ids, len));
+			TAPAS_CHECK(rowspace_test_add_row(second, ids, len) == rowspace_test_add_row(own, ids, len));
 			TAPAS_CHECK_MSG(same_determined(second, own), "iter %ld row %d", iter, i);
 		}
 		TAPAS_CHECK(tapas_rowspace_validate(second, 48, &reason));
@@ -132,21 +123,14 @@ test_proj_shared(void)
 	}
 }
 
-static int	polls;
-static int
-cancel_second(void *arg, double fraction)
-{
-	(void) arg;
-	(void) fraction;
-	return ++polls >= 2;
-}
 
 /* bad arguments, a cancel, every allocation failing in turn: NULL, no leak */
 static void
 test_proj_errors(void)
 {
 	tapas_rng_t rng;
-	tapas_progress_t pr = {cancel_second, NULL};
+	rowspace_test_canceller cancel = {0, 2};
+	tapas_progress_t pr = {rowspace_test_cancel_at, &cancel};
 	tapas_status st;
 	const char *reason = NULL;
 	long		live = tapas_memory_live();
@@ -162,9 +146,9 @@ test_proj_errors(void)
 				st == TAPAS_EINVAL);
 	TAPAS_CHECK(tapas_rowspace_create_progress(10, prime, TAPAS_ROWSPACE_RANK_MAX + 1, &rng, NULL,
 											   &st, &reason) == NULL && st == TAPAS_EINVAL);
-	polls = 0;
+	cancel.polls = 0;
 	TAPAS_CHECK(tapas_rowspace_proj_create(3u << 20, prime, &rng, &pr, &st, &reason) == NULL &&
-				st == TAPAS_ECANCELED && polls == 2);
+				st == TAPAS_ECANCELED && cancel.polls == 2);
 	TAPAS_CHECK(tapas_memory_live() == live);
 	pj = tapas_rowspace_proj_create(500, prime, &rng, NULL, &st, &reason);
 	TAPAS_CHECK(pj != NULL);

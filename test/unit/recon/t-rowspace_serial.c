@@ -18,6 +18,7 @@
 #include "util/rng.h"
 #include "recon/rowspace.h"
 #include "tapas_test.h"
+#include "rowspace_test.h"
 
 static tapas_rowspace_t *
 make_rs(uint32_t n, uint64_t seed, uint64_t *prime)
@@ -60,16 +61,6 @@ random_row(tapas_rng_t *rng, uint32_t n, uint32_t *ids)
 		return len;
 	}
 	return tapas_test_random_row(rng, n, 1, n < 6 ? n : 6, ids);
-}
-
-static tapas_status
-add_row(tapas_rowspace_t *rs, const uint32_t *ids, size_t len)
-{
-	size_t		off[2] = {0, len},
-				count;
-	const uint32_t *newly;
-
-	return tapas_rowspace_add(rs, ids, off, 1, NULL, &newly, &count);
 }
 
 /* a copy of rs through a buffer (malloc'd; NULL on failure) */
@@ -138,7 +129,7 @@ test_serial_copy_equals_replay(void)
 		{
 			size_t		len = random_row(&rng, n, ids);
 
-			TAPAS_CHECK(add_row(replay, ids, len) == add_row(orig, ids, len));
+			TAPAS_CHECK(rowspace_test_add_row(replay, ids, len) == rowspace_test_add_row(orig, ids, len));
 		}
 		copy = round_trip(orig, prime);
 		if (copy == NULL)
@@ -203,7 +194,7 @@ sample_buffer(size_t *len, uint64_t *prime)
 	{
 		size_t		l = random_row(&rng, 500, ids);
 
-		(void) add_row(rs, ids, l);
+		(void) rowspace_test_add_row(rs, ids, l);
 	}
 	*len = tapas_rowspace_serial_size(rs);
 	buf = malloc(*len);
@@ -311,20 +302,13 @@ test_serial_alloc_failures(void)
 }
 
 /* creation polls its progress: a cancel at the second poll frees everything */
-static int	polls;
-static int
-cancel_second(void *arg, double fraction)
-{
-	(void) arg;
-	(void) fraction;
-	return ++polls >= 2;
-}
 
 static void
 test_create_cancel(void)
 {
 	tapas_rng_t rng;
-	tapas_progress_t pr = {cancel_second, NULL};
+	rowspace_test_canceller cancel = {0, 2};
+	tapas_progress_t pr = {rowspace_test_cancel_at, &cancel};
 	tapas_status st;
 	const char *reason;
 	long		live = tapas_memory_live();
@@ -333,13 +317,13 @@ test_create_cancel(void)
 
 	tapas_rng_seed(&rng, 3);
 	prime = tapas_rowspace_prime_draw(&rng);
-	polls = 0;
+	cancel.polls = 0;
 	rs = tapas_rowspace_create_progress(3u << 20, prime, 0, &rng, &pr, &st, &reason);
 	TAPAS_CHECK(rs == NULL && st == TAPAS_ECANCELED);
-	TAPAS_CHECK(polls == 2);
+	TAPAS_CHECK(cancel.polls == 2);
 	TAPAS_CHECK(tapas_memory_live() == live);
 	/* not cancelled: the same as tapas_rowspace_create of the same generator */
-	polls = -100;
+	cancel.polls = -100;
 	{
 		tapas_rng_t r1,
 					r2;
