@@ -122,6 +122,8 @@ extern void **tapas_audit_domain_cache(Oid relid, MemoryContext *cxt, bool renew
 
 /* entries.c: the generator of the row spaces' projections */
 extern tapas_rng_t *tapas_audit_rng(void);
+extern roaring_bitmap_t *tapas_audit_cover_take(const roaring_bitmap_t *r);
+extern void tapas_audit_cover_release(roaring_bitmap_t *r);
 extern tapas_rowspace_t *tapas_audit_rowspace_create(uint32 n, const tapas_progress_t *progress,
 													 tapas_status *status, const char **reason);
 extern bool tapas_audit_class_is_public(const TapasClass *c);
@@ -189,7 +191,7 @@ struct TapasAuditEntry
 	/* logged rows of A and b, in the order taken from the ledger */
 	int			nrows;
 	int			maxrows;
-	roaring_bitmap_t **rows;	/* malloc'd by CRoaring */
+	roaring_bitmap_t **rows;	/* references into the covers' store (entries.c): read only */
 	double	   *answers;
 	int64	   *log_ids;
 

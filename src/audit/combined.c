@@ -193,7 +193,7 @@ entry_append(TapasAuditEntry *ce, const roaring_bitmap_t *cover, double answer, 
 		ce->log_ids = ce->log_ids ? repalloc(ce->log_ids, sizeof(int64) * ce->maxrows)
 			: MemoryContextAlloc(tapas_audit_cxt(), sizeof(int64) * ce->maxrows);
 	}
-	ce->rows[ce->nrows] = roaring_bitmap_copy(cover);
+	ce->rows[ce->nrows] = tapas_audit_cover_take(cover);
 	ce->rows_bytes += roaring_bitmap_portable_size_in_bytes(ce->rows[ce->nrows]);
 	ce->answers[ce->nrows] = answer;
 	ce->log_ids[ce->nrows] = log_id;

@@ -25,7 +25,7 @@ combined_entry_free(TapasAuditEntry *ce)
 {
 	tapas_audit_trial_end(ce);
 	for (int i = 0; i < ce->nrows; i++)
-		roaring_bitmap_free(ce->rows[i]);
+		tapas_audit_cover_release(ce->rows[i]);
 	tapas_rowspace_free(ce->rs);
 	tapas_binmat_free(ce->A);
 	tapas_binmat_colbytes_free(ce->P);

@@ -286,7 +286,7 @@ entry_forget_rows(TapasAuditEntry *e)
 	tapas_audit_parked_drop(e);
 	tapas_audit_combined_free(e);
 	for (int i = 0; i < e->nrows; i++)
-		roaring_bitmap_free(e->rows[i]);
+		tapas_audit_cover_release(e->rows[i]);
 	e->nrows = 0;
 	e->rows_bytes = 0;
 	e->over_memory = false;
@@ -446,7 +446,7 @@ tapas_audit_sync(TapasAuditEntry *e, TimestampTz deadline)
 		if (member[i] < 0)
 			continue;
 		e->row_member[e->nrows] = member[i];
-		e->rows[e->nrows] = roaring_bitmap_copy(snap->covers[i]);
+		e->rows[e->nrows] = tapas_audit_cover_take(snap->covers[i]);
 		e->rows_bytes += roaring_bitmap_portable_size_in_bytes(e->rows[e->nrows]);
 		e->answers[e->nrows] =
 			tapas_audit_class_answer(e->key.relid, snap->statistics[i], snap->answers[i],

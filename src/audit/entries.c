@@ -22,6 +22,7 @@
 #include "util/rng.h"
 #include "recon/binmat.h"
 #include "recon/sparse_search.h"
+#include "lstore/cover_store.h"
 
 static MemoryContext audit_cxt = NULL;
 static HTAB *audit_entries = NULL;
@@ -96,6 +97,44 @@ tapas_audit_rowspace_create(uint32 n, const tapas_progress_t *progress,
 		audit_proj[k] = audit_proj[k - 1];
 	audit_proj[0] = pj;
 	return tapas_rowspace_create_from(pj, TAPAS_ROWSPACE_RANK_MAX, tapas_audit_rng(), status, reason);
+}
+
+/*
+ * The backend's store of covers (lstore/cover_store.h): every entry's
+ * rows are references into it, one copy per distinct cover, so the groups
+ * of a GROUP BY logged by count(*), sum(income) and a related group are
+ * kept once, not once per class (at 10^6 records a random half is about
+ * 125 kB).  A stored cover is never written: the callers copy before any
+ * in-place operation.
+ */
+static tapas_cover_store_t *audit_covers;
+
+/* a reference to the stored cover of r's content (r stays the caller's) */
+roaring_bitmap_t *
+tapas_audit_cover_take(const roaring_bitmap_t *r)
+{
+	roaring_bitmap_t *t;
+
+	if (audit_covers == NULL && (audit_covers = tapas_cover_store_create()) == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory for the audit's covers")));
+	t = tapas_cover_store_take(audit_covers, r);
+	if (t == NULL)
+		ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+						errmsg("out of memory for the audit's covers")));
+	return t;
+}
+
+/* drops a reference of tapas_audit_cover_take */
+void
+tapas_audit_cover_release(roaring_bitmap_t *r)
+{
+	tapas_status st = tapas_cover_store_release(audit_covers, r);
+
+	/* the reference is dropped all the same; a changed cover is a bug to report */
+	if (st != TAPAS_OK)
+		elog(WARNING, "tapas: a stored cover was %s",
+			 st == TAPAS_EINCONSISTENT ? "changed after it was stored" : "not in the store");
 }
 
 /* the entry of key, created empty if it is new or was dropped */
@@ -211,7 +250,7 @@ tapas_audit_entry_drop(TapasAuditEntry *e)
 	tapas_audit_parked_drop(e);
 	tapas_audit_combined_free(e);
 	for (int i = 0; i < e->nrows; i++)
-		roaring_bitmap_free(e->rows[i]);
+		tapas_audit_cover_release(e->rows[i]);
 	tapas_rowspace_free(e->rs);
 	tapas_binmat_free(e->A);
 	tapas_binmat_colbytes_free(e->P);
