@@ -41,28 +41,45 @@ struct tapas_cover_store
 	size_t		nrefs;
 };
 
-#define HASH_BATCH 256
+#define HASH_BATCH 1024
 
+/* the splitmix64 finaliser */
+static inline uint64_t
+mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/*
+ * The sum of the mixed ids, mixed with the cardinality: a set's ids come
+ * in one order, so a sum (whose terms are independent, and pipeline)
+ * hashes it as well as a chain through every id did, at a fraction of the
+ * latency (the first statement of a backend takes every logged cover).
+ */
 uint64_t
 tapas_cover_store_hash(const roaring_bitmap_t *r)
 {
 	roaring_uint32_iterator_t it;
 	uint32_t	buf[HASH_BATCH];
-	uint64_t	h = 0x9e3779b97f4a7c15ULL;
+	uint64_t	lane[4] = {0, 0, 0, 0};
+	uint64_t	n = 0;
 	uint32_t	got;
 
 	roaring_init_iterator(r, &it);
 	while ((got = roaring_read_uint32_iterator(&it, buf, HASH_BATCH)) > 0)
-		for (uint32_t i = 0; i < got; i++)
-		{
-			/* splitmix64 step over (h, id): order-dependent, well mixed */
-			uint64_t	z = h ^ (buf[i] + 0x9e3779b97f4a7c15ULL);
+	{
+		uint32_t	i = 0;
 
-			z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-			z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-			h = z ^ (z >> 31);
-		}
-	return h;
+		for (; i + 4 <= got; i += 4)
+			for (int l = 0; l < 4; l++)
+				lane[l] += mix64(buf[i + l] + 0x9e3779b97f4a7c15ULL);
+		for (; i < got; i++)
+			lane[0] += mix64(buf[i] + 0x9e3779b97f4a7c15ULL);
+		n += got;
+	}
+	return mix64(lane[0] + lane[1] + lane[2] + lane[3] + mix64(n ^ 0x94d049bb133111ebULL));
 }
 
 tapas_cover_store_t *
