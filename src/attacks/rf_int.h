@@ -94,6 +94,16 @@ typedef struct rf_builder
 	 */
 	uint64_t   *bucket;			/* n + 1 packed sums (RF_PACK) */
 	uint8_t    *bucket_mark;	/* (n / 64 + 1) * 64 bytes */
+	/*
+	 * The sweep's present ranks in ascending order, n + 1 each: the rank,
+	 * the left sums before it (class weights and positions) and the proxy
+	 * of the candidate split below it (rf_sweep.c).
+	 */
+	uint32_t   *cand_rank;
+	int32_t    *cand_n;
+	double	   *cand_w0;
+	double	   *cand_w1;
+	double	   *cand_proxy;
 	int32_t    *tmp_idx;		/* partition buffers */
 	uint64_t   *tmp_wp;
 	double	   *tmp_w0;
