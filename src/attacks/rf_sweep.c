@@ -87,12 +87,13 @@ take_marks(uint8_t *mark)
  * W1): consider_proxy's operations in its order, branch-free so that the
  * divisions, which bound the sweep when done one by one, go four at a time
  * (compiled for AVX2 too, picked at load time; no FMA: AVX2 alone does not
- * enable it, and contraction is off), so each proxy is the same double.
- * Both sides of a candidate hold a position, whose weight is at least 1,
- * so no divisor is 0.
+ * enable it, and contraction is off), so each proxy is the same double;
+ * returns the largest (finite-math-only lets the maximum vectorise: every
+ * value is finite and positive).  Both sides of a candidate hold a
+ * position, whose weight is at least 1, so no divisor is 0.
  */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define PROXY_CLONES __attribute__((target_clones("avx2", "default"), optimize("O3", "fp-contract=off")))
+#define PROXY_CLONES __attribute__((target_clones("avx2", "default"), optimize("O3", "fp-contract=off", "finite-math-only", "no-signed-zeros")))
 #elif defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 /* clang (PGXS's JIT bitcode) has no optimize attribute */
 #define PROXY_CLONES __attribute__((target_clones("avx2", "default")))
@@ -101,7 +102,7 @@ take_marks(uint8_t *mark)
 #endif
 
 PROXY_CLONES
-static void
+static double
 candidate_proxies(double *restrict proxy, const double *restrict w0,
 				  const double *restrict w1, long lo, long hi, double W0,
 				  double W1)
@@ -110,6 +111,7 @@ candidate_proxies(double *restrict proxy, const double *restrict w0,
 #pragma clang fp contract(off)
 #endif
 	long		i;
+	double		top = 0;
 
 	for (i = lo; i < hi; i++)
 	{
@@ -118,10 +120,13 @@ candidate_proxies(double *restrict proxy, const double *restrict w0,
 					wl = wl0 + wl1,
 					wr0 = W0 - wl0,
 					wr1 = W1 - wl1,
-					wr = wr0 + wr1;
+					wr = wr0 + wr1,
+					q = (wl0 * wl0 + wl1 * wl1) / wl + (wr0 * wr0 + wr1 * wr1) / wr;
 
-		proxy[i] = (wl0 * wl0 + wl1 * wl1) / wl + (wr0 * wr0 + wr1 * wr1) / wr;
+		proxy[i] = q;
+		top = q > top ? q : top;
 	}
+	return top;
 }
 
 /*
@@ -149,8 +154,11 @@ sweep_candidates(rf_builder *b, int f, long p, long n, double W0, double W1,
 		hi--;
 	if (lo == hi)
 		return;
-	candidate_proxies(b->cand_proxy, b->cand_w0, b->cand_w1, lo, hi, W0, W1);
 	bar = best->proxy + 1e-12;
+	/* most features have no candidate above the best: one test for all */
+	if (!(candidate_proxies(b->cand_proxy, b->cand_w0, b->cand_w1, lo, hi,
+							W0, W1) > bar))
+		return;
 	for (i = lo; i < hi; i++)
 		if (proxy[i] > bar)
 		{
