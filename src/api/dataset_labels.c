@@ -39,7 +39,6 @@
 
 #include "api/dataset_int.h"
 #include "api/label_hash.h"
-#include "util/memory.h"
 
 /* the distinct non-NULL byte strings of one column */
 typedef struct LabelSet
@@ -206,12 +205,6 @@ keep_next_row(TapasLabelRows *keep)
 		keep->cells = keep->cells == NULL ?
 			MemoryContextAllocHuge(keep->cxt, sizeof(double) * keep->k * keep->cap) :
 			repalloc_huge(keep->cells, sizeof(double) * keep->k * keep->cap);
-		/*
-		 * written once, row after row: huge pages fault a few times where
-		 * 4 kB pages fault 1,700 times for census50k's 6.8 MB (2% of a
-		 * 1,000-record Groundhog call)
-		 */
-		tapas_advise_huge_pages(keep->cells, sizeof(double) * keep->k * keep->cap);
 		if (keep->key != NULL)
 			keep->keys = keep->keys == NULL ?
 				MemoryContextAllocHuge(keep->cxt, sizeof(char *) * keep->cap) :

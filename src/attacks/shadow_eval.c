@@ -146,13 +146,10 @@ tapas_shadow_eval_create(tapas_shadow_eval_t **out,
 	ev->real = tapas_malloc(n_real * m * sizeof(double));
 	ev->syn = tapas_malloc(p->num_synthetic_records * m * sizeof(double));
 	ev->scratch = tapas_malloc(n_real * sizeof(size_t));
-	/*
-	 * filled a dataset at a time: the floats on huge pages, the doubles
-	 * without (util/memory.h)
-	 */
+	/* filled a dataset at a time: no huge pages (util/memory.h) */
 	if (ev->fs != NULL && T == 1 && p->clf.type == TAPAS_CLF_RANDOM_FOREST)
 	{
-		ev->Ff = tapas_malloc_huge_pages((ev->tm->n_datasets * ev->dim + 1) * sizeof(float));
+		ev->Ff = tapas_malloc_small_pages((ev->tm->n_datasets * ev->dim + 1) * sizeof(float));
 		ev->row = tapas_malloc((ev->dim + 1) * sizeof(double));
 	}
 	else

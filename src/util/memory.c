@@ -29,14 +29,14 @@
 #define HUGE_ADVICE_MIN	((size_t) 16 << 20)
 #define HUGE_PAGE		((uintptr_t) 2 << 20)
 
-void
-tapas_advise_huge_pages(void *p, size_t size)
+static void
+advise_huge(void *p, size_t size)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 	uintptr_t	lo,
 				hi;
 
-	if (p == NULL)
+	if (p == NULL || size < HUGE_ADVICE_MIN)
 		return;
 	lo = ((uintptr_t) p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	hi = ((uintptr_t) p + size) & ~(HUGE_PAGE - 1);
@@ -46,13 +46,6 @@ tapas_advise_huge_pages(void *p, size_t size)
 	(void) p;
 	(void) size;
 #endif
-}
-
-static void
-advise_huge(void *p, size_t size)
-{
-	if (size >= HUGE_ADVICE_MIN)
-		tapas_advise_huge_pages(p, size);
 }
 
 static long fail_countdown = -1;	/* < 0: no injection */
@@ -94,26 +87,6 @@ tapas_malloc_small_pages(size_t size)
 	p = malloc(size ? size : 1);
 	if (p)
 		live_allocations++;
-	return p;
-}
-
-void *
-tapas_malloc_huge_pages(size_t size)
-{
-	void	   *p = NULL;
-	size_t		rounded;
-
-	if (size < HUGE_PAGE)
-		return tapas_malloc(size);
-	if (injected_failure())
-		return NULL;
-	rounded = (size + HUGE_PAGE - 1) & ~(size_t) (HUGE_PAGE - 1);
-	if (rounded < size || posix_memalign(&p, HUGE_PAGE, rounded) != 0)
-		return NULL;
-	live_allocations++;
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	(void) madvise(p, rounded, MADV_HUGEPAGE);	/* advice only */
-#endif
 	return p;
 }
 

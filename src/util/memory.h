@@ -31,29 +31,10 @@ extern void tapas_free(void *ptr);
  * they are first written, each still in cache when it is filled, where a
  * huge page's 2 MB are zeroed at once ahead of use and evicted again
  * before they are written (on the Groundhog call, 1,000-record datasets,
- * the double feature matrix's page faults took 7% of the call's CPU time
- * under load with huge pages, 3% without).  The float matrix of one target
- * with the random forest takes tapas_malloc_huge_pages instead: measured
- * on 2026-12-03 at low load, its huge pages cost a tenth of its 4 kB faults.
+ * the feature matrix's page faults took 7% of the call's CPU time under
+ * load with huge pages, 3% without).
  */
 extern void *tapas_malloc_small_pages(size_t size);
-
-/*
- * A block of at least 2 MB on transparent huge pages where the system
- * allows it on request (aligned to 2 MB; smaller blocks as tapas_malloc):
- * for a large block written once soon after, where a 4 kB page's fault
- * costs more than zeroing it (the shadow evaluation's float feature
- * matrix, about 10 MB at 1,000-record Groundhog datasets: its 2,400 faults
- * took about 6 ms, its 5 huge pages under 1 ms).  Free with tapas_free.
- */
-extern void *tapas_malloc_huge_pages(size_t size);
-
-/*
- * Advises transparent huge pages for the 2 MB pages wholly inside
- * [p, p + size), whoever allocated them (the server side's large palloc
- * blocks: the label ids of an auxiliary table's cells); advice only.
- */
-extern void tapas_advise_huge_pages(void *p, size_t size);
 
 /* Aligned to 64 bytes (a cache line); free with tapas_free. */
 extern void *tapas_malloc_aligned(size_t size);

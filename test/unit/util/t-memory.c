@@ -32,35 +32,6 @@ test_memory_counts_live(void)
 	TAPAS_CHECK(tapas_memory_live() == base);
 }
 
-/* huge-page blocks: 2 MB aligned from 2 MB on, counted, freed by tapas_free */
-static void
-test_memory_huge_pages(void)
-{
-	long		base = tapas_memory_live();
-	size_t		big = ((size_t) 5 << 20) + 123;
-	char	   *a = tapas_malloc_huge_pages(big);
-	char	   *b = tapas_malloc_huge_pages(8);
-
-	TAPAS_CHECK(a && b);
-	TAPAS_CHECK(((uintptr_t) a & (((uintptr_t) 2 << 20) - 1)) == 0);
-	TAPAS_CHECK(tapas_memory_live() == base + 2);
-	a[0] = a[big - 1] = b[7] = 1;	/* all of it is there */
-	tapas_advise_huge_pages(a + 1, big - 1);	/* advice only, any range */
-	tapas_advise_huge_pages(b, 8);
-	tapas_advise_huge_pages(NULL, 0);
-	tapas_free(a);
-	tapas_free(b);
-	TAPAS_CHECK(tapas_memory_live() == base);
-	tapas_memory_fail_after(0);
-	a = tapas_malloc_huge_pages(big);
-	TAPAS_CHECK(a == NULL);
-	tapas_memory_fail_after(0);
-	a = tapas_malloc_huge_pages(8);
-	TAPAS_CHECK(a == NULL);
-	tapas_memory_fail_after(-1);
-	TAPAS_CHECK(tapas_memory_live() == base);
-}
-
 static void
 test_memory_injection(void)
 {
@@ -99,7 +70,6 @@ int
 main(void)
 {
 	TAPAS_TEST_RUN(test_memory_counts_live);
-	TAPAS_TEST_RUN(test_memory_huge_pages);
 	TAPAS_TEST_RUN(test_memory_injection);
 	TAPAS_TEST_RUN(test_status_messages);
 	TAPAS_TEST_DONE();
