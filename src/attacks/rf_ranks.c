@@ -149,13 +149,8 @@ tapas_rf_build_ranks(rf_builder *b)
 	uint64_t   *keys;
 	int			nan = 0;
 
-	/*
-	 * rank8 and rank are sized for the worst case; only what is used is
-	 * touched.  Most features are wide where a fit is long (Groundhog's
-	 * correlations take a distinct value in almost every dataset), so the
-	 * uint16 ranks take huge pages: a few faults instead of one per 4 kB.
-	 */
-	b->rank = tapas_malloc_huge_pages(n * d * sizeof(uint16_t));
+	/* rank8 and rank are sized for the worst case; only what is used is touched */
+	b->rank = tapas_malloc(n * d * sizeof(uint16_t));
 	b->rank8 = tapas_malloc(n * d);
 	b->rank_col = tapas_malloc(d * sizeof(size_t));
 	b->rank_count = tapas_malloc(d * sizeof(uint32_t));
