@@ -96,13 +96,11 @@ typedef struct rf_builder
 	uint8_t    *bucket_mark;	/* (n / 64 + 1) * 64 bytes */
 	/*
 	 * The sweep's present ranks in ascending order, n + 1 each: the rank,
-	 * the left sums before it (class weights and positions) and the proxy
-	 * of the candidate split below it (rf_sweep.c).
+	 * the packed left sums before it (RF_PACK) and the proxy of the
+	 * candidate split below it (rf_sweep.c).
 	 */
 	uint32_t   *cand_rank;
-	int32_t    *cand_n;
-	double	   *cand_w0;
-	double	   *cand_w1;
+	uint64_t   *cand_left;
 	double	   *cand_proxy;
 	int32_t    *tmp_idx;		/* partition buffers */
 	uint64_t   *tmp_wp;

@@ -83,7 +83,7 @@ take_marks(uint8_t *mark)
 
 /*
  * The proxies of the candidate splits lo..hi-1 of a sweep into proxy[],
- * from the left class weights w0[], w1[] before each (the node totals W0,
+ * from the packed left sums left[] before each (the node totals W0,
  * W1): consider_proxy's operations in its order, branch-free so that the
  * divisions, which bound the sweep when done one by one, go four at a time
  * (compiled for AVX2 too, picked at load time; no FMA: AVX2 alone does not
@@ -103,9 +103,8 @@ take_marks(uint8_t *mark)
 
 PROXY_CLONES
 static double
-candidate_proxies(double *restrict proxy, const double *restrict w0,
-				  const double *restrict w1, long lo, long hi, double W0,
-				  double W1)
+candidate_proxies(double *restrict proxy, const uint64_t *restrict left,
+				  long lo, long hi, double W0, double W1)
 {
 #ifdef __clang__
 #pragma clang fp contract(off)
@@ -115,8 +114,8 @@ candidate_proxies(double *restrict proxy, const double *restrict w0,
 
 	for (i = lo; i < hi; i++)
 	{
-		double		wl0 = w0[i],
-					wl1 = w1[i],
+		double		wl0 = (double) (int32_t) ((left[i] >> RF_PACK_BITS) & RF_PACK_MASK),
+					wl1 = (double) (int32_t) (left[i] >> (2 * RF_PACK_BITS)),
 					wl = wl0 + wl1,
 					wr0 = W0 - wl0,
 					wr1 = W1 - wl1,
@@ -140,7 +139,7 @@ static void
 sweep_candidates(rf_builder *b, int f, long p, long n, double W0, double W1,
 				 rf_split *best)
 {
-	const int32_t *cn = b->cand_n;
+	const uint64_t *cl = b->cand_left;
 	const double *proxy = b->cand_proxy;
 	long		msl = b->p->min_samples_leaf,
 				lo = 1,
@@ -148,16 +147,15 @@ sweep_candidates(rf_builder *b, int f, long p, long n, double W0, double W1,
 				i;
 	double		bar;
 
-	while (lo < hi && cn[lo] < msl)
+	while (lo < hi && RF_PACK_N(cl[lo]) < msl)
 		lo++;
-	while (hi > lo && n - cn[hi - 1] < msl)
+	while (hi > lo && n - RF_PACK_N(cl[hi - 1]) < msl)
 		hi--;
 	if (lo == hi)
 		return;
 	bar = best->proxy + 1e-12;
 	/* most features have no candidate above the best: one test for all */
-	if (!(candidate_proxies(b->cand_proxy, b->cand_w0, b->cand_w1, lo, hi,
-							W0, W1) > bar))
+	if (!(candidate_proxies(b->cand_proxy, cl, lo, hi, W0, W1) > bar))
 		return;
 	for (i = lo; i < hi; i++)
 		if (proxy[i] > bar)
@@ -193,9 +191,7 @@ name(rf_builder *b, const rf_feat *e, long lo, long n, double W0, double W1, \
 				left = 0; \
 	uint8_t    *mark = b->bucket_mark; \
 	uint32_t   *cr = b->cand_rank; \
-	int32_t    *cn = b->cand_n; \
-	double	   *c0 = b->cand_w0, \
-			   *c1 = b->cand_w1; \
+	uint64_t   *cl = b->cand_left; \
 	uint32_t	count = e->count, \
 				base; \
 	long		k, \
@@ -228,10 +224,7 @@ name(rf_builder *b, const rf_feat *e, long lo, long n, double W0, double W1, \
 \
 			m &= m - 1; \
 			cr[p] = q; \
-			cn[p] = (int32_t) RF_PACK_N(left); \
-			c0[p] = RF_PACK_W0(left); \
-			c1[p] = RF_PACK_W1(left); \
-			p++; \
+			cl[p++] = left; \
 			left += h[q]; \
 			h[q] = 0; \
 		} \
