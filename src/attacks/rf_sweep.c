@@ -17,7 +17,12 @@
  * the split is the same; but there is no sort, no branch that depends on
  * the data but the bucket loop's, and one integer addition per position
  * where the unpacked sweep made three (a third fewer instructions than
- * the unpacked bucket sweep, test/bench/b-rf-fit.c).
+ * the unpacked bucket sweep, test/bench/b-rf-fit.c).  The visit lists each
+ * present rank with the packed left sums before it; the candidates' Gini
+ * proxies are then computed together, vectorised (the same operations in
+ * the same order, so the same doubles), and only a feature whose largest
+ * proxy beats the best so far has its candidates taken one by one, in
+ * ascending order against the best so far as consider_proxy takes them.
  *
  * Sorted sweep (tapas_rf_sweep_buckets = 0): ranks packed above the
  * position into one uint64 sort key, sorted by tapas_rf_rank_sort, then
