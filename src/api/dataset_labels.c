@@ -65,7 +65,13 @@ typedef struct LabelReceiver
 								 * when the scan ends */
 	TapasLabelRows *keep;		/* the rows too, or NULL */
 	FmgrInfo	key_out;		/* with keep->key: its type's output function */
+	Oid			key_type;		/* with keep->key: its type */
+	char	   *key_next;		/* integer keys: the block they are written to */
+	Size		key_room;		/* bytes left there */
 } LabelReceiver;
+
+/* the key texts of integer keys are written this many bytes a block */
+#define KEY_BLOCK 65536
 
 static void
 set_init(LabelSet *s, uint32 cap)
@@ -213,6 +219,45 @@ keep_next_row(TapasLabelRows *keep)
 	return keep->cells + keep->n * keep->k;
 }
 
+/*
+ * The text of a key as its type's output function gives it, in the current
+ * context: a bigint, integer or smallint key is written with the digits
+ * int8out, int4out and int2out write (pg_lltoa), packed into blocks
+ * instead of a palloc'd string each through the function manager (for a
+ * 50,000-row table, 2% of a 1,000-record Groundhog call, half of it the
+ * page faults of the strings' 2.4 MB).
+ */
+static char *
+key_text(LabelReceiver *r, Datum v)
+{
+	char	   *out;
+	int64		i;
+
+	switch (r->key_type)
+	{
+		case INT8OID:
+			i = DatumGetInt64(v);
+			break;
+		case INT4OID:
+			i = DatumGetInt32(v);
+			break;
+		case INT2OID:
+			i = DatumGetInt16(v);
+			break;
+		default:
+			return OutputFunctionCall(&r->key_out, v);
+	}
+	if (r->key_room < MAXINT8LEN + 1)
+	{
+		r->key_next = palloc(KEY_BLOCK);
+		r->key_room = KEY_BLOCK;
+	}
+	out = r->key_next;
+	r->key_next += pg_lltoa(i, out) + 1;
+	r->key_room -= r->key_next - out;
+	return out;
+}
+
 static bool
 label_receive(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -252,7 +297,7 @@ label_receive(TupleTableSlot *slot, DestReceiver *self)
 		{
 			MemoryContextSwitchTo(r->keep->cxt);
 			r->keep->keys[r->keep->n] = slot->tts_isnull[r->k] ? NULL :
-				OutputFunctionCall(&r->key_out, slot->tts_values[r->k]);
+				key_text(r, slot->tts_values[r->k]);
 		}
 		r->keep->n++;
 	}
@@ -279,7 +324,8 @@ label_startup(DestReceiver *self, int operation, TupleDesc desc)
 		Oid			out;
 		bool		varlena;
 
-		getTypeOutputInfo(TupleDescAttr(desc, r->k)->atttypid, &out, &varlena);
+		r->key_type = TupleDescAttr(desc, r->k)->atttypid;
+		getTypeOutputInfo(r->key_type, &out, &varlena);
 		fmgr_info_cxt(out, &r->key_out, r->cxt);
 	}
 }

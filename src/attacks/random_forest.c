@@ -253,6 +253,9 @@ builder_free(rf_builder *b, float *Xc, int32_t *count)
 	tapas_free(b->count);
 	tapas_free(b->bucket);
 	tapas_free(b->bucket_mark);
+	tapas_free(b->cand_rank);
+	tapas_free(b->cand_left);
+	tapas_free(b->cand_proxy);
 	tapas_free(b->tmp_idx);
 	tapas_free(b->tmp_w0);
 	tapas_free(b->tmp_w1);

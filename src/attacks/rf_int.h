@@ -94,6 +94,14 @@ typedef struct rf_builder
 	 */
 	uint64_t   *bucket;			/* n + 1 packed sums (RF_PACK) */
 	uint8_t    *bucket_mark;	/* (n / 64 + 1) * 64 bytes */
+	/*
+	 * The sweep's present ranks in ascending order, n + 1 each: the rank,
+	 * the packed left sums before it (RF_PACK) and the proxy of the
+	 * candidate split below it (rf_sweep.c).
+	 */
+	uint32_t   *cand_rank;
+	uint64_t   *cand_left;
+	double	   *cand_proxy;
 	int32_t    *tmp_idx;		/* partition buffers */
 	uint64_t   *tmp_wp;
 	double	   *tmp_w0;

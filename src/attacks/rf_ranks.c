@@ -112,6 +112,9 @@ drop_ranks(rf_builder *b)
 	tapas_free(b->tmp_wp);
 	tapas_free(b->bucket);
 	tapas_free(b->bucket_mark);
+	tapas_free(b->cand_rank);
+	tapas_free(b->cand_left);
+	tapas_free(b->cand_proxy);
 	tapas_free(b->block_keys);
 	b->rank = NULL;
 	b->rank8 = NULL;
@@ -122,6 +125,9 @@ drop_ranks(rf_builder *b)
 	b->tmp_wp = NULL;
 	b->bucket = NULL;
 	b->bucket_mark = NULL;
+	b->cand_rank = NULL;
+	b->cand_left = NULL;
+	b->cand_proxy = NULL;
 	b->block_keys = NULL;
 }
 
@@ -149,9 +155,13 @@ tapas_rf_build_ranks(rf_builder *b)
 	b->tmp_wp = tapas_malloc(n * sizeof(uint64_t));
 	b->bucket = tapas_calloc(n + 1, sizeof(uint64_t));
 	b->bucket_mark = tapas_calloc(n / 64 + 1, 64);
+	b->cand_rank = tapas_malloc((n + 1) * sizeof(uint32_t));
+	b->cand_left = tapas_malloc((n + 1) * sizeof(uint64_t));
+	b->cand_proxy = tapas_malloc((n + 1) * sizeof(double));
 	b->block_keys = tapas_malloc(RF_RANK_BLOCK_FLOAT * n * sizeof(uint64_t));
 	if (!b->rank || !b->rank8 || !b->rank_col || !b->rank_count || !b->count ||
-		!b->wp || !b->tmp_wp || !b->bucket || !b->bucket_mark || !b->block_keys)
+		!b->wp || !b->tmp_wp || !b->bucket || !b->bucket_mark || !b->block_keys ||
+		!b->cand_rank || !b->cand_left || !b->cand_proxy)
 	{
 		drop_ranks(b);
 		return TAPAS_ENOMEM;

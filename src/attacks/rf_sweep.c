@@ -17,7 +17,12 @@
  * the split is the same; but there is no sort, no branch that depends on
  * the data but the bucket loop's, and one integer addition per position
  * where the unpacked sweep made three (a third fewer instructions than
- * the unpacked bucket sweep, test/bench/b-rf-fit.c).
+ * the unpacked bucket sweep, test/bench/b-rf-fit.c).  The visit lists each
+ * present rank with the packed left sums before it; the candidates' Gini
+ * proxies are then computed together, vectorised (the same operations in
+ * the same order, so the same doubles), and only a feature whose largest
+ * proxy beats the best so far has its candidates taken one by one, in
+ * ascending order against the best so far as consider_proxy takes them.
  *
  * Sorted sweep (tapas_rf_sweep_buckets = 0): ranks packed above the
  * position into one uint64 sort key, sorted by tapas_rf_rank_sort, then
@@ -82,31 +87,120 @@ take_marks(uint8_t *mark)
 }
 
 /*
+ * The proxies of the candidate splits lo..hi-1 of a sweep into proxy[],
+ * from the packed left sums left[] before each (the node totals W0,
+ * W1): consider_proxy's operations in its order, branch-free so that the
+ * divisions, which bound the sweep when done one by one, go four at a time
+ * (compiled for AVX2 too, picked at load time; no FMA: AVX2 alone does not
+ * enable it, and contraction is off), so each proxy is the same double;
+ * returns the largest (finite-math-only lets the maximum vectorise: every
+ * value is finite and positive).  Both sides of a candidate hold a
+ * position, whose weight is at least 1, so no divisor is 0.
+ */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define PROXY_CLONES __attribute__((target_clones("avx2", "default"), optimize("O3", "fp-contract=off", "finite-math-only", "no-signed-zeros")))
+#elif defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+/* clang (PGXS's JIT bitcode) has no optimize attribute */
+#define PROXY_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PROXY_CLONES
+#endif
+
+PROXY_CLONES
+static double
+candidate_proxies(double *restrict proxy, const uint64_t *restrict left,
+				  long lo, long hi, double W0, double W1)
+{
+#ifdef __clang__
+#pragma clang fp contract(off)
+#endif
+	long		i;
+	double		top = 0;
+
+	for (i = lo; i < hi; i++)
+	{
+		double		wl0 = (double) (int32_t) ((left[i] >> RF_PACK_BITS) & RF_PACK_MASK),
+					wl1 = (double) (int32_t) (left[i] >> (2 * RF_PACK_BITS)),
+					wl = wl0 + wl1,
+					wr0 = W0 - wl0,
+					wr1 = W1 - wl1,
+					wr = wr0 + wr1,
+					q = (wl0 * wl0 + wl1 * wl1) / wl + (wr0 * wr0 + wr1 * wr1) / wr;
+
+		proxy[i] = q;
+		top = q > top ? q : top;
+	}
+	return top;
+}
+
+/*
+ * The candidates of a sweep of feature f over n positions whose p present
+ * ranks are in b->cand_* (p >= 2): those leaving min_samples_leaf positions
+ * each side improve *best as consider_proxy would, in ascending order, each
+ * against the best so far.  The left counts rise with the rank, so those
+ * candidates are one range.
+ */
+static void
+sweep_candidates(rf_builder *b, int f, long p, long n, double W0, double W1,
+				 rf_split *best)
+{
+	const uint64_t *cl = b->cand_left;
+	const double *proxy = b->cand_proxy;
+	long		msl = b->p->min_samples_leaf,
+				lo = 1,
+				hi = p,
+				i;
+	double		bar;
+
+	while (lo < hi && RF_PACK_N(cl[lo]) < msl)
+		lo++;
+	while (hi > lo && n - RF_PACK_N(cl[hi - 1]) < msl)
+		hi--;
+	if (lo == hi)
+		return;
+	bar = best->proxy + 1e-12;
+	/* most features have no candidate above the best: one test for all */
+	if (!(candidate_proxies(b->cand_proxy, cl, lo, hi, W0, W1) > bar))
+		return;
+	for (i = lo; i < hi; i++)
+		if (proxy[i] > bar)
+		{
+			best->proxy = proxy[i];
+			best->feature = f;
+			best->lo_rank = b->cand_rank[i - 1];
+			best->hi_rank = b->cand_rank[i];
+			bar = best->proxy + 1e-12;
+		}
+}
+
+/*
  * The bucket sweep of feature f (see the header): the gather adds each
  * position's packed weights into the bucket of its rank directly and marks
  * the rank with a byte store (a bitmap's read-modify-write of one of a few
  * words would chain the positions through memory, and costs three more
  * instructions); the marks of the feature's ranks are then read back as
- * bitmaps of 64 ranks, and the first rank present holding every position
- * means the feature is constant in the segment.
+ * bitmaps of 64 ranks, each present rank listed with the left sums before
+ * it, and a single rank present means the feature is constant in the
+ * segment.  The candidates' proxies are then computed together
+ * (sweep_candidates).
  */
 #define DEFINE_SWEEP(name, type, ranks) \
 static int \
 name(rf_builder *b, const rf_feat *e, long lo, long n, double W0, double W1, \
 	 rf_split *best) \
 { \
-	int			f = e->f; \
 	const type *col = (ranks); \
 	const int32_t *idx = b->idx + lo; \
 	const uint64_t *wp = b->wp + lo; \
 	uint64_t   *h = b->bucket, \
 				left = 0; \
 	uint8_t    *mark = b->bucket_mark; \
+	uint32_t   *cr = b->cand_rank; \
+	uint64_t   *cl = b->cand_left; \
 	uint32_t	count = e->count, \
-				base, \
-				prev = 0; \
+				base; \
 	long		k, \
-				msl = b->p->min_samples_leaf; \
+				p = 0; \
 \
 	if (best_is_perfect(best, W0, W1)) \
 	{ \
@@ -132,27 +226,17 @@ name(rf_builder *b, const rf_feat *e, long lo, long n, double W0, double W1, \
 		while (m != 0) \
 		{ \
 			uint32_t	q = base + (uint32_t) __builtin_ctzll(m); \
-			long		nl = RF_PACK_N(left); \
 \
 			m &= m - 1; \
-			if (nl == 0 && RF_PACK_N(h[q]) == n) \
-			{ \
-				/* one rank holds every position: constant here */ \
-				h[q] = 0; \
-				return 1; \
-			} \
-			if (nl > 0 && nl >= msl && n - nl >= msl && \
-				consider_proxy(best, f, RF_PACK_W0(left), RF_PACK_W1(left), \
-							   W0, W1)) \
-			{ \
-				best->lo_rank = prev; \
-				best->hi_rank = q; \
-			} \
+			cr[p] = q; \
+			cl[p++] = left; \
 			left += h[q]; \
 			h[q] = 0; \
-			prev = q; \
 		} \
 	} \
+	if (p == 1) \
+		return 1;				/* one rank holds every position: constant here */ \
+	sweep_candidates(b, e->f, p, n, W0, W1, best); \
 	return 0; \
 }
 

@@ -23,6 +23,9 @@
  *-------------------------------------------------------------------------
  */
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "attacks/set_features_int.h"
 
@@ -129,6 +132,71 @@ block_pair(tapas_setfeat_t *fs, size_t j, size_t k, size_t w)
 					  fs->comoment + a * e + s->offset[k]);
 }
 
+#ifdef __SSE2__
+/*
+ * The bitsets of the categorical columns cat[0..ncat) (each at most 255
+ * categories; first[c] the bitset of category 0 of column cat[c]) over
+ * the n records of x, 64 records (one word) at a time: a column's 64 codes
+ * as bytes (255 past the last record, no category), then each category's
+ * word whole from byte compares (SSE2 movemask, 16 records an
+ * instruction), where setting one bit per record and column cost a
+ * conversion, an address and a read-modify-write of memory each.  Every
+ * word a count reads (the first (n + 63) / 64) is written, so nothing is
+ * cleared first; the bits are the same.
+ */
+static void
+set_bits_blocks(tapas_setfeat_t *fs, const double *x, size_t n,
+				const size_t *cat, uint64_t *const *first, size_t ncat)
+{
+	const tapas_coded_schema_t *s = fs->schema;
+	size_t		m = s->m,
+				stride = fs->bits_words,
+				w = (n + 63) / 64,
+				word,
+				c,
+				i;
+	uint8_t		codes[64];
+
+	for (word = 0; word < w; word++)
+	{
+		size_t		r0 = word * 64,
+					len = n - r0 < 64 ? n - r0 : 64;
+
+		for (c = 0; c < ncat; c++)
+		{
+			const double *col = x + r0 * m + cat[c];
+			uint64_t   *out = first[c] + word;
+			__m128i		v0,
+						v1,
+						v2,
+						v3;
+			int			k,
+						nk = s->ncat[cat[c]];
+
+			/* codes are small non-negative integers: a signed conversion */
+			for (i = 0; i < len; i++)
+				codes[i] = (uint8_t) (long) col[i * m];
+			for (; i < 64; i++)
+				codes[i] = 255;
+			v0 = _mm_loadu_si128((const __m128i *) codes);
+			v1 = _mm_loadu_si128((const __m128i *) (codes + 16));
+			v2 = _mm_loadu_si128((const __m128i *) (codes + 32));
+			v3 = _mm_loadu_si128((const __m128i *) (codes + 48));
+			for (k = 0; k < nk; k++)
+			{
+				__m128i		kk = _mm_set1_epi8((char) k);
+
+				out[(size_t) k * stride] =
+					(uint64_t) (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(v0, kk)) |
+					(uint64_t) (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(v1, kk)) << 16 |
+					(uint64_t) (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(v2, kk)) << 32 |
+					(uint64_t) (uint32_t) _mm_movemask_epi8(_mm_cmpeq_epi8(v3, kk)) << 48;
+			}
+		}
+	}
+}
+#endif
+
 void
 tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 {
@@ -143,6 +211,7 @@ tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 				cat[64],
 				ncat = 0;
 	uint64_t   *first[64];
+	int			narrow = 1;
 
 #if COCOUNT_AVX512
 	if (cocount_avx512 < 0)
@@ -153,27 +222,37 @@ tapas_setfeat_cocount(tapas_setfeat_t *fs, const double *x, size_t n)
 			__builtin_cpu_supports("avx512vpopcntdq");
 	}
 #endif
-	for (j = 0; j < m; j++)
-		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
-			memset(fs->bits + s->offset[j] * stride, 0,
-				   (size_t) s->ncat[j] * stride * sizeof(uint64_t));
 	/* the categorical columns and their first bitsets, read once (m <= 64) */
 	for (j = 0; j < m; j++)
 		if (s->kind[j] == TAPAS_COL_CATEGORICAL)
 		{
 			cat[ncat] = j;
+			narrow &= s->ncat[j] <= 255;
 			first[ncat++] = fs->bits + s->offset[j] * stride;
 		}
-	for (r = 0; r < n; r++)
+#ifdef __SSE2__
+	if (narrow)
 	{
-		const double *row = x + r * m;
-		uint64_t	bit = UINT64_C(1) << (r % 64);
-		size_t		word = r / 64,
-					c;
+		set_bits_blocks(fs, x, n, cat, first, ncat);
+	}
+	else
+#endif
+	{
+		for (j = 0; j < m; j++)
+			if (s->kind[j] == TAPAS_COL_CATEGORICAL)
+				memset(fs->bits + s->offset[j] * stride, 0,
+					   (size_t) s->ncat[j] * stride * sizeof(uint64_t));
+		for (r = 0; r < n; r++)
+		{
+			const double *row = x + r * m;
+			uint64_t	bit = UINT64_C(1) << (r % 64);
+			size_t		word = r / 64,
+						c;
 
-		/* codes are small non-negative integers: a signed conversion */
-		for (c = 0; c < ncat; c++)
-			first[c][(size_t) (long) row[cat[c]] * stride + word] |= bit;
+			/* codes are small non-negative integers: a signed conversion */
+			for (c = 0; c < ncat; c++)
+				first[c][(size_t) (long) row[cat[c]] * stride + word] |= bit;
+		}
 	}
 	for (j = 0; j < m; j++)
 	{

@@ -21,6 +21,12 @@
 #include "util/rng.h"
 #include "tapas_test.h"
 
+/*
+ * > 0: the categorical columns of one_dataset have this many categories
+ * plus up to 9, past the 255 of the bitsets' byte compares (their other path)
+ */
+static int	wide_categories = 0;
+
 /* one random schema and dataset: 1 if both extractions agree exactly */
 static int
 one_dataset(tapas_rng_t *rng, size_t m, size_t n, int cat_share,
@@ -45,6 +51,8 @@ one_dataset(tapas_rng_t *rng, size_t m, size_t n, int cat_share,
 		kind[j] = (int) tapas_rng_below(rng, 4) < cat_share ?
 			TAPAS_COL_CATEGORICAL : TAPAS_COL_NUMERIC;
 		ncat[j] = 1 + (int) tapas_rng_below(rng, 6);
+		if (wide_categories > 0 && kind[j] == TAPAS_COL_CATEGORICAL)
+			ncat[j] = wide_categories + (int) tapas_rng_below(rng, 10);
 	}
 	s = tapas_coded_schema_create(m, kind, ncat);
 	for (r = 0; r < n; r++)
@@ -124,10 +132,29 @@ test_setfeat_same_census_shape(void)
 	TAPAS_CHECK_MSG(one_dataset(&rng, 17, 5000, 4, 0, &bad), "feature %zu", bad);
 }
 
+/* columns of 250 to 264 categories: both sides of the byte compares' limit */
+static void
+test_setfeat_same_wide_categories(void)
+{
+	tapas_rng_t rng;
+	size_t		bad = 0;
+	int			i;
+
+	tapas_rng_seed(&rng, tapas_test_seed() + 2);
+	for (i = 0; i < 6; i++)
+	{
+		wide_categories = i % 2 ? 255 : 250;
+		TAPAS_CHECK_MSG(one_dataset(&rng, 2, 70 + 40 * (size_t) i, 4, 0, &bad),
+						"case %d: feature %zu", i, bad);
+	}
+	wide_categories = 0;
+}
+
 int
 main(void)
 {
 	TAPAS_TEST_RUN(test_setfeat_same_random);
 	TAPAS_TEST_RUN(test_setfeat_same_census_shape);
+	TAPAS_TEST_RUN(test_setfeat_same_wide_categories);
 	TAPAS_TEST_DONE();
 }
