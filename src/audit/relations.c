@@ -290,12 +290,15 @@ add_new_classes(TableRelations *tr, List *classes)
 	}
 	if (nd > 0)
 		tapas_audit_domain_vectors(cls[0]->relid, cls, nd, dv);
+	/* every exact vector is over the same star: its points are ONE's support */
+	tr->npoints[0] = 0;
 	for (int i = 0; i < nd; i++)
+	{
 		by_value |= !dv[i].exact;
+		if (dv[i].exact)
+			tr->npoints[0] = (uint64) dv[i].npoints;
+	}
 	kernel_renew(&tr->lr[0]);
-	tr->npoints[0] = nd > 0 && dv[0].exact ? (uint64) dv[0].npoints : 0;
-	for (int i = 0; i < nd && tr->npoints[0] == 0; i++)
-		tr->npoints[0] = dv[i].exact ? (uint64) dv[i].npoints : 0;
 	if (by_value)
 		kernel_renew(&tr->lr[1]);
 	else if (tr->lr[1] != NULL)
