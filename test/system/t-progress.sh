@@ -43,11 +43,12 @@ run() {
 # first NOTICE, which comes within 100 ms of the fit's start, to its end;
 # EXPECT: a line its output must hold), then runs it under a
 # statement_timeout a third of the way through the fit, which must cancel
-# it.  Under load one run can be twice as fast as the one before: a run
-# that finishes before its timeout is timed again, up to three times.
+# it.  Under load one run can be twice as fast or as slow as the one before:
+# a run that finishes before its timeout, or whose timeout falls before the
+# fit begins, is timed again, up to five times.
 cancel_in_fit() {
 	local sql=$1 notice=$2 min=$3 what=$4 expect=${5:-} t0 t1 fit_start line got fit_ms timeout took
-	for attempt in 1 2 3; do
+	for attempt in 1 2 3 4 5; do
 		t0=$EPOCHREALTIME fit_start="" got=""
 		while IFS= read -r line; do
 			case $line in *"$notice"*) [ -n "$fit_start" ] || fit_start=$EPOCHREALTIME ;; esac
@@ -60,8 +61,12 @@ cancel_in_fit() {
 			'BEGIN { printf "%d %d\n", (c - b) * 1000, (b - a + (c - b) * 0.35) * 1000 }')
 		[ "$fit_ms" -ge "$min" ] || fail "$what took only $fit_ms ms"
 		run "$timeout" "$sql"
-		grep -q "NOTICE:  $notice" "$dir/progress.out" ||
-			{ cat "$dir/progress.out"; fail "the timeout fell before $what"; }
+		if ! grep -q "NOTICE:  $notice" "$dir/progress.out"; then
+			grep -q 'canceling statement due to statement timeout' "$dir/progress.out" ||
+				{ cat "$dir/progress.out"; fail "$what: neither its NOTICE nor a cancel"; }
+			echo "the $timeout ms timeout fell before $what (this run was slower): timed again"
+			continue
+		fi
 		took=$(sed -nE 's/^Time: ([0-9]+)\..*/\1/p' "$dir/progress.out" | tail -n 1)
 		if grep -q 'canceling statement due to statement timeout' "$dir/progress.out"; then
 			echo "$what of $fit_ms ms: cancelled at $timeout ms after $took ms"
@@ -71,7 +76,7 @@ cancel_in_fit() {
 			{ cat "$dir/progress.out"; fail "$what was not cancelled"; }
 		echo "$what finished in $took ms, before its $timeout ms timeout: timed again"
 	done
-	fail "$what finished before its timeout three times"
+	fail "$what: the timeout missed the fit five times"
 }
 
 # 1. the datasets loop: 20,000 datasets take longer than 0.7 s (about 1.5 s)
