@@ -331,6 +331,21 @@ SELECT t, pollute, dm_run(t, CASE WHEN pollute
 		  'SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'') FROM %I WHERE age <> 91',
 		  'SELECT count(*) FILTER (WHERE rare AND diagnosis <> ''flu'') FROM %I WHERE age <> 91']) AS relation
   FROM unnest(ARRAY['dm4', 'dm5']) t, unnest(ARRAY[false, true]) pollute;
+-- rare's zeros over everyone but the 91-year-old, then a row answered 1
+-- of a class the halves' class implies or meets (another component, a
+-- value of income, the complement's part, a class rare implies), then a
+-- half holding him: the related row says nothing of whether the half's
+-- class has a positive, so the zeros it inherits from rare leave him
+-- alone, and the half is refused (implied.c: before, that row counted as
+-- the positive known, and the narrowing as told already: all answered)
+SELECT t, m, dm_run(t, ARRAY['SELECT sum(CASE WHEN rare THEN 1 ELSE 0 END) FROM %I WHERE age < 90', m,
+	'SELECT sum(rare::int) FILTER (WHERE income BETWEEN 1051 AND 5000) FROM %I
+	  WHERE tapas.design_member(''bernoulli'', 3000, 1500, 1, id - 1, 0, 45) OR id = 77']) AS outcomes
+  FROM unnest(ARRAY['dm4', 'dm5']) t,
+	   unnest(ARRAY['SELECT count(*) FILTER (WHERE diagnosis IN (''hiv'')) FROM %I',
+					'SELECT count(*) FILTER (WHERE income = 2500) FROM %I',
+					'SELECT count(*) FROM %I WHERE income = 2500 AND NOT rare',
+					'SELECT count(*) FILTER (WHERE rare OR income = 2500) FROM %I WHERE age < 90']) m;
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm4', 'dm5']) t;
 DROP TABLE dm4, dm5;
 DROP FUNCTION dm_mk3k(text, int);

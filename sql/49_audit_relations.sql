@@ -74,8 +74,8 @@ SELECT rl_attack('deny', 'sum', 'r_sum',
 	'SELECT sum(income) FILTER (WHERE NOT rare) FROM %I',
 	'SELECT sum(income) FROM %I WHERE age <> 91');
 -- variant: the total first, then the two parts (CASE spellings) without the patient;
--- the second is refused already by the candidates test: after the total, under
--- the prior of one nonzero income, the first part answered 0 would name the patient
+-- the first part is answered (the total's nonzero record, under the prior of one,
+-- need not be a rare one: its answer 0 names no one), the second is refused
 SELECT rl_attack('deny', 'sum2', 'r_sum2',
 	'SELECT sum(income) FROM %I',
 	'SELECT sum(CASE WHEN rare THEN income ELSE 0 END) FROM %I WHERE age <> 91',

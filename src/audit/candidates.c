@@ -382,9 +382,10 @@ tapas_cand_answered_part(const roaring_bitmap_t *c, roaring_bitmap_t **qs, const
 /*
  * c minus the records that the zeros of the classes e's class implies
  * exclude (implied.c): not B means not A; and inside the rows answered 1
- * of the related classes (implied.c: they hold A's one positive, which
- * *known then says exists).  False when they cannot be read completely
- * (the caller fails closed).
+ * of the related classes (implied.c: they hold A's one positive, if it
+ * exists; *known says it does when a row answered 1 is of a class that
+ * implies A).  False when they cannot be read completely (the caller
+ * fails closed).
  */
 static bool
 with_related_rows(TapasAuditEntry *e, roaring_bitmap_t *c, bool *known)

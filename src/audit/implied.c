@@ -159,27 +159,33 @@ prior_left_cmp(const void *a, const void *b)
 /*
  * Narrows c to the records that the logged rows answered 1 of the
  * classes related to e's class leave for its one positive; returns
- * whether some such row was logged (a positive then exists).  The
- * priors of the related classes are taken greedily, the one that alone
- * leaves the fewest candidates first (2 P bitmap operations for P
- * priors); one that would leave none, alone or after those taken, is
- * refuted and skipped.  Call after tapas_audit_implied_zeros returned
- * complete (it reads the rows).
+ * whether a row answered 1 of a class that implies e's class was logged
+ * (its positive is one of e's: a positive then exists).  The rows of the
+ * priors (the classes e's class implies or meets) narrow where e's
+ * positive is, if there is one, but do not say that there is: B answered
+ * 1 over everyone tells nothing of A inside B, and had it counted as A's
+ * positive known, A's zeros inherited from B's rows (rare answered 0
+ * over everyone but the target) would read as a narrowing already told,
+ * and the target's cell of A would be answered.  The priors are taken
+ * greedily, the one that alone leaves the fewest candidates first (2 P
+ * bitmap operations for P priors); one that would leave none, alone or
+ * after those taken, is refuted and skipped.  Call after
+ * tapas_audit_implied_zeros returned complete (it reads the rows).
  */
 bool
 tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c)
 {
-	bool		any = false;
+	bool		exists = false;
 	PriorLeft  *order;
 	int			n = 0;
 
 	if (e->implied_one != NULL)
 	{
 		roaring_bitmap_and_inplace(c, e->implied_one);
-		any = true;
+		exists = true;
 	}
 	if (e->implied_n == 0 || e->via_one == NULL)
-		return any;
+		return exists;
 	order = palloc(sizeof(PriorLeft) * e->implied_n);
 	for (int i = 0; i < e->implied_n; i++)
 	{
@@ -195,12 +201,11 @@ tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c)
 	{
 		const roaring_bitmap_t *via = e->via_one[order[i].k];
 
-		any = true;
 		if (roaring_bitmap_and_cardinality(c, via) > 0)
 			roaring_bitmap_and_inplace(c, via);
 	}
 	pfree(order);
-	return any;
+	return exists;
 }
 
 /*
