@@ -267,14 +267,15 @@ SELECT t, dm_halves(t, false, NULL, 'sum(income) FILTER (WHERE rare AND income >
 SELECT t, dm_run(t, ARRAY(SELECT format('SELECT sum(income) FROM %%I WHERE age < %s', 80 - 5 * k)
 							FROM generate_series(0, 6) k)) AS drill_down
   FROM unnest(ARRAY['dm1', 'dm2']) t;
--- 10. a grid the analyst makes too big to build (an IN list of 1,501
--- incomes over a table of 3,000 distinct ones: more representatives than
--- the grid takes) makes the classes fall back to their truth over the
--- table; the links between classes then come from their supports over
--- the table's records (truth_identity.c), so the threshold halves still
--- narrow each other.  Two rare patients, the second (income 1300) kept
--- out of every half; thresholds alternate below and above 1300, so the
--- the classes have two truths, one inside the other.
+-- 10. a grid the analyst makes too big to build (ten IN lists, the
+-- incomes with bit b set, b = 0 .. 9: cells of 1,024 signatures, more
+-- representatives than the grid takes) makes the classes fall back to
+-- their truth over the table (one IN list no longer does: its incomes are
+-- one representative, section 11); the links between classes then come
+-- from their supports over the table's records (truth_identity.c), so
+-- the threshold halves still narrow each other.  Two rare patients, the
+-- second (income 1300) kept out of every half; thresholds alternate below
+-- and above 1300, so the classes have two truths, one inside the other.
 SET client_min_messages = warning;
 CREATE TABLE dm3 (id int PRIMARY KEY, rare bool NOT NULL, income int NOT NULL);
 INSERT INTO dm3 SELECT g, g IN (77, 78), CASE WHEN g = 77 THEN 2001 WHEN g = 78 THEN 1300
@@ -284,8 +285,11 @@ SELECT tapas.protect('dm3'::regclass, 'id', ARRAY['rare', 'income'], 10) IS NOT 
 GRANT SELECT ON dm3 TO regress_tapas_analyst;
 RESET client_min_messages;
 SELECT pollute, dm_run('dm3', CASE WHEN pollute
-		THEN ARRAY['SELECT count(*) FILTER (WHERE income = ANY(''' ||
-				   (SELECT array_agg(g)::text FROM generate_series(1000, 4000, 2) g) || '''::int[])) FROM %I']
+		THEN ARRAY['SELECT count(*) FILTER (WHERE ' ||
+				   (SELECT string_agg(format('income = ANY(%L::int[])',
+											 (SELECT array_agg(g)::text FROM generate_series(1000, 4000) g
+											   WHERE (g >> b) & 1 = 1)), ' OR ')
+					  FROM generate_series(0, 9) b) || ') FROM %I']
 		ELSE '{}'::text[] END ||
 	ARRAY(SELECT format('SELECT count(*) FILTER (WHERE rare AND income > %s) FROM %%I
 						  WHERE (tapas.design_member(''bernoulli'', 400, 200, %s, id - 1, 0, 42) OR id = 77) AND id <> 78',
@@ -295,8 +299,9 @@ SELECT pollute, dm_run('dm3', CASE WHEN pollute
 SELECT tapas.reset('dm3') IS NOT NULL AS reset;
 DROP TABLE dm3;
 -- 11. one component of the grid falls back, the others keep it
--- (truth_domain_star.c): the IN list of section 10 turns income's classes
--- to their truth, but rare and diagnosis are still functions, so dm4's
+-- (truth_domain_star.c): an IN list of 1,501 incomes turned income's
+-- classes to their truth (now it costs two representatives, below), but
+-- rare and diagnosis are still functions, so dm4's
 -- coincidence (its hiv patient is the rare one, dm5's is not) is not one
 -- unknown, and section 1's difference gets one decision in both tables, as
 -- without the IN list; the difference over income (its component by
@@ -331,6 +336,24 @@ SELECT t, pollute, dm_run(t, CASE WHEN pollute
 		  'SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'') FROM %I WHERE age <> 91',
 		  'SELECT count(*) FILTER (WHERE rare AND diagnosis <> ''flu'') FROM %I WHERE age <> 91']) AS relation
   FROM unnest(ARRAY['dm4', 'dm5']) t, unnest(ARRAY[false, true]) pollute;
+-- a class that reads every sensitive column joins them into one
+-- component, and the IN list would then turn it all to its truth again;
+-- but the IN list's incomes are one representative, in the list or not
+-- (truth_domain_reps.c: cells that every atom on income treats alike),
+-- also where a sum reads income (its least and greatest of each group):
+-- the same decisions as without the IN list, in both tables
+SELECT t, summed, pollute, dm_run(t, ARRAY['SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'' AND income > 5) FROM %I'] ||
+		CASE WHEN summed THEN ARRAY['SELECT sum(income) FROM %I WHERE age > 30'] ELSE '{}'::text[] END ||
+		CASE WHEN pollute
+		THEN ARRAY['SELECT count(*) FILTER (WHERE income = ANY(''' ||
+				   (SELECT array_agg(g)::text FROM generate_series(1000, 4000, 2) g) || '''::int[])) FROM %I']
+		ELSE '{}'::text[] END ||
+	ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+		  'SELECT count(*) FILTER (WHERE diagnosis = ''hiv'') FROM %I',
+		  'SELECT count(*) FILTER (WHERE rare AND income > 1500) FROM %I WHERE age <> 91',
+		  'SELECT count(*) FILTER (WHERE rare AND income <= 1500) FROM %I']) AS outcomes
+  FROM unnest(ARRAY['dm4', 'dm5']) t, unnest(ARRAY[false, true]) summed, unnest(ARRAY[false, true]) pollute
+ ORDER BY summed, pollute, t;
 -- rare's zeros over everyone but the 91-year-old, then a row answered 1
 -- of a class the halves' class implies or meets (another component, a
 -- value of income, the complement's part, a class rare implies), then a

@@ -22,9 +22,11 @@
  * 'x', LIKE, a comparison of two columns) is opaque: a free truth value,
  * true, false or null, independent of everything else.  The constants of
  * a column cut its values into cells (below the least, each constant, each
- * gap between two, above the greatest, NULL); the column's representatives
- * are one value of each cell that the table's column occupies (its least
- * and greatest when the column is summed), read by one scan.  The grid is
+ * gap between two, above the greatest, NULL); cells on which every
+ * recognised atom of the column takes the same truth value are one group,
+ * and the column's representatives are one value of each group that the
+ * table's column occupies (its least, greatest and up to two between when
+ * the column is summed; truth_domain_reps.c), read by one scan.  The grid is
  * the product of the columns' representatives and the opaque atoms' truth
  * values: every row that takes, column by column, values the columns hold.
  *
@@ -153,21 +155,21 @@ bool_cells(DomCol *c)
 
 /* whether atom compares one column with constants; records its constants */
 static bool
-recognise(Domain *d, Node *atom)
+recognise_consts(Domain *d, Node *atom, Var **col)
 {
 	Var		   *v;
 
-	if ((v = column_of(atom)) != NULL && v->vartype == BOOLOID)
+	if ((*col = v = column_of(atom)) != NULL && v->vartype == BOOLOID)
 	{
 		bool_cells(tapas_domain_col(d, v->varattno));
 		return true;
 	}
-	if (IsA(atom, NullTest) && (v = column_of((Node *) ((NullTest *) atom)->arg)) != NULL)
+	if (IsA(atom, NullTest) && (*col = v = column_of((Node *) ((NullTest *) atom)->arg)) != NULL)
 	{
 		(void) tapas_domain_col(d, v->varattno);
 		return true;
 	}
-	if (IsA(atom, BooleanTest) && (v = column_of((Node *) ((BooleanTest *) atom)->arg)) != NULL)
+	if (IsA(atom, BooleanTest) && (*col = v = column_of((Node *) ((BooleanTest *) atom)->arg)) != NULL)
 	{
 		bool_cells(tapas_domain_col(d, v->varattno));
 		return true;
@@ -179,7 +181,7 @@ recognise(Domain *d, Node *atom)
 		int			s;
 		DomCol	   *c;
 
-		v = column_of(linitial(op->args));
+		*col = v = column_of(linitial(op->args));
 		if (v == NULL || !IsA(k, Const) || ((Const *) k)->consttype != v->vartype)
 			return false;
 		s = comparison_strategy(op->opno, v->vartype);
@@ -204,7 +206,7 @@ recognise(Domain *d, Node *atom)
 		bool		typbyval;
 		char		typalign;
 
-		v = column_of(linitial(sa->args));
+		*col = v = column_of(linitial(sa->args));
 		if (v == NULL || !IsA(k, Const) || ((Const *) k)->constisnull)
 			return false;
 		s = comparison_strategy(sa->opno, v->vartype);
@@ -223,6 +225,25 @@ recognise(Domain *d, Node *atom)
 		return true;
 	}
 	return false;
+}
+
+/*
+ * recognise_consts, keeping the atom with its column: the cells its
+ * constants cut that every such atom treats alike are one representative
+ * (truth_domain_reps.c), so a long IN list does not cut a column into more
+ * than the grid holds
+ */
+static bool
+recognise(Domain *d, Node *atom)
+{
+	Var		   *v;
+	DomCol	   *c;
+
+	if (!recognise_consts(d, atom, &v))
+		return false;
+	c = tapas_domain_col(d, v->varattno);
+	c->cmps = list_append_unique(c->cmps, atom);
+	return true;
 }
 
 /* marks the columns read outside the atoms: the value expression's */

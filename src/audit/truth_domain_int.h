@@ -30,6 +30,7 @@ typedef struct DomCol
 	bool		ordered;		/* compared by <, <=, >, >= */
 	bool		summed;			/* read by a value expression */
 	List	   *consts;			/* Const * of the column's type */
+	List	   *cmps;			/* the recognised atoms that compare it with them */
 	List	   *atoms;			/* other atoms that read this column only: evaluated on its values */
 	int			nreps;			/* with NULL */
 	Datum	   *reps;

@@ -2,7 +2,8 @@
  *
  * truth_domain_reps.c
  *	  The representatives of the domain grid's columns (truth_domain.c):
- *	  one value per occupied cell, cut from the columns' distinct values.
+ *	  one value per occupied group of cells that the column's atoms treat
+ *	  alike, cut from the columns' distinct values.
  *
  * A new class builds the grid twice over the same classes, once for its
  * identity and implications (truth_identity.c) and once for the relations
@@ -51,6 +52,8 @@ typedef struct CellScan
 	bool		typbyval;
 	int			natoms;			/* the column's own atoms (DomCol.atoms) */
 	ExprState **states;
+	int			ncmps;			/* its recognised atoms (DomCol.cmps) */
+	ExprState **cmp_states;
 	int			ncells;			/* (2k + 1) 3^natoms: cell and atoms' truth values */
 	bool	   *seen;			/* [ncells] */
 	Datum	   *lo;				/* [ncells] least value seen in the cell */
@@ -107,6 +110,10 @@ cells_init(CellScan *cs, DomCol *col, Relation rel, EState *estate)
 	cs->states = palloc(sizeof(ExprState *) * Max(cs->natoms, 1));
 	foreach(lc, col->atoms)
 		cs->states[foreach_current_index(lc)] = ExecPrepareExpr((Expr *) copyObject(lfirst(lc)), estate);
+	cs->ncmps = list_length(col->cmps);
+	cs->cmp_states = palloc(sizeof(ExprState *) * Max(cs->ncmps, 1));
+	foreach(lc, col->cmps)
+		cs->cmp_states[foreach_current_index(lc)] = ExecPrepareExpr((Expr *) copyObject(lfirst(lc)), estate);
 	cs->seen = palloc0(sizeof(bool) * cs->ncells);
 	cs->lo = palloc0(sizeof(Datum) * cs->ncells);
 	cs->hi = palloc0(sizeof(Datum) * cs->ncells);
@@ -232,8 +239,8 @@ domain_key(Domain *d)
 	{
 		DomCol	   *c = lfirst(lc);
 
-		appendStringInfo(&k, "%d %u %d %d %s %s;", c->attno, c->type, c->summed, c->ordered,
-						 nodeToString(c->consts), nodeToString(c->atoms));
+		appendStringInfo(&k, "%d %u %d %d %s %s %s;", c->attno, c->type, c->summed, c->ordered,
+						 nodeToString(c->consts), nodeToString(c->atoms), nodeToString(c->cmps));
 	}
 	appendStringInfo(&k, "|%s", nodeToString(d->opaque));
 	foreach(lc, d->opaque_dom)
@@ -400,28 +407,142 @@ cells_feed(CellScan *cs, const Datum *vals, int n, bool has_null, TupleTableSlot
 		cells_add(cs, (Datum) 0, true, econtext);
 }
 
-/* a column's representatives from its cells, in cs->col; false if it has none */
-static bool
-cells_finish(CellScan *cs)
+/*
+ * The signature of cell j: the truth value (0, 1, 2 for NULL) of each
+ * recognised atom of the column at the cell's value, then the cell's
+ * truth values of the column's own atoms (its index modulo 3^natoms).
+ * Every recognised atom is constant on a cell (they compare the column
+ * with the constants that cut the cells), so its value stands for all.
+ */
+static void
+cell_signature(CellScan *cs, int j, TupleTableSlot *slot, ExprContext *econtext, uint8 *sig)
 {
-	DomCol	   *c = cs->col;
+	int32		own = cs->ncells / (2 * cs->k + 1);	/* 3^natoms */
 
-	c->reps = palloc(sizeof(Datum) * (2 * cs->ncells + 1));
-	c->rnull = palloc0(sizeof(bool) * (2 * cs->ncells + 1));
-	c->nreps = 0;
+	slot->tts_values[cs->col->attno - 1] = cs->lo[j];
+	slot->tts_isnull[cs->col->attno - 1] = false;
+	econtext->ecxt_scantuple = slot;
+	for (int i = 0; i < cs->ncmps; i++)
+	{
+		bool		isnull;
+		Datum		t = ExecEvalExprSwitchContext(cs->cmp_states[i], econtext, &isnull);
+
+		sig[i] = isnull ? 2 : DatumGetBool(t) ? 1 : 0;
+	}
+	ResetExprContext(econtext);
+	own = j % own;
+	memcpy(sig + cs->ncmps, &own, sizeof(own));
+}
+
+static uint8 *sig_of;
+static size_t sig_len;
+
+static int
+cmp_signature(const void *a, const void *b)
+{
+	int			x = *(const int *) a,
+				y = *(const int *) b;
+	int			r = memcmp(sig_of + x * sig_len, sig_of + y * sig_len, sig_len);
+
+	return r != 0 ? r : x - y;
+}
+
+/*
+ * The occupied cells of cs in groups of one signature: order[] holds them
+ * by signature, group g is order[start[g] .. start[g + 1]), each in
+ * ascending cell order (so ascending values); returns the number of
+ * groups.  Every class reads the column only through its atoms and its
+ * value expressions (a summed column), so the cells of one group are the
+ * same row to every class but for the column's value itself.
+ */
+static int
+cells_groups(CellScan *cs, TupleTableSlot *slot, ExprContext *econtext, int *order, int *start)
+{
+	int			n = 0,
+				g = 0;
+
+	sig_len = cs->ncmps + sizeof(int32);	/* cell_signature */
+	sig_of = palloc0(sig_len * cs->ncells);
+	ExecClearTuple(slot);
+	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+		slot->tts_isnull[i] = true;
+	ExecStoreVirtualTuple(slot);
 	for (int j = 0; j < cs->ncells; j++)
 	{
-		if (!cs->seen[j])
-			continue;
-		c->reps[c->nreps++] = cs->lo[j];
-		if (c->summed && cmp3(cs, cs->lo[j], cs->hi[j]) != 0)
-			c->reps[c->nreps++] = cs->hi[j];
+		if ((j & 255) == 255)
+			CHECK_FOR_INTERRUPTS();
+		if (cs->seen[j])
+		{
+			cell_signature(cs, j, slot, econtext, sig_of + j * sig_len);
+			order[n++] = j;
+		}
 	}
+	qsort(order, n, sizeof(int), cmp_signature);
+	for (int i = 0; i < n; i++)
+		if (i == 0 || memcmp(sig_of + order[i] * sig_len, sig_of + order[i - 1] * sig_len, sig_len) != 0)
+			start[g++] = i;
+	start[g] = n;
+	pfree(sig_of);
+	return g;
+}
+
+#define GROUP_SUMMED_REPS 4		/* values of a summed column per group */
+
+/*
+ * The representatives of one group of cells (order[a .. b)): a column
+ * that no value expression reads needs one; a summed one its least and
+ * greatest values, as a single cell had, and up to GROUP_SUMMED_REPS
+ * spread between them (value expressions taken as equal when they agree
+ * there, as on a cell's extremes before: exact for affine ones).
+ */
+static void
+group_reps(CellScan *cs, const int *order, int a, int b, DomCol *c)
+{
+	Datum	   *v = palloc(sizeof(Datum) * 2 * (b - a));
+	int			n = 0;
+
+	for (int i = a; i < b; i++)
+	{
+		int			j = order[i];
+
+		v[n++] = cs->lo[j];
+		if (cs->col->summed && cmp3(cs, cs->lo[j], cs->hi[j]) != 0)
+			v[n++] = cs->hi[j];
+		if (!cs->col->summed)
+			break;
+	}
+	for (int k = 0; k < Min(n, GROUP_SUMMED_REPS); k++)
+		c->reps[c->nreps++] = v[n <= GROUP_SUMMED_REPS ? k
+								: (int) ((int64) k * (n - 1) / (GROUP_SUMMED_REPS - 1))];
+	pfree(v);
+}
+
+/*
+ * A column's representatives from its cells, in cs->col, one group of
+ * cells of one signature at a time (cells_groups): the IN list of 1,501
+ * incomes cuts income into two groups, in the list or not, not into
+ * 3,003 cells (sql/49_audit_domain section 11).  False if it has none.
+ */
+static bool
+cells_finish(CellScan *cs, TupleTableSlot *slot, ExprContext *econtext)
+{
+	DomCol	   *c = cs->col;
+	int		   *order = palloc(sizeof(int) * cs->ncells);
+	int		   *start = palloc(sizeof(int) * (cs->ncells + 1));
+	int			ngroups = cells_groups(cs, slot, econtext, order, start);
+
+	c->reps = palloc(sizeof(Datum) * (GROUP_SUMMED_REPS * ngroups + 1));
+	c->rnull = palloc0(sizeof(bool) * (GROUP_SUMMED_REPS * ngroups + 1));
+	c->nreps = 0;
+	for (int g = 0; g < ngroups; g++)
+		group_reps(cs, order, start[g], start[g + 1], c);
 	if (cs->null_seen)
 	{
 		c->rnull[c->nreps] = true;
 		c->reps[c->nreps++] = (Datum) 0;
 	}
+	pfree(order);
+	pfree(start);
 	if (c->nreps == 0)
 		return false;			/* an empty table has no grid */
 	/* only the classes of this column's component fall back (truth_domain_star.c) */
@@ -556,7 +677,7 @@ domain_reps_build(Domain *d, bool scan)
 		opaque_nullability(d);
 	for (int i = 0; i < ncols && ok; i++)
 		if (!cs[i].col->failed)
-			ok = cells_finish(&cs[i]);
+			ok = cells_finish(&cs[i], vslot, econtext);
 	ExecDropSingleTupleTableSlot(vslot);
 	FreeExecutorState(estate);
 	return ok;
