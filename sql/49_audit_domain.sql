@@ -320,18 +320,22 @@ BEGIN
 END $$;
 SELECT count(dm_mk3k(t, h)::text) AS made FROM (VALUES ('dm4', 77), ('dm5', 78)) v(t, h);
 RESET client_min_messages;
-SELECT t, pollute, dm_run(t, CASE WHEN pollute
+-- the IN list of 1,501 incomes (when pollute), and section 1's difference
+-- over the grid's three columns
+CREATE FUNCTION dm_in_list(pollute boolean) RETURNS text[] LANGUAGE sql AS $$
+	SELECT CASE WHEN pollute
 		THEN ARRAY['SELECT count(*) FILTER (WHERE income = ANY(''' ||
 				   (SELECT array_agg(g)::text FROM generate_series(1000, 4000, 2) g) || '''::int[])) FROM %I']
-		ELSE '{}'::text[] END ||
-	ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+		ELSE '{}'::text[] END
+$$;
+CREATE FUNCTION dm_section1() RETURNS text[] LANGUAGE sql AS $$
+	SELECT ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
 		  'SELECT count(*) FILTER (WHERE diagnosis = ''hiv'') FROM %I',
 		  'SELECT count(*) FILTER (WHERE rare AND income > 1500) FROM %I WHERE age <> 91',
-		  'SELECT count(*) FILTER (WHERE rare AND income <= 1500) FROM %I']) AS outcomes,
-	dm_run(t, CASE WHEN pollute
-		THEN ARRAY['SELECT count(*) FILTER (WHERE income = ANY(''' ||
-				   (SELECT array_agg(g)::text FROM generate_series(1000, 4000, 2) g) || '''::int[])) FROM %I']
-		ELSE '{}'::text[] END ||
+		  'SELECT count(*) FILTER (WHERE rare AND income <= 1500) FROM %I']
+$$;
+SELECT t, pollute, dm_run(t, dm_in_list(pollute) || dm_section1()) AS outcomes,
+	dm_run(t, dm_in_list(pollute) ||
 	ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I',
 		  'SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'') FROM %I WHERE age <> 91',
 		  'SELECT count(*) FILTER (WHERE rare AND diagnosis <> ''flu'') FROM %I WHERE age <> 91']) AS relation
@@ -344,14 +348,7 @@ SELECT t, pollute, dm_run(t, CASE WHEN pollute
 -- the same decisions as without the IN list, in both tables
 SELECT t, summed, pollute, dm_run(t, ARRAY['SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'' AND income > 5) FROM %I'] ||
 		CASE WHEN summed THEN ARRAY['SELECT sum(income) FROM %I WHERE age > 30'] ELSE '{}'::text[] END ||
-		CASE WHEN pollute
-		THEN ARRAY['SELECT count(*) FILTER (WHERE income = ANY(''' ||
-				   (SELECT array_agg(g)::text FROM generate_series(1000, 4000, 2) g) || '''::int[])) FROM %I']
-		ELSE '{}'::text[] END ||
-	ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
-		  'SELECT count(*) FILTER (WHERE diagnosis = ''hiv'') FROM %I',
-		  'SELECT count(*) FILTER (WHERE rare AND income > 1500) FROM %I WHERE age <> 91',
-		  'SELECT count(*) FILTER (WHERE rare AND income <= 1500) FROM %I']) AS outcomes
+		dm_in_list(pollute) || dm_section1()) AS outcomes
   FROM unnest(ARRAY['dm4', 'dm5']) t, unnest(ARRAY[false, true]) summed, unnest(ARRAY[false, true]) pollute
  ORDER BY summed, pollute, t;
 -- rare's zeros over everyone but the 91-year-old, then a row answered 1
@@ -371,7 +368,7 @@ SELECT t, m, dm_run(t, ARRAY['SELECT sum(CASE WHEN rare THEN 1 ELSE 0 END) FROM 
 					'SELECT count(*) FILTER (WHERE rare OR income = 2500) FROM %I WHERE age < 90']) m;
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm4', 'dm5']) t;
 DROP TABLE dm4, dm5;
-DROP FUNCTION dm_mk3k(text, int);
+DROP FUNCTION dm_mk3k(text, int), dm_in_list(boolean), dm_section1();
 -- 12. a column with more distinct values than the grid keeps (65,536,
 -- truth_domain_values.c) still has its grid: its cells are read by a scan.
 -- The richest of 70,000 is the one rare record: rare and income > 69999
