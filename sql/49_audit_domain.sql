@@ -267,13 +267,11 @@ SELECT t, dm_halves(t, false, NULL, 'sum(income) FILTER (WHERE rare AND income >
 SELECT t, dm_run(t, ARRAY(SELECT format('SELECT sum(income) FROM %%I WHERE age < %s', 80 - 5 * k)
 							FROM generate_series(0, 6) k)) AS drill_down
   FROM unnest(ARRAY['dm1', 'dm2']) t;
--- 10. a grid the analyst makes too big to build (ten IN lists, the
--- incomes with bit b set, b = 0 .. 9: cells of 1,024 signatures, more
--- representatives than the grid takes) makes the classes fall back to
--- their truth over the table (one IN list no longer does: its incomes are
--- one representative, section 11); the links between classes then come
--- from their supports over the table's records (truth_identity.c), so
--- the threshold halves still narrow each other.  Two rare patients, the
+-- 10. ten IN lists, the incomes with bit b set, b = 0 .. 9 (cells of
+-- 1,024 signatures): they made the classes fall back to their truth over
+-- the table, whose supports linked the threshold halves; income may now
+-- have 16,384 representatives, and the halves are linked on the grid
+-- (truth_identity.c): either way they still narrow each other.  Two rare patients, the
 -- second (income 1300) kept out of every half; thresholds alternate below
 -- and above 1300, so the classes have two truths, one inside the other.
 SET client_min_messages = warning;
@@ -351,6 +349,34 @@ SELECT t, summed, pollute, dm_run(t, ARRAY['SELECT count(*) FILTER (WHERE rare A
 		dm_in_list(pollute) || dm_section1()) AS outcomes
   FROM unnest(ARRAY['dm4', 'dm5']) t, unnest(ARRAY[false, true]) summed, unnest(ARRAY[false, true]) pollute
  ORDER BY summed, pollute, t;
+-- ten IN lists of bits on income (1,024 groups of incomes) with that
+-- class: their component (rare, diagnosis, income) is above the grid's
+-- points, and it fell back to its truth, where hiv is rare in dm4 (so dm4
+-- refused the count of hiv, dm5 answered it); now it is laid out in slices
+-- (truth_domain_slices.c), and both tables get the same decisions
+SELECT t, dm_run(t, ARRAY['SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'' AND income > 5) FROM %I',
+		'SELECT count(*) FILTER (WHERE ' ||
+		(SELECT string_agg(format('income = ANY(%L::int[])',
+								  (SELECT array_agg(g)::text FROM generate_series(1000, 4000) g
+									WHERE (g >> b) & 1 = 1)), ' OR ')
+		   FROM generate_series(0, 9) b) || ') FROM %I'] || dm_section1()) AS outcomes
+  FROM unnest(ARRAY['dm4', 'dm5']) t;
+-- and in that sliced component, rare's total then rare AND income > t_k
+-- over random halves holding the 91-year-old (section 7): the halves imply
+-- rare on the pair's own grid (truth_domain_pairs.c), so they narrow its
+-- candidates, and the same half is refused as without the IN lists
+SELECT t, bits, dm_run(t, ARRAY['SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'' AND income > 5) FROM %I'] ||
+		CASE WHEN bits THEN ARRAY['SELECT count(*) FILTER (WHERE ' ||
+		(SELECT string_agg(format('income = ANY(%L::int[])',
+								  (SELECT array_agg(g)::text FROM generate_series(1000, 4000) g
+									WHERE (g >> b) & 1 = 1)), ' OR ')
+		   FROM generate_series(0, 9) b) || ') FROM %I'] ELSE '{}'::text[] END ||
+		ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I'] ||
+		ARRAY(SELECT format('SELECT count(*) FILTER (WHERE rare AND income > %s) FROM %%I
+							  WHERE tapas.design_member(''bernoulli'', 3000, 1500, %s, id - 1, 0, 42) OR id = 77',
+							1000 + k, k)
+				FROM generate_series(1, 10) k)) AS halves
+  FROM unnest(ARRAY['dm4', 'dm5']) t, unnest(ARRAY[false, true]) bits;
 -- rare's zeros over everyone but the 91-year-old, then a row answered 1
 -- of a class the halves' class implies or meets (another component, a
 -- value of income, the complement's part, a class rare implies), then a

@@ -99,9 +99,23 @@ typedef struct TapasDomainVector
 	int64		nnz;
 	int64	   *keys;			/* [nnz] points, ascending */
 	double	   *vals;			/* [nnz] */
+	bool		sliced;			/* its component is laid out in slices (truth_domain_slices.c) */
+	uint8	   *links;			/* the last class's only, when asked: [n] DOMAIN_LINK_* with class k */
 } TapasDomainVector;
 
-extern void tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n,
+/*
+ * How the supports of the last class a and of class k lie on the whole
+ * grid when their component is sliced (the slices hold their linear
+ * relations, not their supports' intersections): known, then a's support
+ * inside k's, k's inside a's, the two share a point.  Neither empty nor
+ * constant is not tested here (the caller knows from the vectors).
+ */
+#define DOMAIN_LINK_KNOWN		0x01
+#define DOMAIN_LINK_INSIDE		0x02
+#define DOMAIN_LINK_CONTAINS	0x04
+#define DOMAIN_LINK_MEET		0x08
+
+extern void tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, bool links,
 									   TapasDomainVector *out);
 /* how a new class's support lies among the classes' before it, on the grid */
 typedef struct TapasClassLinks

@@ -289,7 +289,7 @@ add_new_classes(TableRelations *tr, List *classes)
 		}
 	}
 	if (nd > 0)
-		tapas_audit_domain_vectors(cls[0]->relid, cls, nd, dv);
+		tapas_audit_domain_vectors(cls[0]->relid, cls, nd, false, dv);
 	/* every exact vector is over the same star: its points are ONE's support */
 	tr->npoints[0] = 0;
 	for (int i = 0; i < nd; i++)

@@ -380,14 +380,50 @@ collect(Domain *d, Node *tree)
 	(void) summed_walker(tree, &ctx);
 }
 /*
+ * The signature positions (truth_domain_reps.c) of the atoms of class k's
+ * tree on each column, in d->atpos: the slices of the star merge a
+ * column's groups by the atoms of the classes that read them
+ * (truth_domain_slices.c).
+ */
+static void
+atom_positions(Domain *d, int k, Node *tree)
+{
+	int			ncols = list_length(d->cols);
+	List	   *atoms = tapas_basis_atoms(tree);
+	ListCell   *la;
+
+	foreach(la, atoms)
+	{
+		ListCell   *lc;
+
+		foreach(lc, d->cols)
+		{
+			DomCol	   *c = lfirst(lc);
+			Bitmapset **pos = &d->atpos[k * ncols + foreach_current_index(lc)];
+			ListCell   *lx;
+
+			foreach(lx, c->cmps)
+				if (equal(lfirst(lx), lfirst(la)))
+					*pos = bms_add_member(*pos, foreach_current_index(lx));
+			foreach(lx, c->atoms)
+				if (equal(lfirst(lx), lfirst(la)))
+					*pos = bms_add_member(*pos, list_length(c->cmps) + foreach_current_index(lx));
+		}
+	}
+}
+
+/*
  * The domain vectors of the n classes cls (of one table, each with its
  * tree), in out[n] (allocated in the current memory context): their values
- * on the grid their atoms cut.  Every out[k].exact is false when the grid
- * cannot be built (a type it cannot represent, too many points) or a class
- * has no tree, or the evaluation fails; the callers then fall back.
+ * on the grid their atoms cut; with links, also how the last class's
+ * support lies among the others' in a sliced component (out[n-1].links).
+ * Every out[k].exact is false when the grid cannot be built (a type it
+ * cannot represent, too many points) or a class has no tree, or the
+ * evaluation fails; the callers then fall back.
  */
 void
-tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector *out)
+tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, bool links,
+						   TapasDomainVector *out)
 {
 	Domain		d;
 	MemoryContext caller = CurrentMemoryContext;
@@ -404,6 +440,10 @@ tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector
 	d.rel = table_open(relid, AccessShareLock);
 	for (int k = 0; k < n; k++)
 		collect(&d, cls[k]->vtree);
+	d.nclasses = n;
+	d.atpos = palloc0(sizeof(Bitmapset *) * Max(n * list_length(d.cols), 1));
+	for (int k = 0; k < n; k++)
+		atom_positions(&d, k, cls[k]->vtree);
 	if (tapas_domain_reps(&d))
 	{
 		BeginInternalSubTransaction(NULL);
@@ -414,7 +454,7 @@ tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, TapasDomainVector
 
 			for (int k = 0; k < n; k++)
 				trees[k] = param_mutator(copyObject(cls[k]->vtree), &d);
-			tapas_domain_star_vectors(&d, trees, n, out);
+			tapas_domain_star_vectors(&d, trees, n, links, out);
 			ReleaseCurrentSubTransaction();
 		}
 		PG_CATCH();

@@ -217,6 +217,7 @@ struct RepsCache
 	int		   *nreps;			/* [ncols] */
 	Datum	  **reps;			/* [ncols][nreps] */
 	bool	  **rnull;
+	DomCol	   *groups;			/* [ncols] their ngroups, gstart, siglen, sig, null_group */
 	int			natts;
 	bool	   *null_seen;		/* [natts] */
 	int			nopaque;
@@ -248,6 +249,24 @@ domain_key(Domain *d)
 	return k.data;
 }
 
+/* copies from's groups (not its representatives) into to, in the current context */
+static void
+groups_copy(DomCol *to, const DomCol *from)
+{
+	to->ngroups = from->failed ? 0 : from->ngroups;
+	to->siglen = from->siglen;
+	to->null_group = from->null_group;
+	to->gstart = palloc(sizeof(int) * (to->ngroups + 1));
+	to->sig = palloc0(Max(to->siglen, 1) * (to->ngroups + 1));
+	if (to->ngroups > 0)
+	{
+		memcpy(to->gstart, from->gstart, sizeof(int) * (to->ngroups + 1));
+		memcpy(to->sig, from->sig, to->siglen * to->ngroups);
+	}
+	else
+		to->gstart[0] = 0;
+}
+
 /* d's representatives from the cache, if it holds those of key */
 static bool
 reps_cached(Domain *d, const char *key)
@@ -270,6 +289,7 @@ reps_cached(Domain *d, const char *key)
 		c->rnull = palloc(sizeof(bool) * Max(c->nreps, 1));
 		memcpy(c->reps, rc->reps[i], sizeof(Datum) * c->nreps);
 		memcpy(c->rnull, rc->rnull[i], sizeof(bool) * c->nreps);
+		groups_copy(c, &rc->groups[i]);
 	}
 	d->null_seen = palloc(sizeof(bool) * natts);
 	memcpy(d->null_seen, rc->null_seen, sizeof(bool) * natts);
@@ -300,6 +320,7 @@ reps_keep(Domain *d, const char *key)
 	rc->nreps = palloc(sizeof(int) * Max(rc->ncols, 1));
 	rc->reps = palloc(sizeof(Datum *) * Max(rc->ncols, 1));
 	rc->rnull = palloc(sizeof(bool *) * Max(rc->ncols, 1));
+	rc->groups = palloc0(sizeof(DomCol) * Max(rc->ncols, 1));
 	foreach(lc, d->cols)
 	{
 		DomCol	   *c = lfirst(lc);
@@ -308,6 +329,7 @@ reps_keep(Domain *d, const char *key)
 		bool		typbyval;
 
 		get_typlenbyval(c->type, &typlen, &typbyval);
+		groups_copy(&rc->groups[i], c);
 		rc->nreps[i] = c->failed ? -1 : c->nreps;
 		rc->reps[i] = palloc(sizeof(Datum) * Max(c->nreps, 1));
 		rc->rnull[i] = palloc(sizeof(bool) * Max(c->nreps, 1));
@@ -482,11 +504,33 @@ cells_groups(CellScan *cs, TupleTableSlot *slot, ExprContext *econtext, int *ord
 		if (i == 0 || memcmp(sig_of + order[i] * sig_len, sig_of + order[i - 1] * sig_len, sig_len) != 0)
 			start[g++] = i;
 	start[g] = n;
-	pfree(sig_of);
 	return g;
 }
 
-#define GROUP_SUMMED_REPS 4		/* values of a summed column per group */
+/*
+ * Keeps the groups' signatures in the column, for the slices of the star
+ * (truth_domain_slices.c): one byte per recognised atom, then one per own
+ * atom (the trits of cell_signature's int32, most significant first).
+ */
+static void
+groups_keep(CellScan *cs, const int *order, const int *start, int ngroups)
+{
+	DomCol	   *c = cs->col;
+
+	c->siglen = cs->ncmps + cs->natoms;
+	c->sig = palloc0(Max(c->siglen, 1) * (ngroups + 1));
+	for (int g = 0; g < ngroups; g++)
+	{
+		const uint8 *from = sig_of + order[start[g]] * sig_len;
+		uint8	   *to = c->sig + g * c->siglen;
+		int32		own;
+
+		memcpy(to, from, cs->ncmps);
+		memcpy(&own, from + cs->ncmps, sizeof(own));
+		for (int a = cs->natoms - 1; a >= 0; a--, own /= 3)
+			to[cs->ncmps + a] = (uint8) (own % 3);
+	}
+}
 
 /*
  * The representatives of one group of cells (order[a .. b)): a column
@@ -533,14 +577,25 @@ cells_finish(CellScan *cs, TupleTableSlot *slot, ExprContext *econtext)
 
 	c->reps = palloc(sizeof(Datum) * (GROUP_SUMMED_REPS * ngroups + 1));
 	c->rnull = palloc0(sizeof(bool) * (GROUP_SUMMED_REPS * ngroups + 1));
+	c->gstart = palloc(sizeof(int) * (ngroups + 2));
 	c->nreps = 0;
+	groups_keep(cs, order, start, ngroups);
 	for (int g = 0; g < ngroups; g++)
+	{
+		c->gstart[g] = c->nreps;
 		group_reps(cs, order, start[g], start[g + 1], c);
+	}
+	c->ngroups = ngroups;
+	c->null_group = cs->null_seen;
 	if (cs->null_seen)
 	{
+		/* NULL: a group of its own, last, with no signature (slices never merge it) */
+		c->gstart[c->ngroups++] = c->nreps;
 		c->rnull[c->nreps] = true;
 		c->reps[c->nreps++] = (Datum) 0;
 	}
+	c->gstart[c->ngroups] = c->nreps;
+	pfree(sig_of);
 	pfree(order);
 	pfree(start);
 	if (c->nreps == 0)

@@ -52,18 +52,6 @@
 #include "audit/audit_int.h"
 #include "audit/truth_domain_int.h"
 
-/* the star: dimensions 0..ncols-1 are d->cols, then d->opaque */
-typedef struct Star
-{
-	int			ndims;
-	int		   *size;			/* [ndims] values of the dimension */
-	int		   *comp;			/* [ndims] its component */
-	int			ncomp;
-	int64	   *cpoints;		/* [ncomp] points of the component's grid */
-	int64	   *cstart;			/* [ncomp] first star point of its non-base points; -1 not laid out */
-	int64		npoints;
-} Star;
-
 /* the dimensions a class reads: its columns' Vars and its opaque atoms' Params */
 typedef struct DimsCtx
 {
@@ -121,7 +109,7 @@ star_components(Domain *d, Star *s, Node **trees, int n, int *comp_of)
 					i = -1;
 
 		(void) dims_walker(trees[k], &ctx);
-		dims[k] = ctx.dims;
+		dims[k] = s->dims[k] = ctx.dims;
 		while ((i = bms_next_member(ctx.dims, i)) >= 0)
 		{
 			if (first < 0)
@@ -149,17 +137,20 @@ star_components(Domain *d, Star *s, Node **trees, int n, int *comp_of)
 }
 
 /*
- * Lays out the star: a component with a failed column, or above
- * DOMAIN_MAX_POINTS points, is left out; then the largest until the star
- * has DOMAIN_MAX_POINTS points or fewer.
+ * Lays out the star: a component with a failed column is left out; one
+ * above DOMAIN_MAX_POINTS points is laid out in slices
+ * (truth_domain_slices.c), or left out when they are too many too; then
+ * the largest until the star has DOMAIN_MAX_POINTS points or fewer.
  */
 static void
 star_layout(Domain *d, Star *s)
 {
 	int64		total = 1;
+	bool	   *failed = palloc0(sizeof(bool) * Max(s->ncomp, 1));
 
 	s->cpoints = palloc(sizeof(int64) * Max(s->ncomp, 1));
 	s->cstart = palloc(sizeof(int64) * Max(s->ncomp, 1));
+	s->slices = palloc0(sizeof(DomSlices *) * Max(s->ncomp, 1));
 	for (int c = 0; c < s->ncomp; c++)
 		s->cpoints[c] = 1;
 	for (int i = 0; i < s->ndims; i++)
@@ -167,7 +158,7 @@ star_layout(Domain *d, Star *s)
 		int			c = s->comp[i];
 
 		if (s->size[i] <= 0)
-			s->cpoints[c] = -1;
+			failed[c] = true;
 		else if (s->cpoints[c] > 0)
 		{
 			s->cpoints[c] *= s->size[i];
@@ -176,8 +167,18 @@ star_layout(Domain *d, Star *s)
 		}
 	}
 	for (int c = 0; c < s->ncomp; c++)
+	{
+		if (failed[c])
+			s->cpoints[c] = -1;
+		else if (s->cpoints[c] < 0)
+		{
+			int64		sliced = tapas_domain_slices_layout(d, s, c, DOMAIN_MAX_POINTS - 1);
+
+			s->cpoints[c] = sliced < 0 ? -1 : sliced + 1;
+		}
 		if (s->cpoints[c] > 0)
 			total += s->cpoints[c] - 1;
+	}
 	while (total > DOMAIN_MAX_POINTS)
 	{
 		int			big = 0;
@@ -199,18 +200,6 @@ star_layout(Domain *d, Star *s)
 				 RelationGetRelationName(d->rel));
 	}
 }
-
-/* one class's evaluation on the star */
-typedef struct StarEval
-{
-	Domain	   *d;
-	Star	   *s;
-	TupleTableSlot *slot;
-	ParamListInfo params;
-	ExprContext *econtext;
-	ExprState  *es;
-	int64		nevals;
-}			StarEval;
 
 /* sets dimension i of the point to its value v */
 static void
@@ -238,13 +227,9 @@ set_dim(StarEval *e, int i, int v)
 	}
 }
 
-/*
- * The class's value at the point whose component c has local index l
- * (mixed radix over its dimensions; 0 is the base) and every other
- * dimension at the base.
- */
-static double
-eval_at(StarEval *e, int c, int64 l)
+/* the class's value at the point x ([ndims] values, truth_domain_int.h) */
+double
+tapas_star_eval_point(StarEval *e, const int *x)
 {
 	TupleDesc	desc = e->slot->tts_tupleDescriptor;
 	bool		isnull;
@@ -260,17 +245,8 @@ eval_at(StarEval *e, int c, int64 l)
 		e->slot->tts_isnull[a] = true;
 	}
 	for (int i = 0; i < e->s->ndims; i++)
-	{
-		int			x = 0;
-
-		if (c >= 0 && e->s->comp[i] == c)
-		{
-			x = (int) (l % e->s->size[i]);
-			l /= e->s->size[i];
-		}
 		if (e->s->size[i] > 0)
-			set_dim(e, i, x);
-	}
+			set_dim(e, i, x[i]);
 	ExecStoreVirtualTuple(e->slot);
 	e->econtext->ecxt_scantuple = e->slot;
 	r = ExecEvalExprSwitchContext(e->es, e->econtext, &isnull);
@@ -279,6 +255,32 @@ eval_at(StarEval *e, int c, int64 l)
 	if (!isfinite(v))
 		ereport(ERROR, (errmsg("a class's value is not finite on the domain grid")));
 	return v;
+}
+
+/*
+ * The class's value at the point whose component c has local index l (0
+ * is the base; a full product's are mixed radix over its dimensions, a
+ * sliced one's truth_domain_slices.c's) and every other dimension at the
+ * base; x is scratch of ndims.
+ */
+static double
+eval_at(StarEval *e, int *x, int c, int64 l)
+{
+	Star	   *s = e->s;
+
+	memset(x, 0, sizeof(int) * Max(s->ndims, 1));
+	if (c >= 0 && l > 0 && s->slices[c] != NULL)
+		tapas_domain_slice_point(s, c, l, x);
+	else if (c >= 0)
+	{
+		for (int i = 0; i < s->ndims; i++)
+			if (s->comp[i] == c)
+			{
+				x[i] = (int) (l % s->size[i]);
+				l /= s->size[i];
+			}
+	}
+	return tapas_star_eval_point(e, x);
 }
 
 static void
@@ -302,7 +304,8 @@ star_vector(StarEval *e, int c, TapasDomainVector *out)
 {
 	Star	   *s = e->s;
 	int64		cap = 64;
-	double		base = eval_at(e, c, 0);
+	int		   *x = palloc(sizeof(int) * Max(s->ndims, 1));
+	double		base = eval_at(e, x, c, 0);
 
 	out->exact = true;
 	out->comp = c;
@@ -316,9 +319,48 @@ star_vector(StarEval *e, int c, TapasDomainVector *out)
 		if (s->cstart[k] < 0)
 			continue;
 		for (int64 l = 1; l < s->cpoints[k]; l++)
-			emit(out, &cap, s->cstart[k] + l - 1, k == c ? eval_at(e, c, l) : base);
+			emit(out, &cap, s->cstart[k] + l - 1, k == c ? eval_at(e, x, c, l) : base);
 	}
+	out->sliced = c >= 0 && s->slices[c] != NULL;
+	pfree(x);
 }
+
+/* prepares e to evaluate tree (its opaque atoms as Params) */
+void
+tapas_star_eval_begin(StarEval *e, Node *tree)
+{
+	e->estate = CreateExecutorState();
+	e->params = makeParamList(list_length(e->d->opaque));
+	e->params->numParams = list_length(e->d->opaque);
+	e->estate->es_param_list_info = e->params;
+	e->econtext = GetPerTupleExprContext(e->estate);
+	e->es = ExecPrepareExpr((Expr *) tree, e->estate);
+}
+
+void
+tapas_star_eval_end(StarEval *e)
+{
+	FreeExecutorState(e->estate);
+	e->estate = NULL;
+}
+
+/*
+ * The links of the last class with every other class of its component
+ * when that is sliced (truth_domain_pairs.c), in its links.
+ */
+static void
+star_links(Domain *d, Star *s, Node **trees, int n, const int *comp_of, TapasDomainVector *out)
+{
+	TapasDomainVector *last = &out[n - 1];
+
+	last->links = palloc0(sizeof(uint8) * Max(n, 1));
+	if (!last->exact || !last->sliced)
+		return;
+	for (int k = 0; k < n - 1; k++)
+		if (out[k].exact && comp_of[k] == comp_of[n - 1])
+			last->links[k] = tapas_domain_pair_links(d, s, trees[n - 1], n - 1, trees[k], k);
+}
+
 
 /*
  * The domain vectors of n classes on the star of d (whose representatives
@@ -326,7 +368,7 @@ star_vector(StarEval *e, int c, TapasDomainVector *out)
  * a class of a component left out is inexact.
  */
 void
-tapas_domain_star_vectors(Domain *d, Node **trees, int n, TapasDomainVector *out)
+tapas_domain_star_vectors(Domain *d, Node **trees, int n, bool links, TapasDomainVector *out)
 {
 	Star		s;
 	int		   *comp_of = palloc(sizeof(int) * Max(n, 1));
@@ -337,6 +379,7 @@ tapas_domain_star_vectors(Domain *d, Node **trees, int n, TapasDomainVector *out
 	memset(&s, 0, sizeof(s));
 	s.ndims = ncols + list_length(d->opaque);
 	s.size = palloc(sizeof(int) * Max(s.ndims, 1));
+	s.dims = palloc0(sizeof(Bitmapset *) * Max(n, 1));
 	foreach(lc, d->cols)
 	{
 		DomCol	   *c = lfirst(lc);
@@ -353,20 +396,15 @@ tapas_domain_star_vectors(Domain *d, Node **trees, int n, TapasDomainVector *out
 	e.slot = MakeSingleTupleTableSlot(RelationGetDescr(d->rel), &TTSOpsVirtual);
 	for (int k = 0; k < n; k++)
 	{
-		EState	   *estate;
-
 		out[k].exact = false;
 		out[k].comp = comp_of[k];
 		if (comp_of[k] >= 0 && s.cstart[comp_of[k]] < 0)
 			continue;			/* its component is left out: the callers' fallback */
-		estate = CreateExecutorState();
-		e.params = makeParamList(list_length(d->opaque));
-		e.params->numParams = list_length(d->opaque);
-		estate->es_param_list_info = e.params;
-		e.econtext = GetPerTupleExprContext(estate);
-		e.es = ExecPrepareExpr((Expr *) trees[k], estate);
+		tapas_star_eval_begin(&e, trees[k]);
 		star_vector(&e, comp_of[k], &out[k]);
-		FreeExecutorState(estate);
+		tapas_star_eval_end(&e);
 	}
+	if (links && n > 0)
+		star_links(d, &s, trees, n, comp_of, out);
 	ExecDropSingleTupleTableSlot(e.slot);
 }

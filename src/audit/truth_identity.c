@@ -354,6 +354,27 @@ grid_links(const TapasClass *a, int ca, const TapasClass *b, int cb)
 	return l;
 }
 
+/*
+ * The links of a and b of one sliced component of the grid, from the
+ * pair's own grid (truth_domain_pairs.c: code), with the guards of
+ * support_inside and supports_meet on their vectors; by the records (ra,
+ * rb) when the pair's grid was too large.
+ */
+static PairLinks
+sliced_links(const TapasClass *a, const TapasClass *b, uint8 code, const TapasClass *ra,
+			 const TapasClass *rb)
+{
+	PairLinks	l;
+	bool		some = a->nnz > 0 && b->nnz > 0 && !a->is_one && !b->is_one;
+
+	if ((code & DOMAIN_LINK_KNOWN) == 0)
+		return pair_links(ra, rb);
+	l.inside = some && (code & DOMAIN_LINK_INSIDE) != 0;
+	l.contains = some && (code & DOMAIN_LINK_CONTAINS) != 0;
+	l.meet = some && !l.inside && !l.contains && (code & DOMAIN_LINK_MEET) != 0;
+	return l;
+}
+
 /* appends o to the links' lists that l says */
 static void
 add_links(TapasClassLinks *links, TapasClass *o, PairLinks l)
@@ -415,7 +436,7 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 			cls[k++] = o;
 	}
 	cls[k] = c;
-	tapas_audit_domain_vectors(c->relid, cls, k + 1, dv);
+	tapas_audit_domain_vectors(c->relid, cls, k + 1, true, dv);
 	dv_exact = dv[k].exact;
 	links->grid_exact = dv_exact;
 	if (dv[k].exact)
@@ -447,9 +468,10 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 		 */
 		MemoryContextSwitchTo(old); /* the lists outlive tmp */
 		for (int i = 0; found == NULL && i < k; i++)
-			add_links(links, cls[i], view[i] != NULL
-					  ? grid_links(cview, dv[k].comp, view[i], dv[i].comp)
-					  : pair_links(c, cls[i]));
+			add_links(links, cls[i], view[i] == NULL ? pair_links(c, cls[i])
+					  : dv[k].sliced && dv[i].comp == dv[k].comp
+					  ? sliced_links(cview, view[i], dv[k].links[i], c, cls[i])
+					  : grid_links(cview, dv[k].comp, view[i], dv[i].comp));
 		MemoryContextSwitchTo(tmp);
 	}
 	for (int i = 0; found != NULL && i < k; i++)
