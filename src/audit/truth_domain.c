@@ -46,10 +46,12 @@
  * d = 'hiv' on lower-case data): those are different unknowns.
  *
  * The classes are evaluated on a star of the grid's independent components,
- * not on the product (truth_domain_star.c).  A component above
- * DOMAIN_MAX_POINTS points, or with a column of too many representatives,
- * leaves its classes inexact, and an evaluation error every class: the
- * callers then fall back to the classes' truth over the table.
+ * not on the product (truth_domain_star.c), a component above
+ * DOMAIN_MAX_POINTS points on its slices (truth_domain_slices.c).  A
+ * component whose slices are too many, or with a column of too many
+ * representatives, leaves its classes inexact, and an evaluation error
+ * every class: the callers then fall back to the classes' truth over the
+ * table.
  *
  * IDENTIFICATION
  *	  src/audit/truth_domain.c

@@ -30,10 +30,11 @@
  * incomes gave income 1,501 cells and every class of the table fell back
  * to its truth over the table, where a coincidence of two other columns
  * (the hiv patients are the rare ones) is one unknown and a refusal tells
- * it (issue 11, item 5).  Now only income's component falls back: one
- * whose column has no representatives (truth_domain_reps.c) or whose grid
- * is above DOMAIN_MAX_POINTS; and while the star is above that, its
- * largest component.
+ * it (issue 11, item 5).  Now only income's component would: a component
+ * whose grid is above DOMAIN_MAX_POINTS is laid out in slices instead
+ * (truth_domain_slices.c), and one falls back only when a column has no
+ * representatives (truth_domain_reps.c) or its slices are too many too;
+ * and while the star is above DOMAIN_MAX_POINTS, its largest component.
  *
  * IDENTIFICATION
  *	  src/audit/truth_domain_star.c
