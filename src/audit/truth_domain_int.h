@@ -117,6 +117,9 @@ struct TapasDomainVector;
 
 extern DomCol *tapas_domain_col(Domain *d, AttrNumber attno);
 extern bool tapas_domain_reps(Domain *d);
+extern char *tapas_domain_key(Domain *d);
+extern bool tapas_domain_reps_cached(Domain *d, const char *key);
+extern void tapas_domain_reps_keep(Domain *d, const char *key);
 extern DomainCache *tapas_domain_cache(Relation rel);
 extern ColValues *tapas_domain_values(Relation rel, AttrNumber attno);
 extern ValueSet *tapas_value_set_create(Relation rel, AttrNumber attno);

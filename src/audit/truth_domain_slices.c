@@ -181,6 +181,8 @@ tapas_domain_dim_values(Domain *d, int i, const Bitmapset *pos, int *nv)
 	int			m;
 	int		   *vals;
 	int		   *members;
+	int		   *first;
+	int		   *fill;
 
 	if (i >= ncols)
 	{
@@ -193,22 +195,34 @@ tapas_domain_dim_values(Domain *d, int i, const Bitmapset *pos, int *nv)
 	c = list_nth(d->cols, i);
 	merged = palloc(sizeof(int) * Max(c->ngroups, 1));
 	m = merge_groups(c, pos, merged);
-	vals = palloc(sizeof(int) * (GROUP_SUMMED_REPS * m + 1));
+	first = palloc0(sizeof(int) * (m + 1));
 	members = palloc(sizeof(int) * Max(c->nreps, 1));
+	/* the merged groups' representatives, bucketed by id in group order: rep 0 first for the base */
+	for (int g = 0; g < c->ngroups; g++)
+		first[merged[g] + 1] += c->summed ? c->gstart[g + 1] - c->gstart[g] : 1;
+	for (int id = 0; id < m; id++)
+		first[id + 1] += first[id];
+	fill = palloc(sizeof(int) * Max(m, 1));
+	memcpy(fill, first, sizeof(int) * Max(m, 1));
+	for (int g = 0; g < c->ngroups; g++)
+		for (int r = c->gstart[g]; r < c->gstart[g + 1] && (c->summed || r == c->gstart[g]); r++)
+			members[fill[merged[g]]++] = r;
+	vals = palloc(sizeof(int) * (GROUP_SUMMED_REPS * m + 1));
 	*nv = 0;
 	for (int id = 0; id < m; id++)
 	{
-		int			n = 0;
+		const int  *mem = members + first[id];
+		int			n = first[id + 1] - first[id];
 
-		/* the merged group's representatives, in group order: rep 0 first for the base */
-		for (int g = 0; g < c->ngroups; g++)
-			if (merged[g] == id)
-				for (int r = c->gstart[g]; r < c->gstart[g + 1] && (c->summed || n == 0); r++)
-					members[n++] = r;
+		/* a column no value expression reads: the first member's first representative */
+		if (!c->summed)
+			n = Min(n, 1);
 		for (int k = 0; k < Min(n, GROUP_SUMMED_REPS); k++)
-			vals[(*nv)++] = members[n <= GROUP_SUMMED_REPS ? k
-									: (int) ((int64) k * (n - 1) / (GROUP_SUMMED_REPS - 1))];
+			vals[(*nv)++] = mem[n <= GROUP_SUMMED_REPS ? k
+								: (int) ((int64) k * (n - 1) / (GROUP_SUMMED_REPS - 1))];
 	}
+	pfree(fill);
+	pfree(first);
 	pfree(members);
 	pfree(merged);
 	return vals;
