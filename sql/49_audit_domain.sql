@@ -414,6 +414,45 @@ SELECT dm_run('dm6', ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id
 						   'SELECT count(*) FILTER (WHERE income >= 70000) FROM %I WHERE id <> 70000']) AS one_function;
 SELECT tapas.reset('dm6') IS NOT NULL AS reset;
 DROP TABLE dm6;
+-- 13. the fallback to truth by value (truth_domain_star.c): a class
+-- reading 13 sensitive columns (rare and twelve flags) puts them in one
+-- component of 2^13 points, above the grid's 4,096, and with more
+-- dimensions than a sliced component lays out for one class (12), so the
+-- component's classes fall back to their truth over the table (the DEBUG
+-- lines say so), the threshold halves of section 10 with them; their
+-- links then come from the records' supports (truth_identity.c
+-- links_by_value), and the halves narrow each other as on the grid:
+-- refused at the same half with and without the 13-column class.
+SET client_min_messages = warning;
+CREATE TABLE dm7 (id int PRIMARY KEY, rare bool NOT NULL, income int NOT NULL,
+				  b1 bool NOT NULL, b2 bool NOT NULL, b3 bool NOT NULL, b4 bool NOT NULL,
+				  b5 bool NOT NULL, b6 bool NOT NULL, b7 bool NOT NULL, b8 bool NOT NULL,
+				  b9 bool NOT NULL, b10 bool NOT NULL, b11 bool NOT NULL, b12 bool NOT NULL);
+INSERT INTO dm7 SELECT g, g IN (77, 78), CASE WHEN g = 77 THEN 2001 WHEN g = 78 THEN 1300
+											 WHEN g <= 400 THEN 1000 + (g * 13) % 5000 ELSE 1000 + g END,
+					   g % 3 = 0, g % 5 = 0, g % 2 = 0, g % 3 = 1, g % 4 = 0, g % 5 = 1,
+					   g % 2 = 1, g % 3 = 2, g % 7 = 0, g % 11 = 0, g % 13 = 0, g % 5 = 2
+  FROM generate_series(1, 3000) g;
+SELECT tapas.protect('dm7'::regclass, 'id', ARRAY['rare', 'income', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6',
+												 'b7', 'b8', 'b9', 'b10', 'b11', 'b12'], 10) IS NOT NULL AS protected;
+GRANT SELECT ON dm7 TO regress_tapas_analyst;
+RESET client_min_messages;
+CREATE FUNCTION dm_wide() RETURNS text LANGUAGE sql AS $$
+	SELECT 'SELECT count(*) FILTER (WHERE rare AND ' ||
+		   (SELECT string_agg(format('b%s', b), ' AND ') FROM generate_series(1, 12) b) || ') FROM %I'
+$$;
+SET client_min_messages = debug1;
+SELECT dm_run('dm7', ARRAY[dm_wide()]) AS wide_class;
+RESET client_min_messages;
+SELECT wide, dm_run('dm7', CASE WHEN wide THEN ARRAY[dm_wide()] ELSE '{}'::text[] END ||
+	ARRAY(SELECT format('SELECT count(*) FILTER (WHERE rare AND income > %s) FROM %%I
+						  WHERE (tapas.design_member(''bernoulli'', 400, 200, %s, id - 1, 0, 42) OR id = 77) AND id <> 78',
+						CASE WHEN k % 2 = 1 THEN 1290 - k ELSE 1310 + k END, k)
+			FROM generate_series(1, 10) k)) AS halves
+  FROM unnest(ARRAY[false, true]) wide;
+SELECT tapas.reset('dm7') IS NOT NULL AS reset;
+DROP TABLE dm7;
+DROP FUNCTION dm_wide();
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
 DROP FUNCTION dm_halves(text, boolean, text, text), dm_run(text, text[]);
 DROP FUNCTION dm_quota(text, int, text[]);
