@@ -453,6 +453,57 @@ SELECT wide, dm_run('dm7', CASE WHEN wide THEN ARRAY[dm_wide()] ELSE '{}'::text[
 SELECT tapas.reset('dm7') IS NOT NULL AS reset;
 DROP TABLE dm7;
 DROP FUNCTION dm_wide();
+-- 14. the links of two classes of a sliced component on their own grid
+-- (truth_domain_pairs.c), however many values they share: section 1's
+-- difference on rare AND six flags AND income > 1050 (its zeros over
+-- everyone but the 91-year-old), then diagnosis = 'hiv' AND (income >
+-- 1001 OR income > 1002 OR ... OR income > 1560), 560 cuts of income.
+-- In dp4 the hiv patient is the rare one (both classes are his alone), in
+-- dp5 he is not.  The pair's grid, 561 incomes by 2 + 128 values of the
+-- others, was above 65,536 evaluations and the links came from the
+-- records, where dp4's two classes are one: dp4 refused the hiv count,
+-- dp5 answered it.  Now each class is read on its own grid (1,122 and 256
+-- points) and both tables answer; the difference itself is refused.  So
+-- too where the zeros are of sum(income), whose values the pair's grid
+-- reads at up to four incomes of each group its atoms tell apart.
+SET client_min_messages = warning;
+CREATE FUNCTION dp_mk(tbl text, hiv int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, age int NOT NULL, rare bool NOT NULL,
+								 diagnosis text NOT NULL, income int NOT NULL, b1 bool NOT NULL,
+								 b2 bool NOT NULL, b3 bool NOT NULL, b4 bool NOT NULL, b5 bool NOT NULL,
+								 b6 bool NOT NULL)', tbl);
+	EXECUTE format('INSERT INTO %I SELECT g, CASE WHEN g = 77 THEN 91 ELSE 20 + g %% 60 END, g = 77,
+						   CASE WHEN g = %s THEN ''hiv'' ELSE (ARRAY[''flu'', ''cold''])[1 + g %% 2] END,
+						   1000 + g, g %% 2 = 1, g %% 3 = 2, g %% 4 = 1, g %% 5 = 2, g %% 6 = 5, g %% 7 = 0
+					  FROM generate_series(1, 3000) g', tbl, hiv);
+	PERFORM tapas.protect(tbl::regclass, 'id',
+						  ARRAY['rare', 'diagnosis', 'income', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6'], 10);
+	EXECUTE format('GRANT SELECT ON %I TO regress_tapas_analyst', tbl);
+END $$;
+SELECT count(dp_mk(t, h)::text) AS made FROM (VALUES ('dp4', 77), ('dp5', 78)) v(t, h);
+RESET client_min_messages;
+-- the zeros of agg over everyone but him, then hiv's count or the difference
+CREATE FUNCTION dp_queries(diff boolean, agg text) RETURNS text[] LANGUAGE sql AS $$
+	SELECT ARRAY['SELECT ' || agg || ' FILTER (WHERE rare AND b1 AND b2 AND b3 AND b4 AND b5 AND b6 AND income > 1050)
+				   FROM %I WHERE age <> 91',
+				 CASE WHEN diff
+				 THEN 'SELECT ' || agg || ' FILTER (WHERE rare AND b1 AND b2 AND b3 AND b4 AND b5 AND b6 AND income > 1050) FROM %I'
+				 ELSE 'SELECT count(*) FILTER (WHERE diagnosis = ''hiv'' AND (' ||
+					  (SELECT string_agg(format('income > %s', c), ' OR ') FROM generate_series(1001, 1560) c) ||
+					  ')) FROM %I' END]
+$$;
+SELECT bool_and(g = 77 OR NOT (rare AND b1 AND b2 AND b3 AND b4 AND b5 AND b6)) AND
+	   bool_and(rare AND b1 AND b2 AND b3 AND b4 AND b5 AND b6) FILTER (WHERE g = 77) AS only_77
+  FROM dp4, LATERAL (SELECT id) v(g);
+SET client_min_messages = debug1;
+SELECT dm_run('dp4', dp_queries(false, 'count(*)')) AS grid_links;
+RESET client_min_messages;
+SELECT agg, t, dm_run(t, dp_queries(false, agg)) AS hiv, dm_run(t, dp_queries(true, agg)) AS difference
+  FROM unnest(ARRAY['count(*)', 'sum(income)']) agg, unnest(ARRAY['dp4', 'dp5']) t;
+SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dp4', 'dp5']) t;
+DROP TABLE dp4, dp5;
+DROP FUNCTION dp_mk(text, int), dp_queries(boolean, text);
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
 DROP FUNCTION dm_halves(text, boolean, text, text), dm_run(text, text[]);
 DROP FUNCTION dm_quota(text, int, text[]);

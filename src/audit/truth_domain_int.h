@@ -138,6 +138,8 @@ extern int64 tapas_domain_slices_layout(Domain *d, Star *s, int c, int64 budget)
 extern void tapas_domain_slice_point(Star *s, int c, int64 l, int *x);
 extern int *tapas_domain_dim_values(Domain *d, int i, const Bitmapset *pos, int *nv);
 extern Bitmapset *tapas_domain_dim_positions(Domain *d, int i, const int *cls, int ncls);
+extern int tapas_domain_dim_groups(Domain *d, int i, const Bitmapset *pos, const int *vals, int n,
+								   int *out);
 
 /* links of two classes of a sliced component (truth_domain_pairs.c) */
 extern uint8 tapas_domain_pair_links(Domain *d, Star *s, Node *ta, int a, Node *tb, int b);

@@ -228,6 +228,44 @@ tapas_domain_dim_values(Domain *d, int i, const Bitmapset *pos, int *nv)
 	return vals;
 }
 
+/*
+ * The merged group (merge_groups, by the truth values at positions pos)
+ * of each representative vals[n] of column dimension i, in out[n]; their
+ * number, or -1 for an opaque atom's dimension (out untouched).
+ */
+int
+tapas_domain_dim_groups(Domain *d, int i, const Bitmapset *pos, const int *vals, int n, int *out)
+{
+	DomCol	   *c;
+	int		   *merged;
+	int			m;
+
+	if (i >= list_length(d->cols))
+		return -1;
+	c = list_nth(d->cols, i);
+	merged = palloc(sizeof(int) * Max(c->ngroups, 1));
+	m = merge_groups(c, pos, merged);
+	for (int v = 0; v < n; v++)
+	{
+		int			lo = 0,
+					hi = c->ngroups - 1;
+
+		/* the group holding representative vals[v]: gstart[lo] <= vals[v] < gstart[lo + 1] */
+		while (lo < hi)
+		{
+			int			mid = (lo + hi + 1) / 2;
+
+			if (c->gstart[mid] <= vals[v])
+				lo = mid;
+			else
+				hi = mid - 1;
+		}
+		out[v] = merged[lo];
+	}
+	pfree(merged);
+	return m;
+}
+
 /* ----------------------------------------------------------------
  *		The slices of a component
  * ----------------------------------------------------------------
