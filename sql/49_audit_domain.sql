@@ -414,15 +414,15 @@ SELECT dm_run('dm6', ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE id
 						   'SELECT count(*) FILTER (WHERE income >= 70000) FROM %I WHERE id <> 70000']) AS one_function;
 SELECT tapas.reset('dm6') IS NOT NULL AS reset;
 DROP TABLE dm6;
--- 13. the fallback to truth by value (truth_domain_star.c): a class
--- reading 13 sensitive columns (rare and twelve flags) puts them in one
--- component of 2^13 points, above the grid's 4,096, and with more
--- dimensions than a sliced component lays out for one class (12), so the
--- component's classes fall back to their truth over the table (the DEBUG
--- lines say so), the threshold halves of section 10 with them; their
--- links then come from the records' supports (truth_identity.c
--- links_by_value), and the halves narrow each other as on the grid:
--- refused at the same half with and without the 13-column class.
+-- 13. off the grid (truth_domain_star.c): a class reading 13 sensitive
+-- columns (rare and twelve flags) puts them in one component of 2^13
+-- points, above the grid's 4,096, and with more dimensions than a sliced
+-- component lays out for one class (12), so the component has no grid
+-- (the DEBUG line says so) and its classes' identities and relations
+-- would come from the records' values.  Its statement fails closed
+-- (TP004, truth.c tapas_audit_statistic_no_grid), and, refused, its
+-- class does not join the table's: the threshold halves of section 10
+-- after it get the same decisions as without it.
 SET client_min_messages = warning;
 CREATE TABLE dm7 (id int PRIMARY KEY, rare bool NOT NULL, income int NOT NULL,
 				  b1 bool NOT NULL, b2 bool NOT NULL, b3 bool NOT NULL, b4 bool NOT NULL,
@@ -504,6 +504,41 @@ SELECT agg, t, dm_run(t, dp_queries(false, agg)) AS hiv, dm_run(t, dp_queries(tr
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dp4', 'dp5']) t;
 DROP TABLE dp4, dp5;
 DROP FUNCTION dp_mk(text, int), dp_queries(boolean, text);
+-- 15. forcing a component off the grid: rare AND diagnosis = 'flu' AND
+-- income > 5 joins the three columns, then counts of income > c OR ...
+-- for 600 constants c at a time cut income into more groups than a slice
+-- may hold (4,096) at the seventh.  Were it answered, the component would
+-- fall back to the records' values, where dp6's hiv patient is its rare
+-- one, and the hiv count after rare's zeros over everyone but him would
+-- be refused in dp6 only (it was).  The seventh is refused in both tables
+-- (TP004, whatever the records hold), its class does not join, and the
+-- rest is section 1: the hiv count answered, the difference refused.
+SET client_min_messages = warning;
+CREATE FUNCTION dp_mk6k(tbl text, hiv int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, age int NOT NULL, rare bool NOT NULL,
+								 diagnosis text NOT NULL, income int NOT NULL)', tbl);
+	EXECUTE format('INSERT INTO %I SELECT g, CASE WHEN g = 77 THEN 91 ELSE 20 + g %% 60 END, g = 77,
+						   CASE WHEN g = %s THEN ''hiv'' ELSE (ARRAY[''flu'', ''cold''])[1 + g %% 2] END,
+						   1000 + g
+					  FROM generate_series(1, 6000) g', tbl, hiv);
+	PERFORM tapas.protect(tbl::regclass, 'id', ARRAY['rare', 'diagnosis', 'income'], 10);
+	EXECUTE format('GRANT SELECT ON %I TO regress_tapas_analyst', tbl);
+END $$;
+SELECT count(dp_mk6k(t, h)::text) AS made FROM (VALUES ('dp6', 77), ('dp7', 78)) v(t, h);
+RESET client_min_messages;
+SELECT t, dm_run(t, ARRAY['SELECT count(*) FILTER (WHERE rare AND diagnosis = ''flu'' AND income > 5) FROM %I'] ||
+		ARRAY(SELECT 'SELECT count(*) FILTER (WHERE ' ||
+					 (SELECT string_agg(format('income > %s', c), ' OR ')
+						FROM generate_series(1001 + 600 * k, 1600 + 600 * k) c) || ') FROM %I'
+				FROM generate_series(0, 6) k) ||
+		ARRAY['SELECT count(*) FILTER (WHERE rare) FROM %I WHERE age <> 91',
+			  'SELECT count(*) FILTER (WHERE diagnosis = ''hiv'') FROM %I',
+			  'SELECT count(*) FILTER (WHERE rare) FROM %I']) AS outcomes
+  FROM unnest(ARRAY['dp6', 'dp7']) t;
+SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dp6', 'dp7']) t;
+DROP TABLE dp6, dp7;
+DROP FUNCTION dp_mk6k(text, int);
 SELECT tapas.reset(t::regclass) IS NOT NULL AS reset FROM unnest(ARRAY['dm1', 'dm2']) t;
 DROP FUNCTION dm_halves(text, boolean, text, text), dm_run(text, text[]);
 DROP FUNCTION dm_quota(text, int, text[]);

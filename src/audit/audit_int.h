@@ -85,6 +85,10 @@ typedef struct TapasClass
 	int		   *meets;			/* [nmeets] their ids: neither implies the other */
 	bool		logged;			/* in a logged row (tapas_audit_class_logged) */
 	Oid			creator;		/* then the session user of the first */
+	bool		no_grid;		/* its component of the domain grid could not be
+								 * built (truth_domain_star.c): its identity and
+								 * relations come from the records' values */
+	bool		broke_grid;		/* its arrival took the grid from another class */
 } TapasClass;
 
 /*
@@ -125,6 +129,7 @@ typedef struct TapasClassLinks
 	List	   *meets;			/* the supports meet, neither inside the other */
 	bool		grid_exact;		/* the grid could be built and evaluated */
 	bool		grid_binary;	/* then: its values on the grid are 0/1 */
+	List	   *lost;			/* TapasClass *: classes with a grid that it takes */
 } TapasClassLinks;
 
 extern TapasClass *tapas_audit_class_same(List *classes, TapasClass *c, double *scale,
@@ -141,6 +146,7 @@ extern void tapas_audit_cover_release(roaring_bitmap_t *r);
 extern tapas_rowspace_t *tapas_audit_rowspace_create(uint32 n, const tapas_progress_t *progress,
 													 tapas_status *status, const char **reason);
 extern bool tapas_audit_class_is_public(const TapasClass *c);
+extern bool tapas_audit_statistic_no_grid(Oid relid, const char *statistic);
 extern const roaring_bitmap_t *tapas_audit_implied_zeros(TapasAuditEntry *e, bool *complete);
 extern bool tapas_audit_implied_ones(TapasAuditEntry *e, roaring_bitmap_t *c);
 extern void tapas_audit_implied_reset(TapasAuditEntry *e);

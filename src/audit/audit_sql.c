@@ -185,7 +185,7 @@ audit_jobs(Oid relid, TapasLedgerSnapshot *snap)
 
 	for (int i = 0; i < snap->nrows; i++)
 	{
-		TapasClass *cls = tapas_audit_class(relid, snap->statistics[i]);
+		TapasClass *cls = tapas_audit_class_logged(relid, snap->statistics[i], snap->roles[i]);
 		Oid			roleid = tapas_audit_scope == TAPAS_SCOPE_ROLE ? snap->roles[i] : InvalidOid;
 		ListCell   *lc;
 		bool		seen = false;

@@ -182,6 +182,7 @@ group_cells(const TapasCell *cells, int ncells)
 			g = hash_search(h, &k, HASH_ENTER, &found);
 			if (!found)
 			{
+				g->no_grid = g->grid_reported = false;
 				g->n = 0;
 				g->max = 8;
 				g->cell_no = palloc(sizeof(int) * g->max);
@@ -304,6 +305,41 @@ deny_isolated(TapasAuditPending *p)
 			 errhint("The refusal has been recorded for the administrator.")));
 }
 
+static void deny_incomplete(TapasAuditPending *p);
+
+/*
+ * Groups with a statistic off the domain grid
+ * (tapas_audit_statistic_no_grid) are incomplete.  Looked at before the
+ * checks (a new statistic) and again after the groups' syncs (a logged
+ * row classed there may have taken the grid from a class), and in deny
+ * mode the statement is refused at once, so that no decision taken on the
+ * records' values (an identity, a relation, an implication by
+ * coincidence) can come first and tell it.
+ */
+static void
+check_grid(TapasAuditPending *p, List *groups, const TapasCell *cells)
+{
+	ListCell   *lc;
+	bool		added = false;
+
+	foreach(lc, groups)
+	{
+		Group	   *g = lfirst(lc);
+
+		for (int i = 0; i < g->n && !g->no_grid; i++)
+			g->no_grid = tapas_audit_statistic_no_grid(cells[g->cell_no[i]].relid,
+													   cells[g->cell_no[i]].statistic);
+		if (g->no_grid && !g->grid_reported)
+		{
+			tapas_audit_incomplete_add(p, tapas_audit_entry(g->key.cls, tapas_audit_scope_roleid()),
+									   "the statistic's class has no domain grid (too many columns or cuts of its columns): its identity with the other classes would come from the records' values");
+			g->grid_reported = added = true;
+		}
+	}
+	if (tapas_mode == TAPAS_MODE_DENY && added)
+		deny_incomplete(p);
+}
+
 /* deny mode: an 'incomplete' alert and TP004, the reason in the server log only */
 static void
 deny_incomplete(TapasAuditPending *p)
@@ -336,6 +372,7 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 	p = palloc0(sizeof(TapasAuditPending));
 	lock_tables(p, cells, ncells);
 	groups = group_cells(cells, ncells);
+	check_grid(p, groups, cells);
 	left = list_length(groups);
 	/* batches over the same keys share their indices within this call (batch.c) */
 	tapas_audit_batch_memo_clear();
@@ -351,6 +388,7 @@ tapas_audit_cells(const TapasCell *cells, int ncells)
 		}
 		/* their syncs have classed every logged row: room for the new */
 		check_class_room(groups);
+		check_grid(p, groups, cells);
 
 		/*
 		 * Then the groups of related classes, once every group's sync has

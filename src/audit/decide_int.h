@@ -72,6 +72,8 @@ typedef struct Group
 	int			n;
 	int			max;
 	int		   *cell_no;
+	bool		no_grid;		/* a cell's statistic is off the domain grid */
+	bool		grid_reported;	/* and that is an 'incomplete' of the statement */
 } Group;
 
 /* the statement's cells of one group of related classes */

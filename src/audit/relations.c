@@ -295,6 +295,7 @@ add_new_classes(TableRelations *tr, List *classes)
 	for (int i = 0; i < nd; i++)
 	{
 		by_value |= !dv[i].exact;
+		cls[i]->no_grid |= !dv[i].exact;
 		if (dv[i].exact)
 			tr->npoints[0] = (uint64) dv[i].npoints;
 	}

@@ -80,6 +80,7 @@ typedef struct StatEnt
 	TapasClass *cls;			/* NULL: the statistic is not sensitive */
 	double		scale;			/* the statistic is scale * cls + offset per record */
 	double		offset;			/* (1, 0): cls itself; (-1, 1): its complement */
+	bool		no_grid;		/* off the domain grid when it was classed */
 } StatEnt;
 
 typedef struct RelClasses
@@ -315,25 +316,49 @@ tapas_audit_class_room(Oid relid, const TapasClass *cls, Oid role, int nnew)
 }
 
 /*
- * The class of a statistic of a logged row of role: the first such row
- * seen makes role the class's creator (the snapshots are in log_id order
- * and a class's first sync reads every row of the table).
+ * Adds c to r's classes, with the implications and meets of links, and
+ * takes the grid from the classes it takes it from (links->lost).
  */
-TapasClass *
-tapas_audit_class_logged(Oid relid, const char *statistic, Oid role)
+static void
+class_register(RelClasses *r, TapasClass *c, const TapasClassLinks *links)
 {
-	TapasClass *c = tapas_audit_class(relid, statistic);
+	MemoryContext old = MemoryContextSwitchTo(tapas_audit_cxt());
+	ListCell   *lc;
 
-	if (c != NULL && !c->logged)
+	c->id = list_length(r->classes) + 1;
+	r->classes = lappend(r->classes, c);
+	MemoryContextSwitchTo(old);
+	foreach(lc, links->c_implies)
 	{
-		c->logged = true;
-		c->creator = role;
+		tapas_audit_class_add_implication(c, ((TapasClass *) lfirst(lc))->id);
+		((TapasClass *) lfirst(lc))->nimplied_by++;
 	}
-	return c;
+	foreach(lc, links->implies_c)
+	{
+		tapas_audit_class_add_implication(lfirst(lc), c->id);
+		c->nimplied_by++;
+	}
+	foreach(lc, links->meets)
+	{
+		tapas_audit_class_add_meet(c, ((TapasClass *) lfirst(lc))->id);
+		tapas_audit_class_add_meet(lfirst(lc), c->id);
+	}
+	foreach(lc, links->lost)
+		((TapasClass *) lfirst(lc))->no_grid = true;
 }
 
-TapasClass *
-tapas_audit_class(Oid relid, const char *statistic)
+/*
+ * The class of statistic (NULL: it reads no sensitive column).  A new
+ * class joins the table's classes, except in deny mode one off the domain
+ * grid (its component has none, or its arrival would take the grid from
+ * others) that no logged row has (!logged): its statement is refused
+ * (tapas_audit_statistic_no_grid), and were its class kept, this
+ * backend's grid would stay without the component after the refusal.  A
+ * logged row's class always joins them: the joint system must hold every
+ * logged cell.
+ */
+static TapasClass *
+class_of(Oid relid, const char *statistic, bool logged)
 {
 	RelClasses *r = relation_classes(relid, false);
 	StatKey		k;
@@ -346,15 +371,19 @@ tapas_audit_class(Oid relid, const char *statistic)
 	double		scale = 1,
 				offset = 0;
 	MemoryContext old;
-	TapasClassLinks links = {NIL, NIL, NIL, false, false};
-	ListCell   *lc;
+	TapasClassLinks links = {NIL, NIL, NIL, false, false, NIL};
+	bool		no_grid = false;
 
 	memset(&k, 0, sizeof(k));
 	k.relid = relid;
 	strlcpy(k.statistic, statistic, sizeof(k.statistic));
 	s = hash_search(stat_map, &k, HASH_FIND, NULL);
 	if (s != NULL)
+	{
+		if (logged && s->cls != NULL && s->cls->id == 0)
+			class_register(r, s->cls, &links);	/* off the grid, then logged */
 		return s->cls;
+	}
 	v = tapas_audit_statistic_tree(relid, statistic, &sensitive);
 	c = NULL;
 	if (sensitive)
@@ -367,6 +396,7 @@ tapas_audit_class(Oid relid, const char *statistic)
 		MemoryContextSwitchTo(old);
 		c->usable = tapas_audit_class_read_truth(c);
 		same = c->usable ? tapas_audit_class_same(r->classes, c, &scale, &offset, &links) : NULL;
+		no_grid = c->no_grid || c->broke_grid;
 		c->shape_binary = links.grid_exact ? links.grid_binary
 			: c->usable ? c->binary : strncmp(c->rep, "count(", 6) == 0;
 		if (same != NULL)
@@ -374,34 +404,65 @@ tapas_audit_class(Oid relid, const char *statistic)
 			tapas_audit_class_free(c);
 			c = same;
 		}
-		else
-		{
-			old = MemoryContextSwitchTo(tapas_audit_cxt());
-			c->id = list_length(r->classes) + 1;
-			r->classes = lappend(r->classes, c);
-			MemoryContextSwitchTo(old);
-			foreach(lc, links.c_implies)
-			{
-				tapas_audit_class_add_implication(c, ((TapasClass *) lfirst(lc))->id);
-				((TapasClass *) lfirst(lc))->nimplied_by++;
-			}
-			foreach(lc, links.implies_c)
-			{
-				tapas_audit_class_add_implication(lfirst(lc), c->id);
-				c->nimplied_by++;
-			}
-			foreach(lc, links.meets)
-			{
-				tapas_audit_class_add_meet(c, ((TapasClass *) lfirst(lc))->id);
-				tapas_audit_class_add_meet(lfirst(lc), c->id);
-			}
-		}
+		else if (logged || !no_grid || tapas_mode != TAPAS_MODE_DENY)
+			class_register(r, c, &links);
 	}
 	s = hash_search(stat_map, &k, HASH_ENTER, &found);
 	s->cls = c;
 	s->scale = scale;
 	s->offset = offset;
+	s->no_grid = no_grid;
 	return c;
+}
+
+/*
+ * The class of a statistic of a logged row of role: the first such row
+ * seen makes role the class's creator (the snapshots are in log_id order
+ * and a class's first sync reads every row of the table).
+ */
+TapasClass *
+tapas_audit_class_logged(Oid relid, const char *statistic, Oid role)
+{
+	TapasClass *c = class_of(relid, statistic, true);
+
+	if (c != NULL && !c->logged)
+	{
+		c->logged = true;
+		c->creator = role;
+	}
+	return c;
+}
+
+TapasClass *
+tapas_audit_class(Oid relid, const char *statistic)
+{
+	return class_of(relid, statistic, false);
+}
+
+/*
+ * Whether statistic (classed: tapas_audit_class) is off the domain grid:
+ * its class's component could not be built when it was classed or since,
+ * or its arrival took the grid from other classes.  Its identity with the
+ * other classes, and their relations, would then come from the records'
+ * values, and a decision on it could tell a coincidence of the data
+ * (dm4's hiv patient being its rare one): the audit fails closed instead
+ * (decide.c).  Whether a component has a grid depends on the statistics'
+ * constants and the groups of values they cut, not on the records'
+ * secrets.
+ */
+bool
+tapas_audit_statistic_no_grid(Oid relid, const char *statistic)
+{
+	StatKey		k;
+	StatEnt    *s;
+
+	if (stat_map == NULL)
+		return false;
+	memset(&k, 0, sizeof(k));
+	k.relid = relid;
+	strlcpy(k.statistic, statistic, sizeof(k.statistic));
+	s = hash_search(stat_map, &k, HASH_FIND, NULL);
+	return s != NULL && s->cls != NULL && (s->no_grid || s->cls->no_grid);
 }
 
 /*

@@ -478,7 +478,7 @@ tapas_audit_domain_vectors(Oid relid, TapasClass **cls, int n, bool links,
 		CurrentResourceOwner = owner;
 	}
 	else
-		elog(DEBUG1, "tapas: no domain grid for the %d classes of table \"%s\" (the classes fall back to their truth)",
+		elog(DEBUG1, "tapas: no domain grid for the %d classes of table \"%s\" (the classes are off the grid)",
 			 n, RelationGetRelationName(d.rel));
 	table_close(d.rel, AccessShareLock);
 }

@@ -197,7 +197,7 @@ star_layout(Domain *d, Star *s)
 		if (s->cpoints[c] > 0)
 			s->npoints += s->cpoints[c] - 1;
 		else
-			elog(DEBUG1, "tapas: no domain grid for a component of table \"%s\" (its classes fall back to their truth)",
+			elog(DEBUG1, "tapas: no domain grid for a component of table \"%s\" (its classes are off the grid)",
 				 RelationGetRelationName(d->rel));
 	}
 }

@@ -438,6 +438,15 @@ tapas_audit_class_same(List *classes, TapasClass *c, double *scale, double *offs
 	cls[k] = c;
 	tapas_audit_domain_vectors(c->relid, cls, k + 1, true, dv);
 	dv_exact = dv[k].exact;
+	c->no_grid = !dv_exact;
+	for (int i = 0; i < k; i++)
+		if (!dv[i].exact && !cls[i]->no_grid)
+		{
+			MemoryContextSwitchTo(old); /* the lists outlive tmp */
+			links->lost = lappend(links->lost, cls[i]);
+			MemoryContextSwitchTo(tmp);
+		}
+	c->broke_grid = links->lost != NIL;
 	links->grid_exact = dv_exact;
 	if (dv[k].exact)
 	{
