@@ -275,6 +275,7 @@ struct TapasAuditEntry
 	size_t		rows_bytes;		/* serialised size of rows[0..nrows) */
 	bool		over_memory;	/* the bound was reached: rs freed, rs_broken */
 	int			over_memory_kb; /* the bound then (a larger one retries) */
+	int			over_unknowns;	/* > 0: a group too wide under this bound on unknowns */
 };
 
 /*
@@ -389,8 +390,13 @@ extern void tapas_audit_relations_drop(Oid relid);
 
 /* joint.c */
 
-/* most unknowns (regions x records) of a joint system: about 80 bytes each */
-#define TAPAS_JOINT_MAX_UNKNOWNS	(INT64CONST(1) << 21)
+/*
+ * most unknowns (regions x records) of a joint system, about 80 bytes each
+ * (tapas.audit_joint_max_unknowns; above, TP004); the memory of what it
+ * holds is bounded by tapas.audit_memory as for one class's row space
+ */
+#define TAPAS_JOINT_MAX_UNKNOWNS	(1 << 21)
+extern int	tapas_audit_joint_max_unknowns;
 
 extern size_t tapas_audit_joint_nrows(const TapasJoint *jt, int member);
 extern size_t tapas_audit_joint_cell_rows(const TapasJoint *jt, int member, uint32 cap_n,

@@ -26,6 +26,7 @@ int			tapas_audit_budget_ms = 300;
 int			tapas_audit_scope = TAPAS_SCOPE_ALL;
 int			tapas_min_candidates = 10;
 bool		tapas_audit_combined_rows = true;
+int			tapas_audit_joint_max_unknowns = TAPAS_JOINT_MAX_UNKNOWNS;
 
 int			tapas_mode = TAPAS_MODE_DENY;
 
@@ -107,6 +108,15 @@ tapas_audit_define_gucs(void)
 							"Above, the check fails closed (TP004 in deny mode). 256: the cap of 0.3 before issue 11 item 6, the baseline of test/bench/benign-workload.sh --cross.",
 							&tapas_audit_max_positives,
 							TAPAS_AUDIT_MAX_POSITIVES, 0, 100000000,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("tapas.audit_joint_max_unknowns",
+							"Most unknowns (regions times records) of the joint system of a group of related classes.",
+							"Above, the group's statements fail closed (TP004 in deny mode); a larger bound audits "
+							"the group at its next statement, within tapas.audit_memory and the time budget "
+							"(test/bench/joint-unknowns.sh measures the cost).",
+							&tapas_audit_joint_max_unknowns,
+							TAPAS_JOINT_MAX_UNKNOWNS, 1024, 1 << 28,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE,
 							NULL, NULL, NULL);
 	DefineCustomBoolVariable("tapas.audit_row_families",

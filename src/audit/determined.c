@@ -218,6 +218,13 @@ rowspace_from_shared(TapasAuditEntry *e, int64 need)
 	return true;
 }
 
+/* a group found too wide under a smaller tapas.audit_joint_max_unknowns: retried */
+static bool
+joint_bound_raised(const TapasAuditEntry *e)
+{
+	return e->over_unknowns > 0 && tapas_audit_joint_max_unknowns > e->over_unknowns;
+}
+
 /* makes room for dense indices < need, rebuilding the row space if needed */
 static void
 ensure_capacity(TapasAuditEntry *e, int64 need)
@@ -226,7 +233,8 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	uint32		cap;
 	tapas_status st;
 
-	if ((e->rs != NULL || e->rs_broken) && e->cap_n > 0 && need <= (int64) e->cap_n)
+	if ((e->rs != NULL || e->rs_broken) && e->cap_n > 0 && need <= (int64) e->cap_n &&
+		!joint_bound_raised(e))
 		return;
 	if (e->over_memory)
 		return;					/* stays closed until the bound is raised */
@@ -244,12 +252,13 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 	 * is bounded by tapas.audit_memory (a 10^7-row table needs 1.25 10^7).
 	 */
 	if (e->joint != NULL &&
-		(int64) cap * tapas_audit_virtual_width(e) > TAPAS_JOINT_MAX_UNKNOWNS)
+		(int64) cap * tapas_audit_virtual_width(e) > tapas_audit_joint_max_unknowns)
 	{
 		/* a group of related classes too wide to audit: fail closed */
 		e->cap_n = cap;
 		e->rs_broken = true;
 		e->rs_rows = 0;
+		e->over_unknowns = tapas_audit_joint_max_unknowns;
 		ereport(LOG_SERVER_ONLY,
 				(errmsg("tapas: joint audit of table \"%s\" needs %lld unknowns for \"%s\", more than its limit",
 						get_rel_name(e->key.relid),
@@ -275,6 +284,7 @@ ensure_capacity(TapasAuditEntry *e, int64 need)
 						reason ? reason : "out of memory")));
 	e->cap_n = cap;
 	e->rs_broken = false;
+	e->over_unknowns = 0;
 	e->rs_rows = 0;				/* every copied row is added again (rowspace_add_rows) */
 	(void) tapas_audit_memory_ok(e);	/* else rs freed, rs_broken */
 }
@@ -290,6 +300,7 @@ entry_forget_rows(TapasAuditEntry *e)
 	e->nrows = 0;
 	e->rows_bytes = 0;
 	e->over_memory = false;
+	e->over_unknowns = 0;
 	e->rs_rows = 0;
 	e->synced = 0;
 	e->shared_rows = 0;
